@@ -1,0 +1,2 @@
+//! specula's collision stage: broadphase, narrowphase and speculative contacts, plus the
+//! kinematics they need. Pure Rust on plain data; no C.

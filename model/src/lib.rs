@@ -1,0 +1,10 @@
+//! MJCF (MuJoCo's XML format) to a Rust model, with no C involved.
+//!
+//! Two stages, as in MuJoCo: [`xml`] reads files into an element tree that remembers where every
+//! element and attribute came from (file, line, column), and the compiler turns that tree into a
+//! [`Model`] holding the same numbers MuJoCo's own compiler produces.
+
+pub mod error;
+pub mod xml;
+
+pub use error::{MjcfError, Position};
