@@ -5,6 +5,8 @@
 //! [`Model`] holding the same numbers MuJoCo's own compiler produces.
 
 pub mod error;
+pub mod types;
 pub mod xml;
 
 pub use error::{MjcfError, Position};
+pub use types::GeomType;

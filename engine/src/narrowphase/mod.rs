@@ -1,0 +1,71 @@
+//! Narrowphase: the contacts between two geoms at their current poses.
+//!
+//! Every pair function has the same shape as MuJoCo's `mjfCollision`: it takes the two geoms
+//! (pose, size, and for meshes the convex hull), the pair's margin and the collision options, writes
+//! up to [`MAX_CONTACTS`] contacts into the caller's buffer and returns how many it wrote. The
+//! pair table ([`table`]) maps each ordered type pair to its function, laid out like MuJoCo's
+//! `mjCOLLISIONFUNC` so the two can be read side by side.
+
+pub use specula_model::GeomType;
+
+/// Most contacts one geom pair can produce (MuJoCo's `mjMAXCONPAIR`).
+pub const MAX_CONTACTS: usize = 50;
+
+/// A convex hull as the narrowphase sees it: vertices in the mesh frame plus the adjacency
+/// MuJoCo stores in `mesh_graph`, so support queries can hill-climb.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConvexHull {
+    /// Hull vertices in the geom's local frame.
+    pub vert: Vec<[f64; 3]>,
+    /// For each vertex, the indices of its neighbours on the hull.
+    pub adjacency: Vec<Vec<u32>>,
+    /// Hull faces as vertex-index triangles (outward winding).
+    pub face: Vec<[u32; 3]>,
+}
+
+/// One geom as the narrowphase sees it: type, size, world pose and (meshes only) its hull.
+#[derive(Clone, Copy, Debug)]
+pub struct Geom<'a> {
+    /// The geom type.
+    pub ty: GeomType,
+    /// MuJoCo's `geom_size` (meaning depends on the type).
+    pub size: [f64; 3],
+    /// World position of the geom frame (`geom_xpos`).
+    pub pos: [f64; 3],
+    /// World orientation, row-major 3x3 (`geom_xmat`).
+    pub mat: [f64; 9],
+    /// Bounding-sphere radius (`geom_rbound`).
+    pub rbound: f64,
+    /// The convex hull, for meshes.
+    pub hull: Option<&'a ConvexHull>,
+}
+
+/// Collision options that change narrowphase results (from `mjOption`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollideOptions {
+    /// `opt.ccd_iterations`.
+    pub ccd_iterations: usize,
+    /// `opt.ccd_tolerance`.
+    pub ccd_tolerance: f64,
+    /// `mjENBL_MULTICCD`: several contacts for flat convex pairs.
+    pub multiccd: bool,
+    /// Not `mjDSBL_NATIVECCD`: MuJoCo's own GJK/EPA rather than libccd.
+    pub nativeccd: bool,
+}
+
+impl Default for CollideOptions {
+    fn default() -> Self {
+        CollideOptions { ccd_iterations: 35, ccd_tolerance: 1e-6, multiccd: false, nativeccd: true }
+    }
+}
+
+/// The geometric part of one contact, in MuJoCo's conventions.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactPoint {
+    /// Signed distance (negative when penetrating).
+    pub dist: f64,
+    /// Contact position (midpoint between the surfaces).
+    pub pos: [f64; 3],
+    /// Contact frame, row-major: row 0 is the normal from geom 1 to geom 2, rows 1-2 tangents.
+    pub frame: [f64; 9],
+}
