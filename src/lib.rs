@@ -1,7 +1,9 @@
 //! specula: a MuJoCo-compatible physics engine whose collision stage has speculative contacts.
 //!
-//! The root crate holds the safe wrapper over MuJoCo C ([`mj`]), the simulation routes, the
-//! built-in scenes and the command-line tool.
+//! The root crate holds the safe wrapper over MuJoCo C ([`mj`]), running scenes through a
+//! collision route ([`sim`]), the built-in scene ([`demo`]) and the command-line tool's logic.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod demo;
 pub mod mj;
+pub mod sim;

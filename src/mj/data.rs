@@ -158,7 +158,10 @@ impl Data {
     /// Resets to keyframe `key` (`mj_resetDataKeyframe`).
     pub fn reset_keyframe(&mut self, key: usize) -> Result<(), MjError> {
         if key >= self.model.nkey() {
-            return Err(MjError::Invalid(format!("keyframe {key} does not exist (the model has {})", self.model.nkey())));
+            return Err(MjError::Invalid(format!(
+                "keyframe {key} does not exist (the model has {})",
+                self.model.nkey()
+            )));
         }
         // SAFETY: valid pointers, key in range.
         self.call(|m, d| unsafe { sys::mj_resetDataKeyframe(m, d, key as i32) })
@@ -249,7 +252,10 @@ impl Data {
         let d = self.mj();
         // SAFETY: xpos/xquat hold nbody rows; id checked above.
         let (p, q) = unsafe { (slice(d.xpos, 3 * self.model.nbody()), slice(d.xquat, 4 * self.model.nbody())) };
-        Some(Pose { pos: [p[3 * id], p[3 * id + 1], p[3 * id + 2]], quat: [q[4 * id], q[4 * id + 1], q[4 * id + 2], q[4 * id + 3]] })
+        Some(Pose {
+            pos: [p[3 * id], p[3 * id + 1], p[3 * id + 2]],
+            quat: [q[4 * id], q[4 * id + 1], q[4 * id + 2], q[4 * id + 3]],
+        })
     }
 
     /// World pose of the body called `name`.

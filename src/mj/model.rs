@@ -140,6 +140,16 @@ impl Model {
         self.mj().opt.enableflags & sys::mjENBL_SPECULATIVE as i32 != 0
     }
 
+    /// Turns the `speculative` flag on or off; fails if the model is shared.
+    pub fn set_speculative(&mut self, on: bool) -> Result<(), MjError> {
+        let m = self
+            .raw_mut()
+            .ok_or_else(|| MjError::Invalid("cannot change a model that is shared with a Data or a clone".into()))?;
+        let bit = sys::mjENBL_SPECULATIVE as i32;
+        m.opt.enableflags = if on { m.opt.enableflags | bit } else { m.opt.enableflags & !bit };
+        Ok(())
+    }
+
     /// Number of bodies, including the world body.
     pub fn nbody(&self) -> usize {
         self.mj().nbody as usize
