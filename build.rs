@@ -4,7 +4,11 @@
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     match std::env::var("DEP_MUJOCO_LIB_DIR") {
-        Ok(dir) => println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}"),
+        Ok(dir) => {
+            println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
+            // Export specula's `mj_collision` so libmujoco's internal calls reach it (see src/mj/collision.rs).
+            println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol=mj_collision");
+        }
         Err(_) => {
             println!("cargo:warning=mujoco-sys did not report its library directory");
             std::process::exit(1);

@@ -3,6 +3,7 @@
 //! All `unsafe` of the root crate lives in this module. Every call into MuJoCo goes through a
 //! guard that turns MuJoCo's fatal errors into [`MjError`] instead of ending the process.
 
+pub mod collision;
 mod data;
 mod error;
 mod model;

@@ -1,0 +1,219 @@
+//! Running another collision stage in place of MuJoCo's `mj_collision`, inside MuJoCo's own step.
+//!
+//! libmujoco calls `mj_collision` through its symbol table, so a definition exported by the
+//! executable (or by a library loaded first with `LD_PRELOAD`) replaces every internal call:
+//! `mj_step`'s, RK4's three inner ones, `mj_forward`'s, and the compiler's. The root crate defines
+//! that symbol ([`mj_collision`]) and `build.rs` exports it from every binary of this package. By
+//! default it forwards to the library's own function; [`with_collision`] installs a replacement for
+//! one model on the current thread while a closure runs.
+//!
+//! Measured facts this relies on (`../shared/reference/mujoco-4.0-pipeline.md`): feeding contacts
+//! through `mj_addContact` after the same reset `mj_collision` does first gives trajectories
+//! bitwise-equal to MuJoCo's, provided the contacts and their order are identical.
+
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::os::raw::{c_char, c_int};
+use std::sync::OnceLock;
+
+use mujoco_sys as sys;
+
+/// Signature of `mj_collision`.
+pub type CollisionFn = unsafe extern "C-unwind" fn(*const sys::mjModel, *mut sys::mjData);
+
+extern "C" {
+    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+}
+const RTLD_NOW: c_int = 2;
+const RTLD_NOLOAD: c_int = 4;
+
+/// Address of the library's own `mj_collision` (never the replacement), or `None` if
+/// libmujoco.so.4.0.0 is not loaded in this process.
+pub fn library_collision() -> Option<CollisionFn> {
+    static REAL: OnceLock<usize> = OnceLock::new();
+    let addr = *REAL.get_or_init(|| {
+        // SAFETY: plain libc calls with NUL-terminated strings; RTLD_NOLOAD never loads anything,
+        // it returns the handle of the already-loaded library, whose own definition dlsym finds.
+        unsafe {
+            let h = dlopen(c"libmujoco.so.4.0.0".as_ptr(), RTLD_NOW | RTLD_NOLOAD);
+            if h.is_null() {
+                return 0;
+            }
+            dlsym(h, c"mj_collision".as_ptr()) as usize
+        }
+    });
+    // SAFETY: a non-zero address from dlsym for this name is the library's mj_collision.
+    (addr != 0).then(|| unsafe { std::mem::transmute::<usize, CollisionFn>(addr) })
+}
+
+/// A replacement active on this thread: the model it is for, and the stage to call.
+type Active = (*const sys::mjModel, *mut dyn FnMut(&sys::mjModel, &mut sys::mjData));
+
+thread_local! {
+    static ACTIVE: Cell<Option<Active>> = const { Cell::new(None) };
+    static CALLS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The exported `mj_collision`: runs the replacement installed on this thread for this model, or
+/// the library's own collision for anything else (other models, other threads, the compiler).
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_collision(m: *const sys::mjModel, d: *mut sys::mjData) {
+    match ACTIVE.with(Cell::get) {
+        Some((model, stage)) if model == m && !m.is_null() && !d.is_null() => {
+            CALLS.with(|c| c.set(c.get() + 1));
+            // SAFETY: the stage outlives the `with_collision` call that installed it, and MuJoCo
+            // passes valid pointers; the active entry is cleared while it runs so a nested
+            // collision call (none is expected) would go to the library.
+            ACTIVE.with(|a| a.set(None));
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*stage)(&*m, &mut *d) }));
+            ACTIVE.with(|a| a.set(Some((model, stage))));
+            if let Err(payload) = result {
+                std::panic::resume_unwind(payload);
+            }
+        }
+        _ => match library_collision() {
+            // SAFETY: forwarding MuJoCo's own arguments to MuJoCo's own function.
+            Some(real) => unsafe { real(m, d) },
+            None => {
+                // Unreachable in practice: MuJoCo called us, so it is loaded.
+                panic!("mj_collision called but libmujoco.so.4.0.0 is not loaded")
+            }
+        },
+    }
+}
+
+/// Runs `body` with `stage` replacing `mj_collision` for `model` on this thread; returns what
+/// `body` returned and how many times the stage ran.
+pub fn with_collision<R>(
+    model: *const sys::mjModel,
+    stage: &mut dyn FnMut(&sys::mjModel, &mut sys::mjData),
+    body: impl FnOnce() -> R,
+) -> (R, u64) {
+    struct Restore(Option<Active>, u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ACTIVE.with(|a| a.set(self.0));
+            CALLS.with(|c| c.set(self.1));
+        }
+    }
+    // SAFETY of the lifetime erasure: the pointer is removed (by Restore) before `stage`'s borrow ends.
+    let stage: *mut (dyn FnMut(&sys::mjModel, &mut sys::mjData) + '_) = stage;
+    let stage: *mut dyn FnMut(&sys::mjModel, &mut sys::mjData) = unsafe { std::mem::transmute(stage) };
+    let restore = Restore(ACTIVE.with(|a| a.replace(Some((model, stage)))), CALLS.with(|c| c.replace(0)));
+    let r = body();
+    let calls = CALLS.with(Cell::get);
+    drop(restore);
+    (r, calls)
+}
+
+/// Clears what MuJoCo's `mj_collision` clears before it collides: contact and constraint counts,
+/// every arena pointer, and the arena itself (4.0.0, read from its disassembly; see the pipeline
+/// reference). A replacement stage must start with this, even when it adds no contact.
+pub fn reset_collision_outputs(d: &mut sys::mjData) {
+    d.ncon = 0;
+    d.ne = 0;
+    d.nf = 0;
+    d.nl = 0;
+    d.nefc = 0;
+    d.nJ = 0;
+    d.efm_active = 0;
+    d.nefmK = 0;
+    d.nefmcon = 0;
+    d.nefmT = 0;
+    d.nefmA = 0;
+    d.nefmdof = 0;
+    d.nefmL = 0;
+    d.nY = 0;
+    d.nA = 0;
+    d.nisland = 0;
+    d.nidof = 0;
+    null_arena_pointers(d);
+    d.contact = d.arena as *mut sys::mjContact;
+    d.parena = 0;
+}
+
+/// Sets every arena pointer of `mjData` to null (MuJoCo 4.0.0's `MJDATA_ARENA_POINTERS`, mjxmacro.h).
+pub(crate) fn null_arena_pointers(d: &mut sys::mjData) {
+    d.contact = std::ptr::null_mut();
+    d.efc_type = std::ptr::null_mut();
+    d.efc_id = std::ptr::null_mut();
+    d.efc_J_rownnz = std::ptr::null_mut();
+    d.efc_J_rowadr = std::ptr::null_mut();
+    d.efc_J_rowsuper = std::ptr::null_mut();
+    d.efc_J_colind = std::ptr::null_mut();
+    d.efc_J = std::ptr::null_mut();
+    d.efc_pos = std::ptr::null_mut();
+    d.efc_margin = std::ptr::null_mut();
+    d.efc_frictionloss = std::ptr::null_mut();
+    d.efc_diagA = std::ptr::null_mut();
+    d.efc_KBIP = std::ptr::null_mut();
+    d.efc_D = std::ptr::null_mut();
+    d.efc_R = std::ptr::null_mut();
+    d.tendon_efcadr = std::ptr::null_mut();
+    d.efc_vel = std::ptr::null_mut();
+    d.efc_aref = std::ptr::null_mut();
+    d.efc_b = std::ptr::null_mut();
+    d.efc_state = std::ptr::null_mut();
+    d.efc_force = std::ptr::null_mut();
+    d.efc_Y_rownnz = std::ptr::null_mut();
+    d.efc_Y_rowadr = std::ptr::null_mut();
+    d.efc_Y_colind = std::ptr::null_mut();
+    d.efc_Y = std::ptr::null_mut();
+    d.efc_AR_rownnz = std::ptr::null_mut();
+    d.efc_AR_rowadr = std::ptr::null_mut();
+    d.efc_AR_colind = std::ptr::null_mut();
+    d.efc_AR = std::ptr::null_mut();
+    d.tree_island = std::ptr::null_mut();
+    d.island_ntree = std::ptr::null_mut();
+    d.island_itreeadr = std::ptr::null_mut();
+    d.map_itree2tree = std::ptr::null_mut();
+    d.dof_island = std::ptr::null_mut();
+    d.island_nv = std::ptr::null_mut();
+    d.island_idofadr = std::ptr::null_mut();
+    d.island_dofadr = std::ptr::null_mut();
+    d.map_dof2idof = std::ptr::null_mut();
+    d.map_idof2dof = std::ptr::null_mut();
+    d.ifrc_smooth = std::ptr::null_mut();
+    d.iacc_smooth = std::ptr::null_mut();
+    d.iacc = std::ptr::null_mut();
+    d.efc_island = std::ptr::null_mut();
+    d.island_ne = std::ptr::null_mut();
+    d.island_nf = std::ptr::null_mut();
+    d.island_nefc = std::ptr::null_mut();
+    d.island_iefcadr = std::ptr::null_mut();
+    d.map_efc2iefc = std::ptr::null_mut();
+    d.map_iefc2efc = std::ptr::null_mut();
+    d.iefc_type = std::ptr::null_mut();
+    d.iefc_id = std::ptr::null_mut();
+    d.iefc_frictionloss = std::ptr::null_mut();
+    d.iefc_D = std::ptr::null_mut();
+    d.iefc_R = std::ptr::null_mut();
+    d.iefc_aref = std::ptr::null_mut();
+    d.iefc_state = std::ptr::null_mut();
+    d.iefc_force = std::ptr::null_mut();
+    d.ifrc_constraint = std::ptr::null_mut();
+    d.efm_c = std::ptr::null_mut();
+    d.efm_diag = std::ptr::null_mut();
+    d.efm_ck = std::ptr::null_mut();
+    d.efm_sdiag = std::ptr::null_mut();
+    d.efm_fluid = std::ptr::null_mut();
+    d.efm_tid = std::ptr::null_mut();
+    d.efm_ts = std::ptr::null_mut();
+    d.efm_tk = std::ptr::null_mut();
+    d.efm_aid = std::ptr::null_mut();
+    d.efm_as = std::ptr::null_mut();
+    d.efm_ak = std::ptr::null_mut();
+    d.efm_ca = std::ptr::null_mut();
+    d.efm_K_rownnz = std::ptr::null_mut();
+    d.efm_K_rowadr = std::ptr::null_mut();
+    d.efm_K_colind = std::ptr::null_mut();
+    d.efm_K_val = std::ptr::null_mut();
+    d.efm_dofid = std::ptr::null_mut();
+    d.efm_con_ind = std::ptr::null_mut();
+    d.efm_con_val = std::ptr::null_mut();
+    d.efm_L = std::ptr::null_mut();
+}
