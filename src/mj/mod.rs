@@ -6,6 +6,7 @@
 pub mod collision;
 mod data;
 mod error;
+pub mod fields;
 mod model;
 
 pub use data::{Contact, Data, Pose};
