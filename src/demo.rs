@@ -76,8 +76,12 @@ pub fn run_demo(route: Route) -> Result<Vec<DemoRun>, MjError> {
         .map(|speculative| {
             let mut model = Model::from_xml_str(BALL_PLATE_XML)?;
             model.set_speculative(speculative)?;
+            let mut rust = specula_model::load_str(BALL_PLATE_XML, std::path::Path::new("."), "ball_plate.xml")
+                .map_err(|e| MjError::Invalid(e.to_string()))?;
+            let bit = mujoco_sys::mjENBL_SPECULATIVE;
+            rust.opt.enableflags = if speculative { rust.opt.enableflags | bit } else { rust.opt.enableflags & !bit };
             let opts = RunOptions { route, steps: STEPS, start: Start::Key("throw".into()) };
-            let report = run(&model, &opts)?;
+            let report = run(&model, Some(&rust), &opts)?;
             let ball = report
                 .bodies
                 .iter()

@@ -1,12 +1,16 @@
 //! Running a scene: stepping a model through a route and recording what its bodies did.
 
+use crate::mj::collision::{library_collision, with_collision};
 use crate::mj::{Data, MjError, Model, ObjType};
+use crate::route::RustStage;
 
 /// Which collision stage runs inside MuJoCo's step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {
     /// MuJoCo C's own `mj_collision`.
     C,
+    /// specula's Rust collision stage inside MuJoCo's step.
+    Rust,
 }
 
 impl Route {
@@ -14,6 +18,7 @@ impl Route {
     pub fn name(self) -> &'static str {
         match self {
             Route::C => "c",
+            Route::Rust => "rust",
         }
     }
 }
@@ -96,8 +101,46 @@ pub fn start(data: &mut Data, start: &Start) -> Result<(), MjError> {
     data.kinematics()
 }
 
-/// Steps `model` as `opts` says and reports the final poses and lowest heights of named bodies.
-pub fn run(model: &Model, opts: &RunOptions) -> Result<RunReport, MjError> {
+/// Steps `model` as `opts` says and reports the final poses and lowest heights of named bodies;
+/// the `rust` route needs specula's own compilation of the same scene (`rust`).
+pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions) -> Result<RunReport, MjError> {
+    match opts.route {
+        Route::C => run_steps(model, opts, &mut |data| data.step()),
+        Route::Rust => {
+            let rust = rust.ok_or_else(|| MjError::Invalid("the rust route needs specula's compiled model".into()))?;
+            let mut stage = RustStage::new(rust);
+            let error: std::cell::RefCell<Option<String>> = Default::default();
+            let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
+                if let Err(e) = stage.replace(m, d) {
+                    // Keep the step consistent with MuJoCo's own collision, and fail the run after it.
+                    error.borrow_mut().get_or_insert(e);
+                    if let Some(real) = library_collision() {
+                        // SAFETY: MuJoCo's own arguments, forwarded to MuJoCo's own function.
+                        unsafe { real(m, d) };
+                    }
+                }
+            };
+            let raw = model.raw();
+            with_collision(raw, &mut replace, || {
+                run_steps(model, opts, &mut |data| {
+                    data.step()?;
+                    match error.borrow_mut().take() {
+                        Some(e) => Err(MjError::Invalid(format!("rust collision stage: {e}"))),
+                        None => Ok(()),
+                    }
+                })
+            })
+            .0
+        }
+    }
+}
+
+/// Steps `model` with `step` and reports what its named bodies did.
+fn run_steps(
+    model: &Model,
+    opts: &RunOptions,
+    step: &mut dyn FnMut(&mut Data) -> Result<(), MjError>,
+) -> Result<RunReport, MjError> {
     let mut data = Data::new(model)?;
     start(&mut data, &opts.start)?;
     let named: Vec<(usize, String)> =
@@ -106,9 +149,7 @@ pub fn run(model: &Model, opts: &RunOptions) -> Result<RunReport, MjError> {
     let mut min_z: Vec<f64> = named.iter().map(|(b, _)| height(&data, *b)).collect();
     let mut ncon_max = 0;
     for _ in 0..opts.steps {
-        match opts.route {
-            Route::C => data.step()?,
-        }
+        step(&mut data)?;
         ncon_max = ncon_max.max(data.contacts().len());
         // mj_step leaves the poses of the state before the step; recompute them for the new one.
         data.kinematics()?;

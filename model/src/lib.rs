@@ -4,9 +4,14 @@
 //! element and attribute came from (file, line, column), and the compiler turns that tree into a
 //! [`Model`] holding the same numbers MuJoCo's own compiler produces.
 
+pub mod compile;
 pub mod error;
+pub mod mesh;
+pub mod model;
 pub mod types;
 pub mod xml;
 
+pub use compile::{compile, load_file, load_str};
 pub use error::{MjcfError, Position};
-pub use types::GeomType;
+pub use model::{Model, Options};
+pub use types::{GeomType, JointType};

@@ -34,3 +34,139 @@ impl GeomType {
         [Plane, Hfield, Sphere, Capsule, Ellipsoid, Cylinder, Box, Mesh, Sdf].get(n).copied()
     }
 }
+
+/// Joint types, numbered as MuJoCo's `mjtJoint`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum JointType {
+    /// Free joint: 7 qpos (position, quaternion), 6 dofs.
+    Free = 0,
+    /// Ball joint: 4 qpos (quaternion), 3 dofs.
+    Ball = 1,
+    /// Sliding joint along an axis.
+    Slide = 2,
+    /// Hinge joint about an axis.
+    Hinge = 3,
+}
+
+impl JointType {
+    /// Number of position coordinates.
+    pub fn nq(self) -> usize {
+        match self {
+            JointType::Free => 7,
+            JointType::Ball => 4,
+            _ => 1,
+        }
+    }
+
+    /// Number of degrees of freedom.
+    pub fn nv(self) -> usize {
+        match self {
+            JointType::Free => 6,
+            JointType::Ball => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// Integrators, numbered as MuJoCo's `mjtIntegrator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Integrator {
+    /// Semi-implicit Euler.
+    Euler = 0,
+    /// 4th-order Runge-Kutta.
+    Rk4 = 1,
+    /// Implicit in velocity.
+    Implicit = 2,
+    /// Implicit in velocity without the RNE derivative.
+    ImplicitFast = 3,
+    /// Discrete step map.
+    Discrete = 4,
+}
+
+/// Friction cone types, numbered as MuJoCo's `mjtCone`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Cone {
+    /// Pyramidal cone.
+    Pyramidal = 0,
+    /// Elliptic cone.
+    Elliptic = 1,
+}
+
+/// Constraint Jacobian types, numbered as MuJoCo's `mjtJacobian`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Jacobian {
+    /// Dense.
+    Dense = 0,
+    /// Sparse.
+    Sparse = 1,
+    /// Dense when nv < 60, sparse otherwise.
+    Auto = 2,
+}
+
+/// Constraint solvers, numbered as MuJoCo's `mjtSolver`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Solver {
+    /// Projected Gauss-Seidel (dual).
+    Pgs = 0,
+    /// Conjugate gradient (primal).
+    Cg = 1,
+    /// Newton (primal).
+    Newton = 2,
+}
+
+/// Frame alignment of a geom, site or body inertia, numbered as MuJoCo's `mjtSameFrame`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum SameFrame {
+    /// No alignment.
+    None = 0,
+    /// Same frame as the body.
+    Body = 1,
+    /// Same frame as the body's inertial frame.
+    Inertia = 2,
+    /// Same orientation as the body.
+    BodyRot = 3,
+    /// Same orientation as the body's inertial frame.
+    InertiaRot = 4,
+}
+
+/// Disable-flag bits (`mjtDisableBit`), by their MJCF `flag` attribute names.
+pub const DISABLE_FLAGS: [(&str, u32); 20] = [
+    ("constraint", 1 << 0),
+    ("equality", 1 << 1),
+    ("frictionloss", 1 << 2),
+    ("limit", 1 << 3),
+    ("contact", 1 << 4),
+    ("spring", 1 << 5),
+    ("damper", 1 << 6),
+    ("gravity", 1 << 7),
+    ("clampctrl", 1 << 8),
+    ("warmstart", 1 << 9),
+    ("filterparent", 1 << 10),
+    ("actuation", 1 << 11),
+    ("refsafe", 1 << 12),
+    ("sensor", 1 << 13),
+    ("midphase", 1 << 14),
+    ("eulerdamp", 1 << 15),
+    ("autoreset", 1 << 16),
+    ("nativeccd", 1 << 17),
+    ("island", 1 << 18),
+    ("multiccd", 1 << 19),
+];
+
+/// Enable-flag bits (`mjtEnableBit`), by their MJCF `flag` attribute names.
+pub const ENABLE_FLAGS: [(&str, u32); 8] = [
+    ("override", 1 << 0),
+    ("energy", 1 << 1),
+    ("fwdinv", 1 << 2),
+    ("invdiscrete", 1 << 3),
+    ("sleep", 1 << 4),
+    ("diagexact", 1 << 5),
+    ("ipc", 1 << 6),
+    ("speculative", 1 << 7),
+];

@@ -1,5 +1,8 @@
 //! Command-line parsing and dispatch; each subcommand lives in its own file.
 
+mod bench;
+mod check;
+mod diff;
 mod run;
 
 use std::process::ExitCode;
@@ -20,6 +23,12 @@ pub struct Cli {
 pub enum Command {
     /// Simulate a scene (or, without SCENE, the built-in ball-and-plate scene).
     Run(run::RunArgs),
+    /// Compile a scene with specula and with MuJoCo C and compare every field both hold.
+    Check(check::CheckArgs),
+    /// Compare the Rust collision stage with MuJoCo C's, contact by contact and step by step.
+    Diff(diff::DiffArgs),
+    /// Time the Rust collision stage against MuJoCo C's on the same recorded states.
+    Bench(bench::BenchArgs),
 }
 
 /// Collision route, as chosen on the command line.
@@ -27,12 +36,15 @@ pub enum Command {
 pub enum RouteArg {
     /// MuJoCo C's own collision stage.
     C,
+    /// specula's Rust collision stage inside MuJoCo's step.
+    Rust,
 }
 
 impl From<RouteArg> for specula::sim::Route {
     fn from(r: RouteArg) -> Self {
         match r {
             RouteArg::C => specula::sim::Route::C,
+            RouteArg::Rust => specula::sim::Route::Rust,
         }
     }
 }
@@ -41,6 +53,9 @@ impl From<RouteArg> for specula::sim::Route {
 pub fn dispatch(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Some(Command::Run(args)) => run::run(args),
+        Some(Command::Check(args)) => check::run(args),
+        Some(Command::Diff(args)) => diff::run(args),
+        Some(Command::Bench(args)) => bench::run(args),
         None => run::run(run::RunArgs::default()),
     }
 }

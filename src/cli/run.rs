@@ -58,7 +58,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     };
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     let opts = RunOptions { route: args.route.into(), steps, start };
-    let report = sim::run(&model, &opts).map_err(|e| format!("{file}: {e}"))?;
+    let rust = match opts.route {
+        sim::Route::Rust => Some(specula_model::load_file(scene).map_err(|e| e.to_string())?),
+        sim::Route::C => None,
+    };
+    let report = sim::run(&model, rust.as_ref(), &opts).map_err(|e| format!("{file}: {e}"))?;
     if args.json {
         println!("{}", report.to_json());
     } else {

@@ -217,3 +217,112 @@ pub(crate) fn null_arena_pointers(d: &mut sys::mjData) {
     d.efm_con_val = std::ptr::null_mut();
     d.efm_L = std::ptr::null_mut();
 }
+
+/// The geom poses of the current position stage, as the Rust collision stage reads them.
+pub fn geom_poses<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [[f64; 3]], &'a [[f64; 9]]) {
+    let n = m.ngeom.max(0) as usize;
+    // SAFETY: mjData holds ngeom rows of 3 and 9 doubles here, laid out like [[f64; 3]] and
+    // [[f64; 9]]; they live as long as `d` and are not changed while borrowed.
+    unsafe {
+        (super::data::slice(d.geom_xpos as *const [f64; 3], n), super::data::slice(d.geom_xmat as *const [f64; 9], n))
+    }
+}
+
+/// MuJoCo's contact record for an engine contact (solver fields cleared as MuJoCo leaves them).
+pub fn to_mj_contact(c: &specula_engine::contact::Contact) -> sys::mjContact {
+    sys::mjContact {
+        dist: c.dist,
+        pos: c.pos,
+        frame: c.frame,
+        includemargin: c.includemargin,
+        friction: c.friction,
+        solref: c.solref,
+        solreffriction: c.solreffriction,
+        solimp: c.solimp,
+        adhesion: c.adhesion,
+        surfacevel: c.surfacevel,
+        mu: 0.0,
+        H: [0.0; 36],
+        dim: c.dim,
+        geom1: c.geom[0],
+        geom2: c.geom[1],
+        geom: c.geom,
+        flex: [-1, -1],
+        elem: [-1, -1],
+        vert: [-1, -1],
+        exclude: c.exclude,
+        efc_address: -1,
+    }
+}
+
+/// An engine contact from MuJoCo's record (for comparisons).
+pub fn from_mj_contact(c: &sys::mjContact) -> specula_engine::contact::Contact {
+    specula_engine::contact::Contact {
+        dist: c.dist,
+        pos: c.pos,
+        frame: c.frame,
+        includemargin: c.includemargin,
+        friction: c.friction,
+        solref: c.solref,
+        solreffriction: c.solreffriction,
+        solimp: c.solimp,
+        adhesion: c.adhesion,
+        surfacevel: c.surfacevel,
+        dim: c.dim,
+        geom: c.geom,
+        exclude: c.exclude,
+    }
+}
+
+/// Appends `contacts` to `d` in order with `mj_addContact`; returns how many fit in the arena
+/// (MuJoCo warns when it is full, as its own collision does).
+pub fn add_contacts(m: &sys::mjModel, d: &mut sys::mjData, contacts: &[specula_engine::contact::Contact]) -> usize {
+    for (i, c) in contacts.iter().enumerate() {
+        let con = to_mj_contact(c);
+        // SAFETY: valid model, data and contact record.
+        if unsafe { sys::mj_addContact(m, d, &con) } != 0 {
+            return i;
+        }
+    }
+    contacts.len()
+}
+
+/// The contacts currently in `d`, converted.
+pub fn contacts_of(d: &sys::mjData) -> Vec<specula_engine::contact::Contact> {
+    // SAFETY: `contact` holds `ncon` records.
+    let cs = unsafe { super::data::slice(d.contact as *const sys::mjContact, d.ncon.max(0) as usize) };
+    cs.iter().map(from_mj_contact).collect()
+}
+
+/// Runs MuJoCo's own narrowphase function for geoms `g1`, `g2` (in MuJoCo's order, lower type
+/// first) with `margin`; the geometric part of each contact it finds is pushed to `out`.
+/// Returns false when MuJoCo has no function for the pair.
+pub fn library_pair_contacts(
+    m: &sys::mjModel,
+    d: &mut sys::mjData,
+    g1: usize,
+    g2: usize,
+    margin: f64,
+    out: &mut Vec<specula_engine::narrowphase::ContactPoint>,
+) -> bool {
+    let ng = m.ngeom.max(0) as usize;
+    if g1 >= ng || g2 >= ng {
+        return false;
+    }
+    // SAFETY: geom_type holds ngeom entries; indices checked above.
+    let (t1, t2) = unsafe { (*m.geom_type.add(g1), *m.geom_type.add(g2)) };
+    // SAFETY: the table is a static 9x9 array of the library; types are valid geom types.
+    let Some(f) =
+        (unsafe { sys::mjCOLLISIONFUNC }).get(t1 as usize).and_then(|row| row.get(t2 as usize)).copied().flatten()
+    else {
+        return false;
+    };
+    let mut buf = vec![sys::mjPreContact::default(); specula_engine::narrowphase::MAX_CONTACTS];
+    // SAFETY: MuJoCo's pair function writes at most mjMAXCONPAIR contacts into `buf`.
+    let n = unsafe { f(m, d, buf.as_mut_ptr(), g1 as i32, g2 as i32, margin) };
+    for c in &buf[..n.clamp(0, buf.len() as i32) as usize] {
+        // The driver completes the frame from normal (and tangent, when the pair gives one).
+        out.push(specula_engine::narrowphase::ContactPoint::from_normal(c.dist, c.pos, &c.normal, &c.tangent));
+    }
+    true
+}

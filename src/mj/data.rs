@@ -149,6 +149,22 @@ impl Data {
         r
     }
 
+    /// Runs `f` on the model and data structs (guarded like every call into MuJoCo).
+    pub fn with_mj<R>(&mut self, f: impl FnOnce(&sys::mjModel, &mut sys::mjData) -> R) -> Result<R, MjError> {
+        // SAFETY: both pointers are valid and uniquely borrowed for the call.
+        self.call(|m, d| f(unsafe { &*m }, unsafe { &mut *d }))
+    }
+
+    /// The position-stage quantities collision reads: kinematics and centres of mass
+    /// (`mj_kinematics`, `mj_comPos`).
+    pub fn position_kinematics(&mut self) -> Result<(), MjError> {
+        // SAFETY: valid pointers.
+        self.call(|m, d| unsafe {
+            sys::mj_kinematics(m, d);
+            sys::mj_comPos(m, d);
+        })
+    }
+
     /// Resets to the model's default state (`mj_resetData`).
     pub fn reset(&mut self) -> Result<(), MjError> {
         // SAFETY: valid pointers.
@@ -281,6 +297,36 @@ impl Data {
     /// World pose of the geom called `name`.
     pub fn geom_pose(&self, name: &str) -> Option<Pose> {
         self.geom_pose_id(self.model.id(ObjType::Geom, name)?)
+    }
+
+    /// Body positions from the last kinematics pass (`xpos`, 3 per body).
+    pub fn xpos(&self) -> &[f64] {
+        self.rows(self.mj().xpos, 3 * self.model.nbody())
+    }
+    /// Body orientations (`xquat`, 4 per body).
+    pub fn xquat(&self) -> &[f64] {
+        self.rows(self.mj().xquat, 4 * self.model.nbody())
+    }
+    /// Body orientation matrices (`xmat`, 9 per body).
+    pub fn xmat(&self) -> &[f64] {
+        self.rows(self.mj().xmat, 9 * self.model.nbody())
+    }
+    /// Body inertial-frame positions (`xipos`, 3 per body).
+    pub fn xipos(&self) -> &[f64] {
+        self.rows(self.mj().xipos, 3 * self.model.nbody())
+    }
+    /// Geom positions (`geom_xpos`, 3 per geom).
+    pub fn geom_xpos(&self) -> &[f64] {
+        self.rows(self.mj().geom_xpos, 3 * self.model.ngeom())
+    }
+    /// Geom orientation matrices (`geom_xmat`, 9 per geom).
+    pub fn geom_xmat(&self) -> &[f64] {
+        self.rows(self.mj().geom_xmat, 9 * self.model.ngeom())
+    }
+
+    fn rows(&self, p: *const f64, len: usize) -> &[f64] {
+        // SAFETY: callers pass an mjData array with its model-given length; it lives as long as self.
+        unsafe { slice(p, len) }
     }
 
     /// Warnings MuJoCo emitted during this data's calls.

@@ -150,6 +150,18 @@ impl Model {
         Ok(())
     }
 
+    /// Sets the integrator (`opt.integrator`, MuJoCo's `mjtIntegrator` number); fails if shared.
+    pub fn set_integrator(&mut self, integrator: i32) -> Result<(), MjError> {
+        if !(0..=4).contains(&integrator) {
+            return Err(MjError::Invalid(format!("integrator {integrator} does not exist")));
+        }
+        let m = self
+            .raw_mut()
+            .ok_or_else(|| MjError::Invalid("cannot change a model that is shared with a Data or a clone".into()))?;
+        m.opt.integrator = integrator;
+        Ok(())
+    }
+
     /// Number of bodies, including the world body.
     pub fn nbody(&self) -> usize {
         self.mj().nbody as usize

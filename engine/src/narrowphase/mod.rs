@@ -6,6 +6,11 @@
 //! pair table ([`table`]) maps each ordered type pair to its function, laid out like MuJoCo's
 //! `mjCOLLISIONFUNC` so the two can be read side by side.
 
+pub mod r#box;
+pub mod convex;
+pub mod primitive;
+pub mod table;
+
 pub use specula_model::GeomType;
 
 /// Most contacts one geom pair can produce (MuJoCo's `mjMAXCONPAIR`).
@@ -68,4 +73,22 @@ pub struct ContactPoint {
     pub pos: [f64; 3],
     /// Contact frame, row-major: row 0 is the normal from geom 1 to geom 2, rows 1-2 tangents.
     pub frame: [f64; 9],
+}
+
+impl ContactPoint {
+    /// A contact from its normal (geom 1 to geom 2) and a preferred first tangent, with the frame
+    /// completed the way MuJoCo's collision driver does it (`mju_makeFrame`).
+    ///
+    /// Pass a zero `tangent` when the pair function has no preference: MuJoCo then uses world y,
+    /// or world z when the normal is within 60 degrees of y.
+    pub fn from_normal(dist: f64, pos: [f64; 3], normal: &[f64; 3], tangent: &[f64; 3]) -> Self {
+        let mut frame = [normal[0], normal[1], normal[2], tangent[0], tangent[1], tangent[2], 0.0, 0.0, 0.0];
+        crate::math::make_frame(&mut frame);
+        ContactPoint { dist, pos, frame }
+    }
+
+    /// The contact normal (row 0 of the frame), pointing from geom 1 to geom 2.
+    pub fn normal(&self) -> [f64; 3] {
+        [self.frame[0], self.frame[1], self.frame[2]]
+    }
 }

@@ -2,9 +2,19 @@
 //!
 //! `include` elements are resolved here (the included file's top-level children take the place of
 //! the `include`, keeping their own file positions); every element and attribute is checked
-//! against MuJoCo's MJCF schema.
+//! against MuJoCo's MJCF schema ([`schema`]), including the syntax of its value (numbers, counts,
+//! keywords), so the compiler can use the typed accessors in [`values`] knowing the text is valid.
 
-use crate::error::Position;
+mod include;
+mod reader;
+pub mod schema;
+mod schema_table;
+pub mod values;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{MjcfError, Position};
 
 /// One attribute, with the position of its name in the file.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +38,9 @@ pub struct Element {
     pub children: Vec<Element>,
     /// Where the element's `<` is.
     pub pos: Position,
+    /// Character data inside the element, entities resolved and surrounding whitespace trimmed
+    /// (empty for almost every MJCF element).
+    pub text: String,
 }
 
 impl Element {
@@ -35,4 +48,43 @@ impl Element {
     pub fn attr(&self, name: &str) -> Option<&Attr> {
         self.attrs.iter().find(|a| a.name == name)
     }
+
+    /// The children named `name`, in file order.
+    pub fn children_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+        self.children.iter().filter(move |c| c.name == name)
+    }
+}
+
+/// Read, include-expand and schema-check the MJCF file at `path`.
+pub fn parse_file(path: &Path) -> Result<Element, MjcfError> {
+    let file = Arc::new(path.to_path_buf());
+    let whole_file = Position { file: file.clone(), line: 0, col: 0 };
+    let bytes = std::fs::read(path)
+        .map_err(|err| MjcfError::new(whole_file.clone(), format!("cannot read MJCF file: {err}")))?;
+    let text = String::from_utf8(bytes).map_err(|err| {
+        MjcfError::new(whole_file, format!("file is not UTF-8 (byte {})", err.utf8_error().valid_up_to()))
+    })?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    parse_text(&text, &dir, file, Some(path))
+}
+
+/// Read, include-expand and schema-check MJCF text; `base_dir` resolves includes, `name` labels
+/// positions (e.g. `<string>` or the file name the text came from).
+pub fn parse_str(xml: &str, base_dir: &Path, name: &str) -> Result<Element, MjcfError> {
+    parse_text(xml, base_dir, Arc::new(PathBuf::from(name)), None)
+}
+
+/// The shared body of [`parse_file`] and [`parse_str`].
+fn parse_text(text: &str, dir: &Path, file: Arc<PathBuf>, main: Option<&Path>) -> Result<Element, MjcfError> {
+    let mut root = reader::read_document(text, file)?;
+    if root.name != "mujoco" {
+        let hint = if root.name.eq_ignore_ascii_case("robot") { " (URDF files are not supported)" } else { "" };
+        return Err(MjcfError::new(
+            root.pos.clone(),
+            format!("root element is <{}>; expected <mujoco>{hint}", root.name),
+        ));
+    }
+    include::Includer::new(dir, main).expand(&mut root, dir)?;
+    schema::validate(&root)?;
+    Ok(root)
 }

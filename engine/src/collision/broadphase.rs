@@ -1,0 +1,380 @@
+//! Broadphase: the body pairs that may touch, as MuJoCo 4.0's `mj_broadphase` finds them.
+//!
+//! Algorithm (rigid bodies only):
+//! 1. Always-colliding pairs: for the world body (if it has geoms) and for every dof-less body
+//!    carrying a plane, pair it with every collidable body that passes the body-pair rules
+//!    ([`filter_body_pair`]). No bounding test: planes are infinite.
+//! 2. Principal axes: the mean and covariance of the centres of all geoms not on the world body,
+//!    and their eigenvectors (`mju_eig3`), give a frame aligned with the scene's spread.
+//! 3. Per collidable non-world body, an axis-aligned box in that frame: per geom the
+//!    intersection of its bounding-sphere interval and its rotated local box, padded by the geom's
+//!    margin + gap (half the override margin under `override`), united over the body's geoms.
+//! 4. Sweep and prune along the first principal axis (end points rounded to `f32` and sorted
+//!    with MuJoCo's stable sort), pruning with the other two axes in `f64`.
+//! 5. Drop pairs the body rules reject, and pairs whose aggregated bitmasks cannot meet.
+//! 6. Sort the signatures `(b1 << 16) + b2` (b1 < b2) ascending; duplicates (a pair found in
+//!    steps 1 and 4) are left for the driver to skip.
+
+use super::filter::{filter_bitmask, filter_body_pair};
+use super::model::{CollisionModel, DSBL_FILTERPARENT, ENBL_OVERRIDE};
+use super::sort::mj_sort;
+use super::state::{State, SLEEP_ASLEEP};
+use crate::math::{
+    dot3, mul_mat_mat3, mul_mat_t_mat3, mul_mat_vec3, mul_quat, normalize4, quat2mat, transpose3, MINVAL,
+};
+use crate::narrowphase::GeomType;
+use std::cmp::Ordering;
+
+/// Flag in a sweep end point marking a box maximum (`id_ismax` of MuJoCo's `mjtSAP`).
+const ISMAX: u32 = 0x10000;
+
+/// One sweep end point: the coordinate in single precision, as MuJoCo stores it, and the box
+/// index with [`ISMAX`] set for maxima.
+#[derive(Clone, Copy, Debug, Default)]
+struct SapPoint {
+    value: f32,
+    id_ismax: u32,
+}
+
+/// Scratch buffers of the broadphase, kept between calls so steps do not allocate.
+#[derive(Debug, Default)]
+pub struct BroadphaseScratch {
+    /// Output: body-pair signatures, sorted ascending, possibly repeated.
+    pub pairs: Vec<u32>,
+    ids: Vec<usize>,
+    aamm: Vec<[f64; 6]>,
+    sweep: Vec<SapPoint>,
+    sweep_buf: Vec<SapPoint>,
+    active: Vec<SapPoint>,
+    sap_pairs: Vec<(usize, usize)>,
+}
+
+/// Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations accumulated in a
+/// quaternion (`mju_eig3`); returns the eigenvalues (decreasing) and the row-major matrix of
+/// that quaternion, whose rows the broadphase uses as its sweep axes.
+pub fn eig3(mat: &[f64; 9]) -> ([f64; 3], [f64; 9]) {
+    const EPS: f64 = MINVAL * 1000.0;
+    let mut quat = [1.0, 0.0, 0.0, 0.0];
+    let mut val = [0.0; 3];
+    for _ in 0..500 {
+        let vec = quat2mat(&quat);
+        let d = mul_mat_mat3(&mul_mat_t_mat3(&vec, mat), &vec);
+        val = [d[0], d[4], d[8]];
+
+        // largest off-diagonal entry (rk, ck); the rotation is about the remaining axis rotk
+        let (rk, ck, rotk) = if d[1].abs() > d[2].abs() && d[1].abs() > d[5].abs() {
+            (0, 1, 2)
+        } else if d[2].abs() > d[5].abs() {
+            (0, 2, 1)
+        } else {
+            (1, 2, 0)
+        };
+        if d[3 * rk + ck].abs() < EPS {
+            break;
+        }
+
+        // 2x2 Schur rotation that zeroes it
+        let tau = (d[4 * ck] - d[4 * rk]) / (2.0 * d[3 * rk + ck]);
+        let t =
+            if tau >= 0.0 { 1.0 / (tau + (1.0 + tau * tau).sqrt()) } else { -1.0 / (-tau + (1.0 + tau * tau).sqrt()) };
+        let c = 1.0 / (1.0 + t * t).sqrt();
+        if c > 1.0 - EPS {
+            break;
+        }
+
+        // the same rotation as a quaternion; the middle axis turns the other way
+        let mut step = [0.0; 4];
+        let half = (0.5 - 0.5 * c).sqrt();
+        step[rotk + 1] = if tau >= 0.0 { -half } else { half };
+        if rotk == 1 {
+            step[rotk + 1] = -step[rotk + 1];
+        }
+        step[0] = (1.0 - step[rotk + 1] * step[rotk + 1]).sqrt();
+        normalize4(&mut step);
+        quat = mul_quat(&quat, &step);
+        normalize4(&mut quat);
+    }
+
+    // decreasing order by quarter turns (pairs 0-1, 1-2, 0-1), only for distinct values
+    for j in 0..3 {
+        let j1 = j % 2;
+        if val[j1] + EPS < val[j1 + 1] {
+            val.swap(j1, j1 + 1);
+            // MuJoCo's rounded literal, not FRAC_1_SQRT_2 (they differ in the last bits)
+            #[allow(clippy::approx_constant)]
+            let mut turn = [0.707106781186548, 0.0, 0.0, 0.0];
+            turn[(j1 + 2) % 3 + 1] = turn[0];
+            quat = mul_quat(&quat, &turn);
+            normalize4(&mut quat);
+        }
+    }
+    (val, quat2mat(&quat))
+}
+
+/// `mju_min`: `a` unless `b` is strictly smaller.
+#[inline]
+fn mj_min(a: f64, b: f64) -> f64 {
+    if a <= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `mju_max`: `a` unless `b` is strictly larger.
+#[inline]
+fn mj_max(a: f64, b: f64) -> f64 {
+    if a >= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Whether a body has a geom that can collide (`canCollide`, from the body aggregates).
+#[inline]
+pub fn body_can_collide(m: &CollisionModel, b: usize) -> bool {
+    m.body_contype[b] != 0 || m.body_conaffinity[b] != 0
+}
+
+/// Whether a body has a plane geom (`hasPlane`).
+fn has_plane(m: &CollisionModel, b: usize) -> bool {
+    body_geoms(m, b).any(|g| m.geom_type[g] == GeomType::Plane)
+}
+
+/// The geom ids of body `b`.
+#[inline]
+pub fn body_geoms(m: &CollisionModel, b: usize) -> std::ops::Range<usize> {
+    let adr = m.body_geomadr[b].max(0) as usize;
+    adr..adr + m.body_geomnum[b]
+}
+
+/// Box of body `b` in the sweep frame, as (min x, y, z, max x, y, z) (`makeAAMM`).
+fn make_aamm(m: &CollisionModel, s: &State, b: usize, frame: &[f64; 9]) -> [f64; 6] {
+    let override_margin = if m.opt.enabled(ENBL_OVERRIDE) { 0.5 * m.opt.o_margin } else { 0.0 };
+    let mut aamm = [0.0; 6];
+    for (i, g) in body_geoms(m, b).enumerate() {
+        // a zero override margin falls back to the geom's own, as in MuJoCo
+        let margin = if override_margin != 0.0 { override_margin } else { m.geom_margin[g] + m.geom_gap[g] };
+        let aabb = &m.geom_aabb[g];
+        let xpos = &s.geom_xpos[g];
+        let xmat = &s.geom_xmat[g];
+        let c = mul_mat_vec3(xmat, &[aabb[0], aabb[1], aabb[2]]);
+        let pos = [c[0] + xpos[0], c[1] + xpos[1], c[2] + xpos[2]];
+        let axis = transpose3(xmat);
+        let r_half = m.geom_rbound[g];
+        let mut one = [0.0; 6];
+        for j in 0..3 {
+            let fj = [frame[3 * j], frame[3 * j + 1], frame[3 * j + 2]];
+            let aabb_cen = dot3(&pos, &fj);
+            let aabb_half = (aabb[3] * dot3(&[axis[0], axis[1], axis[2]], &fj)).abs()
+                + (aabb[4] * dot3(&[axis[3], axis[4], axis[5]], &fj)).abs()
+                + (aabb[5] * dot3(&[axis[6], axis[7], axis[8]], &fj)).abs();
+            let r_cen = dot3(xpos, &fj);
+            one[j] = mj_max(r_cen - r_half, aabb_cen - aabb_half) - margin;
+            one[j + 3] = mj_min(r_cen + r_half, aabb_cen + aabb_half) + margin;
+        }
+        if i == 0 {
+            aamm = one;
+        } else {
+            for j in 0..3 {
+                aamm[j] = mj_min(aamm[j], one[j]);
+                aamm[j + 3] = mj_max(aamm[j + 3], one[j + 3]);
+            }
+        }
+    }
+    aamm
+}
+
+/// Whether body `b` is asleep for the purpose of filtering.
+#[inline]
+fn asleep(s: &State, sleep_filter: bool, b: usize) -> bool {
+    sleep_filter && s.sleep.is_some_and(|sl| sl.body_awake[b] == SLEEP_ASLEEP)
+}
+
+/// Append the signature of `b1`, `b2` unless the OR of their geoms' bitmasks cannot meet
+/// (`add_pair`).
+fn add_pair(m: &CollisionModel, b1: usize, b2: usize, out: &mut Vec<u32>) {
+    let masks =
+        |b: usize| body_geoms(m, b).fold((0, 0), |(t, a), g| (t | m.geom_contype[g], a | m.geom_conaffinity[g]));
+    let (t1, a1) = masks(b1);
+    let (t2, a2) = masks(b2);
+    if filter_bitmask(t1, a1, t2, a2) {
+        return;
+    }
+    let (lo, hi) = if b1 < b2 { (b1, b2) } else { (b2, b1) };
+    out.push(((lo as u32) << 16) + hi as u32);
+}
+
+/// The weld-filter inputs of body `b`: weld body, weld body of its parent, dofs of the weld.
+#[inline]
+fn weld_info(m: &CollisionModel, b: usize) -> (usize, usize, usize) {
+    let weld = m.body_weldid[b];
+    (weld, m.body_weldid[m.body_parentid[weld]], m.body_dofnum[weld])
+}
+
+/// Sweep and prune along axis 0 of `aamm` (`mj_SAP` with `axis_x = 0`): pairs of box indices
+/// overlapping on all three axes, in sweep order.
+fn sweep_and_prune(sc: &mut BroadphaseScratch) {
+    let n = sc.aamm.len();
+    sc.sweep.clear();
+    for (i, b) in sc.aamm.iter().enumerate() {
+        // MuJoCo sorts the end points in single precision
+        sc.sweep.push(SapPoint { value: b[0] as f32, id_ismax: i as u32 });
+        sc.sweep.push(SapPoint { value: b[3] as f32, id_ismax: i as u32 + ISMAX });
+    }
+    mj_sort(&mut sc.sweep, &mut sc.sweep_buf, |a, b| {
+        if a.value < b.value {
+            Ordering::Less
+        } else if a.value == b.value {
+            Ordering::Equal
+        } else {
+            Ordering::Greater
+        }
+    });
+
+    sc.active.clear();
+    sc.sap_pairs.clear();
+    for k in 0..2 * n {
+        let p = sc.sweep[k];
+        if p.id_ismax & ISMAX == 0 {
+            // a box opens: test it against every open box on the other two axes
+            let id2 = p.id_ismax as usize;
+            for a in &sc.active {
+                let id1 = a.id_ismax as usize;
+                let (b1, b2) = (&sc.aamm[id1], &sc.aamm[id2]);
+                if b1[1] > b2[4] || b2[1] > b1[4] || b1[2] > b2[5] || b2[2] > b1[5] {
+                    continue;
+                }
+                sc.sap_pairs.push((id1, id2));
+            }
+            sc.active.push(p);
+        } else {
+            // a box closes: drop it from the open list
+            let id = p.id_ismax & 0xFFFF;
+            if let Some(j) = sc.active.iter().position(|a| a.id_ismax == id) {
+                sc.active.remove(j);
+            }
+        }
+    }
+}
+
+/// Fill `sc.pairs` with the candidate body pairs of MuJoCo's broadphase (see the module doc).
+pub fn broadphase(m: &CollisionModel, s: &State, sleep_filter: bool, sc: &mut BroadphaseScratch) {
+    let nbody = m.nbody();
+    let dsbl_filterparent = m.opt.disabled(DSBL_FILTERPARENT);
+    sc.pairs.clear();
+
+    // 1. world and static plane bodies against everything
+    for b1 in 0..nbody {
+        if !body_can_collide(m, b1) {
+            continue;
+        }
+        let (weld1, parent1, dofnum1) = weld_info(m, b1);
+        if !((b1 == 0 && m.body_geomnum[b1] > 0) || (m.body_dofnum[weld1] == 0 && has_plane(m, b1))) {
+            continue;
+        }
+        for b2 in 0..nbody {
+            if !body_can_collide(m, b2) {
+                continue;
+            }
+            let (weld2, parent2, dofnum2) = weld_info(m, b2);
+            let asleep2 = asleep(s, sleep_filter, b2);
+            if filter_body_pair(weld1, parent1, false, dofnum1, weld2, parent2, asleep2, dofnum2, dsbl_filterparent) {
+                continue;
+            }
+            add_pair(m, b1, b2, &mut sc.pairs);
+        }
+    }
+
+    // 2. centre and covariance of the non-world geoms
+    let mut cen = [0.0; 3];
+    let mut cnt = 0usize;
+    for g in 0..m.ngeom() {
+        if m.geom_bodyid[g] != 0 {
+            let p = &s.geom_xpos[g];
+            cen = [cen[0] + p[0], cen[1] + p[1], cen[2] + p[2]];
+            cnt += 1;
+        }
+    }
+    if cnt == 0 {
+        // MuJoCo returns here without sorting
+        return;
+    }
+    let inv = 1.0 / cnt as f64;
+    cen = [cen[0] * inv, cen[1] * inv, cen[2] * inv];
+    let mut cov = [0.0; 9];
+    for g in 0..m.ngeom() {
+        if m.geom_bodyid[g] != 0 {
+            let p = &s.geom_xpos[g];
+            let d = [p[0] - cen[0], p[1] - cen[1], p[2] - cen[2]];
+            let (d00, d01, d02) = (d[0] * d[0], d[0] * d[1], d[0] * d[2]);
+            let (d11, d12, d22) = (d[1] * d[1], d[1] * d[2], d[2] * d[2]);
+            let add = [d00, d01, d02, d01, d11, d12, d02, d12, d22];
+            for (c, a) in cov.iter_mut().zip(add) {
+                *c += a;
+            }
+        }
+    }
+    for c in cov.iter_mut() {
+        *c *= inv;
+    }
+    let (_, frame) = eig3(&cov);
+
+    // 3. boxes of the collidable non-world bodies
+    sc.ids.clear();
+    sc.ids.extend((1..nbody).filter(|&b| body_can_collide(m, b)));
+    if sc.ids.len() > 1 {
+        sc.aamm.clear();
+        for k in 0..sc.ids.len() {
+            let b = sc.ids[k];
+            let aamm = make_aamm(m, s, b, &frame);
+            sc.aamm.push(aamm);
+        }
+
+        // 4. sweep and prune
+        sweep_and_prune(sc);
+
+        // 5. body rules, then the bitmask check inside add_pair
+        for k in 0..sc.sap_pairs.len() {
+            let (i1, i2) = sc.sap_pairs[k];
+            let (b1, b2) = (sc.ids[i1], sc.ids[i2]);
+            let (weld1, parent1, dofnum1) = weld_info(m, b1);
+            let (weld2, parent2, dofnum2) = weld_info(m, b2);
+            let (asleep1, asleep2) = (asleep(s, sleep_filter, b1), asleep(s, sleep_filter, b2));
+            if filter_body_pair(weld1, parent1, asleep1, dofnum1, weld2, parent2, asleep2, dofnum2, dsbl_filterparent) {
+                continue;
+            }
+            add_pair(m, b1, b2, &mut sc.pairs);
+        }
+    }
+
+    // 6. ascending signatures (plain integers: any sort gives MuJoCo's order)
+    sc.pairs.sort_unstable();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eig3_of_diagonal_sorts_decreasing() {
+        let (val, vec) = eig3(&[1.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 2.0]);
+        assert_eq!(val, [3.0, 2.0, 1.0]);
+        // rows are unit vectors along the matching axes (up to sign)
+        let row = |i: usize| [vec[3 * i], vec[3 * i + 1], vec[3 * i + 2]];
+        let m = [1.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 2.0];
+        for i in 0..3 {
+            let r = row(i);
+            assert!((dot3(&r, &r) - 1.0).abs() < 1e-15);
+        }
+        // columns are the eigenvectors: M v = lambda v
+        for (i, lambda) in val.iter().enumerate() {
+            let v = [vec[i], vec[3 + i], vec[6 + i]];
+            let mv = mul_mat_vec3(&m, &v);
+            for k in 0..3 {
+                assert!((mv[k] - lambda * v[k]).abs() < 1e-12);
+            }
+        }
+    }
+}

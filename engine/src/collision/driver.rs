@@ -1,0 +1,411 @@
+//! The collision driver: MuJoCo's `mj_collision` for rigid geoms, in MuJoCo's contact order.
+//!
+//! Algorithm (the order is what matters: the C pipeline's results depend on it):
+//! 1. Nothing when constraints or contacts are disabled, or with fewer than two bodies.
+//! 2. Broadphase ([`super::broadphase`]): body-pair signatures, ascending; repeats skipped.
+//! 3. For each body pair, first every explicit `<pair>` whose signature is not above the body
+//!    pair's (explicit pairs are sorted by signature, so they interleave with the body pairs),
+//!    then, unless the bitmasks of the bodies cannot meet or the pair is excluded:
+//!    - two single-geom bodies: that geom pair;
+//!    - both bodies with a geom tree and mid-phase on: the geom pairs whose bounding spheres and
+//!      oriented boxes overlap, sorted by (geom 1, geom 2) after the lower-type-first swap,
+//!      which is the order MuJoCo's post-tree contact sort produces;
+//!    - otherwise all geom pairs, body 1's geoms outer, body 2's inner.
+//!
+//!    Geom pairs already given as explicit pairs of this body pair are skipped; every pair
+//!    passes `filterCollisionPair` (bitmasks for non-explicit pairs, sleep for explicit ones,
+//!    bounding spheres with margin + gap) before the narrowphase.
+//! 4. Explicit pairs left over (signatures above the last body pair).
+//!
+//! The mid-phase tree's inner nodes only prune; its leaves apply the sphere and box tests to
+//! geom pairs, and are reproduced here directly on all collidable geom pairs of the two bodies.
+//! Pruning at an inner node cannot remove a leaf pair within the margin, so the contacts agree.
+
+use super::broadphase::{body_geoms, broadphase, BroadphaseScratch};
+use super::filter::{collide_obb, filter_bitmask, filter_sphere, pair_gap, pair_margin};
+use super::model::{
+    CollisionModel, ModelShapeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_MIDPHASE, DSBL_MULTICCD, DSBL_NATIVECCD,
+    ENBL_SLEEP, ENBL_SPECULATIVE,
+};
+use super::params::{mix_geom_params, pair_params, set_contact, surface_velocity};
+use super::sort::mj_sort;
+use super::state::{State, SLEEP_AWAKE};
+use crate::contact::Contact;
+use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
+
+/// A geom pair queued for the narrowphase: lower type first, and the explicit pair it comes
+/// from, if any.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct GeomPair {
+    g1: usize,
+    g2: usize,
+    ipair: Option<usize>,
+}
+
+/// A geom pair that reached the narrowphase but has no Rust collider (height field or SDF).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnsupportedPair {
+    /// The two geoms, in MuJoCo's order (lower type first).
+    pub geom: [usize; 2],
+    /// The explicit pair it comes from, if any.
+    pub ipair: Option<usize>,
+    /// Index in the output contact list where MuJoCo would have put its contacts.
+    pub index: usize,
+}
+
+/// What one `collide` call did besides producing contacts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CollideReport {
+    /// Distinct body pairs returned by the broadphase.
+    pub body_pairs: usize,
+    /// Geom pairs handed to the narrowphase (supported or not).
+    pub pairs_tested: usize,
+    /// Pairs MuJoCo would collide but the Rust narrowphase cannot; the caller must get their
+    /// contacts elsewhere (e.g. from C) and insert them at `index`.
+    pub unsupported: Vec<UnsupportedPair>,
+}
+
+/// Why `collide` refused to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CollideError {
+    /// The model's arrays are inconsistent.
+    Model(ModelShapeError),
+    /// The state's arrays do not match the model.
+    State(String),
+    /// The model has flexes, which the Rust driver does not collide.
+    FlexUnsupported,
+    /// Speculative contacts are enabled but not implemented in the Rust driver yet.
+    SpeculativeUnsupported,
+    /// Sleep is enabled but the state has no sleep data.
+    MissingSleepState,
+}
+
+impl std::fmt::Display for CollideError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CollideError::Model(e) => write!(f, "{e}"),
+            CollideError::State(s) => write!(f, "inconsistent collision state: {s}"),
+            CollideError::FlexUnsupported => write!(f, "the model has flexes; the Rust collision driver has none"),
+            CollideError::SpeculativeUnsupported => {
+                write!(f, "speculative contacts are enabled; the Rust collision driver does not have them yet")
+            }
+            CollideError::MissingSleepState => write!(f, "sleep is enabled but no sleep state was given"),
+        }
+    }
+}
+
+impl std::error::Error for CollideError {}
+
+/// The collision stage with its scratch buffers, reused by every call (no allocation per step
+/// once the buffers have grown).
+#[derive(Debug)]
+pub struct CollisionStage {
+    broad: BroadphaseScratch,
+    tree: Vec<GeomPair>,
+    tree_buf: Vec<GeomPair>,
+    points: Vec<ContactPoint>,
+}
+
+impl Default for CollisionStage {
+    fn default() -> Self {
+        CollisionStage::new()
+    }
+}
+
+/// Per-call context shared by the helpers.
+struct Ctx<'a> {
+    m: &'a CollisionModel,
+    s: &'a State<'a>,
+    opt: CollideOptions,
+}
+
+impl CollisionStage {
+    /// A stage with empty scratch buffers.
+    pub fn new() -> Self {
+        CollisionStage {
+            broad: BroadphaseScratch::default(),
+            tree: Vec::new(),
+            tree_buf: Vec::new(),
+            points: vec![ContactPoint::default(); MAX_CONTACTS],
+        }
+    }
+
+    /// All contacts of the current state, exactly as MuJoCo's `mj_collision` lists them; `out`
+    /// is cleared first. See the module documentation for the order.
+    pub fn collide(
+        &mut self,
+        m: &CollisionModel,
+        s: &State,
+        out: &mut Vec<Contact>,
+    ) -> Result<CollideReport, CollideError> {
+        out.clear();
+        m.validate().map_err(CollideError::Model)?;
+        check_state(m, s)?;
+        let mut report = CollideReport::default();
+        let nbody = m.nbody();
+        if m.opt.disabled(DSBL_CONSTRAINT) || m.opt.disabled(DSBL_CONTACT) || nbody + m.nflex < 2 {
+            return Ok(report);
+        }
+        if m.nflex > 0 {
+            return Err(CollideError::FlexUnsupported);
+        }
+        if m.opt.enabled(ENBL_SPECULATIVE) {
+            return Err(CollideError::SpeculativeUnsupported);
+        }
+        let sleep_filter = m.opt.enabled(ENBL_SLEEP) && s.sleep.is_some_and(|sl| sl.nbody_awake < nbody);
+
+        let ctx = Ctx {
+            m,
+            s,
+            opt: CollideOptions {
+                ccd_iterations: m.opt.ccd_iterations,
+                ccd_tolerance: m.opt.ccd_tolerance,
+                multiccd: !m.opt.disabled(DSBL_MULTICCD),
+                nativeccd: !m.opt.disabled(DSBL_NATIVECCD),
+            },
+        };
+
+        broadphase(m, s, sleep_filter, &mut self.broad);
+        let npair = m.npair();
+        let midphase = !m.opt.disabled(DSBL_MIDPHASE);
+        let mut last_signature = u32::MAX;
+        let mut pairadr = 0;
+        for k in 0..self.broad.pairs.len() {
+            let signature = self.broad.pairs[k];
+            if signature == last_signature {
+                continue;
+            }
+            last_signature = signature;
+            report.body_pairs += 1;
+            let (b1, b2) = ((signature >> 16) as usize, (signature & 0xFFFF) as usize);
+
+            // explicit pairs up to this signature come first
+            let mut merged = false;
+            let startadr = pairadr;
+            while pairadr < npair && m.pair_signature[pairadr] <= signature {
+                merged = m.pair_signature[pairadr] == signature;
+                let (g1, g2) = (m.pair_geom1[pairadr], m.pair_geom2[pairadr]);
+                if filter_collision_pair(&ctx, g1, g2, Some(pairadr), None) {
+                    self.narrow(&ctx, order(m, g1, g2, Some(pairadr)), out, &mut report);
+                }
+                pairadr += 1;
+            }
+            let skip = if merged { Some(startadr..pairadr) } else { None };
+
+            if filter_bitmask(m.body_contype[b1], m.body_conaffinity[b1], m.body_contype[b2], m.body_conaffinity[b2]) {
+                continue;
+            }
+            if excluded(m, signature) {
+                continue;
+            }
+
+            if m.body_geomnum[b1] == 1 && m.body_geomnum[b2] == 1 {
+                let (g1, g2) = (body_geoms(m, b1).start, body_geoms(m, b2).start);
+                if filter_collision_pair(&ctx, g1, g2, None, skip.clone()) {
+                    self.narrow(&ctx, order(m, g1, g2, None), out, &mut report);
+                }
+            } else if midphase && m.body_has_bvh[b1] && m.body_has_bvh[b2] {
+                self.midphase(&ctx, b1, b2, skip, out, &mut report);
+            } else {
+                for g1 in body_geoms(m, b1) {
+                    for g2 in body_geoms(m, b2) {
+                        if filter_collision_pair(&ctx, g1, g2, None, skip.clone()) {
+                            self.narrow(&ctx, order(m, g1, g2, None), out, &mut report);
+                        }
+                    }
+                }
+            }
+        }
+
+        // explicit pairs beyond the last body pair
+        while pairadr < npair {
+            let (g1, g2) = (m.pair_geom1[pairadr], m.pair_geom2[pairadr]);
+            if filter_collision_pair(&ctx, g1, g2, Some(pairadr), None) {
+                self.narrow(&ctx, order(m, g1, g2, Some(pairadr)), out, &mut report);
+            }
+            pairadr += 1;
+        }
+        Ok(report)
+    }
+
+    /// The mid-phase of one body pair: leaf tests on every pair of collidable geoms, then the
+    /// narrowphase in MuJoCo's post-sort order (`mj_collideTree` + `contactSort`).
+    fn midphase(
+        &mut self,
+        ctx: &Ctx,
+        b1: usize,
+        b2: usize,
+        skip: Option<std::ops::Range<usize>>,
+        out: &mut Vec<Contact>,
+        report: &mut CollideReport,
+    ) {
+        let m = ctx.m;
+        let (xpos, xmat) = (ctx.s.geom_xpos, ctx.s.geom_xmat);
+        let collidable = |g: &usize| m.geom_contype[*g] != 0 || m.geom_conaffinity[*g] != 0;
+        self.tree.clear();
+        for g1 in body_geoms(m, b1).filter(collidable) {
+            for g2 in body_geoms(m, b2).filter(collidable) {
+                let bound = pair_margin(m, g1, g2, None) + pair_gap(m, g1, g2, None);
+                if filter_sphere(m, xpos, xmat, g1, g2, bound) {
+                    continue;
+                }
+                let boxes = [&m.geom_aabb[g1], &m.geom_aabb[g2]];
+                if !collide_obb(boxes, [&xpos[g1], &xpos[g2]], [&xmat[g1], &xmat[g2]], bound) {
+                    continue;
+                }
+                if filter_collision_pair(ctx, g1, g2, None, skip.clone()) {
+                    self.tree.push(order(m, g1, g2, None));
+                }
+            }
+        }
+        // MuJoCo sorts the tree's contacts by (geom[0], geom[1]); each pair's contacts are
+        // contiguous and the sort is stable, so sorting the pairs is the same
+        mj_sort(&mut self.tree, &mut self.tree_buf, |a, b| (a.g1, a.g2).cmp(&(b.g1, b.g2)));
+        for k in 0..self.tree.len() {
+            let pair = self.tree[k];
+            self.narrow(ctx, pair, out, report);
+        }
+    }
+
+    /// Run the narrowphase on one geom pair and append its finished contacts.
+    fn narrow(&mut self, ctx: &Ctx, pair: GeomPair, out: &mut Vec<Contact>, report: &mut CollideReport) {
+        let m = ctx.m;
+        let s = ctx.s;
+        report.pairs_tested += 1;
+        let (g1, g2) = (pair.g1, pair.g2);
+        let margin = pair_margin(m, g1, g2, pair.ipair);
+        let gap = pair_gap(m, g1, g2, pair.ipair);
+        let n = match (geom(ctx, g1), geom(ctx, g2)) {
+            (Some(a), Some(b)) => table::collide(&a, &b, margin + gap, &ctx.opt, &mut self.points),
+            _ => None,
+        };
+        let Some(n) = n else {
+            report.unsupported.push(UnsupportedPair { geom: [g1, g2], ipair: pair.ipair, index: out.len() });
+            return;
+        };
+        if n == 0 {
+            return;
+        }
+        let params = match pair.ipair {
+            Some(p) => pair_params(m, p),
+            None => mix_geom_params(m, g1, g2),
+        };
+        for cp in &self.points[..n.min(self.points.len())] {
+            let mut con = Contact {
+                dist: cp.dist,
+                pos: cp.pos,
+                frame: cp.frame,
+                geom: [g1 as i32, g2 as i32],
+                ..Default::default()
+            };
+            set_contact(m, &mut con, margin, &params);
+            if m.flg_surfacevel {
+                con.surfacevel = surface_velocity(m, s.geom_xpos, s.geom_xmat, &con);
+            }
+            out.push(con);
+        }
+    }
+}
+
+/// The narrowphase view of geom `g`; `None` for a mesh without a hull.
+fn geom<'a>(ctx: &Ctx<'a>, g: usize) -> Option<Geom<'a>> {
+    let m = ctx.m;
+    let hull = if m.geom_type[g] == GeomType::Mesh {
+        Some(m.hulls.get(usize::try_from(m.geom_dataid[g]).ok()?)?.as_ref()?)
+    } else {
+        None
+    };
+    Some(Geom {
+        ty: m.geom_type[g],
+        size: m.geom_size[g],
+        pos: ctx.s.geom_xpos[g],
+        mat: ctx.s.geom_xmat[g],
+        rbound: m.geom_rbound[g],
+        hull,
+    })
+}
+
+/// The pair with the lower geom type first (`pushGeomGeom`); equal types keep their order.
+fn order(m: &CollisionModel, g1: usize, g2: usize, ipair: Option<usize>) -> GeomPair {
+    if (m.geom_type[g1] as usize) > (m.geom_type[g2] as usize) {
+        GeomPair { g1: g2, g2: g1, ipair }
+    } else {
+        GeomPair { g1, g2, ipair }
+    }
+}
+
+/// Whether a body-pair signature is in the (sorted) exclude list.
+fn excluded(m: &CollisionModel, signature: u32) -> bool {
+    let ex = &m.exclude_signature;
+    let mut k = 0;
+    while k < ex.len() && ex[k] < signature {
+        k += 1;
+    }
+    k < ex.len() && ex[k] == signature
+}
+
+/// `filterCollisionPair`: true to collide. `skip` holds the explicit pairs of this body pair
+/// (when there are any), whose geom pairs are not collided a second time.
+fn filter_collision_pair(
+    ctx: &Ctx,
+    g1: usize,
+    g2: usize,
+    ipair: Option<usize>,
+    skip: Option<std::ops::Range<usize>>,
+) -> bool {
+    let m = ctx.m;
+    if let Some(range) = skip {
+        for k in range {
+            let (p1, p2) = (m.pair_geom1[k], m.pair_geom2[k]);
+            if (p1 == g1 && p2 == g2) || (p1 == g2 && p2 == g1) {
+                return false;
+            }
+        }
+    }
+    if ipair.is_some() && m.opt.enabled(ENBL_SLEEP) {
+        if let Some(sl) = ctx.s.sleep {
+            let (b1, b2) = (m.geom_bodyid[g1], m.geom_bodyid[g2]);
+            if sl.body_awake[b1] != SLEEP_AWAKE && sl.body_awake[b2] != SLEEP_AWAKE {
+                return false;
+            }
+        }
+    }
+    if ipair.is_none()
+        && filter_bitmask(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2], m.geom_conaffinity[g2])
+    {
+        return false;
+    }
+    let bound = pair_margin(m, g1, g2, ipair) + pair_gap(m, g1, g2, ipair);
+    if filter_sphere(m, ctx.s.geom_xpos, ctx.s.geom_xmat, g1, g2, bound) {
+        return false;
+    }
+    // MuJoCo has a collider for every pair except plane/height-field with each other
+    let (t1, t2) = (m.geom_type[g1] as usize, m.geom_type[g2] as usize);
+    let hfield = GeomType::Hfield as usize;
+    !(t1 <= hfield && t2 <= hfield)
+}
+
+/// Check the state's array lengths against the model.
+fn check_state(m: &CollisionModel, s: &State) -> Result<(), CollideError> {
+    let ng = m.ngeom();
+    if s.geom_xpos.len() != ng || s.geom_xmat.len() != ng {
+        return Err(CollideError::State(format!(
+            "geom_xpos has {}, geom_xmat {} entries, ngeom is {ng}",
+            s.geom_xpos.len(),
+            s.geom_xmat.len()
+        )));
+    }
+    if m.opt.enabled(ENBL_SLEEP) {
+        let Some(sl) = s.sleep else {
+            return Err(CollideError::MissingSleepState);
+        };
+        if sl.body_awake.len() != m.nbody() {
+            return Err(CollideError::State(format!(
+                "body_awake has {} entries, nbody is {}",
+                sl.body_awake.len(),
+                m.nbody()
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! Forward kinematics: world poses of bodies, joints, geoms and sites from `qpos`, as MuJoCo's
+//! `mj_kinematics` defines them.
+//!
+//! Algorithm (bodies are stored parents first, so one pass suffices):
+//! 1. The world body sits at the origin with identity orientation.
+//! 2. A body whose only joint is free takes its pose straight from `qpos` (quaternion normalised).
+//! 3. Any other body starts at its parent's pose composed with its own offset (`body_pos`,
+//!    `body_quat`, or the mocap pose for mocap bodies); then each joint in order moves it: a slide
+//!    translates along the joint axis by `qpos - qpos0`; a hinge rotates by `qpos - qpos0` about its
+//!    axis, a ball by the normalised `qpos` quaternion, both about the joint anchor (the body is
+//!    shifted so the anchor stays put).
+//! 4. The body quaternion is normalised and turned into a matrix; inertial frames, geoms and sites
+//!    are placed relative to their body, copying the body frame where the compiler found them to
+//!    coincide (`*_sameframe`), exactly where MuJoCo copies instead of multiplying.
+//!
+//! The operations and their order follow MuJoCo's, so results agree to the last bit or nearly.
+
+use specula_model::types::{JointType, SameFrame};
+use specula_model::Model;
+
+use crate::math::{add3, axis_angle2quat, mul_mat_vec3, mul_quat, normalize4, quat2mat, rot_vec_quat, sub3};
+
+/// World poses computed by [`kinematics`], in MuJoCo's `mjData` layout.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Poses {
+    /// Body frame positions (`xpos`).
+    pub xpos: Vec<[f64; 3]>,
+    /// Body frame orientations (`xquat`).
+    pub xquat: Vec<[f64; 4]>,
+    /// Body frame orientations as matrices (`xmat`).
+    pub xmat: Vec<[f64; 9]>,
+    /// Body inertial frame positions (`xipos`).
+    pub xipos: Vec<[f64; 3]>,
+    /// Body inertial frame orientations (`ximat`).
+    pub ximat: Vec<[f64; 9]>,
+    /// Joint anchors (`xanchor`).
+    pub xanchor: Vec<[f64; 3]>,
+    /// Joint axes (`xaxis`).
+    pub xaxis: Vec<[f64; 3]>,
+    /// Geom positions (`geom_xpos`).
+    pub geom_xpos: Vec<[f64; 3]>,
+    /// Geom orientations (`geom_xmat`).
+    pub geom_xmat: Vec<[f64; 9]>,
+    /// Site positions (`site_xpos`).
+    pub site_xpos: Vec<[f64; 3]>,
+    /// Site orientations (`site_xmat`).
+    pub site_xmat: Vec<[f64; 9]>,
+}
+
+const IDENTITY: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+
+/// Places a frame given relative to body `b` (MuJoCo's `mj_local2Global`).
+fn local_to_global(p: &Poses, b: usize, pos: &[f64; 3], quat: &[f64; 4], same: SameFrame) -> ([f64; 3], [f64; 9]) {
+    let xpos = match same {
+        SameFrame::None | SameFrame::BodyRot | SameFrame::InertiaRot => {
+            add3(&mul_mat_vec3(&p.xmat[b], pos), &p.xpos[b])
+        }
+        SameFrame::Body => p.xpos[b],
+        SameFrame::Inertia => p.xipos[b],
+    };
+    let xmat = match same {
+        SameFrame::None => quat2mat(&mul_quat(&p.xquat[b], quat)),
+        SameFrame::Body | SameFrame::BodyRot => p.xmat[b],
+        SameFrame::Inertia | SameFrame::InertiaRot => p.ximat[b],
+    };
+    (xpos, xmat)
+}
+
+/// Computes world poses for configuration `qpos` (length `nq`); `mocap` gives the mocap bodies'
+/// (pos, quat) in mocap order, or `None` to use their model poses (as after `mj_resetData`).
+pub fn kinematics(m: &Model, qpos: &[f64], mocap: Option<(&[[f64; 3]], &[[f64; 4]])>) -> Poses {
+    let mut p = Poses {
+        xpos: vec![[0.0; 3]; m.nbody],
+        xquat: vec![[1.0, 0.0, 0.0, 0.0]; m.nbody],
+        xmat: vec![IDENTITY; m.nbody],
+        xipos: vec![[0.0; 3]; m.nbody],
+        ximat: vec![IDENTITY; m.nbody],
+        xanchor: vec![[0.0; 3]; m.njnt],
+        xaxis: vec![[0.0; 3]; m.njnt],
+        geom_xpos: vec![[0.0; 3]; m.ngeom],
+        geom_xmat: vec![IDENTITY; m.ngeom],
+        site_xpos: vec![[0.0; 3]; m.nsite],
+        site_xmat: vec![IDENTITY; m.nsite],
+    };
+    let q = |i: usize| qpos.get(i).copied().unwrap_or(0.0);
+    for b in 1..m.nbody {
+        let jntadr = m.body_jntadr[b].max(0) as usize;
+        let jntnum = m.body_jntnum[b];
+        let (mut xpos, mut xquat);
+        if jntnum == 1 && m.jnt_type[jntadr] == JointType::Free {
+            let a = m.jnt_qposadr[jntadr];
+            xpos = [q(a), q(a + 1), q(a + 2)];
+            xquat = [q(a + 3), q(a + 4), q(a + 5), q(a + 6)];
+            normalize4(&mut xquat);
+            p.xanchor[jntadr] = xpos;
+            p.xaxis[jntadr] = m.jnt_axis[jntadr];
+        } else {
+            let parent = m.body_parentid[b];
+            let (bpos, bquat) = match (m.body_mocapid[b], mocap) {
+                (id, Some((mp, mq))) if id >= 0 => {
+                    let mut quat = mq[id as usize];
+                    normalize4(&mut quat);
+                    (mp[id as usize], quat)
+                }
+                (id, None) if id >= 0 => {
+                    let mut quat = m.body_quat[b];
+                    normalize4(&mut quat);
+                    (m.body_pos[b], quat)
+                }
+                _ => (m.body_pos[b], m.body_quat[b]),
+            };
+            if parent != 0 {
+                xpos = add3(&mul_mat_vec3(&p.xmat[parent], &bpos), &p.xpos[parent]);
+                xquat = mul_quat(&p.xquat[parent], &bquat);
+            } else {
+                xpos = bpos;
+                xquat = bquat;
+            }
+            for j in jntadr..jntadr + jntnum {
+                let a = m.jnt_qposadr[j];
+                let xaxis = rot_vec_quat(&m.jnt_axis[j], &xquat);
+                let xanchor = add3(&rot_vec_quat(&m.jnt_pos[j], &xquat), &xpos);
+                match m.jnt_type[j] {
+                    JointType::Slide => {
+                        let s = q(a) - m.qpos0[a];
+                        xpos = [xpos[0] + xaxis[0] * s, xpos[1] + xaxis[1] * s, xpos[2] + xaxis[2] * s];
+                    }
+                    JointType::Ball | JointType::Hinge => {
+                        let qloc = if m.jnt_type[j] == JointType::Ball {
+                            let mut l = [q(a), q(a + 1), q(a + 2), q(a + 3)];
+                            normalize4(&mut l);
+                            l
+                        } else {
+                            axis_angle2quat(&m.jnt_axis[j], q(a) - m.qpos0[a])
+                        };
+                        xquat = mul_quat(&xquat, &qloc);
+                        // Keep the anchor fixed: the body origin moves around it.
+                        xpos = sub3(&xanchor, &rot_vec_quat(&m.jnt_pos[j], &xquat));
+                    }
+                    // A free joint that is not the body's only joint cannot be compiled.
+                    JointType::Free => {}
+                }
+                p.xanchor[j] = xanchor;
+                p.xaxis[j] = xaxis;
+            }
+        }
+        normalize4(&mut xquat);
+        p.xquat[b] = xquat;
+        p.xpos[b] = xpos;
+        p.xmat[b] = quat2mat(&xquat);
+    }
+    for b in 1..m.nbody {
+        (p.xipos[b], p.ximat[b]) = local_to_global(&p, b, &m.body_ipos[b], &m.body_iquat[b], m.body_sameframe[b]);
+    }
+    for g in 0..m.ngeom {
+        (p.geom_xpos[g], p.geom_xmat[g]) =
+            local_to_global(&p, m.geom_bodyid[g], &m.geom_pos[g], &m.geom_quat[g], m.geom_sameframe[g]);
+    }
+    for s in 0..m.nsite {
+        (p.site_xpos[s], p.site_xmat[s]) =
+            local_to_global(&p, m.site_bodyid[s], &m.site_pos[s], &m.site_quat[s], m.site_sameframe[s]);
+    }
+    p
+}

@@ -1,0 +1,251 @@
+//! Support functions: the point of a geom farthest along a direction, in world coordinates.
+//!
+//! These mirror MuJoCo's native-CCD support functions (`engine_collision_convex.c`): the
+//! direction is rotated into the geom frame, the extreme point is found there and mapped back
+//! with `mat * p + pos`. Margins are not added here; GJK inflates each support point by half the
+//! margin along the query direction. Spheres and capsules can be shrunk to their core (a point
+//! or a segment) with [`Core`], which is how MuJoCo's GJK treats them before re-inflating.
+
+use crate::math::dot3 as dot;
+use crate::narrowphase::{ConvexHull, Geom, GeomType};
+
+/// Below this squared length a direction cannot be normalised (MuJoCo's `mjMINVAL^2`).
+const MINVAL2: f64 = 1e-30;
+
+/// Hulls with fewer vertices than this are searched exhaustively (`mjMESH_HILLCLIMB_MIN`).
+const HILLCLIMB_MIN: usize = 10;
+
+/// What part of the geom the support function describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Core {
+    /// The full shape.
+    Full,
+    /// Only the centre (a sphere without its radius).
+    Point,
+    /// Only the axis segment (a capsule without its radius).
+    Segment,
+}
+
+/// A geom prepared for support queries, with the caches MuJoCo keeps between queries.
+#[derive(Clone, Debug)]
+pub(crate) struct ConvexObj<'a> {
+    /// Geom type.
+    pub ty: GeomType,
+    /// `geom_size`.
+    pub size: [f64; 3],
+    /// World position.
+    pub pos: [f64; 3],
+    /// World orientation (row-major).
+    pub mat: [f64; 9],
+    /// Margin inflating the shape (half of it on each side of a pair).
+    pub margin: f64,
+    /// Mesh hull, if a mesh.
+    pub hull: Option<&'a ConvexHull>,
+    /// Index of the last support vertex (box corner bits or hull vertex), -1 if none.
+    pub vertindex: i32,
+    /// Warm start for hill climbing on the hull.
+    meshindex: i32,
+    /// Which core the support function describes.
+    pub core: Core,
+}
+
+impl<'a> ConvexObj<'a> {
+    /// Prepare `g` with the given margin.
+    pub fn new(g: &Geom<'a>, margin: f64) -> Self {
+        ConvexObj {
+            ty: g.ty,
+            size: g.size,
+            pos: g.pos,
+            mat: g.mat,
+            margin,
+            hull: g.hull,
+            vertindex: -1,
+            meshindex: -1,
+            core: Core::Full,
+        }
+    }
+
+    /// Support point along the unit direction `dir` (world frame), without margin.
+    pub fn support(&mut self, dir: &[f64; 3]) -> [f64; 3] {
+        match self.core {
+            Core::Point => return self.pos,
+            Core::Segment => {
+                let m = &self.mat;
+                let along = m[2] * dir[0] + m[5] * dir[1] + m[8] * dir[2];
+                let h = if along >= 0.0 { self.size[1] } else { -self.size[1] };
+                return [m[2] * h + self.pos[0], m[5] * h + self.pos[1], m[8] * h + self.pos[2]];
+            }
+            Core::Full => {}
+        }
+        let l = to_local(&self.mat, dir);
+        let s = &self.size;
+        let local = match self.ty {
+            GeomType::Sphere => {
+                return [s[0] * dir[0] + self.pos[0], s[0] * dir[1] + self.pos[1], s[0] * dir[2] + self.pos[2]]
+            }
+            GeomType::Capsule => {
+                let mut p = [l[0] * s[0], l[1] * s[0], l[2] * s[0]];
+                p[2] += if l[2] >= 0.0 { s[1] } else { -s[1] };
+                p
+            }
+            GeomType::Ellipsoid => {
+                let p = [l[0] * s[0], l[1] * s[1], l[2] * s[2]];
+                let n2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+                if n2 < MINVAL2 {
+                    // degenerate direction: MuJoCo answers with the tip of the local x axis
+                    let m = &self.mat;
+                    return [m[0] * s[0] + self.pos[0], m[3] * s[0] + self.pos[1], m[6] * s[0] + self.pos[2]];
+                }
+                let inv = 1.0 / n2.sqrt();
+                [p[0] * (inv * s[0]), p[1] * (inv * s[1]), p[2] * (inv * s[2])]
+            }
+            GeomType::Cylinder => {
+                let n2 = l[0] * l[0] + l[1] * l[1];
+                let scl = if n2 >= MINVAL2 { s[0] / n2.sqrt() } else { 0.0 };
+                [scl * l[0], scl * l[1], if l[2] >= 0.0 { s[1] } else { -s[1] }]
+            }
+            GeomType::Box => {
+                let p = [
+                    if l[0] >= 0.0 { s[0] } else { -s[0] },
+                    if l[1] >= 0.0 { s[1] } else { -s[1] },
+                    if l[2] >= 0.0 { s[2] } else { -s[2] },
+                ];
+                // corner id: bit i set when the corner is on the + side of axis i
+                self.vertindex = (p[0] > 0.0) as i32 | ((p[1] > 0.0) as i32) << 1 | ((p[2] > 0.0) as i32) << 2;
+                p
+            }
+            GeomType::Mesh => match self.hull {
+                Some(h) if !h.vert.is_empty() => {
+                    let i = self.hull_support(h, &l);
+                    self.vertindex = i as i32;
+                    h.vert[i]
+                }
+                _ => [0.0; 3],
+            },
+            // planes, height fields and SDFs never reach the convex path
+            _ => [0.0; 3],
+        };
+        to_global(&self.mat, &self.pos, &local)
+    }
+
+    /// Index of the hull vertex farthest along the local direction `l`.
+    fn hull_support(&mut self, h: &ConvexHull, l: &[f64; 3]) -> usize {
+        let n = h.vert.len();
+        if n < HILLCLIMB_MIN || h.adjacency.len() != n {
+            // exhaustive search, warm-started at the previous answer
+            let (mut best, mut imax) = (f64::from(f32::MIN), 0);
+            if self.vertindex >= 0 && (self.vertindex as usize) < n {
+                imax = self.vertindex as usize;
+                best = dot(l, &h.vert[imax]);
+            }
+            for (i, v) in h.vert.iter().enumerate() {
+                let d = dot(l, v);
+                if d > best {
+                    best = d;
+                    imax = i;
+                }
+            }
+            return imax;
+        }
+        // hill climbing over the hull graph, from the previous answer (or vertex 0)
+        let mut imax = if self.meshindex >= 0 { self.meshindex as usize } else { 0 };
+        let mut best = dot(l, &h.vert[imax]);
+        loop {
+            let prev = imax;
+            for &j in &h.adjacency[prev] {
+                let j = j as usize;
+                if j < n {
+                    let d = dot(l, &h.vert[j]);
+                    if d > best {
+                        best = d;
+                        imax = j;
+                    }
+                }
+            }
+            if imax == prev {
+                break;
+            }
+        }
+        self.meshindex = imax as i32;
+        imax
+    }
+}
+
+/// `mat^T * v`: world direction into the geom frame.
+pub(crate) fn to_local(m: &[f64; 9], v: &[f64; 3]) -> [f64; 3] {
+    [
+        m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
+        m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
+        m[2] * v[0] + m[5] * v[1] + m[8] * v[2],
+    ]
+}
+
+/// `mat * p + pos`: geom-frame point into the world (sum first, then the offset, as MuJoCo).
+pub(crate) fn to_global(m: &[f64; 9], pos: &[f64; 3], p: &[f64; 3]) -> [f64; 3] {
+    let mut r = [
+        m[0] * p[0] + m[1] * p[1] + m[2] * p[2],
+        m[3] * p[0] + m[4] * p[1] + m[5] * p[2],
+        m[6] * p[0] + m[7] * p[1] + m[8] * p[2],
+    ];
+    r[0] += pos[0];
+    r[1] += pos[1];
+    r[2] += pos[2];
+    r
+}
+
+/// Support point used by the plane-vs-convex path (MuJoCo routes it through its libccd support
+/// function, whose ellipsoid rounding and mesh search differ slightly from the native ones).
+///
+/// Returns the world point and, for meshes, the hull vertex index it came from. The mesh search
+/// hill-climbs from hull vertex 0 when the hull has adjacency, else scans all vertices.
+pub(crate) fn plane_support(g: &Geom, dir: &[f64; 3]) -> ([f64; 3], Option<usize>) {
+    let l = to_local(&g.mat, dir);
+    let s = &g.size;
+    let (p, best) = match g.ty {
+        GeomType::Ellipsoid => {
+            let mut p = [l[0] * s[0], l[1] * s[1], l[2] * s[2]];
+            crate::math::normalize3(&mut p);
+            ([p[0] * s[0], p[1] * s[1], p[2] * s[2]], None)
+        }
+        GeomType::Mesh => match g.hull {
+            Some(h) if !h.vert.is_empty() => {
+                let i = if h.adjacency.len() == h.vert.len() {
+                    let mut ibest = 0;
+                    let mut best = dot(&l, &h.vert[0]);
+                    loop {
+                        let from = ibest;
+                        for &j in &h.adjacency[from] {
+                            let j = j as usize;
+                            if j < h.vert.len() {
+                                let d = dot(&l, &h.vert[j]);
+                                if d > best {
+                                    best = d;
+                                    ibest = j;
+                                }
+                            }
+                        }
+                        if ibest == from {
+                            break;
+                        }
+                    }
+                    ibest
+                } else {
+                    let (mut best, mut ibest) = (-1e10, 0);
+                    for (i, v) in h.vert.iter().enumerate() {
+                        let d = dot(&l, v);
+                        if d > best {
+                            best = d;
+                            ibest = i;
+                        }
+                    }
+                    ibest
+                };
+                (h.vert[i], Some(i))
+            }
+            _ => ([0.0; 3], None),
+        },
+        _ => ([0.0; 3], None),
+    };
+    let r = crate::math::mul_mat_vec3(&g.mat, &p);
+    (crate::math::add3(&r, &g.pos), best)
+}

@@ -1,0 +1,317 @@
+//! Laying compiled bodies out into [`Model`]'s flat arrays: addresses, tree ids, the
+//! simple-body flags, frame-alignment flags, contact pairs and excludes.
+
+use super::attrs::Res;
+use super::body::CBody;
+use super::contact::{RawExclude, RawPair};
+use super::keyframe::compile_keys;
+use super::math::{EPS, QUNIT};
+use super::tree::BodyItem;
+use super::Extras;
+use crate::error::MjcfError;
+use crate::model::Model;
+use crate::types::{JointType, SameFrame};
+
+/// Frames closer than this (element-wise) count as equal, as in MuJoCo's compiler.
+const FRAME_EPS: f64 = 1e-6;
+
+fn same_vec(a: &[f64; 3], b: &[f64; 3]) -> bool {
+    (0..3).all(|i| (a[i] - b[i]).abs() < FRAME_EPS)
+}
+
+/// Equal quaternions up to sign.
+fn same_quat(a: &[f64; 4], b: &[f64; 4]) -> bool {
+    (0..4).all(|i| (a[i] - b[i]).abs() < FRAME_EPS) || (0..4).all(|i| (a[i] + b[i]).abs() < FRAME_EPS)
+}
+
+/// Frame alignment of an element pose against the body and its inertial frame.
+fn sameframe(pos: &[f64; 3], quat: &[f64; 4], ipos: &[f64; 3], iquat: &[f64; 4]) -> SameFrame {
+    if same_vec(pos, &[0.0; 3]) && same_quat(quat, &QUNIT) {
+        SameFrame::Body
+    } else if same_quat(quat, &QUNIT) {
+        SameFrame::BodyRot
+    } else if same_vec(pos, ipos) && same_quat(quat, iquat) {
+        SameFrame::Inertia
+    } else if same_quat(quat, iquat) {
+        SameFrame::InertiaRot
+    } else {
+        SameFrame::None
+    }
+}
+
+/// Recomputes `body_subtreemass` from `body_mass` (children before parents).
+pub fn subtree_mass(m: &mut Model) {
+    m.body_subtreemass = m.body_mass.clone();
+    for i in (1..m.nbody).rev() {
+        let p = m.body_parentid[i];
+        m.body_subtreemass[p] += m.body_subtreemass[i];
+    }
+}
+
+/// Builds the model arrays from compiled bodies.
+pub fn assemble(bodies: &[CBody], items: &[BodyItem], ex: &Extras) -> Res<Model> {
+    let mut m = Model { model_name: ex.model_name.clone(), ..Default::default() };
+    m.nbody = bodies.len();
+    let mut lastdof: Vec<i32> = vec![-1; m.nbody];
+    let mut qposadr = 0;
+    let mut nmocap = 0;
+    for (i, b) in bodies.iter().enumerate() {
+        let it = &items[i];
+        let par = b.parent;
+        m.body_names.push(b.name.clone());
+        m.body_parentid.push(par);
+        m.body_weldid.push(b.weldid);
+        if b.mocap {
+            m.body_mocapid.push(nmocap);
+            nmocap += 1;
+        } else {
+            m.body_mocapid.push(-1);
+        }
+        m.body_jntnum.push(b.joints.len());
+        m.body_jntadr.push(if b.joints.is_empty() { -1 } else { m.njnt as i32 });
+        m.body_dofnum.push(b.dofnum);
+        m.body_dofadr.push(if b.dofnum > 0 { m.nv as i32 } else { -1 });
+        m.body_geomnum.push(b.geoms.len());
+        m.body_geomadr.push(if b.geoms.is_empty() { -1 } else { m.ngeom as i32 });
+        m.body_pos.push(b.pos);
+        m.body_quat.push(b.quat);
+        m.body_ipos.push(b.ipos);
+        m.body_iquat.push(b.iquat);
+        m.body_mass.push(b.mass);
+        m.body_inertia.push(b.inertia);
+        m.body_gravcomp.push(b.gravcomp);
+        m.body_contype.push(b.contype);
+        m.body_conaffinity.push(b.conaffinity);
+        m.body_margin.push(b.margin);
+
+        let nfree = b.joints.iter().filter(|j| j.spec.jtype == JointType::Free).count();
+        if nfree > 1 || (nfree == 1 && b.joints.len() > 1) {
+            return Err(MjcfError::new(it.el_pos.clone(), "free joint can only appear by itself"));
+        }
+        if nfree > 0 && i > 0 && par != 0 {
+            return Err(MjcfError::new(it.el_pos.clone(), "free joint can only be used on top level"));
+        }
+        let rootid = if i == 0 || par == 0 { i } else { m.body_rootid[par] };
+        m.body_rootid.push(rootid);
+        lastdof[i] = if i > 0 { lastdof[par] } else { -1 };
+
+        let sf = if same_vec(&b.ipos, &[0.0; 3]) && same_quat(&b.iquat, &QUNIT) {
+            SameFrame::Body
+        } else if same_quat(&b.iquat, &QUNIT) {
+            SameFrame::BodyRot
+        } else {
+            SameFrame::None
+        };
+        m.body_sameframe.push(sf);
+        let mut simple =
+            u8::from(sf == SameFrame::Body && (rootid == i || (m.body_parentid[par] == 0 && m.body_dofnum[par] == 0)));
+        if !b.simple {
+            simple = 0;
+        }
+        m.body_simple.push(simple);
+        if par > 0 {
+            m.body_simple[par] = 0;
+        }
+
+        let mut rotfound = false;
+        for j in &b.joints {
+            let t = j.spec.jtype;
+            m.jnt_names.push(j.name.clone());
+            m.jnt_type.push(t);
+            m.jnt_group.push(j.spec.group);
+            m.jnt_limited.push(j.limited);
+            m.jnt_actfrclimited.push(j.actfrclimited);
+            m.jnt_actgravcomp.push(j.spec.actgravcomp);
+            m.jnt_qposadr.push(qposadr);
+            m.jnt_dofadr.push(m.nv);
+            m.jnt_bodyid.push(i);
+            m.jnt_pos.push(j.pos);
+            m.jnt_axis.push(j.axis);
+            m.jnt_stiffness.push(j.spec.stiffness[0]);
+            m.jnt_stiffnesspoly.push([j.spec.stiffness[1], j.spec.stiffness[2]]);
+            m.jnt_range.push(j.spec.range);
+            m.jnt_actfrcrange.push(j.spec.actfrcrange);
+            m.jnt_solref.push(j.spec.solref_limit);
+            m.jnt_solimp.push(j.spec.solimp_limit);
+            m.jnt_margin.push(j.spec.margin);
+
+            let aligned = j.axis.iter().filter(|a| a.abs() > EPS).count() == 1;
+            if rotfound
+                || !same_vec(&j.pos, &[0.0; 3])
+                || (matches!(t, JointType::Hinge | JointType::Slide) && !aligned)
+            {
+                m.body_simple[i] = 0;
+            }
+            rotfound |= matches!(t, JointType::Ball | JointType::Hinge);
+
+            match t {
+                JointType::Free => {
+                    m.qpos0.extend_from_slice(&b.pos);
+                    m.qpos0.extend_from_slice(&b.quat);
+                    m.qpos_spring.extend_from_slice(&b.pos);
+                    m.qpos_spring.extend_from_slice(&b.quat);
+                }
+                JointType::Ball => {
+                    m.qpos0.extend_from_slice(&QUNIT);
+                    m.qpos_spring.extend_from_slice(&QUNIT);
+                }
+                _ => {
+                    m.qpos0.push(j.spec.refpos);
+                    m.qpos_spring.push(j.spec.springref);
+                }
+            }
+            for _ in 0..t.nv() {
+                m.dof_bodyid.push(i);
+                m.dof_jntid.push(m.njnt);
+                m.dof_solref.push(j.spec.solref_friction);
+                m.dof_solimp.push(j.spec.solimp_friction);
+                m.dof_frictionloss.push(j.spec.frictionloss);
+                m.dof_armature.push(j.spec.armature);
+                m.dof_damping.push(j.spec.damping[0]);
+                m.dof_dampingpoly.push([j.spec.damping[1], j.spec.damping[2]]);
+                m.dof_parentid.push(lastdof[i]);
+                lastdof[i] = m.nv as i32;
+                m.nv += 1;
+            }
+            m.njnt += 1;
+            qposadr += t.nq();
+        }
+        if m.body_simple[i] > 0 && m.body_dofnum[i] > 0 {
+            let sliders = b.joints.iter().all(|j| j.spec.jtype == JointType::Slide);
+            m.body_simple[i] = if sliders { 2 } else { 1 };
+        }
+
+        for g in &b.geoms {
+            let s = &g.spec;
+            m.geom_names.push(g.name.clone());
+            m.geom_type.push(s.gtype);
+            m.geom_contype.push(s.contype);
+            m.geom_conaffinity.push(s.conaffinity);
+            m.geom_condim.push(s.condim);
+            m.geom_bodyid.push(i);
+            m.geom_dataid.push(g.dataid);
+            m.geom_matid.push(g.matid);
+            m.geom_group.push(s.group);
+            m.geom_priority.push(s.priority);
+            m.geom_size.push(g.size);
+            m.geom_aabb.push(g.aabb);
+            m.geom_pos.push(g.pos);
+            m.geom_quat.push(g.quat);
+            m.geom_friction.push(s.friction);
+            m.geom_solmix.push(s.solmix);
+            m.geom_solref.push(s.solref);
+            m.geom_solimp.push(s.solimp);
+            m.geom_margin.push(s.margin);
+            m.geom_gap.push(s.gap);
+            m.geom_surfacevel.push(s.surfacevel);
+            m.geom_adhesion.push(s.adhesion);
+            m.geom_rgba.push(s.rgba);
+            m.geom_sameframe.push(sameframe(&g.pos, &g.quat, &b.ipos, &b.iquat));
+            m.geom_rbound.push(g.rbound);
+            m.ngeom += 1;
+        }
+        for s in &b.sites {
+            m.site_names.push(s.name.clone());
+            m.site_type.push(s.gtype);
+            m.site_bodyid.push(i);
+            m.site_group.push(s.group);
+            m.site_size.push(s.size);
+            m.site_pos.push(s.pos);
+            m.site_quat.push(s.quat);
+            m.site_sameframe.push(sameframe(&s.pos, &s.quat, &b.ipos, &b.iquat));
+            m.nsite += 1;
+        }
+        m.ncam += b.ncam;
+        m.nlight += b.nlight;
+    }
+    m.nq = qposadr;
+    m.nmocap = nmocap as usize;
+
+    // kinematic trees: a new tree starts at every dof without a parent
+    let mut ntree = 0;
+    for i in 0..m.nv {
+        if m.dof_parentid[i] == -1 {
+            ntree += 1;
+        }
+        m.dof_treeid.push(ntree - 1);
+    }
+    m.ntree = ntree;
+    for i in 0..m.nbody {
+        let w = m.body_weldid[i];
+        m.body_treeid.push(if m.body_dofnum[w] > 0 { m.dof_treeid[m.body_dofadr[w] as usize] as i32 } else { -1 });
+    }
+    subtree_mass(&mut m);
+
+    m.neq = ex.equalities.len();
+    m.eq_names = ex.equalities.clone();
+    m.ntendon = ex.tendons.len();
+    m.tendon_names = ex.tendons.clone();
+    m.nactuator = ex.actuators.len();
+    m.nu = ex.nu;
+    m.actuator_names = ex.actuators.clone();
+    m.na = ex.na;
+    m.nsensor = ex.sensors.len();
+    m.sensor_names = ex.sensors.clone();
+
+    compile_pairs(&mut m, &ex.pairs)?;
+    compile_excludes(&mut m, &ex.excludes)?;
+    compile_keys(&mut m, &ex.keys)?;
+    Ok(m)
+}
+
+fn lookup(names: &[String], what: &str, name: &(String, crate::error::Position)) -> Res<usize> {
+    names
+        .iter()
+        .position(|n| *n == name.0)
+        .ok_or_else(|| MjcfError::new(name.1.clone(), format!("{what} '{}' not found", name.0)))
+}
+
+/// Resolves pair geoms (the geom on the lower-numbered body first) and sorts pairs by
+/// signature, keeping file order among equal signatures.
+fn compile_pairs(m: &mut Model, pairs: &[RawPair]) -> Res<()> {
+    let mut resolved = Vec::new();
+    for p in pairs {
+        let mut g1 = lookup(&m.geom_names, "geom", &p.geom1)?;
+        let mut g2 = lookup(&m.geom_names, "geom", &p.geom2)?;
+        if m.geom_bodyid[g1] > m.geom_bodyid[g2] {
+            std::mem::swap(&mut g1, &mut g2);
+        }
+        let sig = ((m.geom_bodyid[g1] as i32) << 16) + m.geom_bodyid[g2] as i32;
+        resolved.push((sig, g1, g2, p));
+    }
+    resolved.sort_by_key(|r| r.0);
+    for (sig, g1, g2, p) in resolved {
+        m.pair_names.push(p.name.clone());
+        m.pair_dim.push(p.spec.condim);
+        m.pair_geom1.push(g1);
+        m.pair_geom2.push(g2);
+        m.pair_signature.push(sig);
+        m.pair_solref.push(p.spec.solref);
+        m.pair_solreffriction.push(p.spec.solreffriction);
+        m.pair_solimp.push(p.spec.solimp);
+        m.pair_margin.push(p.spec.margin);
+        m.pair_gap.push(p.spec.gap);
+        m.pair_adhesion.push(p.spec.adhesion);
+        m.pair_friction.push(p.spec.friction);
+    }
+    m.npair = m.pair_dim.len();
+    Ok(())
+}
+
+/// Resolves excluded body pairs into sorted signatures `(min << 16) + max`.
+fn compile_excludes(m: &mut Model, ex: &[RawExclude]) -> Res<()> {
+    let mut resolved = Vec::new();
+    for e in ex {
+        let b1 = lookup(&m.body_names, "body", &e.body1)?;
+        let b2 = lookup(&m.body_names, "body", &e.body2)?;
+        let (lo, hi) = if b1 > b2 { (b2, b1) } else { (b1, b2) };
+        resolved.push((((lo as i32) << 16) + hi as i32, e.name.clone()));
+    }
+    resolved.sort_by_key(|r| r.0);
+    for (sig, name) in resolved {
+        m.exclude_signature.push(sig);
+        m.exclude_names.push(name);
+    }
+    m.nexclude = m.exclude_signature.len();
+    Ok(())
+}

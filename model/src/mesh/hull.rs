@@ -1,0 +1,404 @@
+//! 3-D convex hull (quickhull) and MuJoCo's `mesh_graph` encoding of it.
+//!
+//! MuJoCo builds the hull with qhull (options `Qt`: triangulated output, coplanar facets
+//! merged within round-off), keeps only the points that are true corners of the hull, and
+//! stores the triangulated hull as a graph. This module computes the same polytope with its own
+//! quickhull; the triangulation of flat facets and the order of vertices may differ from
+//! qhull's, but the vertex *set*, the volume and every mass property agree.
+//!
+//! Algorithm:
+//! 1. Initial tetrahedron as qhull picks it: the points of least and greatest x, then the
+//!    candidate (first among the per-axis extreme points, then among all points) that makes
+//!    the largest triangle, then the one that makes the largest tetrahedron.
+//! 2. Every other point goes to the outside set of the first face it is above by more than
+//!    the tolerance `eps` (a few units of round-off at the scale of the coordinates).
+//! 3. Repeatedly take a face with a non-empty outside set and its farthest point `p`; find
+//!    the faces visible from `p` (connected, above by more than `eps`), delete them, join each
+//!    horizon edge to `p`, and hand the orphaned outside points to the new faces.
+//! 4. Corner filter: group adjacent triangles whose far vertex lies within `eps` of the other
+//!    triangle's plane (they belong to one flat facet). A hull point that touches fewer than
+//!    three facets lies inside a facet or an edge and is not a corner; if there are such
+//!    points, drop them and rebuild from the corners alone (same polytope, clean triangulation).
+//!
+//! With `maxhullvert`, as qhull's `Q9 TA(n-4)`, step 3 always takes the farthest point over all
+//! outside sets and stops after `maxhullvert - 4` points have been added.
+
+use std::collections::HashMap;
+
+use super::mass::{cross, dot3};
+
+/// A triangulated convex hull; all indices refer to the input point array.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hull {
+    /// Hull vertices (corners), ascending input indices.
+    pub vert: Vec<usize>,
+    /// Triangles, counter-clockwise seen from outside (normals point out).
+    pub face: Vec<[usize; 3]>,
+}
+
+/// Why no hull could be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HullError {
+    /// Fewer than four points, or all points within round-off of a plane (qhull fails).
+    Degenerate,
+}
+
+/// One triangle of the hull under construction.
+struct Face {
+    v: [usize; 3],
+    normal: [f64; 3],
+    offset: f64,
+    outside: Vec<usize>,
+    alive: bool,
+}
+
+/// Quickhull state: the points, the faces and the map from directed edges to faces.
+struct Builder<'a> {
+    pts: &'a [f64],
+    eps: f64,
+    faces: Vec<Face>,
+    edge: HashMap<(usize, usize), usize>,
+}
+
+/// Point `i` of a flat xyz array.
+fn pt(pts: &[f64], i: usize) -> [f64; 3] {
+    [pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]]
+}
+
+/// `a - b`.
+fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// Euclidean norm.
+fn norm(a: &[f64; 3]) -> f64 {
+    dot3(a, a).sqrt()
+}
+
+impl<'a> Builder<'a> {
+    /// Signed distance of point `p` above face `f`.
+    fn dist(&self, f: usize, p: usize) -> f64 {
+        let face = &self.faces[f];
+        dot3(&face.normal, &pt(self.pts, p)) - face.offset
+    }
+
+    /// Adds triangle (a, b, c) (counter-clockwise from outside) and returns its id.
+    fn add_face(&mut self, a: usize, b: usize, c: usize) -> usize {
+        let pa = pt(self.pts, a);
+        let mut n = cross(&sub(&pt(self.pts, b), &pa), &sub(&pt(self.pts, c), &pa));
+        let len = norm(&n);
+        if len > 0.0 {
+            n = [n[0] / len, n[1] / len, n[2] / len];
+        }
+        let id = self.faces.len();
+        self.faces.push(Face { v: [a, b, c], normal: n, offset: dot3(&n, &pa), outside: Vec::new(), alive: true });
+        for (x, y) in [(a, b), (b, c), (c, a)] {
+            self.edge.insert((x, y), id);
+        }
+        id
+    }
+
+    /// Removes face `f` from the edge map and marks it dead.
+    fn kill(&mut self, f: usize) {
+        let [a, b, c] = self.faces[f].v;
+        for (x, y) in [(a, b), (b, c), (c, a)] {
+            if self.edge.get(&(x, y)) == Some(&f) {
+                self.edge.remove(&(x, y));
+            }
+        }
+        self.faces[f].alive = false;
+    }
+
+    /// Puts each point into the outside set of the first of `faces` it is above.
+    fn assign(&mut self, points: &[usize], faces: &[usize]) {
+        for &p in points {
+            for &f in faces {
+                if self.dist(f, p) > self.eps {
+                    self.faces[f].outside.push(p);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Adds point `p`, which is above face `start`, to the hull.
+    fn add_point(&mut self, start: usize, p: usize) {
+        // Visible faces: connected region around `start` that `p` is above.
+        let mut visible = vec![start];
+        let mut seen: HashMap<usize, bool> = HashMap::new();
+        seen.insert(start, true);
+        let mut k = 0;
+        while k < visible.len() {
+            let f = visible[k];
+            k += 1;
+            let [a, b, c] = self.faces[f].v;
+            for (x, y) in [(a, b), (b, c), (c, a)] {
+                if let Some(&g) = self.edge.get(&(y, x)) {
+                    if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(g) {
+                        let vis = self.dist(g, p) > self.eps;
+                        e.insert(vis);
+                        if vis {
+                            visible.push(g);
+                        }
+                    }
+                }
+            }
+        }
+        // Horizon: edges of visible faces whose neighbour is not visible.
+        let mut horizon = Vec::new();
+        for &f in &visible {
+            let [a, b, c] = self.faces[f].v;
+            for (x, y) in [(a, b), (b, c), (c, a)] {
+                let across = self.edge.get(&(y, x)).copied();
+                if !across.is_some_and(|g| seen.get(&g).copied().unwrap_or(false)) {
+                    horizon.push((x, y));
+                }
+            }
+        }
+        let mut orphans = Vec::new();
+        for &f in &visible {
+            orphans.append(&mut self.faces[f].outside);
+            self.kill(f);
+        }
+        let new: Vec<usize> = horizon.iter().map(|&(x, y)| self.add_face(x, y, p)).collect();
+        orphans.retain(|&q| q != p);
+        self.assign(&orphans, &new);
+    }
+
+    /// Live faces.
+    fn live(&self) -> impl Iterator<Item = &Face> {
+        self.faces.iter().filter(|f| f.alive)
+    }
+}
+
+/// Initial simplex as qhull chooses it; `None` if the points are (nearly) flat.
+fn initial_simplex(pts: &[f64], idx: &[usize], eps: f64) -> Option<[usize; 4]> {
+    let first = |better: &dyn Fn(f64, f64) -> bool, axis: usize| {
+        let mut best = idx[0];
+        for &i in idx {
+            if better(pts[3 * i + axis], pts[3 * best + axis]) {
+                best = i;
+            }
+        }
+        best
+    };
+    let mut extremes = Vec::new();
+    for axis in 0..3 {
+        extremes.push(first(&|a, b| a < b, axis));
+        extremes.push(first(&|a, b| a > b, axis));
+    }
+    let (p0, p1) = (extremes[0], extremes[1]);
+    let a = pt(pts, p0);
+    let e1 = sub(&pt(pts, p1), &a);
+    let area = |i: usize| norm(&cross(&e1, &sub(&pt(pts, i), &a)));
+    let pick = |score: &dyn Fn(usize) -> f64, tol: f64| -> Option<usize> {
+        for set in [&extremes[..], idx] {
+            let mut best: Option<(usize, f64)> = None;
+            for &i in set {
+                let s = score(i);
+                if !best.is_some_and(|(_, b)| s <= b) {
+                    best = Some((i, s));
+                }
+            }
+            if let Some((i, s)) = best {
+                if s > tol {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    };
+    let len1 = norm(&e1);
+    let p2 = pick(&area, eps * len1)?;
+    let n = cross(&e1, &sub(&pt(pts, p2), &a));
+    let nn = norm(&n);
+    let height = |i: usize| (dot3(&n, &sub(&pt(pts, i), &a)) / nn).abs();
+    let p3 = pick(&height, eps)?;
+    Some([p0, p1, p2, p3])
+}
+
+/// Round-off tolerance for distances among these points.
+fn tolerance(pts: &[f64], idx: &[usize]) -> f64 {
+    let mut maxabs = [0.0f64; 3];
+    for &i in idx {
+        for k in 0..3 {
+            maxabs[k] = maxabs[k].max(pts[3 * i + k].abs());
+        }
+    }
+    // About qhull's DISTround for 3-D input: a few machine epsilons times the coordinate sums.
+    10.0 * f64::EPSILON * (maxabs[0] + maxabs[1] + maxabs[2])
+}
+
+/// Quickhull over the points `idx`; returns the live faces.
+fn quickhull(pts: &[f64], idx: &[usize], maxadd: Option<usize>) -> Result<Vec<[usize; 3]>, HullError> {
+    if idx.len() < 4 {
+        return Err(HullError::Degenerate);
+    }
+    let eps = tolerance(pts, idx);
+    let simplex = initial_simplex(pts, idx, eps).ok_or(HullError::Degenerate)?;
+    let mut b = Builder { pts, eps, faces: Vec::new(), edge: HashMap::new() };
+    let [p0, p1, p2, p3] = simplex;
+    // Orient the base (p0, p1, p2) so that p3 lies below it.
+    let a = pt(pts, p0);
+    let n = cross(&sub(&pt(pts, p1), &a), &sub(&pt(pts, p2), &a));
+    let (q1, q2) = if dot3(&n, &sub(&pt(pts, p3), &a)) > 0.0 { (p2, p1) } else { (p1, p2) };
+    let f0 = b.add_face(p0, q1, q2);
+    let f1 = b.add_face(p0, p3, q1);
+    let f2 = b.add_face(q1, p3, q2);
+    let f3 = b.add_face(q2, p3, p0);
+    let rest: Vec<usize> = idx.iter().copied().filter(|i| !simplex.contains(i)).collect();
+    b.assign(&rest, &[f0, f1, f2, f3]);
+
+    let mut added = 0;
+    // Faces only receive outside points when they are created, so a face that is dead or empty
+    // stays so: without `maxhullvert` the scan can resume where it last stopped.
+    let mut cursor = 0;
+    loop {
+        if maxadd.is_some_and(|m| added >= m) {
+            break;
+        }
+        // Next point: farthest over all outside sets with `maxhullvert`, otherwise the
+        // farthest point of the first face that has any.
+        let mut next: Option<(usize, usize, f64)> = None;
+        let first = if maxadd.is_none() { cursor } else { 0 };
+        for f in first..b.faces.len() {
+            if !b.faces[f].alive || b.faces[f].outside.is_empty() {
+                continue;
+            }
+            cursor = f;
+            for &p in &b.faces[f].outside {
+                let d = b.dist(f, p);
+                if !next.is_some_and(|(_, _, bd)| d <= bd) {
+                    next = Some((f, p, d));
+                }
+            }
+            if maxadd.is_none() {
+                break;
+            }
+        }
+        let Some((f, p, _)) = next else { break };
+        b.add_point(f, p);
+        added += 1;
+    }
+    Ok(b.live().map(|f| f.v).collect())
+}
+
+/// Hull points that are not corners (they touch fewer than three flat facets).
+fn non_corners(pts: &[f64], faces: &[[usize; 3]], eps: f64) -> Vec<usize> {
+    let mut edge: HashMap<(usize, usize), usize> = HashMap::new();
+    for (i, f) in faces.iter().enumerate() {
+        for k in 0..3 {
+            edge.insert((f[k], f[(k + 1) % 3]), i);
+        }
+    }
+    // Union-find over triangles, joining coplanar neighbours.
+    let mut parent: Vec<usize> = (0..faces.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let plane = |f: &[usize; 3]| {
+        let a = pt(pts, f[0]);
+        let n = cross(&sub(&pt(pts, f[1]), &a), &sub(&pt(pts, f[2]), &a));
+        let len = norm(&n);
+        let n = [n[0] / len, n[1] / len, n[2] / len];
+        (n, dot3(&n, &a))
+    };
+    for (i, f) in faces.iter().enumerate() {
+        let (n, off) = plane(f);
+        for k in 0..3 {
+            let (x, y) = (f[k], f[(k + 1) % 3]);
+            if let Some(&j) = edge.get(&(y, x)) {
+                let far = faces[j].iter().copied().find(|&v| v != x && v != y).unwrap_or(x);
+                if (dot3(&n, &pt(pts, far)) - off).abs() <= eps {
+                    let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
+                    parent[ri] = rj;
+                }
+            }
+        }
+    }
+    let mut facets: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, f) in faces.iter().enumerate() {
+        let r = root(&mut parent, i);
+        for &v in f {
+            let list = facets.entry(v).or_default();
+            if !list.contains(&r) {
+                list.push(r);
+            }
+        }
+    }
+    let mut out: Vec<usize> = facets.into_iter().filter(|(_, l)| l.len() < 3).map(|(v, _)| v).collect();
+    out.sort_unstable();
+    out
+}
+
+/// Convex hull of the xyz points `pts`; `maxhullvert` limits the corners as in qhull `TA`.
+pub fn convex_hull(pts: &[f64], maxhullvert: Option<usize>) -> Result<Hull, HullError> {
+    let n = pts.len() / 3;
+    let mut idx: Vec<usize> = (0..n).collect();
+    let maxadd = maxhullvert.map(|m| m.saturating_sub(4));
+    let mut faces = quickhull(pts, &idx, maxadd)?;
+    for _ in 0..8 {
+        let eps = tolerance(pts, &idx);
+        let drop = non_corners(pts, &faces, eps);
+        let mut used: Vec<usize> = faces.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        if drop.is_empty() && used.len() == idx.len() {
+            break;
+        }
+        idx = used.into_iter().filter(|v| drop.binary_search(v).is_err()).collect();
+        faces = quickhull(pts, &idx, None)?;
+    }
+    let mut vert: Vec<usize> = faces.iter().flatten().copied().collect();
+    vert.sort_unstable();
+    vert.dedup();
+    Ok(Hull { vert, face: faces })
+}
+
+impl Hull {
+    /// MuJoCo's `mesh_graph` block for this hull.
+    ///
+    /// Layout: `numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert],
+    /// edge_localid[numvert + 3*numface], face_globalid[3*numface]`. For hull vertex `i`,
+    /// `edge_localid[vert_edgeadr[i]..]` lists its neighbours (as hull-local indices) and ends
+    /// with -1; `vert_globalid` and `face_globalid` are indices into the mesh vertices.
+    pub fn graph(&self) -> Vec<i32> {
+        let nv = self.vert.len();
+        let nf = self.face.len();
+        let local: HashMap<usize, usize> = self.vert.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        // Neighbours of each vertex in the order its faces are met.
+        let mut nbr: Vec<Vec<i32>> = vec![Vec::new(); nv];
+        for f in &self.face {
+            for k in 0..3 {
+                let me = local[&f[k]];
+                for other in [f[(k + 1) % 3], f[(k + 2) % 3]] {
+                    let o = local[&other] as i32;
+                    if !nbr[me].contains(&o) {
+                        nbr[me].push(o);
+                    }
+                }
+            }
+        }
+        let mut g = Vec::with_capacity(2 + 3 * nv + 6 * nf);
+        g.push(nv as i32);
+        g.push(nf as i32);
+        let mut adr = 0;
+        for list in &nbr {
+            g.push(adr);
+            adr += list.len() as i32 + 1;
+        }
+        g.extend(self.vert.iter().map(|&v| v as i32));
+        for list in &nbr {
+            g.extend_from_slice(list);
+            g.push(-1);
+        }
+        for f in &self.face {
+            g.extend(f.iter().map(|&v| v as i32));
+        }
+        g
+    }
+}

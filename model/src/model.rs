@@ -1,0 +1,474 @@
+//! The compiled model: MuJoCo's `mjModel`, field for field where specula needs it.
+//!
+//! Names and meanings are MuJoCo's (`body_parentid`, `geom_aabb`, ...). Per-item vectors
+//! (`nbody x 3` in MuJoCo) are `Vec<[f64; 3]>` here; variable-length per-model data (qpos0,
+//! key_qpos) are flat `Vec<f64>` in MuJoCo's layout.
+
+use crate::types::{Cone, GeomType, Integrator, Jacobian, JointType, SameFrame, Solver};
+
+/// Physics options (MuJoCo's `mjOption`), with MuJoCo's defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Timestep.
+    pub timestep: f64,
+    /// Ratio of friction-to-normal contact impedance.
+    pub impratio: f64,
+    /// Main solver tolerance.
+    pub tolerance: f64,
+    /// CG/Newton line-search tolerance.
+    pub ls_tolerance: f64,
+    /// Noslip solver tolerance.
+    pub noslip_tolerance: f64,
+    /// Convex collision solver tolerance.
+    pub ccd_tolerance: f64,
+    /// Sleep velocity tolerance.
+    pub sleep_tolerance: f64,
+    /// Gravitational acceleration.
+    pub gravity: [f64; 3],
+    /// Wind.
+    pub wind: [f64; 3],
+    /// Global magnetic flux.
+    pub magnetic: [f64; 3],
+    /// Density of the medium.
+    pub density: f64,
+    /// Viscosity of the medium.
+    pub viscosity: f64,
+    /// Override margin.
+    pub o_margin: f64,
+    /// Override solref.
+    pub o_solref: [f64; 2],
+    /// Override solimp.
+    pub o_solimp: [f64; 5],
+    /// Override friction.
+    pub o_friction: [f64; 5],
+    /// Integrator.
+    pub integrator: Integrator,
+    /// Friction cone.
+    pub cone: Cone,
+    /// Constraint Jacobian type.
+    pub jacobian: Jacobian,
+    /// Constraint solver.
+    pub solver: Solver,
+    /// Maximum main solver iterations.
+    pub iterations: i32,
+    /// Maximum line-search iterations.
+    pub ls_iterations: i32,
+    /// Maximum noslip iterations.
+    pub noslip_iterations: i32,
+    /// Maximum convex collision iterations.
+    pub ccd_iterations: i32,
+    /// Disable-flag bits (`mjtDisableBit`).
+    pub disableflags: u32,
+    /// Enable-flag bits (`mjtEnableBit`).
+    pub enableflags: u32,
+    /// Disabled actuator groups (bit per group).
+    pub disableactuator: u32,
+    /// SDF collision: number of starting points.
+    pub sdf_initpoints: i32,
+    /// SDF collision: gradient-descent iterations.
+    pub sdf_iterations: i32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            timestep: 0.002,
+            impratio: 1.0,
+            tolerance: 1e-8,
+            ls_tolerance: 0.01,
+            noslip_tolerance: 1e-6,
+            ccd_tolerance: 1e-6,
+            sleep_tolerance: 1e-3,
+            gravity: [0.0, 0.0, -9.81],
+            wind: [0.0; 3],
+            magnetic: [0.0, -0.5, 0.0],
+            density: 0.0,
+            viscosity: 0.0,
+            o_margin: 0.0,
+            o_solref: [0.02, 1.0],
+            o_solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
+            o_friction: [1.0, 1.0, 0.005, 0.0001, 0.0001],
+            integrator: Integrator::Euler,
+            cone: Cone::Pyramidal,
+            jacobian: Jacobian::Auto,
+            solver: Solver::Newton,
+            iterations: 100,
+            ls_iterations: 50,
+            noslip_iterations: 0,
+            ccd_iterations: 35,
+            disableflags: 0,
+            enableflags: 0,
+            disableactuator: 0,
+            sdf_initpoints: 40,
+            sdf_iterations: 10,
+        }
+    }
+}
+
+/// A compiled MuJoCo model.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    // ------------------------------------------------------------------ sizes
+    /// Number of generalized coordinates.
+    pub nq: usize,
+    /// Number of degrees of freedom.
+    pub nv: usize,
+    /// Number of controls.
+    pub nu: usize,
+    /// Number of actuators.
+    pub nactuator: usize,
+    /// Number of activation states.
+    pub na: usize,
+    /// Number of bodies (including the world body).
+    pub nbody: usize,
+    /// Number of joints.
+    pub njnt: usize,
+    /// Number of geoms.
+    pub ngeom: usize,
+    /// Number of sites.
+    pub nsite: usize,
+    /// Number of cameras.
+    pub ncam: usize,
+    /// Number of lights.
+    pub nlight: usize,
+    /// Number of meshes.
+    pub nmesh: usize,
+    /// Number of mesh vertices (all meshes).
+    pub nmeshvert: usize,
+    /// Number of mesh faces (all meshes).
+    pub nmeshface: usize,
+    /// Number of ints in mesh graph data.
+    pub nmeshgraph: usize,
+    /// Number of height fields.
+    pub nhfield: usize,
+    /// Number of explicit contact pairs.
+    pub npair: usize,
+    /// Number of excluded body pairs.
+    pub nexclude: usize,
+    /// Number of equality constraints.
+    pub neq: usize,
+    /// Number of tendons.
+    pub ntendon: usize,
+    /// Number of sensors.
+    pub nsensor: usize,
+    /// Number of keyframes.
+    pub nkey: usize,
+    /// Number of mocap bodies.
+    pub nmocap: usize,
+    /// Number of kinematic trees under the world body.
+    pub ntree: usize,
+
+    // ------------------------------------------------------------------ options
+    /// Physics options.
+    pub opt: Options,
+
+    // ------------------------------------------------------------------ default pose
+    /// qpos at the default pose (nq).
+    pub qpos0: Vec<f64>,
+    /// Reference pose for springs (nq).
+    pub qpos_spring: Vec<f64>,
+
+    // ------------------------------------------------------------------ bodies
+    /// Parent body id.
+    pub body_parentid: Vec<usize>,
+    /// Ancestor that is a direct child of the world.
+    pub body_rootid: Vec<usize>,
+    /// Top dof-less ancestor (mocap: itself).
+    pub body_weldid: Vec<usize>,
+    /// Mocap index, -1 when not mocap.
+    pub body_mocapid: Vec<i32>,
+    /// Number of joints.
+    pub body_jntnum: Vec<usize>,
+    /// First joint, -1 when none.
+    pub body_jntadr: Vec<i32>,
+    /// Number of dofs.
+    pub body_dofnum: Vec<usize>,
+    /// First dof, -1 when none.
+    pub body_dofadr: Vec<i32>,
+    /// Kinematic tree id, -1 for static bodies.
+    pub body_treeid: Vec<i32>,
+    /// Number of geoms.
+    pub body_geomnum: Vec<usize>,
+    /// First geom, -1 when none.
+    pub body_geomadr: Vec<i32>,
+    /// 1: diagonal mass matrix; 2: diagonal, sliders only.
+    pub body_simple: Vec<u8>,
+    /// Whether the inertial frame coincides with the body frame.
+    pub body_sameframe: Vec<SameFrame>,
+    /// Position relative to the parent.
+    pub body_pos: Vec<[f64; 3]>,
+    /// Orientation relative to the parent.
+    pub body_quat: Vec<[f64; 4]>,
+    /// Centre of mass in the body frame.
+    pub body_ipos: Vec<[f64; 3]>,
+    /// Orientation of the inertia principal axes.
+    pub body_iquat: Vec<[f64; 4]>,
+    /// Mass.
+    pub body_mass: Vec<f64>,
+    /// Mass of the subtree rooted here.
+    pub body_subtreemass: Vec<f64>,
+    /// Principal moments of inertia.
+    pub body_inertia: Vec<[f64; 3]>,
+    /// Gravity compensation (units of body weight).
+    pub body_gravcomp: Vec<f64>,
+    /// Maximum over the body's geoms of margin + gap.
+    pub body_margin: Vec<f64>,
+    /// OR of the body's geom contypes.
+    pub body_contype: Vec<i32>,
+    /// OR of the body's geom conaffinities.
+    pub body_conaffinity: Vec<i32>,
+
+    // ------------------------------------------------------------------ joints
+    /// Joint type.
+    pub jnt_type: Vec<JointType>,
+    /// First qpos address.
+    pub jnt_qposadr: Vec<usize>,
+    /// First dof address.
+    pub jnt_dofadr: Vec<usize>,
+    /// Body id.
+    pub jnt_bodyid: Vec<usize>,
+    /// Group.
+    pub jnt_group: Vec<i32>,
+    /// Has limits.
+    pub jnt_limited: Vec<bool>,
+    /// Has actuator force limits.
+    pub jnt_actfrclimited: Vec<bool>,
+    /// Gravity compensation applied through actuators.
+    pub jnt_actgravcomp: Vec<bool>,
+    /// Limit solref.
+    pub jnt_solref: Vec<[f64; 2]>,
+    /// Limit solimp.
+    pub jnt_solimp: Vec<[f64; 5]>,
+    /// Anchor in the body frame.
+    pub jnt_pos: Vec<[f64; 3]>,
+    /// Axis in the body frame.
+    pub jnt_axis: Vec<[f64; 3]>,
+    /// Stiffness.
+    pub jnt_stiffness: Vec<f64>,
+    /// Higher-order stiffness coefficients.
+    pub jnt_stiffnesspoly: Vec<[f64; 2]>,
+    /// Range (radians for hinge/ball).
+    pub jnt_range: Vec<[f64; 2]>,
+    /// Actuator force range.
+    pub jnt_actfrcrange: Vec<[f64; 2]>,
+    /// Limit margin.
+    pub jnt_margin: Vec<f64>,
+
+    // ------------------------------------------------------------------ dofs
+    /// Body id.
+    pub dof_bodyid: Vec<usize>,
+    /// Joint id.
+    pub dof_jntid: Vec<usize>,
+    /// Parent dof, -1 when none.
+    pub dof_parentid: Vec<i32>,
+    /// Kinematic tree id.
+    pub dof_treeid: Vec<usize>,
+    /// Friction-loss solref.
+    pub dof_solref: Vec<[f64; 2]>,
+    /// Friction-loss solimp.
+    pub dof_solimp: Vec<[f64; 5]>,
+    /// Friction loss.
+    pub dof_frictionloss: Vec<f64>,
+    /// Armature.
+    pub dof_armature: Vec<f64>,
+    /// Damping.
+    pub dof_damping: Vec<f64>,
+    /// Higher-order damping coefficients.
+    pub dof_dampingpoly: Vec<[f64; 2]>,
+
+    // ------------------------------------------------------------------ geoms
+    /// Geom type.
+    pub geom_type: Vec<GeomType>,
+    /// Contact type bits.
+    pub geom_contype: Vec<i32>,
+    /// Contact affinity bits.
+    pub geom_conaffinity: Vec<i32>,
+    /// Contact dimensionality.
+    pub geom_condim: Vec<i32>,
+    /// Body id.
+    pub geom_bodyid: Vec<usize>,
+    /// Mesh or height-field id, -1 when none.
+    pub geom_dataid: Vec<i32>,
+    /// Material id, -1 when none.
+    pub geom_matid: Vec<i32>,
+    /// Group.
+    pub geom_group: Vec<i32>,
+    /// Contact priority.
+    pub geom_priority: Vec<i32>,
+    /// Frame alignment with the body.
+    pub geom_sameframe: Vec<SameFrame>,
+    /// Solver mixing weight.
+    pub geom_solmix: Vec<f64>,
+    /// Contact solref.
+    pub geom_solref: Vec<[f64; 2]>,
+    /// Contact solimp.
+    pub geom_solimp: Vec<[f64; 5]>,
+    /// Size parameters.
+    pub geom_size: Vec<[f64; 3]>,
+    /// Local bounding box (centre, half-size).
+    pub geom_aabb: Vec<[f64; 6]>,
+    /// Bounding-sphere radius.
+    pub geom_rbound: Vec<f64>,
+    /// Position in the body frame.
+    pub geom_pos: Vec<[f64; 3]>,
+    /// Orientation in the body frame.
+    pub geom_quat: Vec<[f64; 4]>,
+    /// Friction (slide, spin, roll).
+    pub geom_friction: Vec<[f64; 3]>,
+    /// Contact margin.
+    pub geom_margin: Vec<f64>,
+    /// Contact gap.
+    pub geom_gap: Vec<f64>,
+    /// Surface velocity (linear, angular) in the geom frame.
+    pub geom_surfacevel: Vec<[f64; 6]>,
+    /// Adhesion force.
+    pub geom_adhesion: Vec<f64>,
+    /// Colour.
+    pub geom_rgba: Vec<[f32; 4]>,
+
+    // ------------------------------------------------------------------ sites
+    /// Rendering type.
+    pub site_type: Vec<GeomType>,
+    /// Body id.
+    pub site_bodyid: Vec<usize>,
+    /// Group.
+    pub site_group: Vec<i32>,
+    /// Frame alignment with the body.
+    pub site_sameframe: Vec<SameFrame>,
+    /// Size.
+    pub site_size: Vec<[f64; 3]>,
+    /// Position in the body frame.
+    pub site_pos: Vec<[f64; 3]>,
+    /// Orientation in the body frame.
+    pub site_quat: Vec<[f64; 4]>,
+
+    // ------------------------------------------------------------------ meshes
+    /// First vertex address.
+    pub mesh_vertadr: Vec<usize>,
+    /// Number of vertices.
+    pub mesh_vertnum: Vec<usize>,
+    /// First face address.
+    pub mesh_faceadr: Vec<usize>,
+    /// Number of faces.
+    pub mesh_facenum: Vec<usize>,
+    /// Graph (convex hull) data address, -1 when none.
+    pub mesh_graphadr: Vec<i32>,
+    /// Vertices of all meshes (single precision, as in MuJoCo).
+    pub mesh_vert: Vec<[f32; 3]>,
+    /// Faces of all meshes.
+    pub mesh_face: Vec<[i32; 3]>,
+    /// Convex-hull graph data.
+    pub mesh_graph: Vec<i32>,
+    /// Scale applied to the asset vertices.
+    pub mesh_scale: Vec<[f64; 3]>,
+    /// Translation applied to the asset vertices.
+    pub mesh_pos: Vec<[f64; 3]>,
+    /// Rotation applied to the asset vertices.
+    pub mesh_quat: Vec<[f64; 4]>,
+
+    // ------------------------------------------------------------------ height fields
+    /// (x, y, z-top, base) sizes.
+    pub hfield_size: Vec<[f64; 4]>,
+    /// Number of rows.
+    pub hfield_nrow: Vec<usize>,
+    /// Number of columns.
+    pub hfield_ncol: Vec<usize>,
+    /// Address of the first elevation.
+    pub hfield_adr: Vec<usize>,
+    /// Normalised elevations of all height fields (row-major, bottom row first).
+    pub hfield_data: Vec<f32>,
+
+    // ------------------------------------------------------------------ contact pairs
+    /// Contact dimensionality.
+    pub pair_dim: Vec<i32>,
+    /// First geom (the one on the lower-numbered body).
+    pub pair_geom1: Vec<usize>,
+    /// Second geom.
+    pub pair_geom2: Vec<usize>,
+    /// `(body1 << 16) + body2`.
+    pub pair_signature: Vec<i32>,
+    /// Normal solref.
+    pub pair_solref: Vec<[f64; 2]>,
+    /// Friction solref.
+    pub pair_solreffriction: Vec<[f64; 2]>,
+    /// Solimp.
+    pub pair_solimp: Vec<[f64; 5]>,
+    /// Margin.
+    pub pair_margin: Vec<f64>,
+    /// Gap.
+    pub pair_gap: Vec<f64>,
+    /// Adhesion.
+    pub pair_adhesion: Vec<f64>,
+    /// Friction (tangent1, tangent2, spin, roll1, roll2).
+    pub pair_friction: Vec<[f64; 5]>,
+    /// Excluded body pairs: `(body1 << 16) + body2`.
+    pub exclude_signature: Vec<i32>,
+
+    // ------------------------------------------------------------------ keyframes
+    /// Key time.
+    pub key_time: Vec<f64>,
+    /// Key qpos (nkey x nq).
+    pub key_qpos: Vec<f64>,
+    /// Key qvel (nkey x nv).
+    pub key_qvel: Vec<f64>,
+    /// Key activations (nkey x na).
+    pub key_act: Vec<f64>,
+    /// Key mocap positions (nkey x nmocap*3).
+    pub key_mpos: Vec<f64>,
+    /// Key mocap quaternions (nkey x nmocap*4).
+    pub key_mquat: Vec<f64>,
+    /// Key controls (nkey x nu).
+    pub key_ctrl: Vec<f64>,
+
+    // ------------------------------------------------------------------ names
+    /// Model name.
+    pub model_name: String,
+    /// Body names (the world body is `world`).
+    pub body_names: Vec<String>,
+    /// Joint names.
+    pub jnt_names: Vec<String>,
+    /// Geom names.
+    pub geom_names: Vec<String>,
+    /// Site names.
+    pub site_names: Vec<String>,
+    /// Mesh names.
+    pub mesh_names: Vec<String>,
+    /// Height-field names.
+    pub hfield_names: Vec<String>,
+    /// Pair names.
+    pub pair_names: Vec<String>,
+    /// Exclude names.
+    pub exclude_names: Vec<String>,
+    /// Equality names.
+    pub eq_names: Vec<String>,
+    /// Tendon names.
+    pub tendon_names: Vec<String>,
+    /// Actuator names.
+    pub actuator_names: Vec<String>,
+    /// Sensor names.
+    pub sensor_names: Vec<String>,
+    /// Keyframe names.
+    pub key_names: Vec<String>,
+}
+
+impl Model {
+    /// Id of the named body.
+    pub fn body_id(&self, name: &str) -> Option<usize> {
+        self.body_names.iter().position(|n| n == name)
+    }
+
+    /// Id of the named geom.
+    pub fn geom_id(&self, name: &str) -> Option<usize> {
+        self.geom_names.iter().position(|n| n == name)
+    }
+
+    /// Id of the named joint.
+    pub fn joint_id(&self, name: &str) -> Option<usize> {
+        self.jnt_names.iter().position(|n| n == name)
+    }
+
+    /// Id of the named site.
+    pub fn site_id(&self, name: &str) -> Option<usize> {
+        self.site_names.iter().position(|n| n == name)
+    }
+}

@@ -1,0 +1,305 @@
+//! XML text to an [`Element`] tree, with positions, using quick-xml as the tokenizer.
+//!
+//! quick-xml gives events and byte offsets; this module turns offsets into 1-based line and column
+//! (columns count characters, not bytes), builds the tree, and turns quick-xml's errors into
+//! [`MjcfError`]s that say what was expected.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use quick_xml::events::attributes::AttrError;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+
+use super::{Attr, Element};
+use crate::error::{MjcfError, Position};
+
+/// Nesting depth (root = 1) at which an element that has content (a start tag, not `<a/>`) is
+/// refused. tinyxml2, MuJoCo's XML parser, stops at 500 levels of its own recursion; measured with
+/// MuJoCo 4.0.0: `<body>` nested so that the deepest `<body>...</body>` sits at depth 498 reads,
+/// at depth 499 fails with XML_ELEMENT_DEPTH_EXCEEDED, while a self-closing `<body/>` at 499 reads.
+/// The limit also keeps every recursive pass over the tree far from the stack limit.
+const MAX_OPEN_DEPTH: usize = 499;
+
+/// Byte offsets of line starts, to map an offset to (line, column).
+pub(crate) struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+    file: Arc<PathBuf>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Index the line starts of `text`.
+    pub(crate) fn new(text: &'a str, file: Arc<PathBuf>) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { text, starts, file }
+    }
+
+    /// The position of byte `offset` (clamped to the text).
+    pub(crate) fn pos(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.starts[line];
+        // An offset inside a multi-byte character (never produced by quick-xml on valid UTF-8,
+        // but cheap to survive) falls back to counting bytes.
+        let col = match self.text.get(start..offset) {
+            Some(s) => s.chars().count(),
+            None => offset - start,
+        };
+        Position { file: self.file.clone(), line: line as u32 + 1, col: col as u32 + 1 }
+    }
+}
+
+/// Read `text` (one XML document) into its root element. No include expansion, no schema check.
+pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, MjcfError> {
+    // A UTF-8 byte-order mark is not part of the document; editors do not count it as a column.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let index = LineIndex::new(text, file);
+    let mut reader = Reader::from_str(text);
+    {
+        let config = reader.config_mut();
+        config.trim_text(false);
+        config.check_end_names = true;
+        config.expand_empty_elements = false;
+        // tinyxml2 (MuJoCo's parser) accepts "--" inside comments, and corpus files use it.
+        config.check_comments = false;
+    }
+
+    let mut stack: Vec<Element> = Vec::new();
+    let mut root: Option<Element> = None;
+    loop {
+        // With text trimming off every byte belongs to some event, so the offset before reading
+        // an element event is exactly where its `<` is.
+        let start = reader.buffer_position() as usize;
+        let event = match reader.read_event() {
+            Ok(event) => event,
+            Err(err) => {
+                let at = reader.error_position() as usize;
+                return Err(syntax_error(&index, &stack, at, err));
+            }
+        };
+        match event {
+            Event::Start(e) => {
+                let element = new_element(&e, text, start, &index)?;
+                if stack.len() + 1 >= MAX_OPEN_DEPTH {
+                    return Err(MjcfError::new(
+                        element.pos,
+                        format!(
+                            "element nesting is too deep: MuJoCo's XML parser refuses an element with content \
+                             at depth {MAX_OPEN_DEPTH} or more"
+                        ),
+                    ));
+                }
+                stack.push(element);
+            }
+            Event::Empty(e) => {
+                let element = new_element(&e, text, start, &index)?;
+                attach(element, &mut stack, &mut root, &index)?;
+            }
+            Event::End(_) => {
+                // quick-xml has already checked that the end name matches the open element.
+                if let Some(mut element) = stack.pop() {
+                    let trimmed = element.text.trim();
+                    if trimmed.len() != element.text.len() {
+                        element.text = trimmed.to_string();
+                    }
+                    attach(element, &mut stack, &mut root, &index)?;
+                }
+            }
+            Event::Text(t) => {
+                let content = unescape(&String::from_utf8_lossy(t.as_ref()));
+                match stack.last_mut() {
+                    Some(parent) => parent.text.push_str(&content),
+                    None => {
+                        if !content.trim().is_empty() {
+                            let skip = content.len() - content.trim_start().len();
+                            return Err(MjcfError::new(
+                                index.pos(start + skip),
+                                "text outside the root element; expected only whitespace or comments",
+                            ));
+                        }
+                    }
+                }
+            }
+            Event::CData(c) => {
+                let content = String::from_utf8_lossy(c.as_ref()).into_owned();
+                match stack.last_mut() {
+                    Some(parent) => parent.text.push_str(&content),
+                    None => {
+                        return Err(MjcfError::new(index.pos(start), "CDATA outside the root element"));
+                    }
+                }
+            }
+            Event::Comment(_) | Event::PI(_) | Event::Decl(_) | Event::DocType(_) => {}
+            Event::Eof => break,
+        }
+    }
+    if let Some(open) = stack.last() {
+        return Err(MjcfError::new(
+            open.pos.clone(),
+            format!("element <{}> is never closed; expected </{}> before the end of the file", open.name, open.name),
+        ));
+    }
+    root.ok_or_else(|| MjcfError::new(index.pos(text.len()), "no root element; expected <mujoco>"))
+}
+
+/// Put a finished element under its parent, or make it the root.
+fn attach(
+    element: Element,
+    stack: &mut [Element],
+    root: &mut Option<Element>,
+    index: &LineIndex,
+) -> Result<(), MjcfError> {
+    match stack.last_mut() {
+        Some(parent) => parent.children.push(element),
+        None => {
+            if let Some(first) = root {
+                return Err(MjcfError::new(
+                    element.pos.clone(),
+                    format!(
+                        "second root element <{}>; a document has exactly one root (the first is <{}> at {})",
+                        element.name, first.name, first.pos
+                    ),
+                ));
+            }
+            let _ = index;
+            *root = Some(element);
+        }
+    }
+    Ok(())
+}
+
+/// Build an element (without children) from a start tag at byte `start`.
+fn new_element(e: &BytesStart, text: &str, start: usize, index: &LineIndex) -> Result<Element, MjcfError> {
+    let pos = index.pos(start);
+    let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+    let mut attrs: Vec<Attr> = Vec::new();
+    // Offsets in attribute errors are relative to the first byte after `<`.
+    let tag_base = start + 1;
+    for item in e.attributes().with_checks(false) {
+        let attr = match item {
+            Ok(attr) => attr,
+            Err(err) => return Err(attr_syntax_error(index, tag_base, &name, err)),
+        };
+        let key = attr.key.as_ref();
+        let key_offset = offset_in(text, key).unwrap_or(start);
+        let attr_pos = index.pos(key_offset);
+        let attr_name = String::from_utf8_lossy(key).into_owned();
+        let value = unescape(&String::from_utf8_lossy(&attr.value));
+        if let Some(prev) = attrs.iter().find(|a| a.name == attr_name) {
+            return Err(MjcfError::new(
+                attr_pos,
+                format!("duplicate attribute '{attr_name}' in <{name}> (first given at {})", prev.pos),
+            ));
+        }
+        attrs.push(Attr { name: attr_name, value, pos: attr_pos });
+    }
+    Ok(Element { name, attrs, children: Vec::new(), pos, text: String::new() })
+}
+
+/// Byte offset of `part` inside `whole`, if `part` borrows from it.
+fn offset_in(whole: &str, part: &[u8]) -> Option<usize> {
+    let base = whole.as_ptr() as usize;
+    let at = part.as_ptr() as usize;
+    if at >= base && at + part.len() <= base + whole.len() {
+        Some(at - base)
+    } else {
+        None
+    }
+}
+
+/// An error for malformed attribute syntax inside a tag.
+fn attr_syntax_error(index: &LineIndex, tag_base: usize, element: &str, err: AttrError) -> MjcfError {
+    let (rel, what) = match err {
+        AttrError::ExpectedEq(p) => (p, "expected '=' after the attribute name".to_string()),
+        AttrError::ExpectedValue(p) => (p, "expected a quoted value after '='".to_string()),
+        AttrError::UnquotedValue(p) => (p, "attribute value must be in quotes".to_string()),
+        AttrError::ExpectedQuote(p, q) => (p, format!("expected closing quote {}", q as char)),
+        AttrError::Duplicated(p, _) => (p, "duplicate attribute".to_string()),
+    };
+    MjcfError::new(index.pos(tag_base + rel), format!("malformed attribute in <{element}>: {what}"))
+}
+
+/// Turn a quick-xml error into an [`MjcfError`] with a helpful message.
+fn syntax_error(index: &LineIndex, stack: &[Element], at: usize, err: quick_xml::Error) -> MjcfError {
+    use quick_xml::errors::{IllFormedError, SyntaxError};
+    let message = match &err {
+        quick_xml::Error::IllFormed(IllFormedError::MismatchedEndTag { expected, found }) => {
+            let open = stack.last().map(|e| format!(" opened at {}", e.pos)).unwrap_or_default();
+            format!("mismatched end tag </{found}>; expected </{expected}> to close <{expected}>{open}")
+        }
+        quick_xml::Error::IllFormed(IllFormedError::UnmatchedEndTag(found)) => {
+            format!("end tag </{found}> has no matching start tag")
+        }
+        quick_xml::Error::Syntax(SyntaxError::UnclosedTag) => {
+            "unclosed tag: expected '>' before the end of the file".into()
+        }
+        quick_xml::Error::Syntax(SyntaxError::UnclosedComment) => "unclosed comment: expected '-->'".into(),
+        quick_xml::Error::Syntax(SyntaxError::UnclosedCData) => "unclosed CDATA section: expected ']]>'".into(),
+        quick_xml::Error::Syntax(SyntaxError::UnclosedPIOrXmlDecl) => {
+            "unclosed processing instruction: expected '?>'".into()
+        }
+        quick_xml::Error::Syntax(SyntaxError::UnclosedDoctype) => "unclosed DOCTYPE: expected '>'".into(),
+        quick_xml::Error::Syntax(SyntaxError::InvalidBangMarkup) => {
+            "invalid '<!' markup: expected a comment, CDATA or DOCTYPE".into()
+        }
+        quick_xml::Error::IllFormed(IllFormedError::DoubleHyphenInComment) => {
+            "'--' is not allowed inside a comment".into()
+        }
+        other => format!("XML syntax error: {other}"),
+    };
+    MjcfError::new(index.pos(at), message)
+}
+
+/// Resolve XML entity references the way tinyxml2 (MuJoCo's XML parser) does: the five predefined
+/// entities and decimal or hexadecimal character references are replaced; anything else,
+/// including unknown or malformed references, stays as literal text. Measured with MuJoCo 4.0.0:
+/// `model="a&foo;b"` gives the name `a&foo;b`, `&#xZZ;` and `&#1114112;` stay literal.
+pub(crate) fn unescape(raw: &str) -> String {
+    if !raw.contains('&') {
+        return raw.to_string();
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let tail = &rest[amp..];
+        let replaced = tail.find(';').and_then(|semi| {
+            let body = &tail[1..semi];
+            let ch = match body {
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => {
+                    let code = if let Some(hex) = body.strip_prefix("#x") {
+                        u32::from_str_radix(hex, 16).ok()
+                    } else if let Some(dec) = body.strip_prefix('#') {
+                        dec.parse::<u32>().ok()
+                    } else {
+                        None
+                    };
+                    code.filter(|&c| c != 0).and_then(char::from_u32)
+                }
+            };
+            ch.map(|c| (c, semi + 1))
+        });
+        match replaced {
+            Some((c, used)) => {
+                out.push(c);
+                rest = &tail[used..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,195 @@
+//! The fields of both models, by MuJoCo's names, and the kinematics comparison.
+
+use specula_engine::kinematics::kinematics;
+use specula_model::types::JointType;
+
+use super::compare::{Comparison, Field, FieldKind};
+use super::flat::{flat, flat_one};
+use crate::mj::{self, fields as cfields};
+
+/// Sizes of the Rust model compared with `mjModel`'s.
+macro_rules! rust_sizes {
+    ($m:expr; $($name:ident),* $(,)?) => {
+        vec![$(Field::new(stringify!($name), vec![$m.$name as f64], 1)),*]
+    };
+}
+
+/// Array fields of the Rust model compared with `mjModel`'s arrays of the same name.
+macro_rules! rust_arrays {
+    ($m:expr; $($name:ident),* $(,)?) => {
+        vec![$({ let (v, c) = flat(&$m.$name); Field::new(stringify!($name), v, c) }),*]
+    };
+}
+
+/// Option fields, compared as `opt.<name>` on both sides.
+macro_rules! opt_fields {
+    ($o:expr; $($name:ident),* $(,)?) => {
+        vec![$({ let (v, c) = flat_one(&$o.$name); Field::new(concat!("opt.", stringify!($name)), v, c) }),*]
+    };
+}
+
+/// Every `mjOption` field specula's model holds, by name.
+macro_rules! with_opt_names {
+    ($mac:ident, $o:expr) => {
+        $mac!($o; timestep, impratio, tolerance, ls_tolerance, noslip_tolerance, ccd_tolerance, sleep_tolerance, gravity, wind, magnetic, density, viscosity, o_margin, o_solref, o_solimp, o_friction, integrator, cone, jacobian, solver, iterations, ls_iterations, noslip_iterations, ccd_iterations, disableflags, enableflags, disableactuator, sdf_initpoints, sdf_iterations)
+    };
+}
+
+fn kind_of(name: &str) -> FieldKind {
+    if name.ends_with("quat") {
+        FieldKind::Quat
+    } else {
+        FieldKind::Plain
+    }
+}
+
+/// The Rust model's fields.
+pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
+    let mut out = rust_sizes!(m;
+        nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshgraph,
+        nhfield, npair, nexclude, neq, ntendon, nsensor, nkey, nmocap, ntree,
+    );
+    out.extend(rust_arrays!(m;
+        qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr,
+        body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe,
+        body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp,
+        body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid,
+        jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos,
+        jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid,
+        dof_jntid, dof_parentid, dof_treeid, dof_solref, dof_solimp, dof_frictionloss, dof_armature,
+        dof_damping, dof_dampingpoly, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid,
+        geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref,
+        geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin,
+        geom_gap, geom_surfacevel, geom_adhesion, geom_rgba, site_type, site_bodyid, site_group,
+        site_sameframe, site_size, site_pos, site_quat, mesh_vertadr, mesh_vertnum, mesh_faceadr,
+        mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat,
+        pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp,
+        pair_margin, pair_gap, pair_adhesion, pair_friction, exclude_signature, key_time, key_qpos, key_qvel,
+        key_act, key_mpos, key_mquat, key_ctrl,
+    ));
+    out.extend(with_opt_names!(opt_fields, m.opt));
+    finish(out)
+}
+
+/// MuJoCo C's fields (everything it has; only the names the Rust side also has get compared).
+pub fn c_model_fields(model: &mj::Model) -> Vec<Field> {
+    let m = model.mj();
+    let mut out: Vec<Field> =
+        cfields::SIZES.iter().filter_map(|n| Some(Field::new(*n, vec![cfields::size(m, n)? as f64], 1))).collect();
+    out.extend(cfields::ARRAYS.iter().filter_map(|n| {
+        let (v, c) = cfields::array(m, n)?;
+        Some(Field::new(*n, v, c))
+    }));
+    let o = &m.opt;
+    out.extend(with_opt_names!(opt_fields, o));
+    finish(out)
+}
+
+/// Sets comparison kinds and replaces `mesh_graph` (whose vertex and face order depend on the
+/// hull algorithm) by each mesh's hull vertices compared as a set.
+fn finish(mut fields: Vec<Field>) -> Vec<Field> {
+    let get = |name: &str| fields.iter().find(|f| f.name == name).map(|f| f.values.clone());
+    let hulls = match (get("mesh_vert"), get("mesh_graph"), get("mesh_vertadr"), get("mesh_graphadr")) {
+        (Some(vert), Some(graph), Some(vadr), Some(gadr)) => hull_sets(&vert, &graph, &vadr, &gadr),
+        _ => Vec::new(),
+    };
+    fields.retain(|f| f.name != "mesh_graph");
+    for f in &mut fields {
+        f.kind = kind_of(&f.name);
+    }
+    fields.extend(hulls);
+    fields
+}
+
+/// The hull vertices of every mesh, from MuJoCo's graph layout (numvert, numface, then per vertex
+/// its edge address, then per vertex its mesh-vertex index, ...).
+fn hull_sets(vert: &[f64], graph: &[f64], vadr: &[f64], gadr: &[f64]) -> Vec<Field> {
+    let mut out = Vec::new();
+    for (i, (&va, &ga)) in vadr.iter().zip(gadr).enumerate() {
+        if ga < 0.0 {
+            continue;
+        }
+        let (va, ga) = (va as usize, ga as usize);
+        let Some(&numvert) = graph.get(ga) else { continue };
+        let numvert = numvert as usize;
+        let ids = graph.get(ga + 2 + numvert..ga + 2 + 2 * numvert).unwrap_or(&[]);
+        let mut values = Vec::with_capacity(3 * ids.len());
+        for &id in ids {
+            let k = 3 * (va + id as usize);
+            values.extend(vert.get(k..k + 3).unwrap_or(&[f64::NAN; 3]));
+        }
+        out.push(Field::new(format!("mesh_hull[{i}]"), values, 3).with_kind(FieldKind::Set));
+    }
+    out
+}
+
+/// A small deterministic generator (xorshift64*) for the random configurations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next()
+    }
+}
+
+/// A random configuration: joints within [-pi, pi] (or their range), free positions within a
+/// metre of the origin, normalised random quaternions.
+fn random_qpos(m: &specula_model::Model, rng: &mut Rng) -> Vec<f64> {
+    let mut q = m.qpos0.clone();
+    for j in 0..m.njnt {
+        let a = m.jnt_qposadr[j];
+        let quat = |rng: &mut Rng| {
+            let v = [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)];
+            let n = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-3);
+            v.map(|x| x / n)
+        };
+        match m.jnt_type[j] {
+            JointType::Free => {
+                for k in 0..3 {
+                    q[a + k] = rng.uniform(-1.0, 1.0);
+                }
+                q[a + 3..a + 7].copy_from_slice(&quat(rng));
+            }
+            JointType::Ball => q[a..a + 4].copy_from_slice(&quat(rng)),
+            JointType::Hinge | JointType::Slide => q[a] = rng.uniform(-std::f64::consts::PI, std::f64::consts::PI),
+        }
+    }
+    q
+}
+
+/// Compares world poses after kinematics at `qpos0` and at `n` seeded random configurations.
+pub fn compare_kinematics(cm: &mj::Model, rm: &specula_model::Model, n: usize, cmp: &mut Comparison) {
+    let Ok(mut d) = mj::Data::new(cm) else { return };
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for k in 0..=n {
+        let q = if k == 0 { rm.qpos0.clone() } else { random_qpos(rm, &mut rng) };
+        if q.len() != d.qpos().len() {
+            cmp.add(&Field::new("nq", vec![d.qpos().len() as f64], 1), &Field::new("nq", vec![q.len() as f64], 1));
+            return;
+        }
+        d.qpos_mut().copy_from_slice(&q);
+        if d.kinematics().is_err() {
+            return;
+        }
+        let poses = kinematics(rm, &q, None);
+        let tag = if k == 0 { "qpos0".to_string() } else { format!("random{k}") };
+        let pairs = [
+            ("xpos", d.xpos().to_vec(), flat(&poses.xpos), FieldKind::Plain),
+            ("xquat", d.xquat().to_vec(), flat(&poses.xquat), FieldKind::Quat),
+            ("xmat", d.xmat().to_vec(), flat(&poses.xmat), FieldKind::Plain),
+            ("xipos", d.xipos().to_vec(), flat(&poses.xipos), FieldKind::Plain),
+            ("geom_xpos", d.geom_xpos().to_vec(), flat(&poses.geom_xpos), FieldKind::Plain),
+            ("geom_xmat", d.geom_xmat().to_vec(), flat(&poses.geom_xmat), FieldKind::Plain),
+        ];
+        for (name, cv, (rv, cols), kind) in pairs {
+            let name = format!("{name}@{tag}");
+            cmp.add(&Field::new(&name, cv, cols).with_kind(kind), &Field::new(&name, rv, cols).with_kind(kind));
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! `specula check`: compile a scene with specula's Rust compiler and with MuJoCo C, and compare
+//! every field both hold, then the world poses kinematics gives at `qpos0` and at random poses.
+
+mod compare;
+mod fields;
+mod flat;
+
+pub use compare::{close, Comparison, Field, FieldKind, Mismatch, TOL};
+
+use std::path::Path;
+
+use crate::mj;
+
+/// What `specula check` found.
+#[derive(Debug)]
+pub enum CheckOutcome {
+    /// Both compiled; the comparison of their fields.
+    Compared(Comparison),
+    /// Both rejected the file (MuJoCo's message, specula's message).
+    BothRejected {
+        /// MuJoCo's error.
+        c: String,
+        /// specula's error (with file, line and column).
+        rust: String,
+    },
+    /// Only one side rejected the file.
+    OneRejected {
+        /// MuJoCo's error, if it rejected the file.
+        c: Option<String>,
+        /// specula's error, if it rejected the file.
+        rust: Option<String>,
+    },
+}
+
+impl CheckOutcome {
+    /// Whether the two compilers agree (fields match, or both reject).
+    pub fn agrees(&self) -> bool {
+        match self {
+            CheckOutcome::Compared(c) => c.matched(),
+            CheckOutcome::BothRejected { .. } => true,
+            CheckOutcome::OneRejected { .. } => false,
+        }
+    }
+}
+
+/// Number of random configurations (besides `qpos0`) at which kinematics is compared.
+pub const RANDOM_POSES: usize = 5;
+
+/// Compiles `path` with both compilers and compares them; `tamper` may alter the Rust model
+/// before the comparison (tests use it to prove a difference is caught).
+pub fn check_file(path: &Path, tamper: impl FnOnce(&mut specula_model::Model)) -> CheckOutcome {
+    let c = mj::Model::from_xml_path(path);
+    let rust = specula_model::load_file(path);
+    match (c, rust) {
+        (Err(c), Err(r)) => CheckOutcome::BothRejected { c: c.to_string(), rust: r.to_string() },
+        (Err(c), Ok(_)) => CheckOutcome::OneRejected { c: Some(c.to_string()), rust: None },
+        (Ok(_), Err(r)) => CheckOutcome::OneRejected { c: None, rust: Some(r.to_string()) },
+        (Ok(cm), Ok(mut rm)) => {
+            tamper(&mut rm);
+            let mut cmp = Comparison::default();
+            cmp.add_all(&fields::c_model_fields(&cm), &fields::rust_model_fields(&rm));
+            fields::compare_kinematics(&cm, &rm, RANDOM_POSES, &mut cmp);
+            CheckOutcome::Compared(cmp)
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! `specula diff`: the Rust collision stage against MuJoCo C's, contact by contact and step by step.
+//!
+//! Two comparisons:
+//! 1. **Contacts.** The C route steps the scene; every collision call MuJoCo makes (RK4's inner
+//!    ones included) runs MuJoCo's own `mj_collision`, whose contacts the simulation keeps, and
+//!    then the Rust stage on the very same position stage. The two lists are matched per geom
+//!    pair, regardless of order, and the worst differences of distance, position, frame and
+//!    parameters are kept. A contact without a partner is unmatched (missing or extra).
+//! 2. **Trajectories.** The `rust` route and the C route run side by side from the same start;
+//!    the largest |Δqpos| over the run is compared with the noise floor: how far the C route drifts
+//!    from itself after a 1e-12 nudge of `qpos`.
+
+use specula_engine::contact::Contact;
+use specula_engine::narrowphase::{convex, table, GeomType};
+
+use crate::mj::collision::{contacts_of, library_collision, with_collision};
+use crate::mj::{Data, MjError, Model};
+use crate::route::RustStage;
+use crate::sim::{self, Route, Start};
+
+/// Tolerance for contacts from analytic colliders.
+pub const TOL_EXACT: f64 = 1e-9;
+/// Tolerance for contacts of pairs that go through GJK/EPA (iterative, converged to ~1e-10).
+pub const TOL_GJK: f64 = 1e-6;
+
+/// Worst differences over all matched contacts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MaxErr {
+    /// |Δdist|.
+    pub dist: f64,
+    /// |Δpos|.
+    pub pos: f64,
+    /// Angle between the normals (radians) or the largest difference of a frame entry, whichever is larger.
+    pub frame: f64,
+    /// Largest difference of any contact parameter (dim and exclude count as 1 when they differ).
+    pub params: f64,
+}
+
+impl MaxErr {
+    fn max(&mut self, o: &MaxErr) {
+        self.dist = self.dist.max(o.dist);
+        self.pos = self.pos.max(o.pos);
+        self.frame = self.frame.max(o.frame);
+        self.params = self.params.max(o.params);
+    }
+    fn worst(&self) -> f64 {
+        self.dist.max(self.pos).max(self.frame).max(self.params)
+    }
+}
+
+/// What `specula diff` found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiffReport {
+    /// Steps taken.
+    pub steps: usize,
+    /// Collision calls compared.
+    pub calls: u64,
+    /// Contacts matched and compared.
+    pub contacts: u64,
+    /// Contacts MuJoCo found that the Rust stage did not.
+    pub missing: u64,
+    /// Contacts the Rust stage found that MuJoCo did not.
+    pub extra: u64,
+    /// Worst errors over analytic pairs.
+    pub max_err: MaxErr,
+    /// Worst errors over GJK/EPA pairs.
+    pub max_err_gjk: MaxErr,
+    /// Largest |Δqpos| between the rust and c routes over the run.
+    pub qpos_divergence: f64,
+    /// Largest |Δqpos| between the c route and itself after a 1e-12 perturbation of qpos.
+    pub noise_floor: f64,
+    /// The first problem seen, in words (a Rust stage error, or the first unmatched contact).
+    pub first_problem: Option<String>,
+}
+
+impl DiffReport {
+    /// Unmatched contacts, missing and extra together.
+    pub fn unmatched(&self) -> u64 {
+        self.missing + self.extra
+    }
+
+    /// The verdict: no unmatched contact, every error within tolerance, trajectories within
+    /// ten times the noise floor (plus 1e-12).
+    pub fn matches(&self) -> bool {
+        self.unmatched() == 0
+            && self.first_problem.is_none()
+            && self.max_err.worst() <= TOL_EXACT
+            && self.max_err_gjk.worst() <= TOL_GJK
+            && self.qpos_divergence <= 10.0 * self.noise_floor + 1e-12
+    }
+}
+
+/// Whether MuJoCo (and specula) handle this type pair with the general convex path (GJK/EPA).
+pub fn uses_gjk(t1: GeomType, t2: GeomType) -> bool {
+    let convex: table::CollideFn = convex::collide_convex;
+    table::lookup(t1, t2).is_some_and(|(f, _)| std::ptr::fn_addr_eq(f, convex))
+}
+
+/// Errors between two contacts of the same geom pair.
+fn contact_err(c: &Contact, r: &Contact) -> MaxErr {
+    let d3 =
+        |a: &[f64; 3], b: &[f64; 3]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+    // The angle between the normals, as atan2(|a×b|, a·b): accurate near zero, where acos is not.
+    let (a, b) = ([c.frame[0], c.frame[1], c.frame[2]], [r.frame[0], r.frame[1], r.frame[2]]);
+    let cross = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let angle = d3(&cross, &[0.0; 3]).atan2(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
+    let entries = c.frame.iter().zip(&r.frame).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    let mut params = [
+        (c.includemargin, r.includemargin),
+        (c.adhesion, r.adhesion),
+        (f64::from(c.dim), f64::from(r.dim)),
+        (f64::from(c.exclude), f64::from(r.exclude)),
+    ]
+    .iter()
+    .map(|(a, b)| (a - b).abs())
+    .fold(0.0, f64::max);
+    let pairs = c
+        .friction
+        .iter()
+        .zip(&r.friction)
+        .chain(c.solref.iter().zip(&r.solref))
+        .chain(c.solreffriction.iter().zip(&r.solreffriction))
+        .chain(c.solimp.iter().zip(&r.solimp))
+        .chain(c.surfacevel.iter().zip(&r.surfacevel));
+    for (a, b) in pairs {
+        params = params.max((a - b).abs());
+    }
+    MaxErr { dist: (c.dist - r.dist).abs(), pos: d3(&c.pos, &r.pos), frame: angle.max(entries), params }
+}
+
+/// Compares the contact lists of one collision call, per geom pair, order-insensitive.
+pub fn compare_contacts(
+    c: &[Contact],
+    r: &[Contact],
+    geom_type: &dyn Fn(i32) -> Option<GeomType>,
+    report: &mut DiffReport,
+) {
+    let mut used = vec![false; r.len()];
+    for cc in c {
+        // The closest unused Rust contact of the same geom pair.
+        let best = r
+            .iter()
+            .enumerate()
+            .filter(|(k, rc)| !used[*k] && rc.geom == cc.geom)
+            .map(|(k, rc)| (k, contact_err(cc, rc)))
+            .min_by(|a, b| (a.1.pos + a.1.dist).total_cmp(&(b.1.pos + b.1.dist)));
+        match best {
+            Some((k, err)) => {
+                used[k] = true;
+                report.contacts += 1;
+                let gjk = match (geom_type(cc.geom[0]), geom_type(cc.geom[1])) {
+                    (Some(a), Some(b)) => uses_gjk(a, b),
+                    _ => false,
+                };
+                if gjk {
+                    report.max_err_gjk.max(&err);
+                } else {
+                    report.max_err.max(&err);
+                }
+            }
+            None => {
+                report.missing += 1;
+                report.first_problem.get_or_insert_with(|| {
+                    format!(
+                        "step {}: MuJoCo has a contact between geoms {:?} that specula does not",
+                        report.steps, cc.geom
+                    )
+                });
+            }
+        }
+    }
+    for (k, rc) in r.iter().enumerate() {
+        if !used[k] {
+            report.extra += 1;
+            report.first_problem.get_or_insert_with(|| {
+                format!("step {}: specula has a contact between geoms {:?} that MuJoCo does not", report.steps, rc.geom)
+            });
+        }
+    }
+}
+
+/// What to diff.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    /// Steps to run.
+    pub steps: usize,
+    /// Initial state.
+    pub start: Start,
+}
+
+/// Runs both comparisons; `tamper` may alter the Rust stage's contacts before they are compared
+/// and before the rust route hands them to MuJoCo (tests use it to prove a wrong collider is caught).
+pub fn diff(
+    model: &Model,
+    rust: &specula_model::Model,
+    opts: &DiffOptions,
+    tamper: &mut dyn FnMut(&mut Vec<Contact>),
+) -> Result<DiffReport, MjError> {
+    let mut report = DiffReport::default();
+    let types: Vec<GeomType> = rust.geom_type.clone();
+    let geom_type = |g: i32| usize::try_from(g).ok().and_then(|g| types.get(g).copied());
+
+    // 1. Contacts, on the C route's own states.
+    let mut stage = RustStage::new(rust);
+    let real = library_collision().ok_or_else(|| MjError::Invalid("libmujoco is not loaded".into()))?;
+    let mut data = Data::new(model)?;
+    sim::start(&mut data, &opts.start)?;
+    let report_cell = std::cell::RefCell::new(&mut report);
+    let mut compare = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
+        // SAFETY: MuJoCo's own arguments, forwarded to MuJoCo's own function.
+        unsafe { real(m, d) };
+        let c = contacts_of(d);
+        let mut rep = report_cell.borrow_mut();
+        rep.calls += 1;
+        match stage.compute(m, d) {
+            Ok(r) => {
+                let mut r = r.to_vec();
+                tamper(&mut r);
+                compare_contacts(&c, &r, &geom_type, &mut rep);
+            }
+            Err(e) => {
+                let step = rep.steps;
+                rep.first_problem.get_or_insert_with(|| format!("step {step}: rust collision stage: {e}"));
+            }
+        }
+    };
+    let stepped = with_collision(model.raw(), &mut compare, || -> Result<(), MjError> {
+        for i in 0..opts.steps {
+            report_cell.borrow_mut().steps = i;
+            data.step()?;
+        }
+        Ok(())
+    });
+    stepped.0?;
+    drop(compare);
+    report.steps = opts.steps;
+
+    // 2. Trajectories: rust route vs c route, and the c route's own noise floor.
+    let traj_c = trajectory(model, None, Route::C, opts, 0.0, &mut |_| {})?;
+    let traj_n = trajectory(model, None, Route::C, opts, 1e-12, &mut |_| {})?;
+    let traj_r = trajectory(model, Some(rust), Route::Rust, opts, 0.0, tamper);
+    match traj_r {
+        Ok(traj_r) => report.qpos_divergence = max_diff(&traj_c, &traj_r),
+        Err(e) => {
+            report.first_problem.get_or_insert_with(|| format!("rust route: {e}"));
+            report.qpos_divergence = f64::INFINITY;
+        }
+    }
+    report.noise_floor = max_diff(&traj_c, &traj_n);
+    Ok(report)
+}
+
+fn max_diff(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
+    let mut worst: f64 = if a.len() == b.len() { 0.0 } else { f64::INFINITY };
+    for (x, y) in a.iter().zip(b) {
+        for (p, q) in x.iter().zip(y) {
+            let d = (p - q).abs();
+            worst = if d.is_nan() { f64::INFINITY } else { worst.max(d) };
+        }
+    }
+    worst
+}
+
+/// qpos after every step on `route`, starting from `opts.start` with `nudge` added to every qpos.
+fn trajectory(
+    model: &Model,
+    rust: Option<&specula_model::Model>,
+    route: Route,
+    opts: &DiffOptions,
+    nudge: f64,
+    tamper: &mut dyn FnMut(&mut Vec<Contact>),
+) -> Result<Vec<Vec<f64>>, MjError> {
+    let mut data = Data::new(model)?;
+    sim::start(&mut data, &opts.start)?;
+    if nudge != 0.0 {
+        for q in data.qpos_mut() {
+            *q += nudge;
+        }
+    }
+    let mut out = Vec::with_capacity(opts.steps);
+    let mut run = |data: &mut Data| -> Result<(), MjError> {
+        for _ in 0..opts.steps {
+            data.step()?;
+            out.push(data.qpos().to_vec());
+        }
+        Ok(())
+    };
+    match (route, rust) {
+        (Route::Rust, Some(rust)) => {
+            let mut stage = RustStage::new(rust);
+            let error = std::cell::RefCell::new(None::<String>);
+            let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
+                if let Err(e) = stage.replace_with(m, d, tamper) {
+                    error.borrow_mut().get_or_insert(e);
+                }
+            };
+            with_collision(model.raw(), &mut replace, || run(&mut data)).0?;
+            if let Some(e) = error.into_inner() {
+                return Err(MjError::Invalid(e));
+            }
+        }
+        _ => run(&mut data)?,
+    }
+    Ok(out)
+}

@@ -1,0 +1,131 @@
+//! The `rust` route: specula's collision stage producing MuJoCo's contacts inside MuJoCo's step.
+//!
+//! Each collision call MuJoCo makes (through the exported `mj_collision`, see
+//! [`crate::mj::collision`]) runs [`RustStage::replace`]: the same reset MuJoCo's collision does,
+//! the Rust broadphase and narrowphase on the geom poses of the current position stage, and the
+//! contacts handed to MuJoCo in MuJoCo's order with `mj_addContact`. Geom pairs the Rust stage has
+//! no collider for (height fields, SDFs) are computed by MuJoCo's own pair function and counted
+//! as fallbacks, in the place MuJoCo would have put them.
+
+use mujoco_sys as sys;
+use specula_engine::collision::{filter, params, CollisionModel, CollisionStage, State};
+use specula_engine::contact::Contact;
+use specula_engine::narrowphase::ContactPoint;
+
+use crate::mj::collision::{add_contacts, geom_poses, library_pair_contacts, reset_collision_outputs};
+
+/// Counters of a Rust stage over its life.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StageStats {
+    /// Collision calls served.
+    pub calls: u64,
+    /// Contacts produced.
+    pub contacts: u64,
+    /// Geom pairs computed by MuJoCo's own pair function (no Rust collider).
+    pub fallback_pairs: u64,
+    /// Contacts MuJoCo refused because its arena was full.
+    pub dropped: u64,
+}
+
+/// specula's collision stage for one model, with its reusable buffers.
+pub struct RustStage {
+    model: CollisionModel,
+    stage: CollisionStage,
+    contacts: Vec<Contact>,
+    points: Vec<ContactPoint>,
+    /// What the stage has done so far.
+    pub stats: StageStats,
+}
+
+impl RustStage {
+    /// A stage for specula's compiled model.
+    pub fn new(model: &specula_model::Model) -> RustStage {
+        RustStage::from_collision_model(CollisionModel::from(model))
+    }
+
+    /// A stage for an already-built collision model.
+    pub fn from_collision_model(model: CollisionModel) -> RustStage {
+        RustStage {
+            model,
+            stage: CollisionStage::new(),
+            contacts: Vec::new(),
+            points: Vec::new(),
+            stats: StageStats::default(),
+        }
+    }
+
+    /// The collision model the stage runs on.
+    pub fn model(&self) -> &CollisionModel {
+        &self.model
+    }
+
+    /// Mutable access to the collision model (e.g. to mirror a change the program made to `mjModel`).
+    pub fn model_mut(&mut self) -> &mut CollisionModel {
+        &mut self.model
+    }
+
+    /// Computes the contacts of `d`'s current position stage without touching `d`'s contact list.
+    pub fn compute(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<&[Contact], String> {
+        let report = {
+            let (xpos, xmat) = geom_poses(m, d);
+            let state = State::new(xpos, xmat);
+            self.stage.collide(&self.model, &state, &mut self.contacts).map_err(|e| e.to_string())?
+        };
+        // Pairs without a Rust collider: MuJoCo's own pair function, inserted where MuJoCo puts
+        // them (walk backwards so earlier insertion indices stay valid).
+        for u in report.unsupported.iter().rev() {
+            let [g1, g2] = u.geom;
+            let margin = filter::pair_margin(&self.model, g1, g2, u.ipair);
+            let gap = filter::pair_gap(&self.model, g1, g2, u.ipair);
+            self.points.clear();
+            if !library_pair_contacts(m, d, g1, g2, margin + gap, &mut self.points) {
+                return Err(format!("no collision function for geoms {g1} and {g2}"));
+            }
+            self.stats.fallback_pairs += 1;
+            let p = match u.ipair {
+                Some(p) => params::pair_params(&self.model, p),
+                None => params::mix_geom_params(&self.model, g1, g2),
+            };
+            let at = u.index.min(self.contacts.len());
+            for (k, cp) in self.points.iter().enumerate() {
+                let mut con = Contact {
+                    dist: cp.dist,
+                    pos: cp.pos,
+                    frame: cp.frame,
+                    geom: [g1 as i32, g2 as i32],
+                    ..Default::default()
+                };
+                params::set_contact(&self.model, &mut con, margin, &p);
+                if self.model.flg_surfacevel {
+                    let (xpos, xmat) = geom_poses(m, d);
+                    con.surfacevel = params::surface_velocity(&self.model, xpos, xmat, &con);
+                }
+                self.contacts.insert(at + k, con);
+            }
+        }
+        Ok(&self.contacts)
+    }
+
+    /// Replaces MuJoCo's collision for one call: reset, compute, hand the contacts to MuJoCo.
+    pub fn replace(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<(), String> {
+        self.replace_with(m, d, &mut |_| {})
+    }
+
+    /// [`RustStage::replace`], with `tamper` applied to the contacts before MuJoCo gets them
+    /// (for tests that prove a wrong collider is noticed).
+    pub fn replace_with(
+        &mut self,
+        m: &sys::mjModel,
+        d: &mut sys::mjData,
+        tamper: &mut dyn FnMut(&mut Vec<Contact>),
+    ) -> Result<(), String> {
+        reset_collision_outputs(d);
+        self.stats.calls += 1;
+        self.compute(m, d)?;
+        tamper(&mut self.contacts);
+        let added = add_contacts(m, d, &self.contacts);
+        self.stats.contacts += added as u64;
+        self.stats.dropped += (self.contacts.len() - added) as u64;
+        Ok(())
+    }
+}
