@@ -6,3 +6,4 @@ pub mod contact;
 pub mod kinematics;
 pub mod math;
 pub mod narrowphase;
+pub mod speculative;

@@ -6,99 +6,12 @@
 //! test. Geom poses below are MuJoCo's `geom_xpos` / `geom_xmat` printed by the probe. Note that
 //! MuJoCo orders a contact pair by geom type (lower type first), which fixes the normal's sign.
 
-use specula_engine::narrowphase::convex::{collide_convex, geom_distance, plane_convex};
-use specula_engine::narrowphase::{CollideOptions, ContactPoint, ConvexHull, Geom, GeomType, MAX_CONTACTS};
+#[path = "convex_common.rs"]
+mod common;
 
-const I3: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-/// `euler="10 20 30"` as MuJoCo composes it.
-const R102030: [f64; 9] = [
-    0.8137976813493737,
-    -0.46984631039295416,
-    0.3420201433256686,
-    0.5438381424823255,
-    0.8231729446455008,
-    -0.1631759111665348,
-    -0.2048741287028621,
-    0.3187957775971678,
-    0.9254165783983233,
-];
-/// `euler="0 0 30"`.
-const RZ30: [f64; 9] =
-    [0.8660254037844387, -0.49999999999999994, 0.0, 0.49999999999999994, 0.8660254037844387, 0.0, 0.0, 0.0, 1.0];
-
-/// The cube's vertices in MJCF (and `mesh_vert`) order.
-const CUBE_MESH: [[f64; 3]; 8] = [
-    [-0.5, -0.5, -0.5],
-    [0.5, -0.5, -0.5],
-    [-0.5, 0.5, -0.5],
-    [0.5, 0.5, -0.5],
-    [-0.5, -0.5, 0.5],
-    [0.5, -0.5, 0.5],
-    [-0.5, 0.5, 0.5],
-    [0.5, 0.5, 0.5],
-];
-
-/// Unit cube hull for
-/// `<mesh vertex="-.5 -.5 -.5  .5 -.5 -.5  -.5 .5 -.5  .5 .5 -.5  -.5 -.5 .5  .5 -.5 .5  -.5 .5 .5  .5 .5 .5"/>`,
-/// in mesh-vertex order (MuJoCo scans `mesh_vert` in that order for hulls under 10 vertices,
-/// which decides ties), with the adjacency and triangles of MuJoCo's `mesh_graph` (whose own
-/// vertex order is [3,2,0,1,5,4,7,6]; its face list already uses mesh vertex ids).
-fn cube_hull() -> ConvexHull {
-    let global = [3usize, 2, 0, 1, 5, 4, 7, 6];
-    let graph_adj: [&[usize]; 8] = [
-        &[1, 2, 3, 4, 6, 7],
-        &[0, 2, 7],
-        &[0, 1, 3, 4, 5, 7],
-        &[0, 2, 4],
-        &[3, 2, 5, 0, 6, 7],
-        &[4, 2, 7],
-        &[4, 0, 7],
-        &[1, 2, 5, 0, 6, 4],
-    ];
-    let mut adjacency = vec![Vec::new(); 8];
-    for (l, nb) in graph_adj.iter().enumerate() {
-        adjacency[global[l]] = nb.iter().map(|&x| global[x] as u32).collect();
-    }
-    let f: [u32; 36] =
-        [2, 3, 0, 3, 1, 0, 1, 5, 0, 5, 4, 0, 3, 5, 1, 5, 3, 7, 6, 2, 0, 4, 6, 0, 6, 3, 2, 3, 6, 7, 5, 6, 4, 6, 5, 7];
-    ConvexHull { vert: CUBE_MESH.to_vec(), adjacency, face: f.chunks(3).map(|c| [c[0], c[1], c[2]]).collect() }
-}
-
-fn geom<'a>(
-    ty: GeomType,
-    size: [f64; 3],
-    pos: [f64; 3],
-    mat: [f64; 9],
-    rbound: f64,
-    hull: Option<&'a ConvexHull>,
-) -> Geom<'a> {
-    Geom { ty, size, pos, mat, rbound, hull }
-}
-
-fn cube(pos: [f64; 3], mat: [f64; 9], hull: &ConvexHull) -> Geom<'_> {
-    geom(GeomType::Mesh, [0.5; 3], pos, mat, 0.8660254037844386, Some(hull))
-}
-
-fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
-    a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol)
-}
-
-fn collide(g1: &Geom, g2: &Geom, margin: f64, opt: &CollideOptions) -> Vec<ContactPoint> {
-    let mut out = [ContactPoint::default(); MAX_CONTACTS];
-    let n = collide_convex(g1, g2, margin, opt, &mut out);
-    out[..n].to_vec()
-}
-
-fn mj_opt() -> CollideOptions {
-    // MuJoCo 4.0.0 defaults: multi-contact is on unless mjDSBL_MULTICCD is set
-    CollideOptions { multiccd: true, ..CollideOptions::default() }
-}
-
-fn check_contact(c: &ContactPoint, dist: f64, pos: [f64; 3], normal: [f64; 3], tol: f64) {
-    assert!((c.dist - dist).abs() <= tol, "dist {} vs {}", c.dist, dist);
-    assert!(close(&c.pos, &pos, tol), "pos {:?} vs {:?}", c.pos, pos);
-    assert!(close(&c.frame[..3], &normal, tol), "normal {:?} vs {:?}", &c.frame[..3], normal);
-}
+use common::*;
+use specula_engine::narrowphase::convex::{geom_distance, plane_convex};
+use specula_engine::narrowphase::{CollideOptions, ContactPoint, ConvexHull, GeomType, MAX_CONTACTS};
 
 /// probe: ellipsoid size=".3 .2 .1" at origin; sphere size=".1" at (.5,0,0) then (.35,0,0).
 #[test]
@@ -171,11 +84,14 @@ fn mesh_cubes_separated() {
     assert!((d - 0.11698729810778075).abs() < 1e-12);
     assert!(close(&ft, &[0.5, 0.38301270189221936, 0.05, 0.6169872981077809, 0.38301270189221936, 0.05], 1e-9));
     assert!(collide(&a, &b, 0.0, &mj_opt()).is_empty());
-    // a margin larger than the gap makes a contact with dist = gap
+    // probe with margin="0.2" on both: MuJoCo 4.0.0 reports the two ends of cube 2's vertical
+    // edge lying against cube 1's +x face, each at the bare distance
     let c = collide(&a, &b, 0.2, &mj_opt());
-    assert!(!c.is_empty());
-    // margins make the shapes smooth, so EPA stops at its 1e-6 tolerance
-    assert!((c[0].dist - want).abs() < 1e-6, "{}", c[0].dist);
+    assert_eq!(c.len(), 2);
+    let ends = [[0.5584936490538903, 0.38301270189221936, 0.5], [0.5584936490538903, 0.38301270189221936, -0.4]];
+    for (ci, w) in c.iter().zip(ends) {
+        check_contact(ci, 0.11698729810778075, w, [1.0, 0.0, 0.0], 1e-9);
+    }
     // beyond the cutoff: distance clamps to distmax, no witnesses
     let (d, ft) = geom_distance(&a, &b, 0.05, &mj_opt());
     assert_eq!(d, 0.05);
@@ -239,34 +155,6 @@ fn capsule_ellipsoid_deep() {
         // tolerance, and our last face differs slightly from MuJoCo's)
         2e-6,
     );
-}
-
-/// probe: two cylinders size=".2 .1", the second at pos="0.1 0.05 0.19": flat-on-flat, the
-/// perturbation search finds four contacts on the rim of the overlap.
-#[test]
-fn cylinder_stack_perturbation_contacts() {
-    let a = geom(GeomType::Cylinder, [0.2, 0.1, 0.0], [0.0; 3], I3, 0.223606797749979, None);
-    let b = geom(GeomType::Cylinder, [0.2, 0.1, 0.0], [0.1, 0.05, 0.19], I3, 0.223606797749979, None);
-    let c = collide(&a, &b, 0.0, &mj_opt());
-    // MuJoCo (first contact on the rim, three more from the tilts):
-    //   (0.18478, 0.07654), (-0.04070, 0.19190), (-0.08478, -0.02654), (0.14070, -0.14190)
-    // Our EPA ends at the centre of the overlap (0.05, 0.025) for this exactly flat contact, so
-    // all four tilts give distinct points and we report five. Known gap.
-    assert!(c.len() >= 4, "{}", c.len());
-    for ci in &c {
-        assert!((ci.dist + 0.01).abs() < 1e-9);
-        assert!((ci.pos[2] - 0.095).abs() < 1e-6);
-        assert!(ci.frame[2] > 0.999999);
-    }
-    // every tilt contact lies on the rim of one of the two discs (radius 0.2)
-    for ci in &c[1..] {
-        let r1 = ci.pos[0].hypot(ci.pos[1]);
-        let r2 = (ci.pos[0] - 0.1).hypot(ci.pos[1] - 0.05);
-        assert!((r1 - 0.2).abs() < 1e-3 || (r2 - 0.2).abs() < 1e-3, "{:?}", ci.pos);
-    }
-    // without multi-contact only the first one remains
-    let single = collide(&a, &b, 0.0, &CollideOptions { multiccd: false, ..CollideOptions::default() });
-    assert_eq!(single.len(), 1);
 }
 
 /// probe: plane at origin; mesh cube pos="0 0 0.45" euler="3 4 0": three bottom corners are
@@ -423,162 +311,159 @@ fn plane_ellipsoid() {
     );
 }
 
-/// probe: two mesh cubes, the second at pos="0.1 0.2 0.95" euler="0 0 30": face on face, 0.05
-/// deep. MuJoCo clips the top face of cube 1 against the bottom face of cube 2 and prunes the
-/// octagonal overlap to four points.
+/// probe: a 24-vertex random convex mesh (points on an ellipsoid .3/.25/.2, vertices given to 5
+/// decimals, seed 3 in the probe script) at pos="0.15 0.1 0.22" euler="20 -30 40" against a box
+/// size=".3 .2 .1" euler="5 10 15". The hull below is MuJoCo's `mesh_graph` (vertices in graph
+/// order, its adjacency and triangles), so support queries hill-climb exactly as MuJoCo's do.
 #[test]
-fn mesh_cubes_face_on_face_four_contacts() {
-    let h = cube_hull();
-    let a = cube([0.0; 3], I3, &h);
-    let b = cube([0.1, 0.2, 0.95], RZ30, &h);
-    let c = collide(&a, &b, 0.0, &mj_opt());
-    let want = [
-        [-0.3803847577293368, 0.5, 0.475],
-        [-0.5, 0.2392304845413264, 0.475],
-        [-0.08301270189221938, -0.4830127018922193, 0.475],
-        [0.5, 0.49999999999999994, 0.475],
+fn box_random_mesh_hill_climbing() {
+    let vert: Vec<[f64; 3]> = vec![
+        [0.13415272533893585, -0.03883563354611397, -0.21284212172031403],
+        [0.1221635639667511, -0.036795709282159805, -0.23033356666564941],
+        [0.17640195786952972, -0.04590751975774765, -0.11294504255056381],
+        [0.1454925388097763, -0.09696955978870392, 0.15003438293933868],
+        [0.09731759876012802, 0.15589572489261627, 0.18168345093727112],
+        [0.19188405573368073, -0.01600751094520092, -0.051872219890356064],
+        [0.06512446701526642, 0.18025875091552734, 0.18200398981571198],
+        [-0.1128154918551445, -0.20872697234153748, 0.02473500743508339],
+        [0.02992118149995804, -0.2311253398656845, -0.09610600769519806],
+        [-0.017533179372549057, -0.1656849980354309, -0.23074200749397278],
+        [-0.15862448513507843, -0.15518589317798615, 0.04148932918906212],
+        [0.047148458659648895, -0.09198689460754395, 0.2585764229297638],
+        [0.04401085898280144, -0.19192956387996674, 0.16284874081611633],
+        [0.06548377871513367, -0.08834594488143921, 0.25122541189193726],
+        [-0.07913953810930252, -0.0318436399102211, 0.2648715078830719],
+        [-0.013379417359828949, 0.1067720502614975, 0.26447948813438416],
+        [0.09379351139068604, 0.10927987843751907, 0.22588525712490082],
+        [-0.05400951951742172, 0.1478637158870697, -0.23961828649044037],
+        [-0.030189359560608864, 0.23848533630371094, 0.08053330332040787],
+        [-0.19499604403972626, 0.06350294500589371, 0.03176380693912506],
+        [-0.11234398186206818, 0.06265246123075485, -0.2520540952682495],
+        [-0.06354490667581558, 0.12297354638576508, -0.25522181391716003],
+        [0.01905129849910736, 0.250681608915329, -0.02978483773767948],
+        [0.09953370690345764, 0.10818982124328613, -0.22890853881835938],
     ];
-    assert_eq!(c.len(), 4);
-    for (ci, w) in c.iter().zip(want) {
-        check_contact(ci, -0.050000000000000044, w, [0.0, 0.0, 1.0], 1e-9);
-    }
-    // without multi-contact: one contact
-    let single = CollideOptions { multiccd: false, ..CollideOptions::default() };
-    assert_eq!(collide(&a, &b, 0.0, &single).len(), 1);
-}
-
-/// The four contacts MuJoCo reports for `mesh_cubes_face_on_face_four_contacts`.
-const FACE_ON_FACE: [[f64; 3]; 4] = [
-    [-0.3803847577293368, 0.5, 0.475],
-    [-0.5, 0.2392304845413264, 0.475],
-    [-0.08301270189221938, -0.4830127018922193, 0.475],
-    [0.5, 0.49999999999999994, 0.475],
-];
-
-/// probe: as the face-on-face case with `margin=0.01` on both geoms: MuJoCo 4.0.0 gives the same
-/// four contacts with the same (geometric) distance.
-#[test]
-fn mesh_cubes_face_on_face_with_margin() {
-    let h = cube_hull();
-    let a = cube([0.0; 3], I3, &h);
-    let b = cube([0.1, 0.2, 0.95], RZ30, &h);
-    let c = collide(&a, &b, 0.01, &mj_opt());
-    assert_eq!(c.len(), 4);
-    for (ci, w) in c.iter().zip(FACE_ON_FACE) {
-        check_contact(ci, -0.050000000000000044, w, [0.0, 0.0, 1.0], 1e-6);
-    }
-}
-
-/// probe: box size=".5 .5 .5" at origin; mesh cube pos="0.1 0.2 0.95" euler="0 0 30".
-#[test]
-fn box_mesh_face_on_face() {
-    let h = cube_hull();
-    let a = geom(GeomType::Box, [0.5; 3], [0.0; 3], I3, 0.8660254037844386, None);
-    let b = cube([0.1, 0.2, 0.95], RZ30, &h);
-    let c = collide(&a, &b, 0.0, &mj_opt());
-    let want = [
-        [-0.5, 0.43094010767585034, 0.475],
-        [-0.5, 0.2392304845413264, 0.475],
-        [-0.08301270189221938, -0.4830127018922193, 0.475],
-        [0.5, 0.5, 0.475],
+    let adjacency: Vec<Vec<u32>> = vec![
+        vec![23, 1, 2, 8],
+        vec![9, 21, 8, 23, 0],
+        vec![23, 5, 3, 8, 0],
+        vec![2, 8, 5, 12, 13, 16],
+        vec![23, 5, 22, 6, 16],
+        vec![23, 4, 2, 3, 16],
+        vec![4, 22, 18, 15, 16],
+        vec![12, 8, 9, 10, 14],
+        vec![9, 1, 3, 2, 12, 0, 7],
+        vec![1, 21, 8, 20, 10, 7],
+        vec![14, 19, 20, 9, 7],
+        vec![12, 13, 14, 15, 16],
+        vec![3, 8, 13, 7, 14, 11],
+        vec![12, 3, 16, 11],
+        vec![19, 15, 10, 7, 12, 11],
+        vec![14, 19, 18, 6, 16, 11],
+        vec![3, 13, 4, 5, 6, 15, 11],
+        vec![18, 19, 20, 21, 22, 23],
+        vec![19, 15, 6, 22, 17],
+        vec![14, 15, 10, 18, 20, 17],
+        vec![19, 10, 9, 21, 17],
+        vec![9, 1, 23, 20, 17],
+        vec![23, 4, 6, 18, 17],
+        vec![4, 5, 22, 2, 1, 21, 0, 17],
     ];
-    assert_eq!(c.len(), 4);
-    for (ci, w) in c.iter().zip(want) {
-        check_contact(ci, -0.050000000000000044, w, [0.0, 0.0, 1.0], 1e-9);
-    }
-}
-
-/// probe: mesh cube at origin; box size=".3 .2 .1" pos="0.1 0.2 0.58" euler="0 0 30". MuJoCo
-/// orders the pair (box, mesh) by type, so the normal points down.
-#[test]
-fn box_on_mesh_small_face() {
-    let h = cube_hull();
-    let m = cube([0.0; 3], I3, &h);
-    let b = geom(GeomType::Box, [0.3, 0.2, 0.1], [0.1, 0.2, 0.58], RZ30, 0.37416573867739417, None);
-    let c = collide(&b, &m, 0.0, &mj_opt());
-    let want = [
-        [-0.2598076211353316, 0.22320508075688783, 0.49],
-        [0.2732050807568878, 0.5, 0.49],
-        [0.4598076211353316, 0.17679491924311228, 0.49],
-        [-0.05980762113533156, -0.12320508075688769, 0.49],
+    let face: Vec<[u32; 3]> = vec![
+        [1, 9, 21],
+        [9, 1, 8],
+        [23, 4, 5],
+        [4, 23, 22],
+        [2, 23, 5],
+        [23, 1, 21],
+        [2, 3, 8],
+        [3, 2, 5],
+        [19, 14, 15],
+        [14, 19, 10],
+        [3, 12, 8],
+        [12, 3, 13],
+        [6, 4, 22],
+        [18, 19, 15],
+        [6, 18, 15],
+        [18, 6, 22],
+        [19, 20, 10],
+        [9, 20, 21],
+        [20, 9, 10],
+        [23, 0, 1],
+        [0, 23, 2],
+        [1, 0, 8],
+        [0, 2, 8],
+        [3, 16, 13],
+        [4, 16, 5],
+        [16, 3, 5],
+        [16, 6, 15],
+        [6, 16, 4],
+        [12, 7, 8],
+        [7, 9, 8],
+        [9, 7, 10],
+        [7, 14, 10],
+        [7, 12, 14],
+        [11, 12, 13],
+        [12, 11, 14],
+        [14, 11, 15],
+        [11, 16, 15],
+        [16, 11, 13],
+        [18, 17, 19],
+        [20, 17, 21],
+        [17, 20, 19],
+        [17, 18, 22],
+        [17, 23, 21],
+        [23, 17, 22],
     ];
-    assert_eq!(c.len(), 4);
-    for (ci, w) in c.iter().zip(want) {
-        check_contact(ci, -0.020000000000000018, w, [0.0, 0.0, -1.0], 1e-9);
-    }
-}
-
-/// probe: mesh cube at origin; mesh cube pos="0.1 0.2 1.15" euler="45 0 10": an edge of the
-/// second cube pokes into the top face at an angle (not within 5 deg of the face), so a single
-/// contact.
-#[test]
-fn mesh_cube_tilted_edge_single_contact() {
-    let h = cube_hull();
-    let a = cube([0.0; 3], I3, &h);
-    let mat = [
-        0.9848077530122081,
-        -0.17364817766693033,
-        -6.938893903907228e-18,
-        0.12278780396897285,
-        0.696364240320019,
-        -0.7071067811865475,
-        0.12278780396897285,
-        0.696364240320019,
-        0.7071067811865475,
+    let h = ConvexHull { vert, adjacency, face };
+    let mesh = geom(
+        GeomType::Mesh,
+        [0.0; 3],
+        [0.1517047047184881, 0.10464140866980809, 0.22823693383764784],
+        [
+            -0.44787904072537665,
+            0.5978873391439103,
+            0.6647819902572106,
+            -0.331890957176918,
+            -0.8015773900434945,
+            0.49731487039425587,
+            0.830212477275012,
+            0.0021017760302021182,
+            0.5574431137922625,
+        ],
+        0.41354763266223393,
+        Some(&h),
+    );
+    let bmat = [
+        0.9512512425641976,
+        -0.2548870022441787,
+        0.17364817766693033,
+        0.2724529029997189,
+        0.9583331066509083,
+        -0.08583165117743127,
+        -0.14453542530153476,
+        0.12895841493983443,
+        0.9810602621904067,
     ];
-    let b = cube([0.1, 0.2, 1.15], mat, &h);
-    let c = collide(&a, &b, 0.0, &mj_opt());
+    let bx = geom(GeomType::Box, [0.3, 0.2, 0.1], [0.0; 3], bmat, 0.37416573867739417, None);
+    let c = collide(&bx, &mesh, 0.0, &mj_opt());
     assert_eq!(c.len(), 1);
     check_contact(
         &c[0],
-        -0.11312941273776977,
-        [-0.30557978767263894, 0.14397736844877784, 0.4434352936311151],
-        [0.0, 0.0, 1.0],
+        -0.0899278305341837,
+        [0.0797272117242066, -0.03750301282152103, 0.03870573058086493],
+        [0.17364817766693033, -0.08583165117743144, 0.981060262190407],
         1e-9,
     );
-}
-
-/// probe: box size="1 1 .5"; hexagonal prism (as in the plane test) pos="0.1 0.2 0.7"
-/// euler="0 90 0": a long edge of the prism lies in the box's top face, giving its two ends.
-#[test]
-fn hexagon_edge_on_box_two_contacts() {
-    let y = 0.433012992143631;
-    let x = 0.20000000298023224;
-    let ring = [[-0.5, 0.0], [-0.25, -y], [0.25, -y], [0.5, 0.0], [0.25, y], [-0.25, y]];
-    let mut vert = Vec::new();
-    for sx in [-x, x] {
-        for r in ring {
-            vert.push([sx, r[0], r[1]]);
-        }
-    }
-    let mut face = Vec::new();
-    for k in 1..5u32 {
-        face.push([0, k, k + 1]);
-        face.push([6, 6 + k + 1, 6 + k]);
-    }
-    for k in 0..6u32 {
-        let k1 = (k + 1) % 6;
-        face.push([k, 6 + k1, k1]);
-        face.push([k, 6 + k, 6 + k1]);
-    }
-    let h = ConvexHull { vert, adjacency: Vec::new(), face };
-    let mat = [
-        1.0000000000000024,
-        -1.570092458683777e-16,
-        0.0,
-        0.0,
-        0.0,
-        -1.0000000000000024,
-        1.570092458683777e-16,
-        1.0000000000000024,
-        0.0,
+    let (d, ft) = geom_distance(&bx, &mesh, 10.0, &mj_opt());
+    assert!((d + 0.0899278305341837).abs() < 1e-9);
+    let want = [
+        0.08753511367110738,
+        -0.04136233991229764,
+        0.0828180410819053,
+        0.07191930977730585,
+        -0.033643685730744416,
+        -0.0054065799201754305,
     ];
-    let hexg = geom(GeomType::Mesh, [0.5; 3], [0.1, 0.2, 0.7], mat, 0.6910139307982696, Some(&h));
-    let bx = geom(GeomType::Box, [1.0, 1.0, 0.5], [0.0; 3], I3, 1.5, None);
-    let c = collide(&bx, &hexg, 0.0, &mj_opt());
-    let want = [[-0.10000000298023265, 0.2, 0.34999999999999937], [0.3000000029802328, 0.2, 0.34999999999999937]];
-    assert_eq!(c.len(), 2);
-    for (ci, w) in c.iter().zip(want) {
-        check_contact(ci, -0.30000000000000127, w, [0.0, 0.0, 1.0], 1e-9);
-    }
+    assert!(close(&ft, &want, 1e-9), "{ft:?}");
 }

@@ -40,7 +40,8 @@ impl Scene {
         m.body_contype.push(0);
         m.body_conaffinity.push(0);
         m.body_margin.push(0.0);
-        m.body_has_bvh.push(false);
+        m.body_bvhadr.push(-1);
+        m.body_bvhnum.push(0);
         m.body_parentid.len() - 1
     }
 
@@ -114,7 +115,8 @@ impl Scene {
             m.body_contype[b] = geoms.iter().fold(0, |a, &g| a | m.geom_contype[g]);
             m.body_conaffinity[b] = geoms.iter().fold(0, |a, &g| a | m.geom_conaffinity[g]);
             m.body_margin[b] = geoms.iter().fold(0.0, |a: f64, &g| a.max(m.geom_margin[g] + m.geom_gap[g]));
-            m.body_has_bvh[b] = geoms.iter().any(|&g| m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0);
+            // no trees are built here: the mid-phase then tests all collidable geom pairs
+            m.body_bvhadr[b] = if geoms.iter().any(|&g| m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0) { 0 } else { -1 };
         }
         m.flg_surfacevel = m.geom_surfacevel.iter().any(|s| s.iter().any(|&v| v != 0.0));
     }

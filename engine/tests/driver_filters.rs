@@ -213,3 +213,29 @@ fn malformed_input_is_an_error_not_a_panic() {
     let state = State::new(&s.xpos, &s.xmat);
     assert!(matches!(CollisionStage::new().collide(&s.m, &state, &mut out), Err(CollideError::Model(_))));
 }
+
+#[test]
+fn contact_filter_replaces_geom_bitmasks() {
+    // sphere 0 (body 1) overlaps sphere 1 (body 2), whose bitmasks (2, 0) cannot meet (1, 1);
+    // body 2's far sphere 2 makes the body aggregates (3, 1) meet, so the broadphase keeps the
+    // body pair and only the geom test rejects (0, 1)
+    let mut s = Scene::new();
+    let b1 = s.body(0, 6);
+    s.sphere(b1, 0.1, [0.0; 3]);
+    let b2 = s.body(0, 6);
+    let g1 = s.sphere(b2, 0.1, [0.15, 0.0, 0.0]);
+    s.sphere(b2, 0.1, [5.0, 0.0, 0.0]);
+    (s.m.geom_contype[g1], s.m.geom_conaffinity[g1]) = (2, 0);
+    assert!(s.collide().is_empty());
+    // a filter that keeps everything replaces the bitmask test: (0, 1) collides
+    let keep = |_: usize, _: usize| false;
+    let state = State { contact_filter: Some(&keep), ..State::new(&s.xpos, &s.xmat) };
+    let mut out = Vec::new();
+    CollisionStage::new().collide(&s.m, &state, &mut out).expect("collide");
+    assert_eq!(geoms(&out), vec![[0, 1]]);
+    // and one that discards it wins
+    let drop01 = |a: usize, b: usize| (a, b) == (0, 1);
+    let state = State { contact_filter: Some(&drop01), ..State::new(&s.xpos, &s.xmat) };
+    CollisionStage::new().collide(&s.m, &state, &mut out).expect("collide");
+    assert!(out.is_empty());
+}

@@ -19,7 +19,9 @@ fn derived_fields_match_mujoco() {
     let model = specula_model::load_str(xml, Path::new("."), "inline").expect("compiles");
     let m = CollisionModel::from(&model);
     m.validate().expect("consistent");
-    assert_eq!(m.body_has_bvh, vec![true, false, true]);
+    assert_eq!(m.body_bvhadr, vec![0, -1, 1]);
+    // one node for the world's plane, three for the two-geom body (root and two leaves)
+    assert_eq!(m.body_bvhnum, vec![1, 0, 3]);
     assert!(m.flg_surfacevel);
     assert_eq!(m.body_contype, vec![1, 0, 3]);
     assert_eq!(m.body_conaffinity, vec![1, 0, 5]);

@@ -157,6 +157,28 @@ pub struct Model {
     pub nmocap: usize,
     /// Number of kinematic trees under the world body.
     pub ntree: usize,
+    /// Number of bounding-volume nodes (body trees only).
+    pub nbvh: usize,
+    /// Number of nonzeros in the sparse inertia matrix.
+    pub nm: usize,
+
+    // ------------------------------------------------------------------ flags
+    /// Some body has nonzero gravcomp.
+    pub flg_gravcomp: bool,
+    /// Some geom has nonzero surface velocity.
+    pub flg_surfacevel: bool,
+    /// Some geom or pair has nonzero adhesion.
+    pub flg_adhesion: bool,
+
+    // ------------------------------------------------------------------ trees
+    /// First body of each kinematic tree.
+    pub tree_bodyadr: Vec<usize>,
+    /// Number of bodies of each tree.
+    pub tree_bodynum: Vec<usize>,
+    /// First dof of each tree.
+    pub tree_dofadr: Vec<usize>,
+    /// Number of dofs of each tree.
+    pub tree_dofnum: Vec<usize>,
 
     // ------------------------------------------------------------------ options
     /// Physics options.
@@ -217,6 +239,20 @@ pub struct Model {
     pub body_contype: Vec<i32>,
     /// OR of the body's geom conaffinities.
     pub body_conaffinity: Vec<i32>,
+    /// First node of the body's bounding volume hierarchy, -1 when none.
+    pub body_bvhadr: Vec<i32>,
+    /// Number of nodes of the body's bounding volume hierarchy.
+    pub body_bvhnum: Vec<usize>,
+
+    // ------------------------------------------------------------------ bounding volumes
+    /// Depth of each node (body trees only; MuJoCo appends mesh trees after these).
+    pub bvh_depth: Vec<i32>,
+    /// Left and right children, as indices local to the tree (-1: none).
+    pub bvh_child: Vec<[i32; 2]>,
+    /// Geom id of a leaf, -1 for inner nodes.
+    pub bvh_nodeid: Vec<i32>,
+    /// Node box in the body's inertial frame (centre, half-size).
+    pub bvh_aabb: Vec<[f64; 6]>,
 
     // ------------------------------------------------------------------ joints
     /// Joint type.
@@ -261,6 +297,8 @@ pub struct Model {
     pub dof_jntid: Vec<usize>,
     /// Parent dof, -1 when none.
     pub dof_parentid: Vec<i32>,
+    /// Address of the dof's row in the sparse mass matrix.
+    pub dof_madr: Vec<usize>,
     /// Kinematic tree id.
     pub dof_treeid: Vec<usize>,
     /// Friction-loss solref.
@@ -323,6 +361,8 @@ pub struct Model {
     pub geom_surfacevel: Vec<[f64; 6]>,
     /// Adhesion force.
     pub geom_adhesion: Vec<f64>,
+    /// Ellipsoid fluid-model coefficients (MuJoCo's `mjNFLUID` = 12 per geom).
+    pub geom_fluid: Vec<[f64; 12]>,
     /// Colour.
     pub geom_rgba: Vec<[f32; 4]>,
 

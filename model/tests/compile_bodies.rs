@@ -103,3 +103,40 @@ fn single_geom_copies_its_frame_and_world_has_no_mass() {
     assert_eq!(m.body_weldid, vec![0, 1]);
     assert_eq!(m.body_simple[1], 0);
 }
+
+/// Midphase tree of one body and the ellipsoid fluid coefficients, measured from MuJoCo 4.0.0
+/// with `m.body_bvhadr, m.bvh_child, m.bvh_nodeid, m.bvh_aabb, m.geom_fluid` on this XML.
+#[test]
+fn body_bvh_and_fluid() {
+    let m = load(
+        r#"<mujoco><worldbody><body><freejoint/>
+        <geom size=".1" pos="-1 0 0"/><geom size=".1" pos="1 0 0"/><geom size=".2" pos="0 0 1"/>
+        <geom size=".1" contype="0" conaffinity="0"/>
+        <geom type="ellipsoid" size=".1 .2 .3" fluidshape="ellipsoid" contype="0" conaffinity="0"/>
+        </body></worldbody></mujoco>"#,
+    );
+    // visual-only geoms are not leaves; the world body has no tree
+    assert_eq!(m.body_bvhadr, vec![-1, 0]);
+    assert_eq!(m.body_bvhnum, vec![0, 5]);
+    assert_eq!(m.bvh_depth, vec![0, 1, 1, 2, 2]);
+    assert_eq!(m.bvh_child, vec![[1, 2], [-1, -1], [3, 4], [-1, -1], [-1, -1]]);
+    assert_eq!(m.bvh_nodeid, vec![-1, 1, -1, 2, 0]);
+    // root box in the inertial frame (com at z = 8/17, principal axes rotated so that the
+    // body x axis is the frame's y axis): half-sizes 0.2, 1.1 (spheres at ±1, r .1), 0.65
+    close(
+        &m.bvh_aabb[0],
+        &[0.0, 0.0, 0.07941176470588224, 0.20000000000000057, 1.1000000000000016, 0.6499999999999999],
+        1e-12,
+    );
+    close(
+        &m.bvh_aabb[3],
+        &[0.0, 0.0, 0.5294117647058822, 0.20000000000000057, 0.20000000000000057, 0.19999999999999998],
+        1e-12,
+    );
+    assert_eq!(m.geom_fluid[0], [0.0; 12]);
+    let f = m.geom_fluid[4];
+    assert_eq!(f[..6], [1.0, 0.5, 0.25, 1.5, 1.0, 1.0]);
+    let measured = [0.03421892335102304, 0.009161969686093343, 0.004656001295402555];
+    close(&f[6..9], &measured, 1e-12);
+    close(&f[9..], &[3.914190145187043e-05, 0.0003559983762595036, 9.632561918504682e-05], 1e-12);
+}

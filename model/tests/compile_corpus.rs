@@ -59,3 +59,31 @@ fn corpus_compiles_without_panics() {
     }
     assert!(unexpected.is_empty(), "unexpected results:\n{}", unexpected.join("\n"));
 }
+
+/// `attach` of a body and of a frame from a model asset, into a body, the world and frames.
+/// Expected values measured with `mujoco.MjModel.from_xml_path("test/xml/testdata/parent.xml")`
+/// (MuJoCo 4.0.0): names get the prefix, the attached frame's pose composes with the parent's.
+#[test]
+fn attach_prefixes_and_frames() {
+    let m = match load_file(&corpus_dir().join("test/xml/testdata/parent.xml")) {
+        Ok(m) => m,
+        Err(e) => panic!("{e}"),
+    };
+    let names =
+        ["world", "parent", "other1body", "other2body2", "other2body3", "other3body2", "other3body3", "other4body"];
+    assert_eq!(m.body_names, names);
+    assert_eq!(m.body_parentid, vec![0, 0, 1, 0, 0, 0, 0, 0]);
+    let pos = [
+        [0.0; 3],
+        [0.0; 3],
+        [0.0; 3],
+        [-1.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [-1.0, 0.0, 4.0],
+        [1.0, 0.0, 4.0],
+        [2.0, 0.0, -1.0],
+    ];
+    assert_eq!(m.body_pos, pos);
+    assert_eq!(m.geom_names[1], "other1geom");
+    assert_eq!(m.nq, 28);
+}

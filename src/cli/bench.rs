@@ -8,6 +8,7 @@ use specula::bench::bench;
 use specula::sim::Start;
 
 use super::diff::{load_pair, IntegratorArg};
+use super::SpeculativeArg;
 
 /// Arguments of `specula bench`.
 #[derive(Args, Debug)]
@@ -23,6 +24,9 @@ pub struct BenchArgs {
     /// Override the scene's integrator.
     #[arg(long, value_enum)]
     pub integrator: Option<IntegratorArg>,
+    /// Override the scene's speculative flag.
+    #[arg(long, value_enum)]
+    pub speculative: Option<SpeculativeArg>,
     /// Passes over the recorded states (the median pass is reported).
     #[arg(long, default_value_t = 7)]
     pub passes: usize,
@@ -34,11 +38,11 @@ pub struct BenchArgs {
 /// Runs `specula bench`.
 pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
-    let (c, rust) = load_pair(&args.scene, args.integrator)?;
+    let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     let r = bench(&c, &rust, args.steps, &start, args.passes).map_err(|e| format!("{file}: {e}"))?;
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"c_ns": r.c_ns, "rust_ns": r.rust_ns, "ratio": r.ratio, "states": r.states, "passes": r.passes})
         );
@@ -46,7 +50,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
         if cfg!(debug_assertions) {
             eprintln!("specula bench: this is a debug build; build with --release for meaningful times");
         }
-        println!(
+        outln!(
             "{file}: mj_collision {:.0} ns, specula {:.0} ns per call: ratio {:.2} ({} states, median of {} passes)",
             r.c_ns, r.rust_ns, r.ratio, r.states, r.passes
         );

@@ -50,16 +50,16 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
                     )
                     .collect();
                 let j = serde_json::json!({"fields": cmp.fields, "values": cmp.values, "mismatches": list, "verdict": verdict});
-                println!("{j}");
+                outln!("{j}");
             } else {
-                println!(
+                outln!(
                     "{file}: {verdict}: {} fields, {} values compared, {} mismatches",
                     cmp.fields,
                     cmp.values,
                     cmp.mismatches.len()
                 );
                 for m in worst.iter().take(args.show) {
-                    println!("  {}[{}]: c {} rust {}", m.field, m.index, m.c, m.rust);
+                    outln!("  {}[{}]: c {} rust {}", m.field, m.index, m.c, m.rust);
                 }
             }
         }
@@ -75,14 +75,14 @@ fn report_rejection(args: &CheckArgs, file: &str, verdict: &str, c: Option<&Stri
     if args.json {
         let j = serde_json::json!({"fields": 0, "values": 0, "mismatches": [], "verdict": verdict,
             "c_error": c, "rust_error": rust});
-        println!("{j}");
+        outln!("{j}");
     } else {
-        println!("{file}: {verdict}");
-        println!(
+        outln!("{file}: {verdict}");
+        outln!(
             "  MuJoCo C: {}",
             c.map_or("compiled".to_string(), |e| format!("rejected: {}", e.replace('\n', "; ")))
         );
-        println!("  specula:  {}", rust.map_or("compiled".to_string(), |e| format!("rejected: {e}")));
+        outln!("  specula:  {}", rust.map_or("compiled".to_string(), |e| format!("rejected: {e}")));
     }
 }
 

@@ -9,6 +9,8 @@ use specula::mj::Model;
 use specula::sim::Start;
 use specula_model::types::Integrator;
 
+use super::SpeculativeArg;
+
 /// An integrator, as the command line names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum IntegratorArg {
@@ -50,18 +52,28 @@ pub struct DiffArgs {
     /// Override the scene's integrator.
     #[arg(long, value_enum)]
     pub integrator: Option<IntegratorArg>,
+    /// Override the scene's speculative flag.
+    #[arg(long, value_enum)]
+    pub speculative: Option<SpeculativeArg>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
-/// Loads both models of a scene, with an optional integrator override applied to both.
-pub fn load_pair(scene: &PathBuf, integrator: Option<IntegratorArg>) -> Result<(Model, specula_model::Model), String> {
+/// Loads both models of a scene, with optional integrator and speculative overrides applied to both.
+pub fn load_pair(
+    scene: &PathBuf,
+    integrator: Option<IntegratorArg>,
+    speculative: Option<SpeculativeArg>,
+) -> Result<(Model, specula_model::Model), String> {
     let mut c = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
     let mut rust = specula_model::load_file(scene).map_err(|e| e.to_string())?;
     if let Some(i) = integrator {
         c.set_integrator(i.model() as i32).map_err(|e| e.to_string())?;
         rust.opt.integrator = i.model();
+    }
+    if let Some(s) = speculative {
+        s.apply(&mut c, Some(&mut rust))?;
     }
     Ok((c, rust))
 }
@@ -69,7 +81,7 @@ pub fn load_pair(scene: &PathBuf, integrator: Option<IntegratorArg>) -> Result<(
 /// Runs `specula diff`: exit 0 on match, 1 on differ, 2 on error.
 pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
-    let (c, rust) = load_pair(&args.scene, args.integrator)?;
+    let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative)?;
     let opts = DiffOptions { steps: args.steps, start: args.key.clone().map_or(Start::Qpos0, Start::Key) };
     let report = diff(&c, &rust, &opts, &mut |_| {}).map_err(|e| format!("{file}: {e}"))?;
     print_report(&file, &report, args.json);
@@ -100,10 +112,10 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
             "problem": r.first_problem,
             "verdict": verdict,
         });
-        println!("{j}");
+        outln!("{j}");
         return;
     }
-    println!(
+    outln!(
         "{file}: {verdict}: {} steps, {} collision calls, {} contacts compared, {} unmatched ({} missing, {} extra)",
         r.steps,
         r.calls,
@@ -112,21 +124,21 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
         r.missing,
         r.extra
     );
-    println!(
+    outln!(
         "  analytic pairs: |Δdist| {:.3e}  |Δpos| {:.3e}  frame {:.3e}  params {:.3e}  (tolerance 1e-9)",
         r.max_err.dist, r.max_err.pos, r.max_err.frame, r.max_err.params
     );
-    println!(
+    outln!(
         "  GJK/EPA pairs:  |Δdist| {:.3e}  |Δpos| {:.3e}  frame {:.3e}  params {:.3e}  (tolerance 1e-6)",
         r.max_err_gjk.dist, r.max_err_gjk.pos, r.max_err_gjk.frame, r.max_err_gjk.params
     );
-    println!(
+    outln!(
         "  trajectories: max |Δqpos| rust vs c {:.3e}, noise floor {:.3e} (allowed {:.3e})",
         r.qpos_divergence,
         r.noise_floor,
         10.0 * r.noise_floor + 1e-12
     );
     if let Some(p) = &r.first_problem {
-        println!("  first problem: {p}");
+        outln!("  first problem: {p}");
     }
 }

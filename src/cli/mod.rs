@@ -1,5 +1,14 @@
 //! Command-line parsing and dispatch; each subcommand lives in its own file.
 
+/// Prints a line on stdout; a closed pipe (e.g. `specula ... | head`) ends output quietly instead
+/// of panicking as `println!` would.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod check;
 mod diff;
@@ -46,6 +55,28 @@ impl From<RouteArg> for specula::sim::Route {
             RouteArg::C => specula::sim::Route::C,
             RouteArg::Rust => specula::sim::Route::Rust,
         }
+    }
+}
+
+/// Speculative contacts, as chosen on the command line (default: what the scene says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SpeculativeArg {
+    /// Speculative contacts off (the `speculative` flag cleared).
+    Off,
+    /// MuJoCo-compatible speculative contacts (the flag set).
+    Compat,
+}
+
+impl SpeculativeArg {
+    /// Applies the choice to both compilations of a scene.
+    pub fn apply(self, c: &mut specula::mj::Model, rust: Option<&mut specula_model::Model>) -> Result<(), String> {
+        let on = self == SpeculativeArg::Compat;
+        c.set_speculative(on).map_err(|e| e.to_string())?;
+        if let Some(r) = rust {
+            let bit = mujoco_sys::mjENBL_SPECULATIVE;
+            r.opt.enableflags = if on { r.opt.enableflags | bit } else { r.opt.enableflags & !bit };
+        }
+        Ok(())
     }
 }
 

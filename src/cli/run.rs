@@ -8,7 +8,7 @@ use specula::demo::run_demo;
 use specula::mj::Model;
 use specula::sim::{self, RunOptions, Start};
 
-use super::RouteArg;
+use super::{RouteArg, SpeculativeArg};
 
 /// Arguments of `specula run`.
 #[derive(Args, Debug)]
@@ -28,6 +28,9 @@ pub struct RunArgs {
     /// Start from this keyframe (name or index) instead of qpos0.
     #[arg(long)]
     pub key: Option<String>,
+    /// Override the scene's speculative flag.
+    #[arg(long, value_enum)]
+    pub speculative: Option<SpeculativeArg>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -35,7 +38,7 @@ pub struct RunArgs {
 
 impl Default for RunArgs {
     fn default() -> Self {
-        RunArgs { scene: None, route: RouteArg::C, steps: None, duration: None, key: None, json: false }
+        RunArgs { scene: None, route: RouteArg::C, steps: None, duration: None, key: None, speculative: None, json: false }
     }
 }
 
@@ -45,7 +48,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         return demo(&args);
     };
     let file = scene.display().to_string();
-    let model = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
+    let mut model = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
     let steps = match (args.steps, args.duration) {
         (Some(n), _) => n,
         (None, d) => {
@@ -58,15 +61,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     };
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     let opts = RunOptions { route: args.route.into(), steps, start };
-    let rust = match opts.route {
+    let mut rust = match opts.route {
         sim::Route::Rust => Some(specula_model::load_file(scene).map_err(|e| e.to_string())?),
         sim::Route::C => None,
     };
+    if let Some(s) = args.speculative {
+        s.apply(&mut model, rust.as_mut())?;
+    }
     let report = sim::run(&model, rust.as_ref(), &opts).map_err(|e| format!("{file}: {e}"))?;
     if args.json {
-        println!("{}", report.to_json());
+        outln!("{}", report.to_json());
     } else {
-        println!(
+        outln!(
             "{file}: {} steps of {} s on the {} route (speculative {}), up to {} contacts",
             report.steps,
             report.timestep,
@@ -75,13 +81,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             report.ncon_max
         );
         for b in &report.bodies {
-            println!(
+            outln!(
                 "  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}",
                 b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z
             );
         }
         for w in &report.warnings {
-            println!("  warning: {w}");
+            outln!("  warning: {w}");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -89,8 +95,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
 
 /// The built-in scene: speculative contacts off and on, said in words (or as JSON).
 fn demo(args: &RunArgs) -> Result<ExitCode, String> {
-    if args.steps.is_some() || args.duration.is_some() || args.key.is_some() {
-        return Err("--steps, --duration and --key need a SCENE; the built-in scene has its own".into());
+    if args.steps.is_some() || args.duration.is_some() || args.key.is_some() || args.speculative.is_some() {
+        return Err("--steps, --duration, --key and --speculative need a SCENE; the built-in scene runs both ways".into());
     }
     let runs = run_demo(args.route.into()).map_err(|e| format!("built-in scene: {e}"))?;
     if args.json {
@@ -102,16 +108,16 @@ fn demo(args: &RunArgs) -> Result<ExitCode, String> {
                 j
             })
             .collect();
-        println!("{}", serde_json::json!({ "scene": "built-in ball_plate", "runs": runs }));
+        outln!("{}", serde_json::json!({ "scene": "built-in ball_plate", "runs": runs }));
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "A 10 mm steel ball is thrown down at 10 m/s onto a 2 mm steel plate (timestep 1.25 ms, {} route).",
         args.route.name()
     );
     for r in &runs {
         let label = if r.speculative { "speculative contacts on: " } else { "speculative contacts off:" };
-        println!("  {label} {}.", r.outcome.describe());
+        outln!("  {label} {}.", r.outcome.describe());
     }
     Ok(ExitCode::SUCCESS)
 }

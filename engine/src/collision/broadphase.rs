@@ -5,7 +5,13 @@
 //!    carrying a plane, pair it with every collidable body that passes the body-pair rules
 //!    ([`filter_body_pair`]). No bounding test: planes are infinite.
 //! 2. Principal axes: the mean and covariance of the centres of all geoms not on the world body,
-//!    and their eigenvectors (`mju_eig3`), give a frame aligned with the scene's spread.
+//!    and their eigenvectors (`mju_eig3`), give a frame aligned with the scene's spread. The
+//!    sweep axes are the eigenvectors, i.e. the *columns* of `mju_eig3`'s matrix (largest
+//!    eigenvalue first). The Aug-2026 source reads rows; 4.0.0 was measured to use columns: on a
+//!    random scene (override on, two bodies whose boxes are separated along eigenvector 0 only)
+//!    the o_margin at which the pair starts colliding, found by bisection with `mj_collision`,
+//!    was 0.0129524564, where the column boxes touch (to the f32 rounding of the sweep axis);
+//!    the row boxes overlap at every margin.
 //! 3. Per collidable non-world body, an axis-aligned box in that frame: per geom the
 //!    intersection of its bounding-sphere interval and its rotated local box, padded by the geom's
 //!    margin + gap (half the override margin under `override`), united over the body's geoms.
@@ -51,7 +57,7 @@ pub struct BroadphaseScratch {
 
 /// Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations accumulated in a
 /// quaternion (`mju_eig3`); returns the eigenvalues (decreasing) and the row-major matrix of
-/// that quaternion, whose rows the broadphase uses as its sweep axes.
+/// that quaternion, whose columns are the eigenvectors (the broadphase's sweep axes).
 pub fn eig3(mat: &[f64; 9]) -> ([f64; 3], [f64; 9]) {
     const EPS: f64 = MINVAL * 1000.0;
     let mut quat = [1.0, 0.0, 0.0, 0.0];
@@ -165,7 +171,8 @@ fn make_aamm(m: &CollisionModel, s: &State, b: usize, frame: &[f64; 9]) -> [f64;
         let r_half = m.geom_rbound[g];
         let mut one = [0.0; 6];
         for j in 0..3 {
-            let fj = [frame[3 * j], frame[3 * j + 1], frame[3 * j + 2]];
+            // sweep axis j: eigenvector j, column j of the frame (measured, see module doc)
+            let fj = [frame[j], frame[3 + j], frame[6 + j]];
             let aabb_cen = dot3(&pos, &fj);
             let aabb_half = (aabb[3] * dot3(&[axis[0], axis[1], axis[2]], &fj)).abs()
                 + (aabb[4] * dot3(&[axis[3], axis[4], axis[5]], &fj)).abs()

@@ -17,11 +17,13 @@
 //!    bounding spheres with margin + gap) before the narrowphase.
 //! 4. Explicit pairs left over (signatures above the last body pair).
 //!
-//! The mid-phase tree's inner nodes only prune; its leaves apply the sphere and box tests to
-//! geom pairs, and are reproduced here directly on all collidable geom pairs of the two bodies.
-//! Pruning at an inner node cannot remove a leaf pair within the margin, so the contacts agree.
+//! The mid-phase traverses the per-body trees ([`super::bvh`]) when the model has them and the
+//! state gives the body inertial frames; otherwise it applies the leaf tests to every
+//! collidable geom pair of the two bodies, which differs only where an inner node would prune a
+//! pair within margin + gap (under `override` with geom gaps).
 
 use super::broadphase::{body_geoms, broadphase, BroadphaseScratch};
+use super::bvh::traverse;
 use super::filter::{collide_obb, filter_bitmask, filter_sphere, pair_gap, pair_margin};
 use super::model::{
     CollisionModel, ModelShapeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_MIDPHASE, DSBL_MULTICCD, DSBL_NATIVECCD,
@@ -103,6 +105,7 @@ pub struct CollisionStage {
     broad: BroadphaseScratch,
     tree: Vec<GeomPair>,
     tree_buf: Vec<GeomPair>,
+    stack: Vec<(usize, usize)>,
     points: Vec<ContactPoint>,
 }
 
@@ -126,6 +129,7 @@ impl CollisionStage {
             broad: BroadphaseScratch::default(),
             tree: Vec::new(),
             tree_buf: Vec::new(),
+            stack: Vec::new(),
             points: vec![ContactPoint::default(); MAX_CONTACTS],
         }
     }
@@ -204,7 +208,7 @@ impl CollisionStage {
                 if filter_collision_pair(&ctx, g1, g2, None, skip.clone()) {
                     self.narrow(&ctx, order(m, g1, g2, None), out, &mut report);
                 }
-            } else if midphase && m.body_has_bvh[b1] && m.body_has_bvh[b2] {
+            } else if midphase && m.body_bvhadr[b1] >= 0 && m.body_bvhadr[b2] >= 0 {
                 self.midphase(&ctx, b1, b2, skip, out, &mut report);
             } else {
                 for g1 in body_geoms(m, b1) {
@@ -228,8 +232,10 @@ impl CollisionStage {
         Ok(report)
     }
 
-    /// The mid-phase of one body pair: leaf tests on every pair of collidable geoms, then the
-    /// narrowphase in MuJoCo's post-sort order (`mj_collideTree` + `contactSort`).
+    /// The mid-phase of one body pair (`mj_collideTree` + `contactSort`): leaf pairs that pass
+    /// the sphere, box and pair filters, collided in MuJoCo's post-sort order. With trees and
+    /// body frames the trees are traversed as in C; otherwise every collidable geom pair is a
+    /// leaf pair.
     fn midphase(
         &mut self,
         ctx: &Ctx,
@@ -240,21 +246,23 @@ impl CollisionStage {
         report: &mut CollideReport,
     ) {
         let m = ctx.m;
-        let (xpos, xmat) = (ctx.s.geom_xpos, ctx.s.geom_xmat);
-        let collidable = |g: &usize| m.geom_contype[*g] != 0 || m.geom_conaffinity[*g] != 0;
         self.tree.clear();
-        for g1 in body_geoms(m, b1).filter(collidable) {
-            for g2 in body_geoms(m, b2).filter(collidable) {
-                let bound = pair_margin(m, g1, g2, None) + pair_gap(m, g1, g2, None);
-                if filter_sphere(m, xpos, xmat, g1, g2, bound) {
-                    continue;
-                }
-                let boxes = [&m.geom_aabb[g1], &m.geom_aabb[g2]];
-                if !collide_obb(boxes, [&xpos[g1], &xpos[g2]], [&xmat[g1], &xmat[g2]], bound) {
-                    continue;
-                }
-                if filter_collision_pair(ctx, g1, g2, None, skip.clone()) {
-                    self.tree.push(order(m, g1, g2, None));
+        let tree = &mut self.tree;
+        let mut leaf = |g1: usize, g2: usize| {
+            if leaf_pair(ctx, g1, g2, skip.clone()) {
+                tree.push(order(m, g1, g2, None));
+            }
+        };
+        match (ctx.s.body_xipos, ctx.s.body_ximat) {
+            (Some(xipos), Some(ximat)) if !m.bvh_aabb.is_empty() => {
+                traverse(m, b1, b2, xipos, ximat, &mut self.stack, leaf);
+            }
+            _ => {
+                let collidable = |g: &usize| m.geom_contype[*g] != 0 || m.geom_conaffinity[*g] != 0;
+                for g1 in body_geoms(m, b1).filter(collidable) {
+                    for g2 in body_geoms(m, b2).filter(collidable) {
+                        leaf(g1, g2);
+                    }
                 }
             }
         }
@@ -325,6 +333,22 @@ fn geom<'a>(ctx: &Ctx<'a>, g: usize) -> Option<Geom<'a>> {
     })
 }
 
+/// The leaf test of `mj_collideTree` for two geoms: bounding spheres, then oriented boxes,
+/// both with margin + gap, then `filterCollisionPair`.
+fn leaf_pair(ctx: &Ctx, g1: usize, g2: usize, skip: Option<std::ops::Range<usize>>) -> bool {
+    let m = ctx.m;
+    let (xpos, xmat) = (ctx.s.geom_xpos, ctx.s.geom_xmat);
+    let bound = pair_margin(m, g1, g2, None) + pair_gap(m, g1, g2, None);
+    if filter_sphere(m, xpos, xmat, g1, g2, bound) {
+        return false;
+    }
+    let boxes = [&m.geom_aabb[g1], &m.geom_aabb[g2]];
+    if !collide_obb(boxes, [&xpos[g1], &xpos[g2]], [&xmat[g1], &xmat[g2]], bound) {
+        return false;
+    }
+    filter_collision_pair(ctx, g1, g2, None, skip)
+}
+
 /// The pair with the lower geom type first (`pushGeomGeom`); equal types keep their order.
 fn order(m: &CollisionModel, g1: usize, g2: usize, ipair: Option<usize>) -> GeomPair {
     if (m.geom_type[g1] as usize) > (m.geom_type[g2] as usize) {
@@ -370,10 +394,17 @@ fn filter_collision_pair(
             }
         }
     }
-    if ipair.is_none()
-        && filter_bitmask(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2], m.geom_conaffinity[g2])
-    {
-        return false;
+    if ipair.is_none() {
+        // a user filter replaces the geom bitmasks (`mjcb_contactfilter`)
+        let discard = match ctx.s.contact_filter {
+            Some(filter) => filter(g1, g2),
+            None => {
+                filter_bitmask(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2], m.geom_conaffinity[g2])
+            }
+        };
+        if discard {
+            return false;
+        }
     }
     let bound = pair_margin(m, g1, g2, ipair) + pair_gap(m, g1, g2, ipair);
     if filter_sphere(m, ctx.s.geom_xpos, ctx.s.geom_xmat, g1, g2, bound) {
@@ -394,6 +425,10 @@ fn check_state(m: &CollisionModel, s: &State) -> Result<(), CollideError> {
             s.geom_xpos.len(),
             s.geom_xmat.len()
         )));
+    }
+    let nb = m.nbody();
+    if s.body_xipos.is_some_and(|v| v.len() != nb) || s.body_ximat.is_some_and(|v| v.len() != nb) {
+        return Err(CollideError::State(format!("body_xipos / body_ximat do not have {nb} entries")));
     }
     if m.opt.enabled(ENBL_SLEEP) {
         let Some(sl) = s.sleep else {

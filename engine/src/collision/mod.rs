@@ -4,15 +4,17 @@
 //! - [`model`]: the plain-data [`CollisionModel`] (from specula's `Model` or a C `mjModel`);
 //! - [`state`]: the borrowed per-call [`State`] (geom poses, sleep);
 //! - [`broadphase`]: body pairs by sweep and prune on the principal axes of the geom centres;
+//! - [`bvh`]: per-body geom trees and the mid-phase traversal;
 //! - [`filter`]: bitmask, body-pair, bounding-sphere and oriented-box tests;
 //! - [`params`]: contact parameter mixing and `mj_setContact`;
 //! - [`driver`]: [`CollisionStage::collide`], the entry point.
 //!
-//! Not covered (the caller must fall back to C): flexes, speculative contacts, the
-//! `mjcb_contactfilter` callback, and pairs involving height fields or SDFs (reported per pair
-//! in [`CollideReport::unsupported`]).
+//! Not covered (the caller must fall back to C): flexes, speculative contacts, and pairs
+//! involving height fields or SDFs (reported per pair in [`CollideReport::unsupported`]). A
+//! `mjcb_contactfilter` equivalent can be passed in [`State::contact_filter`].
 
 pub mod broadphase;
+pub mod bvh;
 pub mod driver;
 pub mod filter;
 pub mod model;
@@ -22,4 +24,4 @@ pub mod state;
 
 pub use driver::{CollideError, CollideReport, CollisionStage, UnsupportedPair};
 pub use model::{CollisionModel, CollisionOptions};
-pub use state::{SleepState, SpeculativeInput, State};
+pub use state::{ContactFilter, SleepState, SpeculativeInput, State};

@@ -7,6 +7,7 @@
 
 use specula_model::Model;
 
+use super::bvh::build_body_tree;
 use crate::narrowphase::{ConvexHull, GeomType};
 
 /// `mjDSBL_CONSTRAINT`: the whole constraint solver is off (no contacts are generated).
@@ -147,8 +148,20 @@ pub struct CollisionModel {
     pub body_conaffinity: Vec<i32>,
     /// Max of the geoms' margin + gap.
     pub body_margin: Vec<f64>,
-    /// Whether the body has a geom tree (`body_bvhadr >= 0`: at least one collidable geom).
-    pub body_has_bvh: Vec<bool>,
+    /// First node of the body's geom tree in the `bvh_*` arrays, -1 when the body has no
+    /// collidable geom (MuJoCo's `body_bvhadr`).
+    pub body_bvhadr: Vec<i32>,
+    /// Number of nodes of the body's tree (`body_bvhnum`).
+    pub body_bvhnum: Vec<usize>,
+    /// Tree node boxes in the body's inertial frame: centre (3), half sizes (3) (`bvh_aabb`,
+    /// body nodes only). May be left empty: the mid-phase then tests all collidable geom pairs
+    /// of the two bodies, which gives the same contacts except under `override` with nonzero
+    /// geom gaps (inner nodes prune with the override margin alone).
+    pub bvh_aabb: Vec<[f64; 6]>,
+    /// Children of each node, relative to the body's first node, -1 when absent (`bvh_child`).
+    pub bvh_child: Vec<[i32; 2]>,
+    /// Geom id of each leaf node, -1 for inner nodes (`bvh_nodeid`).
+    pub bvh_nodeid: Vec<i32>,
 
     /// Explicit pair: contact dimensionality.
     pub pair_dim: Vec<i32>,
@@ -246,7 +259,8 @@ impl CollisionModel {
             ("body_contype", self.body_contype.len()),
             ("body_conaffinity", self.body_conaffinity.len()),
             ("body_margin", self.body_margin.len()),
-            ("body_has_bvh", self.body_has_bvh.len()),
+            ("body_bvhadr", self.body_bvhadr.len()),
+            ("body_bvhnum", self.body_bvhnum.len()),
         ];
         for (name, len) in body_lens {
             if len != nb {
@@ -289,6 +303,38 @@ impl CollisionModel {
             let (adr, num) = (self.body_geomadr[b], self.body_geomnum[b]);
             if num > 0 && (adr < 0 || adr as usize + num > ng) {
                 return err(format!("body {b} geoms {adr}+{num} out of range"));
+            }
+        }
+        let nbvh = self.bvh_aabb.len();
+        if self.bvh_child.len() != nbvh || self.bvh_nodeid.len() != nbvh {
+            return err(format!(
+                "bvh arrays: {nbvh} boxes, {} child, {} nodeid",
+                self.bvh_child.len(),
+                self.bvh_nodeid.len()
+            ));
+        }
+        if nbvh > 0 {
+            for b in 0..nb {
+                let (adr, num) = (self.body_bvhadr[b], self.body_bvhnum[b]);
+                if adr < 0 {
+                    continue;
+                }
+                let adr = adr as usize;
+                if num == 0 || adr + num > nbvh {
+                    return err(format!("body {b} tree {adr}+{num} out of range ({nbvh} nodes)"));
+                }
+                for n in 0..num {
+                    // children come after their parent (pre-order): traversal always ends
+                    for c in self.bvh_child[adr + n] {
+                        if c != -1 && (c <= n as i32 || c as usize >= num) {
+                            return err(format!("body {b} tree node {n} has child {c}"));
+                        }
+                    }
+                    let id = self.bvh_nodeid[adr + n];
+                    if id >= ng as i32 {
+                        return err(format!("body {b} tree node {n} names geom {id}"));
+                    }
+                }
             }
         }
         for p in 0..np {
@@ -358,17 +404,28 @@ pub fn hull_from_graph(
 impl From<&Model> for CollisionModel {
     /// Gather the collision data of a compiled specula model.
     ///
-    /// Three `mjModel` quantities are not stored in [`Model`] and are derived the way MuJoCo's
-    /// compiler sets them: `flg_surfacevel` (any geom with a nonzero surface velocity),
-    /// `body_bvhadr >= 0` (the body has a geom with nonzero contype or conaffinity) and
-    /// `nflex` (specula's model has no flexes).
+    /// Some `mjModel` quantities are not stored in [`Model`] and are derived the way MuJoCo's
+    /// compiler sets them: `flg_surfacevel` (any geom with a nonzero surface velocity), the
+    /// per-body geom trees (`body_bvhadr`, `bvh_*`, see [`build_body_tree`]) and `nflex`
+    /// (specula's model has no flexes).
     fn from(m: &Model) -> Self {
         let nbody = m.body_parentid.len();
-        let mut body_has_bvh = vec![false; nbody];
-        for (g, &b) in m.geom_bodyid.iter().enumerate() {
-            if b < nbody && (m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0) {
-                body_has_bvh[b] = true;
+        let (mut body_bvhadr, mut body_bvhnum) = (vec![-1; nbody], vec![0; nbody]);
+        let (mut bvh_aabb, mut bvh_child, mut bvh_nodeid) = (Vec::new(), Vec::new(), Vec::new());
+        for b in 0..nbody {
+            let geoms: Vec<(usize, [f64; 3], [f64; 4], [f64; 6])> = (0..m.geom_bodyid.len())
+                .filter(|&g| m.geom_bodyid[g] == b && (m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0))
+                .map(|g| (g, m.geom_pos[g], m.geom_quat[g], m.geom_aabb[g]))
+                .collect();
+            if geoms.is_empty() {
+                continue;
             }
+            let tree = build_body_tree(&geoms, &m.body_ipos[b], &m.body_iquat[b]);
+            body_bvhadr[b] = bvh_aabb.len() as i32;
+            body_bvhnum[b] = tree.aabb.len();
+            bvh_aabb.extend(tree.aabb);
+            bvh_child.extend(tree.child);
+            bvh_nodeid.extend(tree.nodeid);
         }
         let hulls = (0..m.mesh_vertadr.len())
             .map(|i| {
@@ -416,7 +473,11 @@ impl From<&Model> for CollisionModel {
             body_contype: m.body_contype.clone(),
             body_conaffinity: m.body_conaffinity.clone(),
             body_margin: m.body_margin.clone(),
-            body_has_bvh,
+            body_bvhadr,
+            body_bvhnum,
+            bvh_aabb,
+            bvh_child,
+            bvh_nodeid,
             pair_dim: m.pair_dim.clone(),
             pair_geom1: m.pair_geom1.clone(),
             pair_geom2: m.pair_geom2.clone(),

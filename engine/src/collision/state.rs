@@ -30,22 +30,57 @@ pub struct SpeculativeInput<'a> {
     pub cdof: &'a [[f64; 6]],
 }
 
+/// A user contact filter in the role of MuJoCo's `mjcb_contactfilter`: called with the two
+/// geoms of a candidate pair (not explicit pairs), returns true to discard it. When set, it
+/// replaces the geom bitmask test (the body-level bitmask tests of the broadphase still apply).
+pub type ContactFilter<'a> = &'a dyn Fn(usize, usize) -> bool;
+
 /// Borrowed position-stage state for one collision call.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct State<'a> {
     /// `mjData.geom_xpos` (ngeom): world position of each geom frame.
     pub geom_xpos: &'a [[f64; 3]],
     /// `mjData.geom_xmat` (ngeom): world orientation of each geom, row-major.
     pub geom_xmat: &'a [[f64; 9]],
+    /// `mjData.xipos` (nbody): body inertial-frame positions, for the mid-phase trees.
+    pub body_xipos: Option<&'a [[f64; 3]]>,
+    /// `mjData.ximat` (nbody): body inertial-frame orientations, for the mid-phase trees.
+    /// Without these two (or without trees in the model) the mid-phase tests every collidable
+    /// geom pair of the two bodies instead (see `CollisionModel::bvh_aabb`).
+    pub body_ximat: Option<&'a [[f64; 9]]>,
     /// Sleep state; required when the model enables sleep.
     pub sleep: Option<SleepState<'a>>,
     /// Inputs of speculative contacts; required once `mjENBL_SPECULATIVE` is supported.
     pub speculative: Option<SpeculativeInput<'a>>,
+    /// Optional `mjcb_contactfilter` replacement.
+    pub contact_filter: Option<ContactFilter<'a>>,
+}
+
+impl std::fmt::Debug for State<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("State")
+            .field("geom_xpos", &self.geom_xpos)
+            .field("geom_xmat", &self.geom_xmat)
+            .field("body_xipos", &self.body_xipos)
+            .field("body_ximat", &self.body_ximat)
+            .field("sleep", &self.sleep)
+            .field("speculative", &self.speculative)
+            .field("contact_filter", &self.contact_filter.map(|_| "fn"))
+            .finish()
+    }
 }
 
 impl<'a> State<'a> {
-    /// A state with geom poses only (no sleep, no speculative inputs).
+    /// A state with geom poses only (no body frames, sleep, speculative inputs or contact filter).
     pub fn new(geom_xpos: &'a [[f64; 3]], geom_xmat: &'a [[f64; 9]]) -> Self {
-        State { geom_xpos, geom_xmat, sleep: None, speculative: None }
+        State {
+            geom_xpos,
+            geom_xmat,
+            body_xipos: None,
+            body_ximat: None,
+            sleep: None,
+            speculative: None,
+            contact_filter: None,
+        }
     }
 }

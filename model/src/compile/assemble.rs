@@ -205,6 +205,7 @@ pub fn assemble(bodies: &[CBody], items: &[BodyItem], ex: &Extras) -> Res<Model>
             m.geom_gap.push(s.gap);
             m.geom_surfacevel.push(s.surfacevel);
             m.geom_adhesion.push(s.adhesion);
+            m.geom_fluid.push(super::fluid::geom_fluid(s.fluid_ellipsoid, s.gtype, &g.size, &s.fluidcoef));
             m.geom_rgba.push(s.rgba);
             m.geom_sameframe.push(sameframe(&g.pos, &g.quat, &b.ipos, &b.iquat));
             m.geom_rbound.push(g.rbound);
@@ -241,6 +242,7 @@ pub fn assemble(bodies: &[CBody], items: &[BodyItem], ex: &Extras) -> Res<Model>
         m.body_treeid.push(if m.body_dofnum[w] > 0 { m.dof_treeid[m.body_dofadr[w] as usize] as i32 } else { -1 });
     }
     subtree_mass(&mut m);
+    trees_and_flags(&mut m);
 
     m.neq = ex.equalities.len();
     m.eq_names = ex.equalities.clone();
@@ -255,8 +257,35 @@ pub fn assemble(bodies: &[CBody], items: &[BodyItem], ex: &Extras) -> Res<Model>
 
     compile_pairs(&mut m, &ex.pairs)?;
     compile_excludes(&mut m, &ex.excludes)?;
+    m.flg_adhesion |= m.pair_adhesion.iter().any(|&a| a != 0.0);
     compile_keys(&mut m, &ex.keys)?;
     Ok(m)
+}
+
+/// Tree ranges, sparse mass-matrix row addresses and the `flg_*` flags.
+fn trees_and_flags(m: &mut Model) {
+    for t in 0..m.ntree {
+        let bodies: Vec<usize> = (0..m.nbody).filter(|&b| m.body_treeid[b] == t as i32).collect();
+        let dofs: Vec<usize> = (0..m.nv).filter(|&d| m.dof_treeid[d] == t).collect();
+        m.tree_bodyadr.push(bodies.first().copied().unwrap_or(0));
+        m.tree_bodynum.push(bodies.len());
+        m.tree_dofadr.push(dofs.first().copied().unwrap_or(0));
+        m.tree_dofnum.push(dofs.len());
+    }
+    // each dof's row holds itself and all its ancestors
+    let mut nm = 0;
+    for i in 0..m.nv {
+        m.dof_madr.push(nm);
+        let mut j = i as i32;
+        while j >= 0 {
+            nm += 1;
+            j = m.dof_parentid[j as usize];
+        }
+    }
+    m.nm = nm;
+    m.flg_gravcomp = m.body_gravcomp.iter().any(|&g| g != 0.0);
+    m.flg_surfacevel = m.geom_surfacevel.iter().any(|v| v.iter().any(|&x| x != 0.0));
+    m.flg_adhesion = m.geom_adhesion.iter().any(|&a| a != 0.0);
 }
 
 fn lookup(names: &[String], what: &str, name: &(String, crate::error::Position)) -> Res<usize> {

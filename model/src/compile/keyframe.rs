@@ -128,8 +128,13 @@ pub fn append_attached_keys(m: &mut Model, cm: &Model, prefix: &str) {
         let mut qvel = vec![0.0; m.nv];
         for j in 0..cm.njnt {
             let name = format!("{prefix}{}", cm.jnt_names[j]);
-            let Some(pj) = m.jnt_names.iter().position(|n| *n == name) else { continue };
             let t = cm.jnt_type[j];
+            let Some(pj) = m.jnt_names.iter().position(|n| *n == name && !cm.jnt_names[j].is_empty()) else {
+                continue;
+            };
+            if m.jnt_type[pj] != t {
+                continue;
+            }
             let (src_q, dst_q) = (k * cm.nq + cm.jnt_qposadr[j], m.jnt_qposadr[pj]);
             qpos[dst_q..dst_q + t.nq()].copy_from_slice(&cm.key_qpos[src_q..src_q + t.nq()]);
             let (src_v, dst_v) = (k * cm.nv + cm.jnt_dofadr[j], m.jnt_dofadr[pj]);

@@ -7,12 +7,27 @@
 //! 2. Bodies are compiled in depth-first order ([`body`], [`geom`]): orientations, geom
 //!    sizes/frames/inertias, body inertia from geoms, joints, sites.
 //! 3. Everything is laid out into the flat arrays of [`Model`] ([`assemble`]), then contact
-//!    pairs/excludes are resolved and sorted, and keyframes are filled.
+//!    pairs/excludes are resolved and sorted, keyframes are filled ([`keyframe`]), and the
+//!    per-body midphase trees are built ([`bvh`]).
+//!
+//! `frame` and `replicate` are expanded while reading the tree; `attach` pulls a body, frame or
+//! world from a `<model>` asset, compiled with that model's own compiler settings and default
+//! classes ([`tree::Source`]); elements outside the tree that refer to replicated or attached
+//! bodies are copied as MuJoCo does ([`refs`]). Meshes and height fields come from
+//! [`crate::mesh`] and [`hfield`].
+//!
+//! Not supported yet (an error, never silently wrong): `composite`/`flexcomp`, self-`attach`,
+//! builtin meshes, height fields from files, `fusestatic`/`discardvisual`. Not computed:
+//! quantities that need the engine at qpos0 (`*_invweight0`, `stat`) and mesh BVHs. A joint
+//! with `springdamper` compiles, but its stiffness and damping keep their attribute values
+//! (MuJoCo derives them from `dof_invweight0`), so those two numbers differ from MuJoCo.
 
 pub mod assemble;
 pub mod attrs;
 pub mod body;
+pub mod bvh;
 pub mod contact;
+pub mod fluid;
 pub mod geom;
 pub mod hfield;
 pub mod keyframe;
@@ -20,6 +35,7 @@ pub mod math;
 pub mod mesh;
 pub mod options;
 pub mod orient;
+pub mod refs;
 pub mod spec;
 pub mod tree;
 
@@ -62,34 +78,11 @@ pub struct Extras {
     pub keys: Vec<keyframe::RawKey>,
 }
 
-fn names_of(section: &Element, kinds: &[&str], out: &mut Vec<String>) {
+/// Pushes the `name` of each child of `section` whose tag is in `kinds` (all when empty).
+pub fn names_of(section: &Element, kinds: &[&str], out: &mut Vec<String>) {
     for c in section.children.iter().filter(|c| kinds.is_empty() || kinds.contains(&c.name.as_str())) {
         out.push(c.attr("name").map(|a| a.value.clone()).unwrap_or_default());
     }
-}
-
-/// Number of activation states of an actuator element (approximate: dynamics types that
-/// MuJoCo integrates; `dcmotor` has one for a positive inductance and one for LuGre friction).
-fn act_count(el: &Element) -> usize {
-    let real = |name: &str, i: usize| {
-        el.attr(name)
-            .and_then(|a| crate::xml::values::tokens(&a.value).nth(i).map(str::to_string))
-            .and_then(|t| crate::xml::values::parse_real(&t).ok())
-    };
-    match el.name.as_str() {
-        "muscle" | "intvelocity" | "cylinder" => 1,
-        "general" => usize::from(el.attr("dyntype").is_some_and(|a| a.value != "none")),
-        "position" | "velocity" => usize::from(real("timeconst", 0).is_some_and(|t| t > 0.0)),
-        "dcmotor" => {
-            usize::from(real("inductance", 1).is_some_and(|t| t > 0.0)) + usize::from(el.attr("lugre").is_some())
-        }
-        _ => 0,
-    }
-}
-
-/// Number of controls an actuator takes (`dcmotor input="pos vel"` takes two).
-fn control_count(el: &Element) -> usize {
-    el.attr("input").map_or(1, |a| crate::xml::values::tokens(&a.value).count().max(1))
 }
 
 /// Compiles an MJCF element tree (root `mujoco`) into a [`Model`]; asset files resolve
@@ -153,8 +146,8 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
         for c in s.children.iter().filter(|c| c.name != "plugin") {
             defaults.class_of(c, 0)?;
             ex.actuators.push(c.attr("name").map(|a| a.value.clone()).unwrap_or_default());
-            ex.na += act_count(c);
-            ex.nu += control_count(c);
+            ex.na += refs::act_count(c);
+            ex.nu += refs::control_count(c);
         }
     }
     for s in sections("sensor") {
@@ -193,10 +186,11 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     let items = builder.bodies;
     let attached = builder.attached;
+    refs::apply_replicates(root, &builder.replicated, &refs::defaults_of(&sources), &mut ex)?;
     let mut child_keys = Vec::new();
     for (src, prefix) in &attached {
         if let Some(child) = &sources[*src].root {
-            append_referencing(child, prefix, &sources[*src].defaults, &mut ex)?;
+            refs::append_referencing(child, prefix, &sources[*src].defaults, &mut ex)?;
             let ccs = &all_cs[*src];
             for s in child.children.iter().filter(|s| s.name == "asset") {
                 let mut mats = Vec::new();
@@ -277,58 +271,12 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     mesh::fill_mesh_arrays(&mut m, &ex.meshes, &mesh_data);
     hfield::fill_hfield_arrays(&mut m, &ex.hfields);
+    bvh::fill_body_bvh(&mut m);
     m.opt = opt;
     if cs.settotalmass > 0.0 {
         set_total_mass(&mut m, cs.settotalmass);
     }
     Ok(m)
-}
-
-/// Appends the elements of an attached model that refer to its bodies (actuators, tendons,
-/// sensors, equalities, contact pairs and excludes), with the attach prefix on every name.
-fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, ex: &mut Extras) -> Res<()> {
-    let pre = |v: Vec<String>| v.into_iter().map(|n| if n.is_empty() { n } else { format!("{prefix}{n}") });
-    for s in child.children.iter() {
-        let mut names = Vec::new();
-        match s.name.as_str() {
-            "equality" => {
-                names_of(s, &[], &mut names);
-                ex.equalities.extend(pre(names));
-            }
-            "tendon" => {
-                names_of(s, &["spatial", "fixed"], &mut names);
-                ex.tendons.extend(pre(names));
-            }
-            "sensor" => {
-                names_of(s, &[], &mut names);
-                ex.sensors.extend(pre(names));
-            }
-            "actuator" => {
-                for c in s.children.iter().filter(|c| c.name != "plugin") {
-                    let n = c.attr("name").map(|a| a.value.clone()).unwrap_or_default();
-                    ex.actuators.extend(pre(vec![n]));
-                    ex.na += act_count(c);
-                    ex.nu += control_count(c);
-                }
-            }
-            "contact" => {
-                let (mut pairs, mut excl) = (Vec::new(), Vec::new());
-                contact::read_contact(s, defs, &mut pairs, &mut excl)?;
-                for mut p in pairs {
-                    p.geom1.0 = format!("{prefix}{}", p.geom1.0);
-                    p.geom2.0 = format!("{prefix}{}", p.geom2.0);
-                    ex.pairs.push(p);
-                }
-                for mut e in excl {
-                    e.body1.0 = format!("{prefix}{}", e.body1.0);
-                    e.body2.0 = format!("{prefix}{}", e.body2.0);
-                    ex.excludes.push(e);
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(())
 }
 
 /// Sets geom material ids; a mesh geom without its own material uses its mesh's.

@@ -141,6 +141,27 @@ pub struct TreeBuilder<'a> {
     pub bodies: Vec<BodyItem>,
     /// For each `attach`: (source index, name prefix), in order of appearance.
     pub attached: Vec<(usize, String)>,
+    /// Top-level `replicate`s of the main model, in order.
+    pub replicated: Vec<Replicated>,
+}
+
+/// A top-level `replicate`: the names defined inside it and the suffix of each copy.
+#[derive(Clone, Debug, Default)]
+pub struct Replicated {
+    /// Names of the elements inside (before suffixing).
+    pub names: Vec<String>,
+    /// Suffix of each copy.
+    pub suffixes: Vec<String>,
+}
+
+/// Collects the `name` of every element under `el`.
+fn collect_names(el: &Element, out: &mut Vec<String>) {
+    for c in &el.children {
+        if let Some(a) = c.attr("name") {
+            out.push(a.value.clone());
+        }
+        collect_names(c, out);
+    }
 }
 
 /// Where an element is being read: body, enclosing frame, source model, context class and
@@ -171,7 +192,12 @@ fn replicate_suffix(sep: &str, count: usize, i: usize) -> String {
 impl<'a> TreeBuilder<'a> {
     /// A builder holding only the world body.
     pub fn new(sources: &'a [Source], world_pos: Position) -> Self {
-        TreeBuilder { sources, bodies: vec![BodyItem::new("world".into(), 0, world_pos)], attached: Vec::new() }
+        TreeBuilder {
+            sources,
+            bodies: vec![BodyItem::new("world".into(), 0, world_pos)],
+            attached: Vec::new(),
+            replicated: Vec::new(),
+        }
     }
 
     /// Reads one `worldbody` section of the main model.
@@ -298,6 +324,9 @@ impl<'a> TreeBuilder<'a> {
     fn body(&mut self, el: &Element, ctx: &Ctx, class: usize) -> Res<()> {
         let bclass = self.childclass(el, ctx, class)?;
         let id = self.bodies.len();
+        if id >= 65534 {
+            return Err(err_at(el, "number of bodies plus flexes must be less than 65534"));
+        }
         let mut b = BodyItem::new(named(el, ctx), ctx.body, el.pos.clone());
         arr(el, "pos", &mut b.pos, true)?;
         boolean(el, "mocap", &mut b.mocap)?;
@@ -332,7 +361,16 @@ impl<'a> TreeBuilder<'a> {
 
         let mut rotation = QUNIT;
         resolve(&mut rotation, conv, &Alt::Euler(euler)).map_err(&bad)?;
+        if count > 1_000_000 {
+            return Err(err_at(el, "replicate count is unreasonably large (more than 1e6)"));
+        }
         let count = count.max(0) as usize;
+        if ctx.suffix.is_empty() && ctx.src == 0 {
+            let mut r = Replicated::default();
+            collect_names(el, &mut r.names);
+            r.suffixes = (0..count).map(|i| replicate_suffix(&sep, count, i)).collect();
+            self.replicated.push(r);
+        }
         let mut pos = [0.0; 3];
         let mut quat = QUNIT;
         for i in 0..count {

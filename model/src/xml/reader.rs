@@ -98,7 +98,7 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
             }
             Event::Empty(e) => {
                 let element = new_element(&e, text, start, &index)?;
-                attach(element, &mut stack, &mut root, &index)?;
+                attach(element, &mut stack, &mut root)?;
             }
             Event::End(_) => {
                 // quick-xml has already checked that the end name matches the open element.
@@ -107,7 +107,7 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
                     if trimmed.len() != element.text.len() {
                         element.text = trimmed.to_string();
                     }
-                    attach(element, &mut stack, &mut root, &index)?;
+                    attach(element, &mut stack, &mut root)?;
                 }
             }
             Event::Text(t) => {
@@ -148,12 +148,7 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
 }
 
 /// Put a finished element under its parent, or make it the root.
-fn attach(
-    element: Element,
-    stack: &mut [Element],
-    root: &mut Option<Element>,
-    index: &LineIndex,
-) -> Result<(), MjcfError> {
+fn attach(element: Element, stack: &mut [Element], root: &mut Option<Element>) -> Result<(), MjcfError> {
     match stack.last_mut() {
         Some(parent) => parent.children.push(element),
         None => {
@@ -166,7 +161,6 @@ fn attach(
                     ),
                 ));
             }
-            let _ = index;
             *root = Some(element);
         }
     }

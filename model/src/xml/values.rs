@@ -44,8 +44,8 @@ pub fn parse_real(token: &str) -> Result<f64, NumberError> {
         || (lower.starts_with("nan(") && lower.ends_with(')') && nan_payload_ok(&lower[4..lower.len() - 1]))
     {
         f64::NAN
-    } else if lower.starts_with("0x") {
-        parse_hex(&lower[2..])?
+    } else if let Some(hex) = lower.strip_prefix("0x") {
+        parse_hex(hex)?
     } else {
         if !decimal_syntax_ok(body) {
             return Err(NumberError::BadFormat);

@@ -18,7 +18,7 @@ use crate::math::{
     add_scl3, axis_angle2quat, cross, dist3, dot3, mul_mat_mat3, mul_mat_t_vec3, mul_mat_vec3, normalize3, quat2mat,
     scl3, sub3, transpose3,
 };
-use crate::narrowphase::{CollideOptions, ContactPoint, ConvexHull, Geom, GeomType, MAX_CONTACTS};
+use crate::narrowphase::{ContactPoint, ConvexHull, Geom, GeomType, MAX_CONTACTS};
 
 /// Two face normals are "facing" when their dot product is below `-FACE_TOL` (about 5.1 deg).
 const FACE_TOL: f64 = 0.996;
@@ -40,12 +40,9 @@ fn rotate_about(origin: &[f64; 3], rot: &[f64; 9], mat: &mut [f64; 9], pos: &mut
 }
 
 /// Add contacts found by tilting the pair about the first contact; returns the new count.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn perturbed_contacts<F>(
     g1: &Geom,
     g2: &Geom,
-    _margin: f64,
-    _opt: &CollideOptions,
     out: &mut [ContactPoint],
     o1: &mut ConvexObj,
     o2: &mut ConvexObj,
@@ -96,14 +93,16 @@ enum Solid<'a> {
 }
 
 impl<'a> Solid<'a> {
-    /// Wrap a box or mesh object; `None` for other shapes or meshes without faces.
-    fn new(o: &ConvexObj<'a>) -> Option<Self> {
+    /// Wrap a box, cylinder or mesh object; for meshes only the polygons through the hull
+    /// vertices `through` are built. `None` for other shapes or meshes without faces.
+    fn new(o: &ConvexObj<'a>, through: &[i32]) -> Option<Self> {
         match o.ty {
             GeomType::Box => Some(Solid::Box { size: o.size, pos: o.pos, mat: o.mat }),
             GeomType::Cylinder => Some(Solid::Cylinder { size: o.size, pos: o.pos, mat: o.mat }),
             GeomType::Mesh => {
                 let hull = o.hull?;
-                let polys = hull_polygons(hull);
+                let ids: Vec<usize> = through.iter().filter(|&&v| v >= 0).map(|&v| v as usize).collect();
+                let polys = hull_polygons(hull, Some(&ids));
                 if polys.is_empty() {
                     return None;
                 }
@@ -162,9 +161,12 @@ impl<'a> Solid<'a> {
             (d, v[0], end)
         };
         if let Solid::Cylinder { size, pos, mat } = self {
+            // the rim point below the (possibly margin-inflated) support point
             let l = mul_mat_t_vec3(mat, &sub3(&v[0], pos));
-            let bottom = to_global(mat, pos, &[l[0], l[1], -size[1]]);
-            let top = to_global(mat, pos, &[l[0], l[1], size[1]]);
+            let rxy = (l[0] * l[0] + l[1] * l[1]).sqrt();
+            let s = if rxy > MINVAL { size[0] / rxy } else { 0.0 };
+            let bottom = to_global(mat, pos, &[l[0] * s, l[1] * s, -size[1]]);
+            let top = to_global(mat, pos, &[l[0] * s, l[1] * s, size[1]]);
             return vec![(mul_mat_vec3(mat, &[0.0, 0.0, 1.0]), bottom, top)];
         }
         if dim == 2 {
@@ -239,6 +241,21 @@ impl<'a> Solid<'a> {
                 polys[idx].verts.iter().rev().map(|&v| to_global(mat, pos, &hull.vert[v])).collect()
             }
         }
+    }
+}
+
+/// World position of a box corner (bits +x=1, +y=2, +z=4) or hull vertex, without margin.
+fn bare_vertex(o: &ConvexObj, id: i32) -> Option<[f64; 3]> {
+    if id < 0 {
+        return None;
+    }
+    match o.ty {
+        GeomType::Box => {
+            let s = |bit: i32, h: f64| if id & bit != 0 { h } else { -h };
+            Some(to_global(&o.mat, &o.pos, &[s(1, o.size[0]), s(2, o.size[1]), s(4, o.size[2])]))
+        }
+        GeomType::Mesh => o.hull?.vert.get(id as usize).map(|v| to_global(&o.mat, &o.pos, v)),
+        _ => None,
     }
 }
 
@@ -320,14 +337,17 @@ fn simplex_dim(vi: &mut [i32; 3], v: &mut [[f64; 3]; 3]) -> usize {
 /// Returns true if the contacts were replaced. Distances are between the bare faces; the
 /// caller accounts for margins.
 pub(crate) fn multicontact(pt: &Polytope, face: usize, st: &mut Status, o1: &ConvexObj, o2: &ConvexObj) -> bool {
-    let (Some(s1), Some(s2)) = (Solid::new(o1), Solid::new(o2)) else {
-        return false;
-    };
+    // with margins, faces up to the summed half margins apart are in contact
+    let keep = 0.5 * o1.margin + 0.5 * o2.margin;
     let fv = pt.faces[face].verts;
     let mut v1i = fv.map(|i| pt.verts[i].index1);
     let mut v2i = fv.map(|i| pt.verts[i].index2);
-    let mut v1 = fv.map(|i| pt.verts[i].vert1);
-    let mut v2 = fv.map(|i| pt.verts[i].vert2);
+    let (Some(s1), Some(s2)) = (Solid::new(o1, &v1i), Solid::new(o2, &v2i)) else {
+        return false;
+    };
+    // the polytope stores margin-inflated support points; features need the bare vertices
+    let mut v1 = fv.map(|i| bare_vertex(o1, pt.verts[i].index1).unwrap_or(pt.verts[i].vert1));
+    let mut v2 = fv.map(|i| bare_vertex(o2, pt.verts[i].index2).unwrap_or(pt.verts[i].vert2));
     let dim1 = simplex_dim(&mut v1i, &mut v1);
     let dim2 = simplex_dim(&mut v2i, &mut v2);
 
@@ -347,7 +367,7 @@ pub(crate) fn multicontact(pt: &Polytope, face: usize, st: &mut Status, o1: &Con
             // and measures depth along the polytope face normal (measured, see the tests)
             let wit = scl3(&n2[j].0, -1.0);
             let f1 = s1.face(n1[i].1 + 2);
-            let done = clip(st, &f2, &f1, &n2[j].0, &wit);
+            let done = clip(st, &f2, &f1, &n2[j].0, &wit, keep);
             if done {
                 for k in 0..st.nx {
                     std::mem::swap(&mut st.x1[k], &mut st.x2[k]);
@@ -355,7 +375,7 @@ pub(crate) fn multicontact(pt: &Polytope, face: usize, st: &mut Status, o1: &Con
             }
             return done;
         }
-        return clip(st, &f1, &f2, &n1[i].0, &n2[j].0);
+        return clip(st, &f1, &f2, &n1[i].0, &n2[j].0, keep);
     }
 
     // an edge of one shape lying in a face of the other
@@ -371,7 +391,7 @@ pub(crate) fn multicontact(pt: &Polytope, face: usize, st: &mut Status, o1: &Con
         let edge = [e1[ei].1, e1[ei].2];
         let f2 = s2.face(n2[fj].1);
         let wit = scl3(&n2[fj].0, -1.0);
-        let done = clip(st, &f2, &edge, &n2[fj].0, &wit);
+        let done = clip(st, &f2, &edge, &n2[fj].0, &wit, keep);
         // the clip ran with the shapes' roles exchanged
         if done {
             for k in 0..st.nx {
@@ -385,21 +405,22 @@ pub(crate) fn multicontact(pt: &Polytope, face: usize, st: &mut Status, o1: &Con
         let edge = [e2[ei].1, e2[ei].2];
         let f1 = s1.face(n1[fj].1);
         let wit = scl3(&n1[fj].0, -1.0);
-        clip(st, &f1, &edge, &n1[fj].0, &wit)
+        clip(st, &f1, &edge, &n1[fj].0, &wit, keep)
     } else {
         false
     }
 }
 
 /// Clip polygon (or edge) `subject` against the prism over face `clipper` (outward normal `n`),
-/// keep the points behind the face and write them as witness pairs (`wit` gives the direction
+/// keep the points behind the face (or in front by at most `keep`, the margins) and write them
+/// as witness pairs (`wit` gives the direction
 /// from each point to its partner on the clipping face's side).
 ///
 /// Algorithm (Sutherland-Hodgman): for each clipper edge, the plane through it containing `n`
 /// splits the current polygon; kept runs are joined by the edge crossings. Points in front of
 /// the clipping face are then dropped; more than four are pruned to a maximal-area quad, and an
 /// edge keeps only its two extreme points.
-fn clip(st: &mut Status, clipper: &[[f64; 3]], subject: &[[f64; 3]], n: &[f64; 3], wit: &[f64; 3]) -> bool {
+fn clip(st: &mut Status, clipper: &[[f64; 3]], subject: &[[f64; 3]], n: &[f64; 3], wit: &[f64; 3], keep: f64) -> bool {
     if clipper.len() < 3 {
         return false;
     }
@@ -447,13 +468,14 @@ fn clip(st: &mut Status, clipper: &[[f64; 3]], subject: &[[f64; 3]], n: &[f64; 3
     }
 
     // only points behind the clipping face are in contact
-    poly.retain(|p| dot3(&sub3(p, &clipper[0]), n) <= 0.0);
+    poly.retain(|p| dot3(&sub3(p, &clipper[0]), n) <= keep);
     if poly.is_empty() {
         return false;
     }
     let mut write = |k: usize, v: &[f64; 3]| {
         let dist = dot3(&sub3(v, &clipper[0]), n);
-        st.x1[k] = add_scl3(v, wit, -dist.abs());
+        // signed, so points in front of the face (within the margins) project back onto it
+        st.x1[k] = add_scl3(v, wit, dist);
         st.x2[k] = *v;
         st.dist[k] = dist;
     };
@@ -497,9 +519,21 @@ fn clip(st: &mut Status, clipper: &[[f64; 3]], subject: &[[f64; 3]], n: &[f64; 3
 /// ends. `n` points from the capsule core towards geom 2. Returns false (leaving `st`) when the
 /// capsule is not within the face and edge tolerances of a face.
 pub(crate) fn capsule_contacts(st: &mut Status, o1: &ConvexObj, o2: &ConvexObj, n: &[f64; 3]) -> bool {
-    let Some(s2) = Solid::new(o2) else { return false };
     let mut n = *n;
     normalize3(&mut n);
+    // the face touching the capsule contains geom 2's support vertex towards the capsule
+    let seed = o2.hull.map_or(-1, |h| {
+        let l = mul_mat_t_vec3(&o2.mat, &scl3(&n, -1.0));
+        let mut best = (0, f64::MIN);
+        for (i, v) in h.vert.iter().enumerate() {
+            let d = dot3(&l, v);
+            if d > best.1 {
+                best = (i, d);
+            }
+        }
+        best.0 as i32
+    });
+    let Some(s2) = Solid::new(o2, &[seed]) else { return false };
     // the face of geom 2 most squarely facing the capsule
     let faces: Vec<([f64; 3], usize)> = match &s2 {
         Solid::Box { mat, .. } => (0..6)
@@ -533,7 +567,8 @@ pub(crate) fn capsule_contacts(st: &mut Status, o1: &ConvexObj, o2: &ConvexObj, 
     let edge = [end(-1.0), end(1.0)];
     let face = s2.face(fi);
     let wit = scl3(&nf, -1.0);
-    let done = clip(st, &face, &edge, &nf, &wit);
+    let keep = 0.5 * o1.margin + 0.5 * o2.margin;
+    let done = clip(st, &face, &edge, &nf, &wit, keep);
     if done {
         for k in 0..st.nx {
             std::mem::swap(&mut st.x1[k], &mut st.x2[k]);

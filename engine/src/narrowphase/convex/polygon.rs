@@ -5,11 +5,14 @@
 //! (plane-vs-mesh contacts, flat multi-contact). Each loop runs counter-clockwise seen from
 //! outside, i.e. around the outward normal by the right-hand rule, as MuJoCo's do.
 
-use crate::math::{cross, dot3, normalize3, sub3};
+use crate::math::{cross, dot3, sub3};
 use crate::narrowphase::ConvexHull;
 
-/// Triangles whose unit normals agree to within this (1 - cos) are candidates for merging.
-const COPLANAR_COS: f64 = 1e-10;
+/// Faces are grouped when their normals fall in the same 0.01 rad bucket of azimuth and polar
+/// angle (MuJoCo's `kAngleTol` in `mjCMesh::MakePolygons`).
+const ANGLE_TOL: f64 = 0.01;
+/// Hulls without usable triangles are rebuilt from their adjacency only up to this size.
+const MAX_REBUILD: usize = 256;
 
 /// One polygonal face of a hull.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,88 +23,248 @@ pub(crate) struct Polygon {
     pub normal: [f64; 3],
 }
 
-/// Merge the hull's triangles into polygons.
-pub(crate) fn hull_polygons(h: &ConvexHull) -> Vec<Polygon> {
-    let nv = h.vert.len();
-    if nv == 0 {
+/// The hull's polygons through at least one of the vertices in `through` (all if `None`).
+///
+/// Algorithm (as MuJoCo's compiler builds `mesh_polyvert`):
+/// 1. Take the hull triangles, outward wound (rebuilt from the adjacency when `face` does not
+///    use hull vertex ids).
+/// 2. Key each triangle by its normal's azimuth and polar angle, rounded to 0.01 rad; triangles
+///    with equal keys form one polygon (near-coplanar faces merge, as in MuJoCo).
+/// 3. Insert the triangles of a group one by one, cancelling shared edges; the remaining edges,
+///    followed head to tail, give the boundary loop(s).
+/// 4. The polygon normal is that of its first three loop vertices.
+///
+/// MuJoCo keys the faces in the mesh's original frame, before aligning it with its inertia
+/// frame; here the (rotated) hull frame is used, which can differ only for faces whose normal
+/// lies within rounding of a bucket boundary.
+pub(crate) fn hull_polygons(h: &ConvexHull, through: Option<&[usize]>) -> Vec<Polygon> {
+    let Some(faces) = local_faces(h) else {
         return Vec::new();
+    };
+    // group faces by their angle key, in order of first appearance
+    let mut keys: Vec<(i64, i64)> = Vec::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (fi, f) in faces.iter().enumerate() {
+        let Some(k) = angle_key(&h.vert[f[0]], &h.vert[f[1]], &h.vert[f[2]]) else {
+            continue;
+        };
+        match keys.iter().position(|&x| x == k) {
+            Some(g) => groups[g].push(fi),
+            None => {
+                keys.push(k);
+                groups.push(vec![fi]);
+            }
+        }
     }
-    // centroid of the vertices: a point strictly inside a non-degenerate hull
+    let mut out = Vec::new();
+    for g in &groups {
+        if let Some(vs) = through {
+            if !g.iter().any(|&fi| faces[fi].iter().any(|v| vs.contains(v))) {
+                continue;
+            }
+        }
+        let mut poly = Merger::new(faces[g[0]]);
+        for &fi in &g[1..] {
+            poly.insert(faces[fi]);
+        }
+        for path in poly.paths() {
+            if path.len() < 3 {
+                continue;
+            }
+            let normal = make_normal(&h.vert[path[0]], &h.vert[path[1]], &h.vert[path[2]]);
+            out.push(Polygon { verts: path, normal });
+        }
+    }
+    out
+}
+
+/// Rounded (azimuth, polar) angle of a triangle's normal; `None` if degenerate.
+fn angle_key(v1: &[f64; 3], v2: &[f64; 3], v3: &[f64; 3]) -> Option<(i64, i64)> {
+    let n = cross(&sub3(v2, v1), &sub3(v3, v1));
+    let norm = dot3(&n, &n).sqrt();
+    if norm < 1e-15 {
+        return None;
+    }
+    // adding 0.0 turns -0.0 into +0.0, which matters to atan2
+    let n = [n[0] / norm + 0.0, n[1] / norm + 0.0, n[2] / norm + 0.0];
+    if n[2].abs() > 1.0 - 1e-7 {
+        let phi = if n[2] < 0.0 { (std::f64::consts::PI / ANGLE_TOL).round() } else { 0.0 };
+        return Some((0, phi as i64));
+    }
+    let theta = (n[1].atan2(n[0]) / ANGLE_TOL).round();
+    let phi = (n[2].acos() / ANGLE_TOL).round();
+    Some((theta as i64, phi as i64))
+}
+
+/// Unit normal of the plane through three points (x axis if degenerate).
+fn make_normal(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> [f64; 3] {
+    let mut n = cross(&sub3(b, a), &sub3(c, a));
+    let norm = dot3(&n, &n).sqrt();
+    if norm < 1e-14 {
+        return [1.0, 0.0, 0.0];
+    }
+    n = [n[0] / norm, n[1] / norm, n[2] / norm];
+    n
+}
+
+/// Outward-wound hull triangles in hull vertex ids: `face` if it is consistent with the
+/// adjacency (every edge of every triangle is a hull edge), otherwise rebuilt from the adjacency
+/// (triangles of mutually adjacent vertices whose plane supports the hull), for hulls of up to
+/// `MAX_REBUILD` vertices.
+fn local_faces(h: &ConvexHull) -> Option<Vec<[usize; 3]>> {
+    let n = h.vert.len();
+    let has_adj = h.adjacency.len() == n;
+    let adj = |a: usize, b: usize| h.adjacency[a].contains(&(b as u32));
+    let consistent = !h.face.is_empty()
+        && h.face.iter().all(|f| {
+            let t = f.map(|i| i as usize);
+            t.iter().all(|&i| i < n) && (!has_adj || (adj(t[0], t[1]) && adj(t[1], t[2]) && adj(t[2], t[0])))
+        });
+    if n == 0 {
+        return None;
+    }
     let mut c = [0.0; 3];
     for v in &h.vert {
         c = [c[0] + v[0], c[1] + v[1], c[2] + v[2]];
     }
-    let inv = 1.0 / nv as f64;
-    c = [c[0] * inv, c[1] * inv, c[2] * inv];
-    let scale = h.vert.iter().map(|v| dot3(&sub3(v, &c), &sub3(v, &c))).fold(0.0, f64::max).sqrt();
-    let plane_tol = 1e-9 * scale.max(1e-300);
-
-    // oriented triangles with their outward unit normals and plane offsets
-    let mut tris: Vec<([usize; 3], [f64; 3], f64)> = Vec::new();
-    for f in &h.face {
-        let t = [f[0] as usize, f[1] as usize, f[2] as usize];
-        if t.iter().any(|&i| i >= nv) {
-            continue;
-        }
-        let (a, b, d) = (&h.vert[t[0]], &h.vert[t[1]], &h.vert[t[2]]);
-        let mut n = cross(&sub3(b, a), &sub3(d, a));
-        if dot3(&n, &n) == 0.0 {
-            continue;
-        }
-        normalize3(&mut n);
-        let mut t = t;
-        if dot3(&n, &sub3(a, &c)) < 0.0 {
-            n = [-n[0], -n[1], -n[2]];
-            t.swap(1, 2);
-        }
-        tris.push((t, n, dot3(&n, a)));
-    }
-
-    // group coplanar triangles (same normal and offset)
-    let mut group = vec![usize::MAX; tris.len()];
-    let mut polys = Vec::new();
-    for i in 0..tris.len() {
-        if group[i] != usize::MAX {
-            continue;
-        }
-        let g = polys.len();
-        group[i] = g;
-        let mut members = vec![i];
-        for j in i + 1..tris.len() {
-            if group[j] == usize::MAX
-                && 1.0 - dot3(&tris[i].1, &tris[j].1) < COPLANAR_COS
-                && (tris[i].2 - tris[j].2).abs() < plane_tol
-            {
-                group[j] = g;
-                members.push(j);
+    c = [c[0] / n as f64, c[1] / n as f64, c[2] / n as f64];
+    if consistent {
+        // MuJoCo's graph faces are wound outward already; fix any that are not
+        let outward = |t: [usize; 3]| {
+            let nrm = cross(&sub3(&h.vert[t[1]], &h.vert[t[0]]), &sub3(&h.vert[t[2]], &h.vert[t[0]]));
+            if dot3(&nrm, &sub3(&h.vert[t[0]], &c)) < 0.0 {
+                [t[0], t[2], t[1]]
+            } else {
+                t
             }
-        }
-        polys.push(boundary_loop(&tris, &members, tris[i].1));
+        };
+        return Some(h.face.iter().map(|f| outward(f.map(|i| i as usize))).collect());
     }
-    polys.into_iter().flatten().collect()
-}
-
-/// Boundary loop of a set of coplanar, consistently wound triangles.
-fn boundary_loop(tris: &[([usize; 3], [f64; 3], f64)], members: &[usize], normal: [f64; 3]) -> Option<Polygon> {
-    let mut edges: Vec<(usize, usize)> = Vec::new();
-    for &m in members {
-        let t = tris[m].0;
-        for k in 0..3 {
-            edges.push((t[k], t[(k + 1) % 3]));
-        }
-    }
-    // interior edges appear once in each direction; the rest bound the polygon
-    let boundary: Vec<(usize, usize)> = edges.iter().copied().filter(|&(a, b)| !edges.contains(&(b, a))).collect();
-    let (start, mut cur) = *boundary.first()?;
-    let mut verts = vec![start];
-    while cur != start && verts.len() <= boundary.len() {
-        verts.push(cur);
-        cur = boundary.iter().find(|e| e.0 == cur)?.1;
-    }
-    if verts.len() < 3 {
+    if !has_adj || !(4..=MAX_REBUILD).contains(&n) {
         return None;
     }
-    Some(Polygon { verts, normal })
+    let scale = h.vert.iter().map(|v| dot3(&sub3(v, &c), &sub3(v, &c))).fold(0.0, f64::max).sqrt();
+    let tol = 1e-9 * scale.max(1e-300);
+    let mut out = Vec::new();
+    for a in 0..n {
+        for &b in &h.adjacency[a] {
+            let b = b as usize;
+            for &d in &h.adjacency[a] {
+                let d = d as usize;
+                if b <= a || d <= b || b >= n || d >= n || !adj(b, d) {
+                    continue;
+                }
+                let mut t = [a, b, d];
+                let mut nrm = cross(&sub3(&h.vert[b], &h.vert[a]), &sub3(&h.vert[d], &h.vert[a]));
+                let len = dot3(&nrm, &nrm).sqrt();
+                if len == 0.0 {
+                    continue;
+                }
+                nrm = [nrm[0] / len, nrm[1] / len, nrm[2] / len];
+                if dot3(&nrm, &sub3(&h.vert[a], &c)) < 0.0 {
+                    nrm = [-nrm[0], -nrm[1], -nrm[2]];
+                    t.swap(1, 2);
+                }
+                let off = dot3(&nrm, &h.vert[a]);
+                if h.vert.iter().all(|x| dot3(&nrm, x) - off <= tol) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Incremental merge of the triangles of one polygon (MuJoCo's `MeshPolygon`): directed edges
+/// that meet their reverse cancel; `islands` tracks which connected piece each edge is in.
+struct Merger {
+    /// Remaining directed edges.
+    edges: Vec<(usize, usize)>,
+    /// Island of each edge.
+    islands: Vec<usize>,
+    /// Number of islands.
+    nisland: usize,
+}
+
+impl Merger {
+    /// Start from one triangle.
+    fn new(t: [usize; 3]) -> Self {
+        Merger { edges: vec![(t[0], t[1]), (t[1], t[2]), (t[2], t[0])], islands: vec![0; 3], nisland: 1 }
+    }
+
+    /// Renumber island `b` into `a`, keeping island ids dense; `a` becomes the smaller id.
+    fn combine(&mut self, a: &mut usize, b: &mut usize) {
+        if *b < *a {
+            std::mem::swap(a, b);
+        }
+        for k in self.islands.iter_mut() {
+            if *k == *b {
+                *k = *a;
+            } else if *k > *b {
+                *k -= 1;
+            }
+        }
+    }
+
+    /// Add a triangle, cancelling each of its edges whose reverse is present.
+    fn insert(&mut self, t: [usize; 3]) {
+        let mut island: Option<usize> = None;
+        let mut add = [true; 3];
+        for e in 0..3 {
+            let (p, q) = (t[e], t[(e + 1) % 3]);
+            if let Some(i) = self.edges.iter().position(|&(a, b)| a == q && b == p) {
+                let mut other = self.islands[i];
+                match island {
+                    None => island = Some(other),
+                    Some(mut cur) if cur != other => {
+                        self.nisland -= 1;
+                        self.combine(&mut cur, &mut other);
+                        island = Some(cur);
+                    }
+                    _ => {}
+                }
+                add[e] = false;
+                self.edges.remove(i);
+                self.islands.remove(i);
+            }
+        }
+        let island = island.unwrap_or_else(|| {
+            self.nisland += 1;
+            self.nisland - 1
+        });
+        for e in 0..3 {
+            if add[e] {
+                self.edges.push((t[e], t[(e + 1) % 3]));
+                self.islands.push(island);
+            }
+        }
+    }
+
+    /// The boundary loops, one per island, each starting at its island's first edge.
+    fn paths(&self) -> Vec<Vec<usize>> {
+        if self.edges.len() == 3 {
+            return vec![vec![self.edges[0].0, self.edges[1].0, self.edges[2].0]];
+        }
+        let mut paths = Vec::new();
+        for i in 0..self.nisland {
+            let Some(j) = self.islands.iter().position(|&k| k == i) else { continue };
+            let mut path = vec![self.edges[j].0, self.edges[j].1];
+            let mut next = self.edges[j].1;
+            for _ in 0..self.edges.len() {
+                // MuJoCo scans from the second edge on
+                let Some(k) = (1..self.edges.len()).find(|&k| self.islands[k] == i && self.edges[k].0 == next) else {
+                    break;
+                };
+                next = self.edges[k].1;
+                if next == path[0] {
+                    paths.push(path);
+                    break;
+                }
+                path.push(next);
+            }
+        }
+        paths
+    }
 }
 
 /// Area of the quadrilateral `a, b, c, d`: half the norm of the cross product of its diagonals.

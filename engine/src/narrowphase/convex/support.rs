@@ -45,6 +45,9 @@ pub(crate) struct ConvexObj<'a> {
     pub vertindex: i32,
     /// Warm start for hill climbing on the hull.
     meshindex: i32,
+    /// Hill-climbing seeds: for each of the 27 directions (-1, 0, 1)^3 (x slowest), the first
+    /// hull vertex farthest along it (MuJoCo's `mesh_extrema`, computed in single precision).
+    extrema: Option<[u32; 27]>,
     /// Which core the support function describes.
     pub core: Core,
 }
@@ -61,6 +64,7 @@ impl<'a> ConvexObj<'a> {
             hull: g.hull,
             vertindex: -1,
             meshindex: -1,
+            extrema: g.hull.filter(|h| h.vert.len() >= HILLCLIMB_MIN && h.adjacency.len() == h.vert.len()).map(extrema),
             core: Core::Full,
         }
     }
@@ -147,8 +151,17 @@ impl<'a> ConvexObj<'a> {
             }
             return imax;
         }
-        // hill climbing over the hull graph, from the previous answer (or vertex 0)
-        let mut imax = if self.meshindex >= 0 { self.meshindex as usize } else { 0 };
+        // hill climbing over the hull graph, seeded from the grid cell of the direction (or the
+        // previous answer when that is already better)
+        let cell = |x: f64| (x > 0.4) as usize + 1 - (x < -0.4) as usize;
+        let seed = self.extrema.map_or(0, |e| e[cell(l[0]) * 9 + cell(l[1]) * 3 + cell(l[2])] as usize).min(n - 1);
+        let mut imax = seed;
+        if self.meshindex >= 0 {
+            let cached = self.meshindex as usize;
+            if dot(l, &h.vert[seed]) <= dot(l, &h.vert[cached]) {
+                imax = cached;
+            }
+        }
         let mut best = dot(l, &h.vert[imax]);
         loop {
             let prev = imax;
@@ -169,6 +182,29 @@ impl<'a> ConvexObj<'a> {
         self.meshindex = imax as i32;
         imax
     }
+}
+
+/// Hill-climbing seeds of a hull (see [`ConvexObj`]'s `extrema`).
+fn extrema(h: &ConvexHull) -> [u32; 27] {
+    let mut best = [f32::MIN; 27];
+    let mut ext = [0u32; 27];
+    for (i, v) in h.vert.iter().enumerate() {
+        let (x, y, z) = (v[0] as f32, v[1] as f32, v[2] as f32);
+        let mut k = 0;
+        for cx in [-1.0f32, 0.0, 1.0] {
+            for cy in [-1.0f32, 0.0, 1.0] {
+                for cz in [-1.0f32, 0.0, 1.0] {
+                    let d = x * cx + y * cy + z * cz;
+                    if d > best[k] {
+                        best[k] = d;
+                        ext[k] = i as u32;
+                    }
+                    k += 1;
+                }
+            }
+        }
+    }
+    ext
 }
 
 /// `mat^T * v`: world direction into the geom frame.
@@ -193,59 +229,21 @@ pub(crate) fn to_global(m: &[f64; 9], pos: &[f64; 3], p: &[f64; 3]) -> [f64; 3] 
     r
 }
 
-/// Support point used by the plane-vs-convex path (MuJoCo routes it through its libccd support
-/// function, whose ellipsoid rounding and mesh search differ slightly from the native ones).
-///
-/// Returns the world point and, for meshes, the hull vertex index it came from. The mesh search
-/// hill-climbs from hull vertex 0 when the hull has adjacency, else scans all vertices.
-pub(crate) fn plane_support(g: &Geom, dir: &[f64; 3]) -> ([f64; 3], Option<usize>) {
+/// Support point used by the plane-vs-convex path for non-mesh geoms (MuJoCo routes it through
+/// its libccd support function, whose ellipsoid rounding differs slightly from the native one:
+/// normalise the scaled direction first, then scale). Returns the world point.
+pub(crate) fn plane_support(g: &Geom, dir: &[f64; 3]) -> [f64; 3] {
     let l = to_local(&g.mat, dir);
     let s = &g.size;
-    let (p, best) = match g.ty {
+    let p = match g.ty {
         GeomType::Ellipsoid => {
             let mut p = [l[0] * s[0], l[1] * s[1], l[2] * s[2]];
             crate::math::normalize3(&mut p);
-            ([p[0] * s[0], p[1] * s[1], p[2] * s[2]], None)
+            [p[0] * s[0], p[1] * s[1], p[2] * s[2]]
         }
-        GeomType::Mesh => match g.hull {
-            Some(h) if !h.vert.is_empty() => {
-                let i = if h.adjacency.len() == h.vert.len() {
-                    let mut ibest = 0;
-                    let mut best = dot(&l, &h.vert[0]);
-                    loop {
-                        let from = ibest;
-                        for &j in &h.adjacency[from] {
-                            let j = j as usize;
-                            if j < h.vert.len() {
-                                let d = dot(&l, &h.vert[j]);
-                                if d > best {
-                                    best = d;
-                                    ibest = j;
-                                }
-                            }
-                        }
-                        if ibest == from {
-                            break;
-                        }
-                    }
-                    ibest
-                } else {
-                    let (mut best, mut ibest) = (-1e10, 0);
-                    for (i, v) in h.vert.iter().enumerate() {
-                        let d = dot(&l, v);
-                        if d > best {
-                            best = d;
-                            ibest = i;
-                        }
-                    }
-                    ibest
-                };
-                (h.vert[i], Some(i))
-            }
-            _ => ([0.0; 3], None),
-        },
-        _ => ([0.0; 3], None),
+        // other types reach the plane path only without data (e.g. a mesh with no hull)
+        _ => [0.0; 3],
     };
     let r = crate::math::mul_mat_vec3(&g.mat, &p);
-    (crate::math::add3(&r, &g.pos), best)
+    crate::math::add3(&r, &g.pos)
 }

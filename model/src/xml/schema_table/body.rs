@@ -1,8 +1,8 @@
 //! Schema rows for the body tree (body, worldbody, frame, replicate and what they contain) (see [`crate::xml::schema`]).
 
 use super::{
-    BODYSLEEP, CAMLIGHT, CAMOUT, COMP, ELASTIC2D, FALSEAUTO, FALSETRUEAUTO, FCOMP, FDOF, FLEXEQ, FLEXSELF, FLUIDSHAPE,
-    GEOMTYPE, JKIND, JOINTTYPE, LIGHTTYPE, PROJECTION, SCALING, SECTION,
+    BODYSLEEP, CAMLIGHT, CAMOUT, ELASTIC2D, FALSEAUTO, FALSETRUEAUTO, FCOMP, FDOF, FLEXEQ, FLEXSELF, FLUIDSHAPE,
+    GEOMTYPE, JOINTTYPE, LIGHTTYPE, PROJECTION, SCALING, SECTION,
 };
 use crate::xml::schema::{
     AttrSpec as A, Card, ElementSpec as E,
@@ -30,7 +30,7 @@ pub(crate) static ROWS: &[E] = &[
             ("inertial", Card::Optional), ("joint", Card::Many), ("freejoint", Card::Many),
             ("geom", Card::Many), ("attach", Card::Many), ("site", Card::Many),
             ("camera", Card::Many), ("light", Card::Many), ("plugin", Card::Many),
-            ("composite", Card::Many), ("flexcomp", Card::Many),
+            ("flexcomp", Card::Many),
         ],
     },
     E {
@@ -162,76 +162,6 @@ pub(crate) static ROWS: &[E] = &[
         children: &[],
     },
     E {
-        id: "composite",
-        tag: "composite",
-        attrs: &[
-            A::new("prefix", Text), A::new("type", Keyword(COMP)).required(),
-            A::new("count", Int(1, 3)), A::new("offset", Real(3, 3)),
-            A::new("vertex", Real(0, MANY)), A::new("initial", Text), A::new("curve", Text),
-            A::new("size", Real(1, 3)), A::new("quat", Real(4, 4)),
-        ],
-        rules: &[],
-        children: &[
-            ("composite_joint", Card::Many), ("composite_skin", Card::Optional),
-            ("composite_geom", Card::Optional), ("composite_site", Card::Optional),
-            ("plugin", Card::Many),
-        ],
-    },
-    E {
-        id: "composite_joint",
-        tag: "joint",
-        attrs: &[
-            A::new("kind", Keyword(JKIND)).required(), A::new("group", Int(1, 1)),
-            A::new("stiffness", Real(1, 1)), A::new("damping", Real(1, 1)),
-            A::new("armature", Real(1, 1)), A::new("solreffix", Real(1, 2)),
-            A::new("solimpfix", Real(1, 5)), A::new("type", Keyword(JOINTTYPE)),
-            A::new("axis", Real(3, 3)), A::new("limited", Keyword(FALSETRUEAUTO)),
-            A::new("range", Real(2, 2)), A::new("margin", Real(1, 1)),
-            A::new("solreflimit", Real(1, 2)), A::new("solimplimit", Real(1, 5)),
-            A::new("frictionloss", Real(1, 1)), A::new("solreffriction", Real(1, 2)),
-            A::new("solimpfriction", Real(1, 5)),
-        ],
-        rules: &[],
-        children: &[],
-    },
-    E {
-        id: "composite_skin",
-        tag: "skin",
-        attrs: &[
-            A::new("texcoord", Bool), A::new("material", Text), A::new("group", Int(1, 1)),
-            A::new("rgba", Float(4, 4)), A::new("inflate", Real(1, 1)),
-            A::new("subgrid", Int(1, 1)),
-        ],
-        rules: &[],
-        children: &[],
-    },
-    E {
-        id: "composite_geom",
-        tag: "geom",
-        attrs: &[
-            A::new("type", Keyword(GEOMTYPE)), A::new("contype", Int(1, 1)),
-            A::new("conaffinity", Int(1, 1)), A::new("condim", Int(1, 1)),
-            A::new("group", Int(1, 1)), A::new("priority", Int(1, 1)), A::new("size", Real(1, 3)),
-            A::new("material", Text), A::new("rgba", Float(4, 4)), A::new("friction", Real(1, 3)),
-            A::new("mass", Real(1, 1)), A::new("density", Real(1, 1)), A::new("solmix", Real(1, 1)),
-            A::new("solref", Real(1, 2)), A::new("solimp", Real(1, 5)),
-            A::new("margin", Real(1, 1)), A::new("gap", Real(1, 1)),
-            A::new("surfacevel", Real(1, 6)), A::new("adhesion", Real(1, 1)),
-        ],
-        rules: &[],
-        children: &[],
-    },
-    E {
-        id: "composite_site",
-        tag: "site",
-        attrs: &[
-            A::new("group", Int(1, 1)), A::new("size", Real(1, 3)), A::new("material", Text),
-            A::new("rgba", Float(4, 4)),
-        ],
-        rules: &[],
-        children: &[],
-    },
-    E {
         id: "flexcomp",
         tag: "flexcomp",
         attrs: &[
@@ -285,7 +215,7 @@ pub(crate) static ROWS: &[E] = &[
             A::new("condim", Int(1, 1)), A::new("priority", Int(1, 1)),
             A::new("friction", Real(1, 3)), A::new("solmix", Real(1, 1)),
             A::new("solref", Real(1, 2)), A::new("solimp", Real(1, 5)),
-            A::new("margin", Real(1, 1)), A::new("gap", Real(1, 1)), A::new("internal", Bool),
+            A::new("margin", Real(1, 1)), A::new("gap", Real(1, 1)),
             A::new("selfcollide", Keyword(FLEXSELF)), A::new("activelayers", Int(1, 1)),
             A::new("passive", Bool),
         ],
@@ -343,7 +273,7 @@ pub(crate) static ROWS: &[E] = &[
             ("body", Card::Many), ("frame", Card::Many), ("replicate", Card::Many),
             ("geom", Card::Many), ("attach", Card::Many), ("site", Card::Many),
             ("camera", Card::Many), ("light", Card::Many), ("plugin", Card::Many),
-            ("composite", Card::Many), ("flexcomp", Card::Many),
+            ("flexcomp", Card::Many),
         ],
     },
     E {
@@ -354,10 +284,7 @@ pub(crate) static ROWS: &[E] = &[
             A::new("quat", Real(4, 4)), A::new("axisangle", Real(4, 4)),
             A::new("xyaxes", Real(6, 6)), A::new("zaxis", Real(3, 3)), A::new("euler", Real(3, 3)),
             A::new("scale", Real(1, 3)), A::new("scaling", Keyword(SCALING)),
-            A::new("massscale", Real(1, 1)), A::new("mocap", Bool), A::new("gravcomp", Real(1, 1)),
-            A::new("sleep", Keyword(BODYSLEEP)), A::new("simple", Keyword(FALSEAUTO)),
-            A::new("user", Real(0, MANY)), A::new("fuse", Keyword(FALSEAUTO)),
-            A::new("count", Int(1, 1)), A::new("offset", Real(3, 3)), A::new("sep", Text),
+            A::new("massscale", Real(1, 1)),
         ],
         rules: &[R::Exclusive(&[&["quat"], &["axisangle"], &["xyaxes"], &["zaxis"], &["euler"]])],
         children: &[
@@ -365,7 +292,7 @@ pub(crate) static ROWS: &[E] = &[
             ("inertial", Card::Optional), ("joint", Card::Many), ("freejoint", Card::Many),
             ("geom", Card::Many), ("attach", Card::Many), ("site", Card::Many),
             ("camera", Card::Many), ("light", Card::Many), ("plugin", Card::Many),
-            ("composite", Card::Many), ("flexcomp", Card::Many),
+            ("flexcomp", Card::Many),
         ],
     },
     E {
@@ -374,21 +301,13 @@ pub(crate) static ROWS: &[E] = &[
         attrs: &[
             A::new("count", Int(1, 1)).required(), A::new("offset", Real(3, 3)),
             A::new("euler", Real(3, 3)), A::new("sep", Text), A::new("childclass", Text),
-            A::new("name", Text), A::new("pos", Real(3, 3)), A::new("quat", Real(4, 4)),
-            A::new("axisangle", Real(4, 4)), A::new("xyaxes", Real(6, 6)),
-            A::new("zaxis", Real(3, 3)), A::new("mocap", Bool), A::new("gravcomp", Real(1, 1)),
-            A::new("sleep", Keyword(BODYSLEEP)), A::new("simple", Keyword(FALSEAUTO)),
-            A::new("user", Real(0, MANY)), A::new("fuse", Keyword(FALSEAUTO)),
-            A::new("scale", Real(1, 3)), A::new("scaling", Keyword(SCALING)),
-            A::new("massscale", Real(1, 1)),
         ],
         rules: &[],
         children: &[
             ("body", Card::Many), ("frame", Card::Many), ("replicate", Card::Many),
             ("inertial", Card::Optional), ("joint", Card::Many), ("geom", Card::Many),
             ("attach", Card::Many), ("site", Card::Many), ("camera", Card::Many),
-            ("light", Card::Many), ("plugin", Card::Many), ("composite", Card::Many),
-            ("freejoint", Card::Many), ("flexcomp", Card::Many),
+            ("light", Card::Many), ("plugin", Card::Many),
         ],
     },
 ];

@@ -121,7 +121,7 @@ pub(crate) static ROWS: &[E] = &[
         children: &[
             ("connect", Card::Many), ("weld", Card::Many), ("equality_joint", Card::Many),
             ("equality_tendon", Card::Many), ("equality_flex", Card::Many),
-            ("flexvert", Card::Many), ("flexstrain", Card::Many),
+            ("flexstrain", Card::Many),
         ],
     },
     E {
@@ -182,17 +182,6 @@ pub(crate) static ROWS: &[E] = &[
     E {
         id: "equality_flex",
         tag: "flex",
-        attrs: &[
-            A::new("name", Text), A::new("class", Text), A::new("active", Bool),
-            A::new("solref", Real(1, 2)), A::new("solimp", Real(1, 5)),
-            A::new("flex", Text).required(),
-        ],
-        rules: &[],
-        children: &[],
-    },
-    E {
-        id: "flexvert",
-        tag: "flexvert",
         attrs: &[
             A::new("name", Text), A::new("class", Text), A::new("active", Bool),
             A::new("solref", Real(1, 2)), A::new("solimp", Real(1, 5)),

@@ -35,31 +35,6 @@ pub(crate) static ROWS: &[E] = &[
         ],
     },
     E {
-        id: "default_equality",
-        tag: "equality",
-        attrs: &[
-            A::new("active", Bool), A::new("solref", Real(1, 2)), A::new("solimp", Real(1, 5)),
-        ],
-        rules: &[],
-        children: &[],
-    },
-    E {
-        id: "default_tendon",
-        tag: "tendon",
-        attrs: &[
-            A::new("group", Int(1, 1)), A::new("limited", Keyword(FALSETRUEAUTO)),
-            A::new("range", Real(2, 2)), A::new("solreflimit", Real(1, 2)),
-            A::new("solimplimit", Real(1, 5)), A::new("solreffriction", Real(1, 2)),
-            A::new("solimpfriction", Real(1, 5)), A::new("frictionloss", Real(1, 1)),
-            A::new("springlength", Real(1, 2)), A::new("width", Real(1, 1)),
-            A::new("material", Text), A::new("margin", Real(1, 1)), A::new("stiffness", Real(1, 3)),
-            A::new("damping", Real(1, 3)), A::new("rgba", Float(4, 4)),
-            A::new("user", Real(0, MANY)),
-        ],
-        rules: &[],
-        children: &[],
-    },
-    E {
         id: "default.mesh",
         tag: "mesh",
         attrs: &[

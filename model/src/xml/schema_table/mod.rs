@@ -28,8 +28,6 @@ pub(crate) const CAMLIGHT: &[&str] = &["fixed", "track", "trackcom", "targetbody
 pub(crate) const CAMOUT: &[&str] = &["rgb", "depth", "distance", "normal", "segmentation"];
 /// Keywords of MuJoCo's `colorspace` enumeration, in MuJoCo's order.
 pub(crate) const COLORSPACE: &[&str] = &["auto", "linear", "sRGB"];
-/// Keywords of MuJoCo's `comp` enumeration, in MuJoCo's order.
-pub(crate) const COMP: &[&str] = &["particle", "grid", "rope", "loop", "cable", "cloth"];
 /// Keywords of MuJoCo's `condata` enumeration, in MuJoCo's order.
 pub(crate) const CONDATA: &[&str] = &["found", "force", "torque", "dist", "pos", "normal", "tangent"];
 /// Keywords of MuJoCo's `cone` enumeration, in MuJoCo's order.
@@ -78,8 +76,6 @@ pub(crate) const INTEGRATOR: &[&str] = &["Euler", "RK4", "implicit", "implicitfa
 pub(crate) const INTERP: &[&str] = &["zoh", "linear", "cubic"];
 /// Keywords of MuJoCo's `jacobian` enumeration, in MuJoCo's order.
 pub(crate) const JACOBIAN: &[&str] = &["dense", "sparse", "auto"];
-/// Keywords of MuJoCo's `jkind` enumeration, in MuJoCo's order.
-pub(crate) const JKIND: &[&str] = &["main"];
 /// Keywords of MuJoCo's `jointtype` enumeration, in MuJoCo's order.
 pub(crate) const JOINTTYPE: &[&str] = &["free", "ball", "slide", "hinge"];
 /// Keywords of MuJoCo's `lighttype` enumeration, in MuJoCo's order.

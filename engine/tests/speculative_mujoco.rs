@@ -1,0 +1,270 @@
+//! Speculative contacts compared with MuJoCo 4.0.0 (Python bindings, `mujoco==4.0.0`).
+//!
+//! Every scene below was probed as: compile the MJCF shown in the comment, set `qpos`/`qvel`,
+//! call `mujoco.mj_forward(m, d)` and read `d.contact[:d.ncon]` (`dist`, `pos`, `frame[0:3]`).
+//! All scenes use `<option timestep="0.00125" gravity="0 0 0"><flag speculative="enable"/>`
+//! unless stated, and MuJoCo's default contact parameters (solref 0.02 1, solimp width 0.001).
+//! Pairs go through GJK, so positions and distances are compared to 1e-6 (relative for `dist`).
+
+use specula_engine::math::IDENTITY9;
+use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
+use specula_engine::speculative::sweep::{min_half_extent, primitive_half_extents};
+use specula_engine::speculative::{
+    speculative_contacts, GeomMotion, Integrator, PairParams, SpeculativeOptions, SweptGeom,
+};
+
+const H: f64 = 0.00125;
+
+fn geom(ty: GeomType, size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {
+    let rbound = match ty {
+        GeomType::Sphere => size[0],
+        GeomType::Box => (size[0] * size[0] + size[1] * size[1] + size[2] * size[2]).sqrt(),
+        GeomType::Capsule => size[0] + size[1],
+        GeomType::Cylinder => (size[0] * size[0] + size[1] * size[1]).sqrt(),
+        _ => 0.0,
+    };
+    Geom { ty, size, pos, mat, rbound, hull: None }
+}
+
+fn swept(g: Geom<'static>, dx: [f64; 3], dw: [f64; 3]) -> SweptGeom<'static> {
+    let half = primitive_half_extents(g.ty, &g.size).unwrap_or([f64::INFINITY; 3]);
+    SweptGeom { geom: g, motion: GeomMotion { dx, dw }, min_half: min_half_extent(g.ty, &half) }
+}
+
+fn params() -> PairParams {
+    PairParams { margin: 0.0, solref: [0.02, 1.0], solimp: [0.9, 0.95, 0.001, 0.5, 2.0] }
+}
+
+fn options(integrator: Integrator, multiccd: bool) -> SpeculativeOptions {
+    SpeculativeOptions {
+        timestep: H,
+        integrator,
+        refsafe: true,
+        collide: CollideOptions { multiccd, ..CollideOptions::default() },
+    }
+}
+
+fn run(s1: &SweptGeom, s2: &SweptGeom, opt: &SpeculativeOptions) -> Vec<ContactPoint> {
+    let mut out = [ContactPoint::default(); 8];
+    let n = speculative_contacts(s1, s2, &params(), opt, |_, _| false, &mut out);
+    out[..n].to_vec()
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1.0)
+}
+
+fn assert_vec(a: &[f64; 3], b: &[f64; 3], tol: f64) {
+    for i in 0..3 {
+        assert!((a[i] - b[i]).abs() < tol, "{a:?} vs {b:?}");
+    }
+}
+
+/// Does `cs` contain a contact at `p` (any order)?
+fn has_pos(cs: &[ContactPoint], p: [f64; 3]) -> bool {
+    cs.iter().any(|c| (0..3).all(|i| (c.pos[i] - p[i]).abs() < 1e-6))
+}
+
+#[test]
+fn ball_over_plate_measured_case() {
+    // <geom type="box" size=".1 .1 .005" pos="0 0 .295"/> plate (top at 0.3);
+    // <body><freejoint/><geom type="sphere" size=".01" density="7850"/></body>, qpos z = 0.32,
+    // qvel z = -20 (gravity on): ncon 1, dist -3.0912, pos (0, 0, 0.31), normal (0, 0, -1).
+    let plate = geom(GeomType::Box, [0.1, 0.1, 0.005], [0.0, 0.0, 0.295], IDENTITY9);
+    let ball = geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.0, 0.0, 0.32], IDENTITY9);
+    let s1 = swept(ball, [0.0, 0.0, -20.0 * H], [0.0; 3]);
+    let s2 = swept(plate, [0.0; 3], [0.0; 3]);
+    for integ in [Integrator::Euler, Integrator::Implicit, Integrator::ImplicitFast, Integrator::Rk4] {
+        let cs = run(&s1, &s2, &options(integ, true));
+        assert_eq!(cs.len(), 1);
+        assert!(close(cs[0].dist, -3.0912, 1e-9), "{}", cs[0].dist);
+        assert_vec(&cs[0].pos, &[0.0, 0.0, 0.31], 1e-9);
+        assert_vec(&cs[0].normal(), &[0.0, 0.0, -1.0], 1e-9);
+    }
+    // the same ball at 10 m/s and a 5 mm gap: -1.5456 (Euler) and -1.7839 (discrete)
+    let ball = geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.0, 0.0, 0.315], IDENTITY9);
+    let s1 = swept(ball, [0.0, 0.0, -10.0 * H], [0.0; 3]);
+    let e = run(&s1, &s2, &options(Integrator::Euler, true));
+    let d = run(&s1, &s2, &options(Integrator::Discrete, true));
+    assert!(close(e[0].dist, -1.5455999999999976, 1e-9), "{}", e[0].dist);
+    assert!(close(d[0].dist, -1.7838999999999974, 1e-9), "{}", d[0].dist);
+}
+
+#[test]
+fn head_on_balls_share_the_position() {
+    // two free r = 10 mm spheres at x = 0 and x = 0.04 (gap 20 mm), qvel x = +20 and -20:
+    // dist -6.1824, pos (0.02, 0, 0) half-way between the t = 0 witnesses, normal +x.
+    let a = geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.0; 3], IDENTITY9);
+    let b = geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.04, 0.0, 0.0], IDENTITY9);
+    let cs = run(
+        &swept(a, [0.025, 0.0, 0.0], [0.0; 3]),
+        &swept(b, [-0.025, 0.0, 0.0], [0.0; 3]),
+        &options(Integrator::Euler, true),
+    );
+    assert_eq!(cs.len(), 1);
+    assert!(close(cs[0].dist, -6.182400000000001, 1e-9), "{}", cs[0].dist);
+    assert_vec(&cs[0].pos, &[0.02, 0.0, 0.0], 1e-9);
+    assert_vec(&cs[0].normal(), &[1.0, 0.0, 0.0], 1e-9);
+}
+
+#[test]
+fn gating_uses_the_smaller_geom_and_own_travel() {
+    // r1 = 0.05 at x = 0, r2 = 0.01 at x = 0.061 (gap 1 mm): ball 1 at 8.1 m/s (10.125 mm per
+    // step, above r2 = 10 mm but far below its own 50 mm): MuJoCo speculates, dist -2.01712,
+    // pos (0.05, 0, 0). Both at 4.1 m/s (relative 10.25 mm, each 5.125 mm): no contact.
+    let a = geom(GeomType::Sphere, [0.05, 0.0, 0.0], [0.0; 3], IDENTITY9);
+    let b = geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.061, 0.0, 0.0], IDENTITY9);
+    let opt = options(Integrator::Euler, true);
+    let cs = run(&swept(a, [8.1 * H, 0.0, 0.0], [0.0; 3]), &swept(b, [0.0; 3], [0.0; 3]), &opt);
+    assert_eq!(cs.len(), 1);
+    assert!(close(cs[0].dist, -2.0171200000000016, 1e-9), "{}", cs[0].dist);
+    assert_vec(&cs[0].pos, &[0.05, 0.0, 0.0], 1e-9);
+    let cs = run(&swept(a, [4.1 * H, 0.0, 0.0], [0.0; 3]), &swept(b, [-4.1 * H, 0.0, 0.0], [0.0; 3]), &opt);
+    assert!(cs.is_empty());
+    // a spinning sphere is not fast: r = 10 mm at rest, 5000 rad/s, 2 m/s towards a wall
+    // 1 mm away (box size .05 .005 .05 at y = 0.016): MuJoCo gives no contact.
+    let wall = geom(GeomType::Box, [0.05, 0.005, 0.05], [0.0, 0.016, 0.0], IDENTITY9);
+    let ball = geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.0; 3], IDENTITY9);
+    let cs = run(&swept(ball, [0.0, 2.0 * H, 0.0], [0.0, 0.0, 5000.0 * H]), &swept(wall, [0.0; 3], [0.0; 3]), &opt);
+    assert!(cs.is_empty());
+}
+
+#[test]
+fn hinge_arm_sphere_against_wall() {
+    // <geom type="box" size=".05 .005 .05" pos=".2 .025 0"/> (wall face at y = 0.02);
+    // <body><joint type="hinge" axis="0 0 1"/><geom type="sphere" size=".01" pos=".2 0 0"/>
+    // + counterweight</body>, qvel 100 rad/s: dist -3.0912, pos (0.2, 0.01, 0), normal +y.
+    // The motion comes from the body velocity at the geom centre (sweep::geom_motion).
+    let cvel = [0.0, 0.0, 100.0, 0.0, 0.0, 0.0];
+    let m = specula_engine::speculative::sweep::geom_motion(&cvel, &[0.0; 3], &[0.2, 0.0, 0.0], H);
+    let ball = geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.2, 0.0, 0.0], IDENTITY9);
+    let wall = geom(GeomType::Box, [0.05, 0.005, 0.05], [0.2, 0.025, 0.0], IDENTITY9);
+    let cs = run(&swept(ball, m.dx, m.dw), &swept(wall, [0.0; 3], [0.0; 3]), &options(Integrator::Euler, true));
+    assert_eq!(cs.len(), 1);
+    assert!(close(cs[0].dist, -3.0912, 1e-9), "{}", cs[0].dist);
+    assert_vec(&cs[0].pos, &[0.2, 0.01, 0.0], 1e-9);
+    assert_vec(&cs[0].normal(), &[0.0, 1.0, 0.0], 1e-9);
+}
+
+/// The spinning-box scenes: a free cube of half 10 mm at the origin, 10 m/s along +y towards
+/// `<geom type="box" size=".05 .005 .05" pos="0 .025 0"/>` (gap 10 mm), spinning so that
+/// `|dw| rbound = c |dx|`. The wall (geom 0) comes first, so the normal is -y.
+fn spinning_box(c: f64, axis: usize) -> Vec<ContactPoint> {
+    let dx = 10.0 * H;
+    let rb = 0.01 * 3f64.sqrt();
+    let mut dw = [0.0; 3];
+    dw[axis] = c * dx / rb;
+    let wall = geom(GeomType::Box, [0.05, 0.005, 0.05], [0.0, 0.025, 0.0], IDENTITY9);
+    let cube = geom(GeomType::Box, [0.01; 3], [0.0; 3], IDENTITY9);
+    run(&swept(wall, [0.0; 3], [0.0; 3]), &swept(cube, [0.0, dx, 0.0], dw), &options(Integrator::Euler, true))
+}
+
+#[test]
+fn box_spinning_about_the_wall_normal() {
+    // spin about y keeps the face parallel: the advancement shrinks the gap by c/(1+c) per
+    // step; MuJoCo's dist for c = 0.5 and 1 (4 contacts at the face corners (+-.01, .01, +-.01))
+    for (c, want) in [(0.5, -0.301524279835391), (1.0, -0.3108), (3.0, -0.3163446882367113)] {
+        let cs = spinning_box(c, 1);
+        assert_eq!(cs.len(), 4, "c = {c}");
+        for con in &cs {
+            assert!(close(con.dist, want, 1e-6), "c = {c}: {} vs {want}", con.dist);
+            assert_vec(&con.normal(), &[0.0, -1.0, 0.0], 1e-9);
+        }
+        for p in [[0.01, 0.01, 0.01], [-0.01, 0.01, 0.01], [0.01, 0.01, -0.01], [-0.01, 0.01, -0.01]] {
+            assert!(has_pos(&cs, p), "c = {c}: {cs:?}");
+        }
+    }
+    // c = 3.2 needs 17 steps: MuJoCo lands on the translation-only time, dist -0.2912
+    let cs = spinning_box(3.2, 1);
+    assert!(close(cs[0].dist, -0.2912000000000003, 1e-9), "{}", cs[0].dist);
+}
+
+#[test]
+fn box_spinning_past_the_wall() {
+    // spin about z: the leading edge x = +0.01 swings towards the wall. MuJoCo: two contacts
+    // at (0.01, 0.01, +-0.01) with dist -1.0163084594759757 (c = 0.5) and -1.583037148715723
+    // (c = 1); spin about x (c = 0.7): (+-0.01, 0.01, -0.01), dist -1.2487293016984797.
+    for (c, axis, want, pts) in [
+        (0.5, 2, -1.0163084594759757, [[0.01, 0.01, 0.01], [0.01, 0.01, -0.01]]),
+        (1.0, 2, -1.583037148715723, [[0.01, 0.01, 0.01], [0.01, 0.01, -0.01]]),
+        (0.7, 0, -1.2487293016984797, [[0.01, 0.01, -0.01], [-0.01, 0.01, -0.01]]),
+    ] {
+        let cs = spinning_box(c, axis);
+        assert!(!cs.is_empty());
+        for con in &cs {
+            assert!(close(con.dist, want, 1e-6), "c = {c}: {} vs {want}", con.dist);
+        }
+        for p in pts {
+            assert!(cs.iter().any(|con| (0..3).all(|i| (con.pos[i] - p[i]).abs() < 1e-5)), "c = {c}: {cs:?}");
+        }
+    }
+}
+
+#[test]
+fn cube_onto_plane_gets_four_points() {
+    // <geom type="plane" size="1 1 1"/>, cube half 10 mm at z = 0.02 falling at 10 m/s:
+    // 4 contacts, dist -0.2912, at the bottom corners (+-.01, +-.01, .01), normal +z.
+    let plane = geom(GeomType::Plane, [1.0, 1.0, 1.0], [0.0; 3], IDENTITY9);
+    let cube = geom(GeomType::Box, [0.01; 3], [0.0, 0.0, 0.02], IDENTITY9);
+    let s1 = swept(plane, [0.0; 3], [0.0; 3]);
+    let s2 = swept(cube, [0.0, 0.0, -10.0 * H], [0.0; 3]);
+    let cs = run(&s1, &s2, &options(Integrator::Euler, true));
+    assert_eq!(cs.len(), 4);
+    for p in [[0.01, 0.01, 0.01], [-0.01, 0.01, 0.01], [0.01, -0.01, 0.01], [-0.01, -0.01, 0.01]] {
+        assert!(has_pos(&cs, p), "{cs:?}");
+    }
+    for con in &cs {
+        assert!(close(con.dist, -0.2912, 1e-9), "{}", con.dist);
+        assert_vec(&con.normal(), &[0.0, 0.0, 1.0], 1e-12);
+    }
+}
+
+#[test]
+fn tilted_cube_onto_plane_keeps_points_reached_this_step() {
+    // the same cube tilted 10 degrees about x (body euler="10 0 0"), lowest point `gap` above
+    // the plane, 10 m/s down: MuJoCo gives 4 contacts at gap 5 mm and 2 at gap 10 mm (the high
+    // edge is 3.5 mm up; the rest of the step brings the cube down 7.6 mm and 2.7 mm).
+    let a = 10f64.to_radians();
+    let (c, s) = (a.cos(), a.sin());
+    let mat = [1.0, 0.0, 0.0, 0.0, c, -s, 0.0, s, c];
+    let low = 0.01 * (c + s);
+    let plane = geom(GeomType::Plane, [1.0, 1.0, 1.0], [0.0; 3], IDENTITY9);
+    for (gap, want_n, want_d) in [(0.005, 4, -1.5456), (0.01, 2, -0.2912)] {
+        let cube = geom(GeomType::Box, [0.01; 3], [0.0, 0.0, low + gap], mat);
+        let cs = run(
+            &swept(plane, [0.0; 3], [0.0; 3]),
+            &swept(cube, [0.0, 0.0, -10.0 * H], [0.0; 3]),
+            &options(Integrator::Euler, true),
+        );
+        assert_eq!(cs.len(), want_n, "gap {gap}: {cs:?}");
+        for con in &cs {
+            assert!(close(con.dist, want_d, 1e-6), "gap {gap}: {}", con.dist);
+        }
+    }
+}
+
+#[test]
+fn occluded_contact_is_dropped() {
+    // the callback sees the t = 0 witness points; an occluder between them removes the contact
+    let plate = geom(GeomType::Box, [0.1, 0.1, 0.005], [0.0, 0.0, 0.295], IDENTITY9);
+    let ball = geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.0, 0.0, 0.32], IDENTITY9);
+    let s1 = swept(ball, [0.0, 0.0, -20.0 * H], [0.0; 3]);
+    let s2 = swept(plate, [0.0; 3], [0.0; 3]);
+    let mut seen = None;
+    let mut out = [ContactPoint::default(); 4];
+    let n = speculative_contacts(
+        &s1,
+        &s2,
+        &params(),
+        &options(Integrator::Euler, true),
+        |a, b| {
+            seen = Some((*a, *b));
+            true
+        },
+        &mut out,
+    );
+    assert_eq!(n, 0);
+    let (a, b) = seen.unwrap();
+    assert_vec(&a, &[0.0, 0.0, 0.31], 1e-9);
+    assert_vec(&b, &[0.0, 0.0, 0.3], 1e-9);
+}

@@ -1,0 +1,249 @@
+//! Elements outside the body tree that refer to bodies, joints, sites and geoms (tendons,
+//! actuators, sensors, equalities, contact pairs, excludes): counting them, copying them for
+//! `replicate` and bringing them along with `attach`.
+
+use super::attrs::Res;
+use super::{contact, names_of, spec, tree, Extras};
+use crate::xml::Element;
+
+/// Number of activation states of an actuator element (approximate: dynamics types that
+/// MuJoCo integrates; `dcmotor` has one for a positive inductance and one for LuGre friction).
+pub fn act_count(el: &Element) -> usize {
+    let real = |name: &str, i: usize| {
+        el.attr(name)
+            .and_then(|a| crate::xml::values::tokens(&a.value).nth(i).map(str::to_string))
+            .and_then(|t| crate::xml::values::parse_real(&t).ok())
+    };
+    match el.name.as_str() {
+        "muscle" | "intvelocity" | "cylinder" => 1,
+        "general" => usize::from(el.attr("dyntype").is_some_and(|a| a.value != "none")),
+        "position" | "velocity" => usize::from(real("timeconst", 0).is_some_and(|t| t > 0.0)),
+        "dcmotor" => {
+            usize::from(real("inductance", 1).is_some_and(|t| t > 0.0)) + usize::from(el.attr("lugre").is_some())
+        }
+        _ => 0,
+    }
+}
+
+/// Number of controls an actuator takes (`dcmotor input="pos vel"` takes two).
+pub fn control_count(el: &Element) -> usize {
+    el.attr("input").map_or(1, |a| crate::xml::values::tokens(&a.value).count().max(1))
+}
+
+/// The main model's default classes.
+pub fn defaults_of(sources: &[tree::Source]) -> spec::Defaults {
+    sources[0].defaults.clone()
+}
+
+/// Reference attributes of tendons, actuators, sensors, equalities (and their children).
+const REF_ATTRS: [&str; 22] = [
+    "site",
+    "geom",
+    "joint",
+    "body",
+    "tendon",
+    "sidesite",
+    "refsite",
+    "jointinparent",
+    "cranksite",
+    "slidersite",
+    "objname",
+    "refname",
+    "actuator",
+    "body1",
+    "body2",
+    "joint1",
+    "joint2",
+    "site1",
+    "site2",
+    "tendon1",
+    "tendon2",
+    "geom1",
+];
+
+fn refs_of(el: &Element, out: &mut Vec<String>) {
+    for a in &el.attrs {
+        if REF_ATTRS.contains(&a.name.as_str()) || a.name == "geom2" {
+            out.push(a.value.clone());
+        }
+    }
+    for c in &el.children {
+        refs_of(c, out);
+    }
+}
+
+/// Replays what MuJoCo's `replicate` does to elements outside the tree: an element that refers
+/// to something inside a replicate is replaced by one copy per replica (names suffixed),
+/// appended after the unaffected elements (MuJoCo attaches each copy, then deletes the
+/// original together with the replicated subtree).
+pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::Defaults, ex: &mut Extras) -> Res<()> {
+    if reps.is_empty() {
+        return Ok(());
+    }
+    // (kind, element) in the order the name lists were built
+    let mut elems: Vec<(&str, &Element)> = Vec::new();
+    for s in &root.children {
+        let kinds: &[&str] = match s.name.as_str() {
+            "tendon" => &["spatial", "fixed"],
+            "equality" | "sensor" | "actuator" => &[],
+            _ => continue,
+        };
+        for c in s.children.iter().filter(|c| kinds.is_empty() || kinds.contains(&c.name.as_str())) {
+            if s.name == "actuator" && c.name == "plugin" {
+                continue;
+            }
+            elems.push((s.name.as_str(), c));
+        }
+    }
+    let (mut ten, mut eq, mut sen, mut act) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut na, mut nu) = (0, 0);
+    let mut later: Vec<Vec<(&str, &Element)>> = vec![Vec::new(); reps.len()];
+    for (kind, el) in &elems {
+        let mut r = Vec::new();
+        refs_of(el, &mut r);
+        // measured with MuJoCo 4.0.0: a tendon (or exclude) is copied only when all its
+        // references are inside the replicate; sensors, actuators and equalities follow their
+        // first (primary) reference, e.g. a framepos sensor with refname="world" is copied
+        let hit = |rep: &tree::Replicated| match *kind {
+            "tendon" => !r.is_empty() && r.iter().all(|x| rep.names.contains(x)),
+            _ => r.first().is_some_and(|x| rep.names.contains(x)),
+        };
+        match reps.iter().position(hit) {
+            Some(k) => later[k].push((kind, el)),
+            None => push_ref(kind, el, "", (&mut ten, &mut eq, &mut sen, &mut act), &mut na, &mut nu),
+        }
+    }
+    for (k, rep) in reps.iter().enumerate() {
+        for suffix in &rep.suffixes {
+            for (kind, el) in &later[k] {
+                push_ref(kind, el, suffix, (&mut ten, &mut eq, &mut sen, &mut act), &mut na, &mut nu);
+            }
+        }
+    }
+    ex.tendons = ten;
+    ex.equalities = eq;
+    ex.sensors = sen;
+    ex.actuators = act;
+    ex.na = na;
+    ex.nu = nu;
+
+    // contact pairs and excludes
+    let (mut pairs, mut excl) = (Vec::new(), Vec::new());
+    for s in root.children.iter().filter(|s| s.name == "contact") {
+        contact::read_contact(s, defs, &mut pairs, &mut excl)?;
+    }
+    let inside = |n: &str| reps.iter().position(|rep| rep.names.iter().any(|x| x == n));
+    let (mut p_out, mut p_later) = (Vec::new(), vec![Vec::new(); reps.len()]);
+    for p in pairs {
+        match inside(&p.geom1.0).or_else(|| inside(&p.geom2.0)) {
+            Some(k) => p_later[k].push(p),
+            None => p_out.push(p),
+        }
+    }
+    for (k, rep) in reps.iter().enumerate() {
+        for suffix in &rep.suffixes {
+            for p in &p_later[k] {
+                let mut q = p.clone();
+                for g in [&mut q.geom1, &mut q.geom2] {
+                    if rep.names.contains(&g.0) {
+                        g.0 = format!("{}{suffix}", g.0);
+                    }
+                }
+                if !q.name.is_empty() {
+                    q.name = format!("{}{suffix}", q.name);
+                }
+                p_out.push(q);
+            }
+        }
+    }
+    let (mut e_out, mut e_later) = (Vec::new(), vec![Vec::new(); reps.len()]);
+    for e in excl {
+        let both = inside(&e.body1.0).filter(|&k| inside(&e.body2.0) == Some(k));
+        match both {
+            Some(k) => e_later[k].push(e),
+            None => e_out.push(e),
+        }
+    }
+    for (k, rep) in reps.iter().enumerate() {
+        for suffix in &rep.suffixes {
+            for e in &e_later[k] {
+                let mut q = e.clone();
+                for b in [&mut q.body1, &mut q.body2] {
+                    if rep.names.contains(&b.0) {
+                        b.0 = format!("{}{suffix}", b.0);
+                    }
+                }
+                e_out.push(q);
+            }
+        }
+    }
+    ex.pairs = p_out;
+    ex.excludes = e_out;
+    Ok(())
+}
+
+type RefLists<'a> = (&'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>);
+
+fn push_ref(kind: &str, el: &Element, suffix: &str, lists: RefLists, na: &mut usize, nu: &mut usize) {
+    let name = match el.attr("name") {
+        Some(a) if !a.value.is_empty() => format!("{}{suffix}", a.value),
+        _ => String::new(),
+    };
+    match kind {
+        "tendon" => lists.0.push(name),
+        "equality" => lists.1.push(name),
+        "sensor" => lists.2.push(name),
+        _ => {
+            lists.3.push(name);
+            *na += act_count(el);
+            *nu += control_count(el);
+        }
+    }
+}
+
+/// Appends the elements of an attached model that refer to its bodies (actuators, tendons,
+/// sensors, equalities, contact pairs and excludes), with the attach prefix on every name.
+pub fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, ex: &mut Extras) -> Res<()> {
+    let pre = |v: Vec<String>| v.into_iter().map(|n| if n.is_empty() { n } else { format!("{prefix}{n}") });
+    for s in child.children.iter() {
+        let mut names = Vec::new();
+        match s.name.as_str() {
+            "equality" => {
+                names_of(s, &[], &mut names);
+                ex.equalities.extend(pre(names));
+            }
+            "tendon" => {
+                names_of(s, &["spatial", "fixed"], &mut names);
+                ex.tendons.extend(pre(names));
+            }
+            "sensor" => {
+                names_of(s, &[], &mut names);
+                ex.sensors.extend(pre(names));
+            }
+            "actuator" => {
+                for c in s.children.iter().filter(|c| c.name != "plugin") {
+                    let n = c.attr("name").map(|a| a.value.clone()).unwrap_or_default();
+                    ex.actuators.extend(pre(vec![n]));
+                    ex.na += act_count(c);
+                    ex.nu += control_count(c);
+                }
+            }
+            "contact" => {
+                let (mut pairs, mut excl) = (Vec::new(), Vec::new());
+                contact::read_contact(s, defs, &mut pairs, &mut excl)?;
+                for mut p in pairs {
+                    p.geom1.0 = format!("{prefix}{}", p.geom1.0);
+                    p.geom2.0 = format!("{prefix}{}", p.geom2.0);
+                    ex.pairs.push(p);
+                }
+                for mut e in excl {
+                    e.body1.0 = format!("{prefix}{}", e.body1.0);
+                    e.body2.0 = format!("{prefix}{}", e.body2.0);
+                    ex.excludes.push(e);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
