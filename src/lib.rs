@@ -7,3 +7,5 @@
 pub mod demo;
 pub mod mj;
 pub mod sim;
+pub mod sweep;
+pub mod tunnel;

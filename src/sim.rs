@@ -1,6 +1,7 @@
 //! Running a scene: stepping a model through a route and recording what its bodies did.
 
 use crate::mj::{Data, MjError, Model, ObjType};
+use crate::tunnel::{Tunnel, TunnelDetector};
 
 /// Which collision stage runs inside MuJoCo's step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +69,8 @@ pub struct RunReport {
     pub warnings: Vec<String>,
     /// Every named body.
     pub bodies: Vec<BodyReport>,
+    /// Every time a body passed through another ([`crate::tunnel`]).
+    pub tunnels: Vec<Tunnel>,
 }
 
 /// Resolves a keyframe given by name or by index.
@@ -105,6 +108,8 @@ pub fn run(model: &Model, opts: &RunOptions) -> Result<RunReport, MjError> {
     let height = |data: &Data, b: usize| data.body_pose_id(b).map_or(f64::INFINITY, |p| p.pos[2]);
     let mut min_z: Vec<f64> = named.iter().map(|(b, _)| height(&data, *b)).collect();
     let mut ncon_max = 0;
+    let mut tunnels = TunnelDetector::new(model);
+    tunnels.observe(&data);
     for _ in 0..opts.steps {
         match opts.route {
             Route::C => data.step()?,
@@ -112,6 +117,7 @@ pub fn run(model: &Model, opts: &RunOptions) -> Result<RunReport, MjError> {
         ncon_max = ncon_max.max(data.contacts().len());
         // mj_step leaves the poses of the state before the step; recompute them for the new one.
         data.kinematics()?;
+        tunnels.observe(&data);
         for (z, (b, _)) in min_z.iter_mut().zip(&named) {
             *z = z.min(height(&data, *b));
         }
@@ -132,6 +138,7 @@ pub fn run(model: &Model, opts: &RunOptions) -> Result<RunReport, MjError> {
         ncon_max,
         warnings: data.warnings().to_vec(),
         bodies,
+        tunnels: tunnels.finish(),
     })
 }
 
@@ -143,6 +150,11 @@ impl RunReport {
             .iter()
             .map(|b| serde_json::json!({"name": b.name, "pos": b.pos, "quat": b.quat, "min_z": b.min_z}))
             .collect();
+        let tunnels: Vec<serde_json::Value> = self
+            .tunnels
+            .iter()
+            .map(|t| serde_json::json!({"body": t.body, "through": t.through, "step": t.step, "speed": t.speed}))
+            .collect();
         serde_json::json!({
             "route": self.route.name(),
             "steps": self.steps,
@@ -151,6 +163,7 @@ impl RunReport {
             "ncon_max": self.ncon_max,
             "warnings": self.warnings,
             "bodies": bodies,
+            "tunnels": tunnels,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch; each subcommand lives in its own file.
 
 mod run;
+mod sweep;
 
 use std::process::ExitCode;
 
@@ -20,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Simulate a scene (or, without SCENE, the built-in ball-and-plate scene).
     Run(run::RunArgs),
+    /// Run the tunneling matrix (parts x obstacles x speeds x offsets x timesteps x routes x modes).
+    Sweep(sweep::SweepArgs),
 }
 
 /// Collision route, as chosen on the command line.
@@ -41,6 +44,7 @@ impl From<RouteArg> for specula::sim::Route {
 pub fn dispatch(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Some(Command::Run(args)) => run::run(args),
+        Some(Command::Sweep(args)) => sweep::run(args),
         None => run::run(run::RunArgs::default()),
     }
 }
