@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use crate::mj::collision::library_collision;
+use crate::mj::collision::{library_collision, run_library_collision};
 use crate::mj::{state, Data, MjError, Model};
 use crate::route::RustStage;
 use crate::sim::{self, Start};
@@ -38,7 +38,9 @@ pub fn bench(
     start: &Start,
     passes: usize,
 ) -> Result<BenchReport, MjError> {
-    let real = library_collision().ok_or_else(|| MjError::Invalid("libmujoco is not loaded".into()))?;
+    if library_collision().is_none() {
+        return Err(MjError::Invalid("libmujoco is not loaded".into()));
+    }
     let mut data = Data::new(model)?;
     sim::start(&mut data, start)?;
     let mut states = Vec::with_capacity(steps);
@@ -57,8 +59,7 @@ pub fn bench(
             data.position_kinematics()?;
             let mut time_c = |data: &mut Data| -> Result<(), MjError> {
                 let t = Instant::now();
-                // SAFETY: MuJoCo's own collision on valid model and data.
-                data.with_mj(|m, d| unsafe { real(m, d) })?;
+                data.with_mj(run_library_collision)?;
                 c_ns += t.elapsed().as_nanos();
                 Ok(())
             };

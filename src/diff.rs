@@ -13,7 +13,7 @@
 use specula_engine::contact::Contact;
 use specula_engine::narrowphase::{convex, table, GeomType};
 
-use crate::mj::collision::{contacts_of, library_collision, with_collision};
+use crate::mj::collision::{contacts_of, library_collision, run_library_collision, with_collision};
 use crate::mj::{Data, MjError, Model};
 use crate::route::RustStage;
 use crate::sim::{self, Route, Start};
@@ -202,13 +202,14 @@ pub fn diff(
 
     // 1. Contacts, on the C route's own states.
     let mut stage = RustStage::new(rust);
-    let real = library_collision().ok_or_else(|| MjError::Invalid("libmujoco is not loaded".into()))?;
+    if library_collision().is_none() {
+        return Err(MjError::Invalid("libmujoco is not loaded".into()));
+    }
     let mut data = Data::new(model)?;
     sim::start(&mut data, &opts.start)?;
     let report_cell = std::cell::RefCell::new(&mut report);
     let mut compare = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
-        // SAFETY: MuJoCo's own arguments, forwarded to MuJoCo's own function.
-        unsafe { real(m, d) };
+        run_library_collision(m, d);
         let c = contacts_of(d);
         let mut rep = report_cell.borrow_mut();
         rep.calls += 1;

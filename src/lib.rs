@@ -11,3 +11,5 @@ pub mod diff;
 pub mod mj;
 pub mod route;
 pub mod sim;
+pub mod sweep;
+pub mod tunnel;

@@ -1,8 +1,9 @@
 //! Running a scene: stepping a model through a route and recording what its bodies did.
 
-use crate::mj::collision::{library_collision, with_collision};
+use crate::mj::collision::{run_library_collision, with_collision};
 use crate::mj::{Data, MjError, Model, ObjType};
 use crate::route::RustStage;
+use crate::tunnel::{Tunnel, TunnelDetector};
 
 /// Which collision stage runs inside MuJoCo's step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +74,8 @@ pub struct RunReport {
     pub warnings: Vec<String>,
     /// Every named body.
     pub bodies: Vec<BodyReport>,
+    /// Every time a body passed through another ([`crate::tunnel`]).
+    pub tunnels: Vec<Tunnel>,
 }
 
 /// Resolves a keyframe given by name or by index.
@@ -114,10 +117,7 @@ pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions
                 if let Err(e) = stage.replace(m, d) {
                     // Keep the step consistent with MuJoCo's own collision, and fail the run after it.
                     error.borrow_mut().get_or_insert(e);
-                    if let Some(real) = library_collision() {
-                        // SAFETY: MuJoCo's own arguments, forwarded to MuJoCo's own function.
-                        unsafe { real(m, d) };
-                    }
+                    run_library_collision(m, d);
                 }
             };
             let raw = model.raw();
@@ -148,11 +148,14 @@ fn run_steps(
     let height = |data: &Data, b: usize| data.body_pose_id(b).map_or(f64::INFINITY, |p| p.pos[2]);
     let mut min_z: Vec<f64> = named.iter().map(|(b, _)| height(&data, *b)).collect();
     let mut ncon_max = 0;
+    let mut tunnels = TunnelDetector::new(model);
+    tunnels.observe(&data);
     for _ in 0..opts.steps {
         step(&mut data)?;
         ncon_max = ncon_max.max(data.contacts().len());
         // mj_step leaves the poses of the state before the step; recompute them for the new one.
         data.kinematics()?;
+        tunnels.observe(&data);
         for (z, (b, _)) in min_z.iter_mut().zip(&named) {
             *z = z.min(height(&data, *b));
         }
@@ -173,6 +176,7 @@ fn run_steps(
         ncon_max,
         warnings: data.warnings().to_vec(),
         bodies,
+        tunnels: tunnels.finish(),
     })
 }
 
@@ -184,6 +188,11 @@ impl RunReport {
             .iter()
             .map(|b| serde_json::json!({"name": b.name, "pos": b.pos, "quat": b.quat, "min_z": b.min_z}))
             .collect();
+        let tunnels: Vec<serde_json::Value> = self
+            .tunnels
+            .iter()
+            .map(|t| serde_json::json!({"body": t.body, "through": t.through, "step": t.step, "speed": t.speed}))
+            .collect();
         serde_json::json!({
             "route": self.route.name(),
             "steps": self.steps,
@@ -192,6 +201,7 @@ impl RunReport {
             "ncon_max": self.ncon_max,
             "warnings": self.warnings,
             "bodies": bodies,
+            "tunnels": tunnels,
         })
     }
 }

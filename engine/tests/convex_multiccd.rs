@@ -320,3 +320,73 @@ fn graph_ordered_cube_rebuilds_faces() {
         assert!((ci.dist + 0.05).abs() < 1e-12 && (ci.pos[2] - 0.475).abs() < 1e-12);
     }
 }
+
+/// probe: separated within the margin (`margin="0.1"` on both): the face-on-face cubes 0.05
+/// apart, the box under the same cube, and the tilted cylinder cap 0.06 above the box. MuJoCo
+/// 4.0.0 clips the bare faces and reports the (positive) bare distances.
+#[test]
+fn separated_within_margin_face_contacts() {
+    let h = cube_hull();
+    let a = cube([0.0; 3], I3, &h);
+    let b = cube([0.1, 0.2, 1.05], RZ30, &h);
+    let c = collide(&a, &b, 0.1, &mj_opt());
+    assert_eq!(c.len(), 4);
+    for (ci, w) in c.iter().zip(FACE_ON_FACE) {
+        check_contact(ci, 0.050000000000000044, [w[0], w[1], 0.525], [0.0, 0.0, 1.0], 1e-9);
+    }
+
+    let bx = geom(GeomType::Box, [0.5; 3], [0.0; 3], I3, 0.8660254037844386, None);
+    let c = collide(&bx, &b, 0.1, &mj_opt());
+    let want = [
+        [-0.5, 0.43094010767585034],
+        [-0.5, 0.2392304845413264],
+        [-0.08301270189221938, -0.4830127018922193],
+        [0.5, 0.5],
+    ];
+    assert_eq!(c.len(), 4);
+    for (ci, w) in c.iter().zip(want) {
+        check_contact(ci, 0.050000000000000044, [w[0], w[1], 0.525], [0.0, 0.0, 1.0], 1e-9);
+    }
+
+    let m = [
+        0.9998476951563913,
+        0.0,
+        0.01745240643728351,
+        0.0006090802009086826,
+        0.9993908270190957,
+        -0.03489418134011368,
+        -0.017441774902830158,
+        0.03489949670250097,
+        0.9992386149554826,
+    ];
+    let cyl = geom(GeomType::Cylinder, [0.2, 0.1, 0.0], [0.1, 0.2, 0.65], m, 0.223606797749979, None);
+    let c = collide(&cyl, &bx, 0.1, &mj_opt());
+    let want = [
+        (0.05597005011031597, [-0.08649300488044326, 0.27986693717932654, 0.527985025055158]),
+        (0.057056037844951946, [0.09825475935627163, 0.40336758353783053, 0.5285280189224759]),
+        (0.046587783523885706, [0.29822429838754994, 0.20361123417419327, 0.5232938917619429]),
+        (0.043096239163951555, [0.09825475935627168, 0.003611252730192256, 0.5215481195819758]),
+    ];
+    assert_eq!(c.len(), 4);
+    for (ci, (d, w)) in c.iter().zip(want) {
+        check_contact(ci, d, w, [0.0, 0.0, -1.0], 1e-9);
+    }
+}
+
+/// probe: capsule size=".05 .1" pos="0.05 0.02 0.14" euler="0 90 0" lying on the top cap of a
+/// free cylinder size=".2 .1" at the origin: MuJoCo 4.0.0 gives the two ends, 0.01 deep.
+#[test]
+fn capsule_on_cylinder_cap_two_contacts() {
+    let mat = [2.220446049250313e-16, 0.0, 1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 2.220446049250313e-16];
+    let cap = geom(GeomType::Capsule, [0.05, 0.1, 0.0], [0.05, 0.02, 0.14], mat, 0.15000000000000002, None);
+    let cyl = geom(GeomType::Cylinder, [0.2, 0.1, 0.0], [0.0; 3], I3, 0.223606797749979, None);
+    let c = collide(&cap, &cyl, 0.0, &mj_opt());
+    let want = [
+        (-0.010000000000000009, [-0.04999999999999999, 0.019999999999999997, 0.095]),
+        (-0.009999999999999967, [0.15000000000000002, 0.019999999999999997, 0.09500000000000003]),
+    ];
+    assert_eq!(c.len(), 2);
+    for (ci, (d, w)) in c.iter().zip(want) {
+        check_contact(ci, d, w, [0.0, 0.0, -1.0], 1e-12);
+    }
+}

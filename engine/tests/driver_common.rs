@@ -116,7 +116,8 @@ impl Scene {
             m.body_conaffinity[b] = geoms.iter().fold(0, |a, &g| a | m.geom_conaffinity[g]);
             m.body_margin[b] = geoms.iter().fold(0.0, |a: f64, &g| a.max(m.geom_margin[g] + m.geom_gap[g]));
             // no trees are built here: the mid-phase then tests all collidable geom pairs
-            m.body_bvhadr[b] = if geoms.iter().any(|&g| m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0) { 0 } else { -1 };
+            m.body_bvhadr[b] =
+                if geoms.iter().any(|&g| m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0) { 0 } else { -1 };
         }
         m.flg_surfacevel = m.geom_surfacevel.iter().any(|s| s.iter().any(|&v| v != 0.0));
     }

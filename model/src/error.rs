@@ -9,7 +9,7 @@ use std::sync::Arc;
 pub struct Position {
     /// The file the text came from (a pseudo-name such as `<string>` for in-memory XML).
     pub file: Arc<PathBuf>,
-    /// 1-based line.
+    /// 1-based line; 0 when the error concerns the file as a whole (it cannot be read, or is not UTF-8).
     pub line: u32,
     /// 1-based column (in characters).
     pub col: u32,

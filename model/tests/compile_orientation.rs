@@ -143,3 +143,18 @@ fn fromto_primitives() {
     close(&m.geom_aabb[0], &[0.0, 0.0, 0.0, 0.1, 0.1, 1.1], 1e-15);
     close(&[m.geom_rbound[0]], &[1.1], 1e-15);
 }
+
+/// A class's alternative orientation is inherited unless the element gives its own `quat` or
+/// alternative (measured from MuJoCo 4.0.0 with this XML: quats [0,1,0,0], [√½,0,√½,0],
+/// [√½,0,0,√½]).
+#[test]
+fn element_quat_overrides_class_alternative() {
+    let m = load(
+        r#"<mujoco><default><geom size=".1" zaxis="1 0 0"/></default><worldbody>
+        <geom quat="0 1 0 0"/><geom/><geom euler="0 0 90"/></worldbody></mujoco>"#,
+    );
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    close(&m.geom_quat[0], &[0.0, 1.0, 0.0, 0.0], 0.0);
+    close(&m.geom_quat[1], &[h, 0.0, h, 0.0], 1e-15);
+    close(&m.geom_quat[2], &[h, 0.0, 0.0, h], 1e-15);
+}

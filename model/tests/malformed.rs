@@ -209,6 +209,23 @@ fn tabs_and_crlf() {
     );
 }
 
+#[test]
+fn nesting_too_deep() {
+    // MuJoCo 4.0.0 (tinyxml2) refuses an element with content at depth 499 (root = 1) and
+    // accepts a self-closing one there; measured with nested <body> elements.
+    let open = 496;
+    let ok =
+        format!("<mujoco><worldbody>{}<body/>{}</worldbody></mujoco>", "<body>".repeat(open), "</body>".repeat(open));
+    parse_str(&ok, Path::new("."), "t.xml").expect("depth 499 self-closing is fine");
+    let bad = format!(
+        "<mujoco><worldbody>{}<body></body>{}</worldbody></mujoco>",
+        "<body>".repeat(open),
+        "</body>".repeat(open)
+    );
+    // The refused <body> starts after "<mujoco><worldbody>" (19 characters) and 496 "<body>" (6 each).
+    check(&bad, 1, 19 + 6 * 496 + 1, &["nesting is too deep"]);
+}
+
 // ---- schema: elements and attributes -----------------------------------------------------------
 
 #[test]
@@ -431,6 +448,13 @@ fn bad_keyword_in_list() {
 }
 
 #[test]
+fn keywords_out_of_canonical_order() {
+    // MuJoCo 4.0.0: "data attributes must be in order: found, force, torque, ...".
+    let xml = "<mujoco>\n  <sensor>\n    <contact data=\"force found\"/>\n  </sensor>\n</mujoco>";
+    check(xml, 3, 14, &["keyword 'found' out of order", "found, force, torque"]);
+}
+
+#[test]
 fn wrong_character_count() {
     // MuJoCo: "attribute 'eulerseq' must have exactly 3 characters".
     check("<mujoco><compiler eulerseq=\"xy\"/></mujoco>", 1, 19, &["expected exactly 3 characters, found 2"]);
@@ -579,6 +603,17 @@ fn numbers_as_mujoco_reads_them() {
 }
 
 #[test]
+fn nan_is_read_but_can_be_refused() {
+    // MuJoCo reads "nan" (with a warning); the compiler refuses it where MuJoCo does (geom size).
+    let root = parse_str(&world("<geom size=\"nan\"/>"), Path::new("."), "t.xml").expect("NaN reads");
+    let geom = &root.children[0].children[0];
+    assert!(geom.real("size").unwrap().is_some_and(f64::is_nan));
+    let e = geom.reals_not_nan("size").expect_err("NaN refused");
+    assert_eq!((e.pos.line, e.pos.col), (3, 11), "{e}");
+    assert!(e.message.contains("value 1 is NaN"), "{e}");
+}
+
+#[test]
 fn typed_accessors() {
     let xml = world("<body mocap=\"true\"><geom type=\"box\" size=\"1 2 3\" condim=\"+4\" rgba=\"1 0 0 1\"/></body>");
     let root = parse_str(&xml, Path::new("."), "t.xml").expect("valid");
@@ -601,4 +636,31 @@ fn entities_resolved_like_tinyxml2() {
     // (MuJoCo 4.0.0 names the model "a&foo;b" for model="a&foo;b").
     let root = parse_str("<mujoco model=\"a&amp;b&#65;&#x42;&foo;\"/>", Path::new("."), "t.xml").expect("valid");
     assert_eq!(root.string("model"), Some("a&bAB&foo;"));
+}
+
+#[test]
+fn prolog_comments_and_instructions_are_ignored() {
+    // An XML declaration, a DOCTYPE with an internal subset, comments with "--" (tinyxml2 allows
+    // it) and processing instructions are all skipped; text content is kept, trimmed.
+    let xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE mujoco [<!ENTITY x \"1\">]>\n<!-- a -- b -->\n\
+               <mujoco model=\"&x;\"><?pi data?><custom><text name=\"t\" data=\"d\"> hi <![CDATA[<raw>]]> </text></custom></mujoco>";
+    let root = parse_str(xml, Path::new("."), "t.xml").expect("valid");
+    // tinyxml2 does not expand DTD entities: MuJoCo keeps "&x;" literally.
+    assert_eq!(root.string("model"), Some("&x;"));
+    assert_eq!(root.pos.line, 4);
+    let text = &root.children[0].children[0];
+    assert_eq!(text.text, "hi <raw>");
+}
+
+#[test]
+fn attribute_syntax_variants() {
+    // Single quotes, spaces around '=', '>' inside a value, newlines inside a tag: all valid XML.
+    let xml = "<mujoco model = 'a>b'\n  ><worldbody\n><geom\n size=\"1\"\tpos='0 0 1'/></worldbody></mujoco>";
+    let root = parse_str(xml, Path::new("."), "t.xml").expect("valid");
+    assert_eq!(root.string("model"), Some("a>b"));
+    let geom = &root.children[0].children[0];
+    // `size` is on line 4, column 2; `pos` after a tab at column 11.
+    assert_eq!((geom.attrs[0].pos.line, geom.attrs[0].pos.col), (4, 2));
+    assert_eq!((geom.attrs[1].pos.line, geom.attrs[1].pos.col), (4, 11));
+    assert_eq!(geom.reals_n::<3>("pos").unwrap(), Some([0.0, 0.0, 1.0]));
 }

@@ -52,7 +52,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
         }
         outln!(
             "{file}: mj_collision {:.0} ns, specula {:.0} ns per call: ratio {:.2} ({} states, median of {} passes)",
-            r.c_ns, r.rust_ns, r.ratio, r.states, r.passes
+            r.c_ns,
+            r.rust_ns,
+            r.ratio,
+            r.states,
+            r.passes
         );
     }
     Ok(ExitCode::SUCCESS)

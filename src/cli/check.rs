@@ -78,10 +78,7 @@ fn report_rejection(args: &CheckArgs, file: &str, verdict: &str, c: Option<&Stri
         outln!("{j}");
     } else {
         outln!("{file}: {verdict}");
-        outln!(
-            "  MuJoCo C: {}",
-            c.map_or("compiled".to_string(), |e| format!("rejected: {}", e.replace('\n', "; ")))
-        );
+        outln!("  MuJoCo C: {}", c.map_or("compiled".to_string(), |e| format!("rejected: {}", e.replace('\n', "; "))));
         outln!("  specula:  {}", rust.map_or("compiled".to_string(), |e| format!("rejected: {e}")));
     }
 }

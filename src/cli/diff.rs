@@ -126,11 +126,17 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
     );
     outln!(
         "  analytic pairs: |Δdist| {:.3e}  |Δpos| {:.3e}  frame {:.3e}  params {:.3e}  (tolerance 1e-9)",
-        r.max_err.dist, r.max_err.pos, r.max_err.frame, r.max_err.params
+        r.max_err.dist,
+        r.max_err.pos,
+        r.max_err.frame,
+        r.max_err.params
     );
     outln!(
         "  GJK/EPA pairs:  |Δdist| {:.3e}  |Δpos| {:.3e}  frame {:.3e}  params {:.3e}  (tolerance 1e-6)",
-        r.max_err_gjk.dist, r.max_err_gjk.pos, r.max_err_gjk.frame, r.max_err_gjk.params
+        r.max_err_gjk.dist,
+        r.max_err_gjk.pos,
+        r.max_err_gjk.frame,
+        r.max_err_gjk.params
     );
     outln!(
         "  trajectories: max |Δqpos| rust vs c {:.3e}, noise floor {:.3e} (allowed {:.3e})",

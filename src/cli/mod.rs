@@ -13,6 +13,7 @@ mod bench;
 mod check;
 mod diff;
 mod run;
+mod sweep;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Time the Rust collision stage against MuJoCo C's on the same recorded states.
     Bench(bench::BenchArgs),
+    /// Run the tunneling matrix (parts x obstacles x speeds x offsets x timesteps x routes x modes).
+    Sweep(sweep::SweepArgs),
 }
 
 /// Collision route, as chosen on the command line.
@@ -87,6 +90,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, String> {
         Some(Command::Check(args)) => check::run(args),
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Sweep(args)) => sweep::run(args),
         None => run::run(run::RunArgs::default()),
     }
 }

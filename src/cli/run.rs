@@ -38,7 +38,15 @@ pub struct RunArgs {
 
 impl Default for RunArgs {
     fn default() -> Self {
-        RunArgs { scene: None, route: RouteArg::C, steps: None, duration: None, key: None, speculative: None, json: false }
+        RunArgs {
+            scene: None,
+            route: RouteArg::C,
+            steps: None,
+            duration: None,
+            key: None,
+            speculative: None,
+            json: false,
+        }
     }
 }
 
@@ -81,10 +89,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             report.ncon_max
         );
         for b in &report.bodies {
-            outln!(
-                "  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}",
-                b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z
-            );
+            outln!("  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}", b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z);
         }
         for w in &report.warnings {
             outln!("  warning: {w}");
@@ -96,7 +101,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
 /// The built-in scene: speculative contacts off and on, said in words (or as JSON).
 fn demo(args: &RunArgs) -> Result<ExitCode, String> {
     if args.steps.is_some() || args.duration.is_some() || args.key.is_some() || args.speculative.is_some() {
-        return Err("--steps, --duration, --key and --speculative need a SCENE; the built-in scene runs both ways".into());
+        return Err(
+            "--steps, --duration, --key and --speculative need a SCENE; the built-in scene runs both ways".into()
+        );
     }
     let runs = run_demo(args.route.into()).map_err(|e| format!("built-in scene: {e}"))?;
     if args.json {

@@ -47,6 +47,19 @@ pub fn library_collision() -> Option<CollisionFn> {
     (addr != 0).then(|| unsafe { std::mem::transmute::<usize, CollisionFn>(addr) })
 }
 
+/// Runs the library's own `mj_collision` on `m`, `d` (never the replacement); false if the
+/// library is not loaded.
+pub fn run_library_collision(m: &sys::mjModel, d: &mut sys::mjData) -> bool {
+    match library_collision() {
+        Some(real) => {
+            // SAFETY: valid model and data, MuJoCo's own function.
+            unsafe { real(m, d) };
+            true
+        }
+        None => false,
+    }
+}
+
 /// A replacement active on this thread: the model it is for, and the stage to call.
 type Active = (*const sys::mjModel, *mut dyn FnMut(&sys::mjModel, &mut sys::mjData));
 

@@ -73,10 +73,14 @@ pub struct BodyTree {
     pub nodeid: Vec<i32>,
 }
 
+/// One collidable geom of a body for [`build_body_tree`]: geom id, position and orientation in
+/// the body frame (`geom_pos`, `geom_quat`), local box (`geom_aabb`).
+pub type TreeLeaf = (usize, [f64; 3], [f64; 4], [f64; 6]);
+
 /// Build the tree of a body from its geoms' poses in the body frame and local boxes, and the
 /// body's inertial frame (`body_ipos`, `body_iquat`). `geoms` lists (geom id, pos, quat, aabb)
 /// of the collidable geoms in geom order. Empty when there are none.
-pub fn build_body_tree(geoms: &[(usize, [f64; 3], [f64; 4], [f64; 6])], ipos: &[f64; 3], iquat: &[f64; 4]) -> BodyTree {
+pub fn build_body_tree(geoms: &[TreeLeaf], ipos: &[f64; 3], iquat: &[f64; 4]) -> BodyTree {
     let qinv = [iquat[0], -iquat[1], -iquat[2], -iquat[3]];
     let leaves: Vec<Leaf> = geoms
         .iter()

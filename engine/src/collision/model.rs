@@ -7,7 +7,7 @@
 
 use specula_model::Model;
 
-use super::bvh::build_body_tree;
+use super::bvh::{build_body_tree, TreeLeaf};
 use crate::narrowphase::{ConvexHull, GeomType};
 
 /// `mjDSBL_CONSTRAINT`: the whole constraint solver is off (no contacts are generated).
@@ -413,7 +413,7 @@ impl From<&Model> for CollisionModel {
         let (mut body_bvhadr, mut body_bvhnum) = (vec![-1; nbody], vec![0; nbody]);
         let (mut bvh_aabb, mut bvh_child, mut bvh_nodeid) = (Vec::new(), Vec::new(), Vec::new());
         for b in 0..nbody {
-            let geoms: Vec<(usize, [f64; 3], [f64; 4], [f64; 6])> = (0..m.geom_bodyid.len())
+            let geoms: Vec<TreeLeaf> = (0..m.geom_bodyid.len())
                 .filter(|&g| m.geom_bodyid[g] == b && (m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0))
                 .map(|g| (g, m.geom_pos[g], m.geom_quat[g], m.geom_aabb[g]))
                 .collect();

@@ -40,6 +40,7 @@
 
 pub mod advance;
 pub mod distance;
+pub mod manifold;
 pub mod sight;
 pub mod sweep;
 
@@ -166,26 +167,39 @@ fn multi_points(
     let e2 = sweep::effective_motion(s2.geom.ty, &s2.motion);
     let (a1, q1) = advance::advanced_geom(&s1.geom, &e1, imp.t);
     let (a2, q2) = advance::advanced_geom(&s2.geom, &e2, imp.t);
-    let mut buf = [ContactPoint::default(); MAX_CONTACTS];
-    let plane = s1.geom.ty == GeomType::Plane;
-    let reach = if plane {
-        // points the rest of the step would bring down onto the plane
-        imp.dist + (1.0 - imp.t) * h_vn
+    // surface point pairs (geom 1, geom 2) at the advanced pose
+    let mut pairs: Vec<([f64; 3], [f64; 3])> = Vec::new();
+    if a1.ty == GeomType::Plane {
+        let spread = imp.dist + (1.0 - imp.t) * h_vn + opt.collide.ccd_tolerance;
+        let n = [a1.mat[2], a1.mat[5], a1.mat[8]];
+        if let Some(pts) = manifold::plane_points(&a1, &a2, spread) {
+            pairs.extend(pts.iter().map(|(p, h)| (sub3(p, &scl3(&n, *h)), *p)));
+        } else if a2.ty == GeomType::Mesh {
+            collider_points(&a1, &a2, imp.dist + spread, opt, &mut pairs);
+        }
     } else {
         // points on the touching features only
-        imp.dist + advance::TOLERANCE_FRACTION * (imp.dist0 - imp.dist)
-    };
-    let n = table::collide(&a1, &a2, reach, &opt.collide, &mut buf).unwrap_or(0);
-    let n = n.min(out.len());
-    for (c, b) in out.iter_mut().zip(&buf[..n]) {
-        let nrm = b.normal();
-        let x1t = sub3(&b.pos, &scl3(&nrm, 0.5 * b.dist));
-        let x2t = add3(&b.pos, &scl3(&nrm, 0.5 * b.dist));
-        let x1 = advance::map_back(&s1.geom, &e1, imp.t, &q1, &x1t);
-        let x2 = advance::map_back(&s2.geom, &e2, imp.t, &q2, &x2t);
+        let reach = imp.dist + advance::TOLERANCE_FRACTION * (imp.dist0 - imp.dist);
+        collider_points(&a1, &a2, reach, opt, &mut pairs);
+    }
+    let n = pairs.len().min(out.len());
+    for (c, (x1t, x2t)) in out.iter_mut().zip(&pairs[..n]) {
+        let x1 = advance::map_back(&s1.geom, &e1, imp.t, &q1, x1t);
+        let x2 = advance::map_back(&s2.geom, &e2, imp.t, &q2, x2t);
         let mut frame = [0.0; 9];
         frame[3..6].copy_from_slice(&x2);
         *c = ContactPoint { dist: 0.0, pos: x1, frame };
     }
     n
+}
+
+/// Surface point pairs from the pair's narrowphase run with margin `reach`: each contact's
+/// midpoint moved half its distance back along the normal onto either surface.
+fn collider_points(a1: &Geom, a2: &Geom, reach: f64, opt: &SpeculativeOptions, pairs: &mut Vec<([f64; 3], [f64; 3])>) {
+    let mut buf = [ContactPoint::default(); MAX_CONTACTS];
+    let n = table::collide(a1, a2, reach, &opt.collide, &mut buf).unwrap_or(0);
+    for b in &buf[..n] {
+        let nrm = b.normal();
+        pairs.push((sub3(&b.pos, &scl3(&nrm, 0.5 * b.dist)), add3(&b.pos, &scl3(&nrm, 0.5 * b.dist))));
+    }
 }

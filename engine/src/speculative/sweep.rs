@@ -160,14 +160,29 @@ pub fn swept_plane_prune(normal: &[f64; 3], d0: f64, dx: &[f64; 3], rbound: f64,
     d0.min(d1) > rbound + margin_gap
 }
 
-/// One axis of a fast geom's swept broadphase interval (docs, "Swept broadphase AABBs"):
-/// the static interval `[lo, hi]` of the geom's box projected on axis `u` around the centre's
-/// projection `c`, grown by the rotation sweep `|dw| rbound` but kept within the bounding sphere,
-/// then extended by the linear displacement along `u` and by `margin`.
-pub fn swept_interval(c: f64, half: f64, motion: &GeomMotion, u: &[f64; 3], rbound: f64, margin: f64) -> (f64, f64) {
-    let half = (half + norm3(&motion.dw) * rbound).min(rbound.max(half));
+/// One sweep axis `u` of a fast geom's swept broadphase interval (docs, "Swept broadphase
+/// AABBs"), in the terms of the driver's per-geom box (`makeAAMM`): the static interval is the
+/// intersection of the bounding-sphere interval `r_cen +- rbound` and the rotated local box
+/// `aabb_cen +- aabb_half`. For a fast geom the box half is first grown by the rotation sweep
+/// `|dw| r_rot` (still clipped by the bounding sphere, which no rotation about the centre can
+/// leave), then the interval is extended on the side the centre moves, `dx . u`, and padded by
+/// `margin` (margin + gap, as for the static box).
+#[allow(clippy::too_many_arguments)]
+pub fn swept_interval(
+    r_cen: f64,
+    rbound: f64,
+    aabb_cen: f64,
+    aabb_half: f64,
+    motion: &GeomMotion,
+    r_rot: f64,
+    u: &[f64; 3],
+    margin: f64,
+) -> (f64, f64) {
+    let grow = norm3(&motion.dw) * r_rot;
+    let lo = (r_cen - rbound).max(aabb_cen - aabb_half - grow);
+    let hi = (r_cen + rbound).min(aabb_cen + aabb_half + grow);
     let along = dot3(&motion.dx, u);
-    (c - half + along.min(0.0) - margin, c + half + along.max(0.0) + margin)
+    (lo + along.min(0.0) - margin, hi + along.max(0.0) + margin)
 }
 
 #[cfg(test)]

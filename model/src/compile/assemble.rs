@@ -264,13 +264,20 @@ pub fn assemble(bodies: &[CBody], items: &[BodyItem], ex: &Extras) -> Res<Model>
 
 /// Tree ranges, sparse mass-matrix row addresses and the `flg_*` flags.
 fn trees_and_flags(m: &mut Model) {
-    for t in 0..m.ntree {
-        let bodies: Vec<usize> = (0..m.nbody).filter(|&b| m.body_treeid[b] == t as i32).collect();
-        let dofs: Vec<usize> = (0..m.nv).filter(|&d| m.dof_treeid[d] == t).collect();
-        m.tree_bodyadr.push(bodies.first().copied().unwrap_or(0));
-        m.tree_bodynum.push(bodies.len());
-        m.tree_dofadr.push(dofs.first().copied().unwrap_or(0));
-        m.tree_dofnum.push(dofs.len());
+    m.tree_bodyadr = vec![usize::MAX; m.ntree];
+    m.tree_bodynum = vec![0; m.ntree];
+    m.tree_dofadr = vec![usize::MAX; m.ntree];
+    m.tree_dofnum = vec![0; m.ntree];
+    for b in 0..m.nbody {
+        if let Ok(t) = usize::try_from(m.body_treeid[b]) {
+            m.tree_bodyadr[t] = m.tree_bodyadr[t].min(b);
+            m.tree_bodynum[t] += 1;
+        }
+    }
+    for d in 0..m.nv {
+        let t = m.dof_treeid[d];
+        m.tree_dofadr[t] = m.tree_dofadr[t].min(d);
+        m.tree_dofnum[t] += 1;
     }
     // each dof's row holds itself and all its ancestors
     let mut nm = 0;

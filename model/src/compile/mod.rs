@@ -186,7 +186,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     let items = builder.bodies;
     let attached = builder.attached;
-    refs::apply_replicates(root, &builder.replicated, &refs::defaults_of(&sources), &mut ex)?;
+    refs::apply_replicates(root, &builder.replicated, &sources[0].defaults, &mut ex)?;
     let mut child_keys = Vec::new();
     for (src, prefix) in &attached {
         if let Some(child) = &sources[*src].root {

@@ -35,6 +35,9 @@ pub fn read_orient(el: &Element, quat: &mut [f64; 4], alt: &mut Alt) -> Res<()> 
     let mut count = 0;
     if arr(el, "quat", quat, true)? {
         count += 1;
+        // an explicit quat replaces an alternative inherited from the default class
+        // (measured: a geom with quat="..." in a class with zaxis="..." uses the quat)
+        *alt = Alt::Quat;
         if quat.iter().all(|&x| x == 0.0) {
             return Err(err_at(el, "zero quaternion is not allowed"));
         }

@@ -30,11 +30,6 @@ pub fn control_count(el: &Element) -> usize {
     el.attr("input").map_or(1, |a| crate::xml::values::tokens(&a.value).count().max(1))
 }
 
-/// The main model's default classes.
-pub fn defaults_of(sources: &[tree::Source]) -> spec::Defaults {
-    sources[0].defaults.clone()
-}
-
 /// Reference attributes of tendons, actuators, sensors, equalities (and their children).
 const REF_ATTRS: [&str; 22] = [
     "site",

@@ -116,7 +116,8 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
                     Some(parent) => parent.text.push_str(&content),
                     None => {
                         if !content.trim().is_empty() {
-                            let skip = content.len() - content.trim_start().len();
+                            // Skip leading whitespace in the raw bytes, where `start` points.
+                            let skip = t.as_ref().iter().take_while(|b| b.is_ascii_whitespace()).count();
                             return Err(MjcfError::new(
                                 index.pos(start + skip),
                                 "text outside the root element; expected only whitespace or comments",

@@ -8,16 +8,24 @@
 //! with how often each may appear.
 //!
 //! Derivation: the rows were generated once from the typed schema description in MuJoCo's source
-//! (`src/xml/mjcf.schema`, a snapshot slightly older than 4.0.0), then corrected against MuJoCo
-//! 4.0.0 itself by probing `mujoco.MjModel.from_xml_string` with every attribute of every row and
-//! every attribute named in 4.0.0's XMLreference.rst, reviewing each difference. What the probes
-//! showed, beyond the source description:
-//! - `composite` is gone in 4.0.0 ("Schema violation: unrecognized element"), as is the
-//!   `internal` attribute of a flexcomp's `contact`.
-//! - `frame` and `replicate` are checked against `body`'s row too, so `<frame gravcomp="1">` and
-//!   `<replicate mocap="true">` are accepted (and ignored); both rows here accept the union of
-//!   body, frame and replicate attributes and children. `<body count="2">` is rejected.
+//! (`src/xml/mjcf.schema`, a snapshot slightly older than 4.0.0) by a throwaway script, then
+//! corrected against MuJoCo 4.0.0 itself: every attribute named in 4.0.0's XMLreference.rst was
+//! compared with the rows, and every attribute of every row was probed with
+//! `mujoco.MjSpec.from_string` (valid value, one value too many, one too few, a real where an
+//! int is expected, an unknown keyword). What that showed, beyond the source description:
+//! - `composite` and the `flexvert` equality are gone in 4.0.0 ("Schema violation: unrecognized
+//!   element"), as is the `internal` attribute of a flexcomp's `contact`.
+//! - 4.0.0 adds `flag` `ipc`/`speculative`, `compiler` `savecompiled`/`savecanonical`/
+//!   `passthrough`, texture `class`/`embed` (and a `texture` in default classes), body `fuse`,
+//!   `springyield` on joints and spatial tendons, geom `castshadow`, site and flexcomp `mesh`,
+//!   frame `scale`/`scaling`/`massscale`, elasticity `shear`/`yield`/`section`/`sectionsize`,
+//!   general `inheritrange`, insidesite `enclosed`, key `plastic`.
 //! - `worldbody` takes no attributes ("World body cannot have attributes").
+//!
+//! Known difference: MuJoCo 4.0.0 does not schema-check `frame` and `replicate` elements or
+//! anything inside them (`<frame zzq="1"><geom zzq="1"/></frame>` loads). This reader checks them
+//! like everything else, with the attributes XMLreference.rst documents, so a misspelt attribute
+//! inside a frame is an error here and silently ignored by MuJoCo.
 //!
 //! Value shapes follow MuJoCo's reader: numeric lists must have a count within the row's range
 //! ("does not have enough data" / "has too much data"), a blank numeric value counts as absent,
@@ -51,6 +59,9 @@ pub enum Kind {
     Keyword(&'static [&'static str]),
     /// One or more space-separated keywords of the list.
     Keywords(&'static [&'static str]),
+    /// Space-separated keywords of the list, each at most once and in the list's order (MuJoCo
+    /// 4.0.0: "inputs must be listed in canonical order", "data attributes must be in order").
+    OrderedKeywords(&'static [&'static str]),
 }
 
 /// One allowed attribute of an element kind.
@@ -232,9 +243,11 @@ fn check_value(el: &Element, attr: &Attr, kind: Kind) -> Result<(), MjcfError> {
         }
         Kind::Bool => keyword_of(attr, &el.name, &["true", "false"]).map(|_| ()),
         Kind::Keyword(words) => keyword_of(attr, &el.name, words).map(|_| ()),
-        Kind::Keywords(words) => {
+        Kind::Keywords(words) | Kind::OrderedKeywords(words) => {
+            let ordered = matches!(kind, Kind::OrderedKeywords(_));
+            let mut last: Option<usize> = None;
             for word in tokens(&attr.value) {
-                if !words.contains(&word) {
+                let Some(at) = words.iter().position(|w| *w == word) else {
                     return Err(MjcfError::new(
                         attr.pos.clone(),
                         format!(
@@ -244,7 +257,19 @@ fn check_value(el: &Element, attr: &Attr, kind: Kind) -> Result<(), MjcfError> {
                             words.join(", ")
                         ),
                     ));
+                };
+                if ordered && last.is_some_and(|l| at <= l) {
+                    return Err(MjcfError::new(
+                        attr.pos.clone(),
+                        format!(
+                            "attribute '{}' of <{}>: keyword '{word}' out of order; list each at most once, in the order {}",
+                            attr.name,
+                            el.name,
+                            words.join(", ")
+                        ),
+                    ));
                 }
+                last = Some(at);
             }
             Ok(())
         }

@@ -284,6 +284,23 @@ impl Element {
         Ok(Some(out))
     }
 
+    /// Like [`Element::reals`], but a NaN value is an error at the attribute. MuJoCo 4.0.0 reads
+    /// NaN and infinities everywhere (with only a warning for NaN) and rejects few of them later,
+    /// e.g. "nan size in geom" (probed on geom size/pos/quat/mass, body pos, joint range, option
+    /// timestep/gravity: only geom size fails); the compiler calls this where MuJoCo rejects NaN.
+    pub fn reals_not_nan(&self, name: &str) -> Result<Option<Vec<f64>>, MjcfError> {
+        let values = self.reals(name)?;
+        if let (Some(v), Some(a)) = (&values, self.attr(name)) {
+            if let Some(i) = v.iter().position(|x| x.is_nan()) {
+                return Err(MjcfError::new(
+                    a.pos.clone(),
+                    format!("attribute '{name}' of <{}>: value {} is NaN; expected a number", self.name, i + 1),
+                ));
+            }
+        }
+        Ok(values)
+    }
+
     /// Attribute `name` as one real; `None` if absent or blank.
     pub fn real(&self, name: &str) -> Result<Option<f64>, MjcfError> {
         Ok(self.reals_n::<1>(name)?.map(|v| v[0]))

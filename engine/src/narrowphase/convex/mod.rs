@@ -137,7 +137,14 @@ fn ccd(
         if built.is_ok() {
             let face = epa::epa(&mut st, &mut pt, o1, o2);
             if let Some(f) = face {
-                if max_contacts > 1 && multiccd::multicontact(&pt, f, &mut st, o1, o2) {
+                let deep_capsule = |st: &mut Status, o1: &ConvexObj, o2: &ConvexObj| {
+                    // a capsule sunk along a face: same single-pass pair of contacts
+                    let n = sub3(&st.x1[0], &st.x2[0]);
+                    o1.ty == GeomType::Capsule && st.dist[0] < 0.0 && multiccd::capsule_contacts(st, o1, o2, &n)
+                };
+                if max_contacts > 1
+                    && (multiccd::multicontact(&pt, f, &mut st, o1, o2) || deep_capsule(&mut st, o1, o2))
+                {
                     // clipped distances are between the bare faces; the margins inflate both
                     let m = 0.5 * o1.margin + 0.5 * o2.margin;
                     if m != 0.0 {
@@ -214,8 +221,12 @@ fn max_contacts(o1: &ConvexObj, o2: &ConvexObj, opt: &CollideOptions) -> usize {
     if flat(o1.ty) && flat(o2.ty) && opt.multiccd {
         return 4;
     }
-    // MuJoCo 4.0.0: a capsule resting along a box or mesh face gives its two ends in one pass
-    if o1.ty == GeomType::Capsule && matches!(o2.ty, GeomType::Box | GeomType::Mesh) && opt.multiccd {
+    // MuJoCo 4.0.0: a capsule resting along a box, mesh or cylinder-cap face gives its two ends
+    // in one pass (and otherwise one contact, without the tilt search)
+    if o1.ty == GeomType::Capsule
+        && matches!(o2.ty, GeomType::Box | GeomType::Mesh | GeomType::Cylinder)
+        && opt.multiccd
+    {
         return 2;
     }
     1

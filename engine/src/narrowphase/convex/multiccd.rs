@@ -474,9 +474,17 @@ fn clip(st: &mut Status, clipper: &[[f64; 3]], subject: &[[f64; 3]], n: &[f64; 3
     }
     let mut write = |k: usize, v: &[f64; 3]| {
         let dist = dot3(&sub3(v, &clipper[0]), n);
-        // signed, so points in front of the face (within the margins) project back onto it
-        st.x1[k] = add_scl3(v, wit, dist);
-        st.x2[k] = *v;
+        // the partner on the clipping face; for points in front of it (separated within the
+        // margins) the pair is stored the other way round, so that x1 - x2 keeps pointing from
+        // geom 1 to geom 2
+        let on_face = add_scl3(v, wit, dist);
+        if dist > 0.0 {
+            st.x1[k] = *v;
+            st.x2[k] = on_face;
+        } else {
+            st.x1[k] = on_face;
+            st.x2[k] = *v;
+        }
         st.dist[k] = dist;
     };
     if poly.len() > MAX_CLIP_CONTACTS {
@@ -546,7 +554,9 @@ pub(crate) fn capsule_contacts(st: &mut Status, o1: &ConvexObj, o2: &ConvexObj, 
         Solid::Mesh { polys, mat, .. } => {
             polys.iter().enumerate().map(|(i, p)| (mul_mat_vec3(mat, &p.normal), i)).collect()
         }
-        Solid::Cylinder { .. } => return false,
+        Solid::Cylinder { mat, .. } => {
+            vec![(mul_mat_vec3(mat, &[0.0, 0.0, 1.0]), 0), (mul_mat_vec3(mat, &[0.0, 0.0, -1.0]), 1)]
+        }
     };
     let Some(&(nf, fi)) = faces.iter().fold(None, |acc: Option<&([f64; 3], usize)>, f| match acc {
         Some(b) if -dot3(&b.0, &n) >= -dot3(&f.0, &n) => acc,

@@ -29,7 +29,8 @@ pub(crate) const CAMOUT: &[&str] = &["rgb", "depth", "distance", "normal", "segm
 /// Keywords of MuJoCo's `colorspace` enumeration, in MuJoCo's order.
 pub(crate) const COLORSPACE: &[&str] = &["auto", "linear", "sRGB"];
 /// Keywords of MuJoCo's `condata` enumeration, in MuJoCo's order.
-pub(crate) const CONDATA: &[&str] = &["found", "force", "torque", "dist", "pos", "normal", "tangent"];
+pub(crate) const CONDATA: &[&str] =
+    &["found", "force", "torque", "dist", "pos", "normal", "tangent", "linvel", "angvel"];
 /// Keywords of MuJoCo's `cone` enumeration, in MuJoCo's order.
 pub(crate) const CONE: &[&str] = &["pyramidal", "elliptic"];
 /// Keywords of MuJoCo's `conflict` enumeration, in MuJoCo's order.
@@ -54,7 +55,7 @@ pub(crate) const FCOMP: &[&str] =
 /// Keywords of MuJoCo's `fdof` enumeration, in MuJoCo's order.
 pub(crate) const FDOF: &[&str] = &["full", "radial", "trilinear", "quadratic", "2d"];
 /// Keywords of MuJoCo's `flexeq` enumeration, in MuJoCo's order.
-pub(crate) const FLEXEQ: &[&str] = &["false", "true", "vert", "strain"];
+pub(crate) const FLEXEQ: &[&str] = &["false", "true", "strain"];
 /// Keywords of MuJoCo's `flexself` enumeration, in MuJoCo's order.
 pub(crate) const FLEXSELF: &[&str] = &["none", "narrow", "bvh", "sap", "auto"];
 /// Keywords of MuJoCo's `fluidshape` enumeration, in MuJoCo's order.
@@ -66,12 +67,10 @@ pub(crate) const GAIN: &[&str] = &["fixed", "affine", "muscle", "dcmotor", "so3"
 /// Keywords of MuJoCo's `geomtype` enumeration, in MuJoCo's order.
 pub(crate) const GEOMTYPE: &[&str] =
     &["plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"];
-/// Keywords of MuJoCo's `inputbit` enumeration, in MuJoCo's order.
-pub(crate) const INPUTBIT: &[&str] = &["pos", "vel", "ff", "voltage"];
-/// Keywords of MuJoCo's `inputchart` enumeration, in MuJoCo's order.
-pub(crate) const INPUTCHART: &[&str] = &["expmap", "quat"];
+/// Keywords of MuJoCo's `input` enumeration, in MuJoCo's order.
+pub(crate) const INPUT: &[&str] = &["none", "expmap", "quat", "pos", "vel", "ff", "voltage", "pressure"];
 /// Keywords of MuJoCo's `integrator` enumeration, in MuJoCo's order.
-pub(crate) const INTEGRATOR: &[&str] = &["Euler", "RK4", "implicit", "implicitfast"];
+pub(crate) const INTEGRATOR: &[&str] = &["Euler", "RK4", "implicit", "implicitfast", "discrete"];
 /// Keywords of MuJoCo's `interp` enumeration, in MuJoCo's order.
 pub(crate) const INTERP: &[&str] = &["zoh", "linear", "cubic"];
 /// Keywords of MuJoCo's `jacobian` enumeration, in MuJoCo's order.

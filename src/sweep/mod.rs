@@ -1,0 +1,158 @@
+//! The tunneling matrix: parts × obstacles × speeds × start offsets × timesteps × routes × speculative
+//! modes, run in parallel and labelled as the MuJoCo 4.0 measurements label them.
+//!
+//! * [`scene`] writes the scenes as MJCF (scene A: a ball or cube thrown onto a static plate; scene B:
+//!   thin parts dropped onto a 5 mm pane with seeded perturbations) and places the part.
+//! * [`exec`] runs one cell and labels it PASS, LAND, BOUNCE or STUCK, with its dip and rest height.
+//! * [`preset`] holds the built-in grids (`a1`, `a5`, `a3`, `b`, `b-stiff`, `quick`).
+//! * [`report`] writes CSV or JSON and the summary tables; [`svg`] draws pass rate against speed.
+//!
+//! A run list is a plain `Vec<RunSpec>` in a fixed order, so `--shard I/N` (every N-th run from the
+//! I-th) splits it the same way on every machine.
+
+pub mod exec;
+pub mod preset;
+pub mod report;
+pub mod scene;
+pub mod svg;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use crate::mj::{MjError, Model};
+use crate::sim::Route;
+use crate::tunnel::TunnelDetector;
+
+pub use exec::{Outcome, RunResult};
+pub use scene::{Part, SceneKind};
+
+/// How the speculative-contact stage runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SpecMode {
+    /// `speculative` disabled: plain discrete contacts.
+    Off,
+    /// `speculative` enabled, with MuJoCo 4.0's own behaviour (which the Rust stage reproduces).
+    Compat,
+    // A `Robust` mode (specula's speculative stage that does not tunnel) slots in here: add it to
+    // `ALL`, `name` and `apply`; the CLI (`--modes`), the reports and the chart take the list from
+    // `ALL` and need no change.
+}
+
+impl SpecMode {
+    /// Every mode, in report order.
+    pub const ALL: [SpecMode; 2] = [SpecMode::Off, SpecMode::Compat];
+
+    /// The mode's name as the CLI and the reports spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpecMode::Off => "off",
+            SpecMode::Compat => "compat",
+        }
+    }
+
+    /// The mode called `name`.
+    pub fn parse(name: &str) -> Option<SpecMode> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Sets up a freshly compiled model (and specula's compilation of it, for the rust route)
+    /// for this mode.
+    pub fn apply(self, model: &mut Model, rust: Option<&mut specula_model::Model>) -> Result<(), MjError> {
+        let on = match self {
+            SpecMode::Off => false,
+            SpecMode::Compat => true,
+        };
+        if let Some(r) = rust {
+            let bit = mujoco_sys::mjENBL_SPECULATIVE;
+            r.opt.enableflags = if on { r.opt.enableflags | bit } else { r.opt.enableflags & !bit };
+        }
+        model.set_speculative(on)
+    }
+}
+
+/// One run of the matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSpec {
+    /// Position in the full (unsharded) run list.
+    pub index: usize,
+    /// Which scene family.
+    pub scene: SceneKind,
+    /// Row label, as the reference tables name it (e.g. `10/2`, `cube/10`, `coin 2 mm tilted 12°`).
+    pub case: String,
+    /// The moving part.
+    pub part: Part,
+    /// Plate or pane thickness (m).
+    pub plate: f64,
+    /// Speed towards the plate at the start (m/s).
+    pub speed: f64,
+    /// Start gap as a fraction of one step's travel (`gap = offset·v·h`).
+    pub offset: f64,
+    /// Timestep (s).
+    pub timestep: f64,
+    /// Whether contacts are stiff (`solref = 2h`) instead of MuJoCo's default.
+    pub stiff: bool,
+    /// Collision route.
+    pub route: Route,
+    /// Speculative mode.
+    pub mode: SpecMode,
+    /// Perturbation draw of scene B (run number within its cell); 0 for scene A.
+    pub seed: u64,
+    /// Simulated time (s); the run stops early once the part is completely below the plate.
+    pub duration: f64,
+}
+
+/// Key of the compiled model a run needs: everything but the initial state.
+fn model_key(r: &RunSpec) -> String {
+    format!("{}|{}|{:?}|{}", scene::mjcf(r), r.mode.name(), r.route, r.timestep)
+}
+
+/// The runs of shard `i` of `n` (1-based): every n-th run starting with the i-th.
+pub fn shard(runs: &[RunSpec], i: usize, n: usize) -> Vec<RunSpec> {
+    if n == 0 || i == 0 || i > n {
+        return Vec::new();
+    }
+    runs.iter().skip(i - 1).step_by(n).cloned().collect()
+}
+
+/// Runs every spec in parallel (on the current rayon pool) and returns the results in input order.
+/// `progress` is called after each finished run with (done, total).
+pub fn run_all(runs: &[RunSpec], progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Vec<RunResult>, MjError> {
+    // Compile each distinct model once; runs share it.
+    let mut keys: Vec<(String, &RunSpec)> = Vec::new();
+    let mut seen = HashMap::new();
+    for r in runs {
+        let k = model_key(r);
+        if !seen.contains_key(&k) {
+            seen.insert(k.clone(), keys.len());
+            keys.push((k, r));
+        }
+    }
+    let compiled: Vec<(Model, Option<specula_model::Model>, TunnelDetector)> = keys
+        .par_iter()
+        .map(|(_, r)| {
+            let xml = scene::mjcf(r);
+            let mut model = Model::from_xml_str(&xml)?;
+            let mut rust = match r.route {
+                Route::Rust => Some(
+                    specula_model::load_str(&xml, std::path::Path::new("."), "sweep.xml")
+                        .map_err(|e| MjError::Invalid(e.to_string()))?,
+                ),
+                Route::C => None,
+            };
+            r.mode.apply(&mut model, rust.as_mut())?;
+            let detector = TunnelDetector::new(&model);
+            Ok((model, rust, detector))
+        })
+        .collect::<Result<_, MjError>>()?;
+    let done = AtomicUsize::new(0);
+    runs.par_iter()
+        .map(|r| {
+            let (model, rust, detector) = &compiled[seen[&model_key(r)]];
+            let out = exec::run_one(model, rust.as_ref(), detector.clone(), r);
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1, runs.len());
+            out
+        })
+        .collect()
+}
