@@ -8,11 +8,13 @@
 //! as fallbacks, in the place MuJoCo would have put them.
 
 use mujoco_sys as sys;
-use specula_engine::collision::{filter, params, CollisionModel, CollisionStage, State};
+use specula_engine::collision::{filter, params, CollisionModel, CollisionStage, SleepState, State};
 use specula_engine::contact::Contact;
 use specula_engine::narrowphase::ContactPoint;
 
-use crate::mj::collision::{add_contacts, geom_poses, library_pair_contacts, reset_collision_outputs};
+use crate::mj::collision::{
+    add_contacts, body_inertial_poses, geom_poses, library_pair_contacts, reset_collision_outputs, sleep_state,
+};
 
 /// Counters of a Rust stage over its life.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -68,7 +70,12 @@ impl RustStage {
     pub fn compute(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<&[Contact], String> {
         let report = {
             let (xpos, xmat) = geom_poses(m, d);
-            let state = State::new(xpos, xmat);
+            let (xipos, ximat) = body_inertial_poses(m, d);
+            let (body_awake, nbody_awake) = sleep_state(m, d);
+            let mut state = State::new(xpos, xmat);
+            state.body_xipos = Some(xipos);
+            state.body_ximat = Some(ximat);
+            state.sleep = Some(SleepState { body_awake, nbody_awake });
             self.stage.collide(&self.model, &state, &mut self.contacts).map_err(|e| e.to_string())?
         };
         // Pairs without a Rust collider: MuJoCo's own pair function, inserted where MuJoCo puts

@@ -66,9 +66,12 @@ fn local_to_global(p: &Poses, b: usize, pos: &[f64; 3], quat: &[f64; 4], same: S
     (xpos, xmat)
 }
 
+/// Poses of the mocap bodies, in mocap order: positions and quaternions.
+pub type MocapPoses<'a> = (&'a [[f64; 3]], &'a [[f64; 4]]);
+
 /// Computes world poses for configuration `qpos` (length `nq`); `mocap` gives the mocap bodies'
-/// (pos, quat) in mocap order, or `None` to use their model poses (as after `mj_resetData`).
-pub fn kinematics(m: &Model, qpos: &[f64], mocap: Option<(&[[f64; 3]], &[[f64; 4]])>) -> Poses {
+/// poses, or `None` to use their model poses (as after `mj_resetData`).
+pub fn kinematics(m: &Model, qpos: &[f64], mocap: Option<MocapPoses>) -> Poses {
     let mut p = Poses {
         xpos: vec![[0.0; 3]; m.nbody],
         xquat: vec![[1.0, 0.0, 0.0, 0.0]; m.nbody],

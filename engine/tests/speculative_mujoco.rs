@@ -296,3 +296,84 @@ fn capsule_and_cylinder_onto_plane() {
         assert_vec(&c.pos, &deg(d), 1e-9);
     }
 }
+
+/// Step motion of a free body whose geom sits at the body origin: `dx = h v`, `dw = h R w_local`
+/// (a free joint's angular velocity is in the body frame).
+fn free_motion(mat: &[f64; 9], lin: [f64; 3], ang_local: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+    let w = specula_engine::math::mul_mat_vec3(mat, &ang_local);
+    ([H * lin[0], H * lin[1], H * lin[2]], [H * w[0], H * w[1], H * w[2]])
+}
+
+#[test]
+fn tumbling_capsule_and_box() {
+    // `<body pos="0 0 .03" euler="20 10 0"><freejoint/><geom type="capsule" size=".008 .015"/>`
+    // with qvel = (0.5, -0.3, -15, 20, -30, 40), onto `<geom type="plane" size="1 1 1"/>` and,
+    // separately, onto `<geom type="box" size=".1 .1 .005" pos="0 0 -.005"/>`: both give one
+    // contact, dist -2.1656725028298074 at (-0.0027765, 0.0049408, 0.0081214), normal +z from
+    // the plane, -z from the capsule to the box. The gap closing `(d0 - d(t)) / t` is what
+    // makes this agree (the witness-point chord would be off by 1e-3).
+    let capmat = [
+        0.9848077530122079,
+        0.0,
+        0.17364817766693033,
+        0.05939117461388469,
+        0.9396926207859083,
+        -0.33682408883346515,
+        -0.16317591116653482,
+        0.34202014332566866,
+        0.9254165783983233,
+    ];
+    let (dx, dw) = free_motion(&capmat, [0.5, -0.3, -15.0], [20.0, -30.0, 40.0]);
+    let capsule = swept(geom(GeomType::Capsule, [0.008, 0.015, 0.0], [0.0, 0.0, 0.03], capmat), dx, dw);
+    let plane = swept(geom(GeomType::Plane, [1.0, 1.0, 1.0], [0.0; 3], IDENTITY9), [0.0; 3], [0.0; 3]);
+    let plate = swept(geom(GeomType::Box, [0.1, 0.1, 0.005], [0.0, 0.0, -0.005], IDENTITY9), [0.0; 3], [0.0; 3]);
+    let want_pos = [-0.002776502521534905, 0.0049408143422156325, 0.008121373694461306];
+    for (cs, normal) in [
+        (run(&plane, &capsule, &options(Integrator::Euler, true)), [0.0, 0.0, 1.0]),
+        (run(&capsule, &plate, &options(Integrator::Euler, true)), [0.0, 0.0, -1.0]),
+    ] {
+        assert_eq!(cs.len(), 1, "{cs:?}");
+        assert!(close(cs[0].dist, -2.1656725028298074, 1e-6), "{}", cs[0].dist);
+        assert_vec(&cs[0].pos, &want_pos, 1e-6);
+        assert_vec(&cs[0].normal(), &normal, 1e-6);
+    }
+    // `<body pos="0 0 .025" euler="5 -8 12"><freejoint/><geom type="box" size=".01 .012 .008"/>`
+    // with qvel = (1, 0, -18, -25, 15, 30) onto `<geom type="sphere" size=".03" pos="0 0 -.03"/>`:
+    // dist -0.905924652583432 at (-0.0048571, -0.0015063, 0.0160735), normal (-0.13106,
+    // -0.06168, 0.98945) from the sphere to the box.
+    let boxmat = [
+        0.9686283355228661,
+        -0.20588830853489695,
+        -0.13917310096006544,
+        0.19525585289115086,
+        0.9769473675120125,
+        -0.08630754905046056,
+        0.15373450989921147,
+        0.056425575052341935,
+        0.9864997997699044,
+    ];
+    let (dx, dw) = free_motion(&boxmat, [1.0, 0.0, -18.0], [-25.0, 15.0, 30.0]);
+    let cube = swept(geom(GeomType::Box, [0.01, 0.012, 0.008], [0.0, 0.0, 0.025], boxmat), dx, dw);
+    let ball = swept(geom(GeomType::Sphere, [0.03, 0.0, 0.0], [0.0, 0.0, -0.03], IDENTITY9), [0.0; 3], [0.0; 3]);
+    let cs = run(&ball, &cube, &options(Integrator::Euler, true));
+    assert_eq!(cs.len(), 1, "{cs:?}");
+    assert!(close(cs[0].dist, -0.905924652583432, 1e-6), "{}", cs[0].dist);
+    assert_vec(&cs[0].pos, &[-0.004857060678454399, -0.0015062703059926115, 0.01607351598394308], 1e-6);
+    assert_vec(&cs[0].normal(), &[-0.1310570572272453, -0.06168098611056666, 0.9894541443156235], 1e-6);
+}
+
+#[test]
+fn no_contact_when_the_surfaces_meet_after_the_step() {
+    // ball onto the plate at 12 m/s (15 mm per step): MuJoCo speculates up to a gap of exactly
+    // 15 mm (t = 0.98) and not beyond (bisection on the gap)
+    let plate = swept(geom(GeomType::Box, [0.1, 0.1, 0.005], [0.0, 0.0, 0.295], IDENTITY9), [0.0; 3], [0.0; 3]);
+    let opt = options(Integrator::Euler, true);
+    for (gap, want) in [(0.0149, 1), (0.0151, 0)] {
+        let ball = swept(
+            geom(GeomType::Sphere, [0.01, 0.0, 0.0], [0.0, 0.0, 0.31 + gap], IDENTITY9),
+            [0.0, 0.0, -12.0 * H],
+            [0.0; 3],
+        );
+        assert_eq!(run(&ball, &plate, &opt).len(), want, "gap {gap}");
+    }
+}

@@ -140,3 +140,27 @@ fn body_bvh_and_fluid() {
     close(&f[6..9], &measured, 1e-12);
     close(&f[9..], &[3.914190145187043e-05, 0.0003559983762595036, 9.632561918504682e-05], 1e-12);
 }
+
+/// `springdamper` turns (time constant, damping ratio) into stiffness and damping from the
+/// joint's inverse inertia at qpos0. Measured with `mujoco.MjModel.from_xml_string` (4.0.0) on
+/// this XML; the slider is checked by hand: a simple slider body uses its mass m = 4/3 π 0.1³
+/// 1000, so stiffness = m / (1·1) and damping = 2 m / 1.
+#[test]
+fn springdamper_from_inverse_inertia() {
+    let m = load(
+        r#"<mujoco><worldbody>
+        <body pos="0 0 1"><joint type="hinge" axis="1 1 0" springdamper=".3 .7" armature=".01"/>
+          <geom type="box" size=".1 .2 .3" pos=".1 0 0"/>
+          <body pos="0 0 .5"><joint type="ball" springdamper=".2 1"/><geom size=".1"/></body></body>
+        <body pos="3 0 1"><joint type="slide" axis="1 0 0" springdamper="1 1"/><geom size=".1"/></body>
+        </worldbody></mujoco>"#,
+    );
+    let mass = 4.0 / 3.0 * std::f64::consts::PI * 0.001 * 1000.0;
+    close(&[m.jnt_stiffness[2], m.dof_damping[4]], &[mass, 2.0 * mass], 1e-14);
+    close(&m.jnt_stiffness, &[71.13826646704302, 0.41813462862016787, 4.188790204786391], 1e-12);
+    close(
+        &m.dof_damping,
+        &[20.91465034131065, 0.16725385144806718, 0.16725385144806718, 0.16725385144806718, 8.377580409572783],
+        1e-12,
+    );
+}

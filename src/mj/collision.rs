@@ -241,6 +241,25 @@ pub fn geom_poses<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [[f64; 3]], 
     }
 }
 
+/// Body inertial frames of the current position stage (`xipos`, `ximat`), for the mid-phase trees.
+pub fn body_inertial_poses<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [[f64; 3]], &'a [[f64; 9]]) {
+    let n = m.nbody.max(0) as usize;
+    // SAFETY: mjData holds nbody rows of 3 and 9 doubles, laid out like the arrays returned.
+    unsafe {
+        (
+            super::data::slice(d.xipos as *const [f64; 3], n),
+            super::data::slice(d.ximat as *const [f64; 9], n),
+        )
+    }
+}
+
+/// The sleep state collision filters on (`body_awake`, `nbody_awake`).
+pub fn sleep_state<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [i32], usize) {
+    let n = m.nbody.max(0) as usize;
+    // SAFETY: mjData holds nbody sleep states.
+    (unsafe { super::data::slice(d.body_awake as *const i32, n) }, d.nbody_awake.max(0) as usize)
+}
+
 /// MuJoCo's contact record for an engine contact (solver fields cleared as MuJoCo leaves them).
 pub fn to_mj_contact(c: &specula_engine::contact::Contact) -> sys::mjContact {
     sys::mjContact {

@@ -392,11 +392,16 @@ pub fn hull_from_graph(
         }
         hull.adjacency.push(adj);
     }
-    // edge_localid holds numvert + 3*numface entries; the face block follows it
+    // edge_localid holds numvert + 3*numface entries; the face block follows it. Its ids are
+    // mesh-vertex ids: map them to hull-vertex ids, which is what `ConvexHull::face` holds.
     let faces = edges.get(numvert + 3 * numface..)?;
+    let mut hull_id = std::collections::HashMap::with_capacity(numvert);
+    for (k, &gid) in globalid.iter().enumerate() {
+        hull_id.insert(gid, k as u32);
+    }
     for f in 0..numface {
         let t = faces.get(3 * f..3 * f + 3)?;
-        hull.face.push([t[0] as u32, t[1] as u32, t[2] as u32]);
+        hull.face.push([*hull_id.get(&t[0])?, *hull_id.get(&t[1])?, *hull_id.get(&t[2])?]);
     }
     Some(hull)
 }

@@ -8,7 +8,9 @@
 //!    otherwise with `n = (x2 - x1) / dist`, `v_bound = n . (dx1 - dx2) + |dw1| r1 + |dw2| r2`
 //!    (`r` = rbound, 0 for spheres): no contact when `v_bound <= 0`; else
 //!    `t += (dist - target) / v_bound`, and no contact once `t >= 1`.
-//! 3. At most [`MAX_STEPS`] steps. After that MuJoCo does something else that we could not pin
+//! 3. No contact when the target is reached after `t = 0.98` (the surfaces would not meet
+//!    within the step).
+//! 4. At most [`MAX_STEPS`] steps. After that MuJoCo does something else that we could not pin
 //!    down; we take one last step with the linear bound only (`v_bound = n . (dx1 - dx2)`).
 //!
 //! Measurements (box of half 10 mm moving at 10 m/s towards a wall 10 mm away, h = 1.25 ms,
@@ -58,15 +60,15 @@ pub struct Impact {
 }
 
 impl Impact {
-    /// Relative normal displacement over the whole step, `h |v_n|`: the closing of the two
-    /// witness points along the normal between t = 0 and t, divided by t.
+    /// Relative normal displacement over the whole step, `h |v_n|`: how much the gap closed
+    /// between t = 0 and t, divided by t, `(dist0 - dist) / t`.
     ///
-    /// Measured: this chord (not `n . dx`, not the velocity at either end) reproduces
-    /// `contact.dist` to 1e-14 for boxes spinning about an axis in the wall plane.
+    /// Measured: this reproduces `contact.dist` to 1e-10 on 60 random sphere, capsule, box,
+    /// cylinder and ellipsoid drops with spin onto planes, boxes and spheres (except
+    /// ellipsoids and cylinders against planes, see the module notes), where the closing of the
+    /// witness points along the normal (`n . (x(t) - x(0)) / t`) is off by up to 1e-2.
     pub fn h_vn(&self) -> f64 {
-        let d1 = sub3(&self.x_t[0], &self.x_0[0]);
-        let d2 = sub3(&self.x_t[1], &self.x_0[1]);
-        (dot3(&self.normal, &sub3(&d1, &d2)) / self.t).abs()
+        ((self.dist0 - self.dist) / self.t).abs()
     }
 }
 
@@ -199,6 +201,12 @@ pub fn advance(
         }
         let n = scl3(&sub3(&x2, &x1), 1.0 / d);
         if t > 0.0 && d - target < tol {
+            // the surfaces themselves must meet within the step: the target is reached by
+            // t = 1 - 2% at the latest (ball onto a plate at 12 and 20 m/s: contact up to a gap
+            // of exactly v h, i.e. t = 0.98, none beyond)
+            if t > 1.0 - TARGET_FRACTION {
+                return None;
+            }
             let x_0 = [map_back(g1, m1, t, &q1, &x1), map_back(g2, m2, t, &q2, &x2)];
             return Some(Impact { t, dist: d, normal: n, x_t: [x1, x2], x_0, dist0: d0, steps });
         }

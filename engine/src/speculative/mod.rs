@@ -30,11 +30,30 @@
 //!   obstacle puts it on the moving geom, which is the measurements' "moving geom's witness").
 //! - **Advancement** stops when `dist(t) - target < 0.01 (d0 - margin)` and allows 16 steps;
 //!   what MuJoCo does after 16 steps is not reproduced (see [`advance`]).
-//! - **Several contacts**: all of a pair's contacts share one `dist`. Against a plane, the
-//!   pair's plane collider runs at the advanced pose and keeps points that the rest of the step
-//!   would bring down (a 2 cm cube tilted 10 degrees gives 4 contacts at a 5 mm gap and 2 at a
-//!   10 mm gap, 10 m/s, h = 1.25 ms); with `multiccd`, convex pairs use face clipping at the
-//!   advanced pose. Positions are the contact points mapped back to the t = 0 poses.
+//! - **Several contacts** (when `multiccd` is on, or against a plane): all of a pair's contacts
+//!   share one `dist` and one normal. Against a plane, the facing box face / cylinder cap
+//!   (16-gon) / capsule ends at the advanced pose keep the vertices within
+//!   `dist(t) + (1 - t) h|v_n| + ccd_tolerance` of the lowest one, pruned to 4 ([`manifold`]); a
+//!   2 cm cube tilted 10 degrees gives 4 contacts at a 5 mm gap and 2 at a 10 mm gap (10 m/s,
+//!   h = 1.25 ms). Other pairs run their narrowphase at the advanced pose with a margin just above
+//!   the distance there. Positions are the points mapped back to the t = 0 poses and blended.
+//! - **Line of sight**: an occluder must be bitmask-compatible with the *fast* geom; whether it
+//!   can collide with the other one does not matter, nor does sharing its body (a plate on the
+//!   world body hides the world's floor from a falling ball; a plate that cannot touch the ball
+//!   hides nothing; a plate that can touch the ball but not the floor still hides the floor).
+//!
+//! Known differences from MuJoCo 4.0.0 (measured, not reproduced):
+//! - rotations above about 1 rad per step that need more than 16 advancement steps (a 2 cm cube
+//!   at 10 m/s spinning at 1700-3500 rad/s about an axis in the wall plane: MuJoCo -1.96 / -2.23
+//!   / -2.83 for c = 3 / 4 / 6, see [`advance`]);
+//! - box-box (and other non-plane) multi-point contacts at a slight tilt: MuJoCo clips the
+//!   faces when they are within about 5 degrees (4 contacts at 3 and 5 degrees, points moved by
+//!   ~1e-4 from the corners), this module gets the touching edge only (2 contacts); flat faces
+//!   agree. Matching this needs the narrowphase's multi-contact clipping on a GJK result, which
+//!   `narrowphase::convex` keeps private;
+//! - ties of the quad pruning on perfectly regular polygons (a flat cylinder on a plane: the 4th
+//!   point at 270 instead of 247.5 degrees);
+//! - bit-exactness: `t` comes from GJK, so `dist` agrees to about 1e-15 relative, not bitwise.
 //!
 //! The entry point is [`speculative_contacts`]; the driver wiring is described there.
 
@@ -97,15 +116,19 @@ pub struct SpeculativeOptions {
 /// Speculative contacts of one geom pair, written to `out`; returns how many (0 when the pair
 /// is not fast, cannot reach each other within the step, or is occluded).
 ///
-/// How the driver calls it: in the pair loop, for a pair whose ordinary narrowphase returned no
-/// contact (all of them `dist >= margin`, i.e. nothing active) and only when
-/// `mjENBL_SPECULATIVE` is on. `g1`, `g2` are in the narrowphase order (lower type first), with
-/// their motions from [`sweep::geom_motion`] (static geoms: [`GeomMotion::ZERO`]).
-/// `occluded(a, b)` must return true when the segment `a`-`b` crosses any collidable geom other
-/// than the pair's two that is compatible with both bodies (see [`sight::segment_occluded`]).
-/// The returned points carry the effective `dist` (shared), the position and the frame; the
-/// driver then fills the parameters exactly as for an ordinary contact (`includemargin` =
-/// margin - gap; a positive effective dist is still active).
+/// How the driver calls it (only with `mjENBL_SPECULATIVE`): in the geom-pair loop, after the
+/// ordinary narrowphase of a pair returned no contact, with `s1`, `s2` in the narrowphase order
+/// (lower type first), their motions from [`sweep::geom_motion`] (bodies without dofs:
+/// [`GeomMotion::ZERO`]) and `min_half` from `geom_aabb`. The pair must have reached this point
+/// through the swept filters ([`sweep::swept_sphere_prune`] / [`sweep::swept_plane_prune`] with
+/// margin + gap instead of the static sphere test, no mid-phase or oriented-box pruning) when it
+/// is fast ([`sweep::pair_is_fast`]); slow pairs return 0 here anyway.
+/// `occluded(a, b)` must return true when the segment `a`-`b` crosses a collidable geom other
+/// than the pair's two that is bitmask-compatible with the fast geom (see
+/// [`sight::segment_occluded`]). The returned points carry the shared effective `dist`, the
+/// position and the frame; the driver fills the parameters as for an ordinary contact
+/// (`includemargin` = margin; measured 0 with gap 0.01) but must set `exclude = 0` even when
+/// `dist >= includemargin` (measured: `dist` +0.0392 with a pair gap of 0.01 stays in the solver).
 pub fn speculative_contacts<F>(
     s1: &SweptGeom,
     s2: &SweptGeom,
@@ -117,7 +140,8 @@ pub fn speculative_contacts<F>(
 where
     F: FnMut(&[f64; 3], &[f64; 3]) -> bool,
 {
-    if out.is_empty() {
+    let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
+    if out.is_empty() || unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
         return 0;
     }
     let (w1, w2) = (s1.sweep(), s2.sweep());

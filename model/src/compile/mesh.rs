@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::attrs::{arr, err_at, int, keyword, string, vec, Res};
 use super::spec::Defaults;
 use crate::error::{MjcfError, Position};
-use crate::mesh::{load_mesh, MeshData, MeshInertia, MeshSpec};
+use crate::mesh::{load_mesh, Builtin, MeshData, MeshInertia, MeshSpec};
 use crate::model::Model;
 use crate::xml::Element;
 
@@ -51,8 +51,14 @@ pub fn read_mesh(el: &Element, defaults: &Defaults, meshdir: &str) -> Res<RawMes
     let class = defaults.class_of(el, 0)?;
     let mut spec = defaults.classes[class].mesh.clone();
     read_mesh_defaults(el, &mut spec)?;
-    if el.attr("builtin").is_some() {
-        return Err(err_at(el, "builtin meshes are not supported by specula yet"));
+    if let Some(a) = el.attr("builtin") {
+        if a.value != "none" {
+            spec.builtin = Some(
+                Builtin::from_keyword(&a.value)
+                    .ok_or_else(|| super::attrs::err_attr(a, format!("unknown builtin mesh type '{}'", a.value)))?,
+            );
+            spec.params = vec(el, "params")?.ok_or_else(|| err_at(el, "required attribute missing: 'params'"))?;
+        }
     }
     spec.content_type = string(el, "content_type");
     if let Some(v) = vec(el, "vertex")? {

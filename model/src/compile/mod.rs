@@ -16,11 +16,9 @@
 //! bodies are copied as MuJoCo does ([`refs`]). Meshes and height fields come from
 //! [`crate::mesh`] and [`hfield`].
 //!
-//! Not supported yet (an error, never silently wrong): `composite`/`flexcomp`, self-`attach`,
-//! builtin meshes, height fields from files, `fusestatic`/`discardvisual`. Not computed:
-//! quantities that need the engine at qpos0 (`*_invweight0`, `stat`) and mesh BVHs. A joint
-//! with `springdamper` compiles, but its stiffness and damping keep their attribute values
-//! (MuJoCo derives them from `dof_invweight0`), so those two numbers differ from MuJoCo.
+//! Not supported yet (an error, never silently wrong): `composite`/`flexcomp`, height fields
+//! from files, `fusestatic`/`discardvisual`. Not computed: `*_invweight0`, `stat` and mesh
+//! BVHs (joint `springdamper` is resolved with its own qpos0 inertia, [`springdamper`]).
 
 pub mod assemble;
 pub mod attrs;
@@ -37,6 +35,7 @@ pub mod options;
 pub mod orient;
 pub mod refs;
 pub mod spec;
+pub mod springdamper;
 pub mod tree;
 
 use std::path::Path;
@@ -161,7 +160,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
 
     // model assets that `attach` can use, each with its own compiler settings and defaults
-    let mut sources = vec![tree::Source { name: String::new(), root: None, conv: cs.conv, defaults }];
+    let mut sources = vec![tree::Source { name: String::new(), root: Some(root.clone()), conv: cs.conv, defaults }];
     let mut all_cs = vec![cs.clone()];
     for s in sections("asset") {
         for c in s.children.iter().filter(|c| c.name == "model") {
@@ -276,6 +275,8 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     if cs.settotalmass > 0.0 {
         set_total_mass(&mut m, cs.settotalmass);
     }
+    let sd: Vec<[f64; 2]> = bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.spec.springdamper)).collect();
+    springdamper::apply(&mut m, &sd);
     Ok(m)
 }
 

@@ -395,15 +395,27 @@ impl<'a> TreeBuilder<'a> {
     /// `attach`: copies a body, a frame or the whole world of a model asset here, with its own
     /// compiler settings and defaults, every name prefixed.
     fn attach(&mut self, el: &Element, ctx: &Ctx) -> Res<()> {
-        let model = string(el, "model").ok_or_else(|| err_at(el, "self-attach is not supported by specula yet"))?;
-        let src = self
-            .sources
-            .iter()
-            .position(|s| s.name == model && s.root.is_some())
-            .ok_or_else(|| err_at(el, format!("could not find model '{model}'")))?;
+        // without `model`, the body or frame comes from this model itself (self-attach)
+        let model = string(el, "model");
+        let src = match &model {
+            None => 0,
+            Some(name) => self
+                .sources
+                .iter()
+                .skip(1)
+                .position(|s| s.name == *name && s.root.is_some())
+                .map(|i| i + 1)
+                .ok_or_else(|| err_at(el, format!("could not find model '{name}'")))?,
+        };
+        let model = model.unwrap_or_default();
         let prefix = string(el, "prefix").ok_or_else(|| err_at(el, "required attribute missing: 'prefix'"))?;
         let Some(root) = self.sources[src].root.as_ref() else { return Ok(()) };
-        self.attached.push((src, prefix.clone()));
+        if src == 0 && el.attr("body").is_none() && el.attr("frame").is_none() {
+            return Err(err_at(el, "either 'body' or 'frame' attribute must be specified for self-attach"));
+        }
+        if src != 0 {
+            self.attached.push((src, prefix.clone()));
+        }
         let sub = Ctx { src, class: 0, prefix: format!("{}{prefix}", ctx.prefix), ..ctx.clone() };
         let worlds = root.children.iter().filter(|c| c.name == "worldbody");
         if let Some(name) = string(el, "body") {
