@@ -5,7 +5,8 @@
 //! `mj_step`'s, RK4's three inner ones, `mj_forward`'s, and the compiler's. The root crate defines
 //! that symbol ([`mj_collision`]) and `build.rs` exports it from every binary of this package. By
 //! default it forwards to the library's own function; [`with_collision`] installs a replacement for
-//! one model on the current thread while a closure runs.
+//! one model on the current thread while a closure runs. Without one, the drop-in library's mode
+//! decides ([`crate::capi`]): MuJoCo's own collision unless libspecula.so was configured.
 //!
 //! Measured facts this relies on (`../shared/reference/mujoco-4.0-pipeline.md`): feeding contacts
 //! through `mj_addContact` after the same reset `mj_collision` does first gives trajectories
@@ -88,14 +89,31 @@ pub unsafe extern "C-unwind" fn mj_collision(m: *const sys::mjModel, d: *mut sys
                 std::panic::resume_unwind(payload);
             }
         }
-        _ => match library_collision() {
-            // SAFETY: forwarding MuJoCo's own arguments to MuJoCo's own function.
-            Some(real) => unsafe { real(m, d) },
-            None => {
-                // Unreachable in practice: MuJoCo called us, so it is loaded.
-                panic!("mj_collision called but libmujoco.so.4.0.0 is not loaded")
-            }
-        },
+        // No replacement on this thread: the drop-in library's mode decides (`crate::capi`; mode
+        // `c`, MuJoCo's own collision, unless libspecula.so was configured or a program asked).
+        // `capi::collide` never panics, so nothing unwinds into C from here.
+        _ if !m.is_null() && !d.is_null() => {
+            // SAFETY: MuJoCo passes a valid model and data.
+            crate::capi::collide(unsafe { &*m }, unsafe { &mut *d }, None)
+        }
+        _ => {}
+    }
+}
+
+/// Runs the library's own `mj_collision`; false (with one message on stderr) if libmujoco is not
+/// loaded, which cannot happen when MuJoCo itself called the hook.
+pub fn call_library(m: &sys::mjModel, d: &mut sys::mjData) -> bool {
+    match library_collision() {
+        Some(real) => {
+            // SAFETY: MuJoCo's own function on a valid model and data.
+            unsafe { real(m, d) };
+            true
+        }
+        None => {
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            ONCE.call_once(|| eprintln!("specula: libmujoco.so.4.0.0 is not loaded; collision skipped"));
+            false
+        }
     }
 }
 

@@ -7,6 +7,7 @@ pub mod collision;
 mod data;
 mod error;
 pub mod fields;
+pub mod from_c;
 mod model;
 
 pub use data::{Contact, Data, Pose};

@@ -1,0 +1,234 @@
+//! specula's collision as a drop-in for MuJoCo C and Python programs: `libspecula.so`.
+//!
+//! `cargo build --release` builds this crate also as a C shared library
+//! (`target/release/libspecula.so`). It defines `mj_collision` ([`crate::mj::collision`]); loaded
+//! ahead of libmujoco (`LD_PRELOAD`, or linked with `-lspecula` before `-lmujoco`), that
+//! definition receives every collision call MuJoCo makes, RK4's inner ones included, and runs:
+//!
+//! - `c`: MuJoCo's own collision (the default);
+//! - `rust`: specula's Rust stage ([`crate::route::RustStage`]) on a collision model read from
+//!   the C `mjModel` ([`crate::mj::from_c`]), its contacts handed to MuJoCo in MuJoCo's order.
+//!   What it cannot serve goes to MuJoCo's collision, counted: models with flexes or a
+//!   contact-filter callback, and any call the engine's driver refuses (today: speculative
+//!   contacts and sleep); height-field and SDF pairs go to MuJoCo's pair function, per pair;
+//! - `diff`: MuJoCo's collision (its contacts are kept), then the Rust stage on the same state,
+//!   compared with [`crate::diff::compare_contacts`]; disagreeing calls are counted and the first
+//!   few are described in the report.
+//!
+//! # Configuration, and who is affected
+//! The environment is read once (first collision call or first call of the C API):
+//! `SPECULA_COLLISION=rust|c|diff`, `SPECULA_SPECULATIVE=compat|robust` (robust does not exist
+//! yet: it is recorded and behaves as compat), `SPECULA_REPORT=<path>` (JSON summary written at
+//! exit, registered with `atexit`), and the test hook `SPECULA_TEST_BREAK=1` (diff mode only:
+//! adds 1e-3 to the distance of every Rust contact before the comparison, to prove a broken
+//! collider is caught). An invalid value prints one line on stderr and selects mode `c`.
+//!
+//! The same `mj_collision` is linked statically into the `specula` CLI and the test binaries.
+//! There the environment is **ignored**: [`config`] reads it only when this code runs from a
+//! shared object ([`crate::mj::from_c::running_from_shared_object`], which compares the load
+//! base of this code with the main program's). So `SPECULA_COLLISION=rust cargo test` changes
+//! nothing, and the CLI keeps using its own `with_collision` routes. The C API setters
+//! ([`api`]) work everywhere: a statically linked program that calls them asks for it.
+//!
+//! # Threads and models
+//! The mode and the counters are process-wide atomics. Rust stages are cached per thread and
+//! per model pointer, so threads stepping their own `mjData` against one `mjModel` never share
+//! scratch buffers. A cached stage re-reads the model's cheap arrays on every call (so edits a
+//! program makes to `mjModel` between steps are honoured) and rebuilds its mesh hulls only when
+//! the model's fingerprint (buffer address and sizes) changes.
+//!
+//! Nothing here lets a panic unwind into C: each entry point catches it, falls back to MuJoCo's
+//! collision and counts the call under `fallback_error`.
+
+pub mod api;
+mod run;
+mod stats;
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+
+pub use run::collide;
+pub use stats::{report_json, snapshot, write_report, Stats};
+
+/// Which collision runs for a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// MuJoCo's own collision.
+    C = 0,
+    /// specula's Rust stage (with counted fallbacks).
+    Rust = 1,
+    /// Both; MuJoCo's contacts are kept and compared with specula's.
+    Diff = 2,
+}
+
+impl Mode {
+    /// The mode with this number (`SPECULA_MODE_*` in specula.h).
+    pub fn from_index(i: i32) -> Option<Mode> {
+        [Mode::C, Mode::Rust, Mode::Diff].get(usize::try_from(i).ok()?).copied()
+    }
+
+    /// The name used in the environment and the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::C => "c",
+            Mode::Rust => "rust",
+            Mode::Diff => "diff",
+        }
+    }
+}
+
+/// How speculative contacts are produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Speculative {
+    /// As MuJoCo 4.0.0 computes them.
+    Compat = 0,
+    /// specula's tunnelling-proof variant (not implemented yet: behaves as `Compat`).
+    Robust = 1,
+}
+
+impl Speculative {
+    /// The mode with this number (`SPECULA_SPECULATIVE_*` in specula.h).
+    pub fn from_index(i: i32) -> Option<Speculative> {
+        [Speculative::Compat, Speculative::Robust].get(usize::try_from(i).ok()?).copied()
+    }
+
+    /// The name used in the environment and the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Speculative::Compat => "compat",
+            Speculative::Robust => "robust",
+        }
+    }
+}
+
+/// What the environment said, read once.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Whether the environment was read (only inside the shared library).
+    pub from_env: bool,
+    /// `SPECULA_REPORT`.
+    pub report: Option<String>,
+    /// `SPECULA_TEST_BREAK=1` (diff mode only).
+    pub test_break: bool,
+    /// Problems with the environment, as printed on stderr.
+    pub problems: Vec<String>,
+}
+
+static MODE: AtomicU8 = AtomicU8::new(Mode::C as u8);
+static SPECULATIVE: AtomicU8 = AtomicU8::new(Speculative::Compat as u8);
+
+/// The configuration; the first call reads the environment (inside the shared library only),
+/// sets the mode and registers the exit report.
+pub fn config() -> &'static Config {
+    static CONFIG: OnceLock<Config> = OnceLock::new();
+    CONFIG.get_or_init(|| {
+        if !crate::mj::from_c::running_from_shared_object() {
+            return Config::default();
+        }
+        let (cfg, mode, spec) = read_env(&|k| std::env::var(k).ok());
+        for p in &cfg.problems {
+            eprintln!("specula: {p}");
+        }
+        MODE.store(mode as u8, Ordering::Relaxed);
+        SPECULATIVE.store(spec as u8, Ordering::Relaxed);
+        if cfg.report.is_some() && !crate::mj::from_c::at_exit(stats::report_at_exit) {
+            eprintln!("specula: cannot register the exit handler; SPECULA_REPORT will not be written");
+        }
+        cfg
+    })
+}
+
+/// Parses the variables (`get` returns a variable's value); an invalid value is a problem and
+/// selects mode `c`.
+fn read_env(get: &dyn Fn(&str) -> Option<String>) -> (Config, Mode, Speculative) {
+    let get = |k: &str| get(k).filter(|v| !v.is_empty());
+    let mut cfg = Config { from_env: true, ..Config::default() };
+    let mut mode = match get("SPECULA_COLLISION").as_deref() {
+        None | Some("c") => Mode::C,
+        Some("rust") => Mode::Rust,
+        Some("diff") => Mode::Diff,
+        Some(other) => {
+            cfg.problems
+                .push(format!("SPECULA_COLLISION={other:?} is not one of rust, c, diff; using MuJoCo's own collision"));
+            Mode::C
+        }
+    };
+    let spec = match get("SPECULA_SPECULATIVE").as_deref() {
+        None | Some("compat") => Speculative::Compat,
+        Some("robust") => Speculative::Robust,
+        Some(other) => {
+            cfg.problems.push(format!(
+                "SPECULA_SPECULATIVE={other:?} is not one of compat, robust; using MuJoCo's own collision"
+            ));
+            mode = Mode::C;
+            Speculative::Compat
+        }
+    };
+    cfg.report = get("SPECULA_REPORT");
+    cfg.test_break = get("SPECULA_TEST_BREAK").as_deref() == Some("1");
+    (cfg, mode, spec)
+}
+
+/// The current mode.
+pub fn mode() -> Mode {
+    config();
+    Mode::from_index(i32::from(MODE.load(Ordering::Relaxed))).unwrap_or(Mode::C)
+}
+
+/// Sets the mode for every thread.
+pub fn set_mode(mode: Mode) {
+    config();
+    MODE.store(mode as u8, Ordering::Relaxed);
+}
+
+/// The current speculative-contact mode.
+pub fn speculative() -> Speculative {
+    config();
+    Speculative::from_index(i32::from(SPECULATIVE.load(Ordering::Relaxed))).unwrap_or(Speculative::Compat)
+}
+
+/// Sets the speculative-contact mode (recorded; `Robust` behaves as `Compat` for now).
+pub fn set_speculative(s: Speculative) {
+    config();
+    SPECULATIVE.store(s as u8, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(vars: &[(&str, &str)]) -> (Config, Mode, Speculative) {
+        let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        read_env(&|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn environment_is_parsed_and_invalid_values_select_c() {
+        let (cfg, mode, spec) = parse(&[]);
+        assert_eq!((mode, spec, cfg.problems.len()), (Mode::C, Speculative::Compat, 0));
+        let (cfg, mode, spec) = parse(&[("SPECULA_COLLISION", "diff"), ("SPECULA_SPECULATIVE", "robust")]);
+        assert_eq!((mode, spec, cfg.problems.len()), (Mode::Diff, Speculative::Robust, 0));
+        let (cfg, mode, _) = parse(&[("SPECULA_COLLISION", "fast"), ("SPECULA_REPORT", "/tmp/r.json")]);
+        assert_eq!((mode, cfg.problems.len(), cfg.report.as_deref()), (Mode::C, 1, Some("/tmp/r.json")));
+        assert!(cfg.problems[0].contains("SPECULA_COLLISION=\"fast\""), "{:?}", cfg.problems);
+        let (cfg, mode, _) = parse(&[("SPECULA_COLLISION", "rust"), ("SPECULA_SPECULATIVE", "maybe")]);
+        assert_eq!((mode, cfg.problems.len()), (Mode::C, 1));
+        let (cfg, _, _) = parse(&[("SPECULA_TEST_BREAK", "1")]);
+        assert!(cfg.test_break);
+    }
+
+    #[test]
+    fn stats_have_the_layout_of_specula_stats_t() {
+        // include/specula.h: thirteen uint64_t fields, in the order of `Stats`.
+        assert_eq!(std::mem::size_of::<Stats>(), 13 * 8);
+        assert_eq!(std::mem::align_of::<Stats>(), 8);
+    }
+
+    #[test]
+    fn the_environment_is_ignored_in_a_statically_linked_binary() {
+        // This test binary links specula statically: whatever SPECULA_COLLISION says, the hook
+        // stays in mode c unless the program sets a mode itself.
+        assert!(!crate::mj::from_c::running_from_shared_object());
+        assert!(!config().from_env);
+    }
+}
