@@ -25,13 +25,13 @@ fn main() {
     for file in files {
         let (mut c, mut r) = (Vec::new(), Vec::new());
         for rep in 0..15 {
-            let mut time_c = || {
+            let time_c = || {
                 let t = Instant::now();
                 let m = specula::mj::Model::from_xml_path(&file);
                 let dt = t.elapsed().as_secs_f64();
                 m.map(|_| dt)
             };
-            let mut time_r = || {
+            let time_r = || {
                 let t = Instant::now();
                 let m = specula_model::load_file(&file);
                 let dt = t.elapsed().as_secs_f64();

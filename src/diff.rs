@@ -207,33 +207,34 @@ pub fn diff(
     }
     let mut data = Data::new(model)?;
     sim::start(&mut data, &opts.start)?;
-    let report_cell = std::cell::RefCell::new(&mut report);
-    let mut compare = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
-        run_library_collision(m, d);
-        let c = contacts_of(d);
-        let mut rep = report_cell.borrow_mut();
-        rep.calls += 1;
-        match stage.compute(m, d) {
-            Ok(r) => {
-                let mut r = r.to_vec();
-                tamper(&mut r);
-                compare_contacts(&c, &r, &geom_type, &mut rep);
+    {
+        let report_cell = std::cell::RefCell::new(&mut report);
+        let mut compare = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
+            run_library_collision(m, d);
+            let c = contacts_of(d);
+            let mut rep = report_cell.borrow_mut();
+            rep.calls += 1;
+            match stage.compute(m, d) {
+                Ok(r) => {
+                    let mut r = r.to_vec();
+                    tamper(&mut r);
+                    compare_contacts(&c, &r, &geom_type, &mut rep);
+                }
+                Err(e) => {
+                    let step = rep.steps;
+                    rep.first_problem.get_or_insert_with(|| format!("step {step}: rust collision stage: {e}"));
+                }
             }
-            Err(e) => {
-                let step = rep.steps;
-                rep.first_problem.get_or_insert_with(|| format!("step {step}: rust collision stage: {e}"));
+        };
+        let stepped = with_collision(model.raw(), &mut compare, || -> Result<(), MjError> {
+            for i in 0..opts.steps {
+                report_cell.borrow_mut().steps = i;
+                data.step()?;
             }
-        }
-    };
-    let stepped = with_collision(model.raw(), &mut compare, || -> Result<(), MjError> {
-        for i in 0..opts.steps {
-            report_cell.borrow_mut().steps = i;
-            data.step()?;
-        }
-        Ok(())
-    });
-    stepped.0?;
-    drop(compare);
+            Ok(())
+        });
+        stepped.0?;
+    }
     report.steps = opts.steps;
 
     // 2. Trajectories: rust route vs c route, and the c route's own noise floor.

@@ -184,9 +184,14 @@ fn box_spinning_past_the_wall() {
     // spin about z: the leading edge x = +0.01 swings towards the wall. MuJoCo: two contacts
     // at (0.01, 0.01, +-0.01) with dist -1.0163084594759757 (c = 0.5) and -1.583037148715723
     // (c = 1); spin about x (c = 0.7): (+-0.01, 0.01, -0.01), dist -1.2487293016984797.
+    // Spinning faster (c = 4 and 6: 2.9 and 4.3 rad per step) the box turns past 90 degrees
+    // before impact and the edge (0.01, -0.01) leads: -2.2342619754267004 and
+    // -2.8327675747771335; there `h|v_n|` is the witness speed at t, not the gap closing.
     for (c, axis, want, pts) in [
         (0.5, 2, -1.0163084594759757, [[0.01, 0.01, 0.01], [0.01, 0.01, -0.01]]),
         (1.0, 2, -1.583037148715723, [[0.01, 0.01, 0.01], [0.01, 0.01, -0.01]]),
+        (4.0, 2, -2.2342619754267004, [[0.01, -0.01, 0.01], [0.01, -0.01, -0.01]]),
+        (6.0, 2, -2.8327675747771335, [[0.01, -0.01, 0.01], [0.01, -0.01, -0.01]]),
         (0.7, 0, -1.2487293016984797, [[0.01, 0.01, -0.01], [-0.01, 0.01, -0.01]]),
     ] {
         let cs = spinning_box(c, axis);

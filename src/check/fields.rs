@@ -46,26 +46,28 @@ fn kind_of(name: &str) -> FieldKind {
 /// The Rust model's fields.
 pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
     let mut out = rust_sizes!(m;
-        nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshgraph,
-        nhfield, npair, nexclude, neq, ntendon, nsensor, nkey, nmocap, ntree,
+        nq, nv, nu, nactuator, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface,
+        nmeshgraph, nhfield, npair, nexclude, neq, ntendon, nsensor, nkey, nmocap, ntree, nm,
     );
     out.extend(rust_arrays!(m;
-        qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr,
-        body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe,
-        body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp,
-        body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid,
-        jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos,
-        jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid,
-        dof_jntid, dof_parentid, dof_treeid, dof_solref, dof_solimp, dof_frictionloss, dof_armature,
-        dof_damping, dof_dampingpoly, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid,
-        geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref,
-        geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin,
-        geom_gap, geom_surfacevel, geom_adhesion, geom_rgba, site_type, site_bodyid, site_group,
-        site_sameframe, site_size, site_pos, site_quat, mesh_vertadr, mesh_vertnum, mesh_faceadr,
-        mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat,
-        pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp,
-        pair_margin, pair_gap, pair_adhesion, pair_friction, exclude_signature, key_time, key_qpos, key_qvel,
-        key_act, key_mpos, key_mquat, key_ctrl,
+        tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, qpos0, qpos_spring, body_parentid, body_rootid,
+        body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid,
+        body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat,
+        body_mass, body_subtreemass, body_inertia, body_gravcomp, body_margin, body_contype,
+        body_conaffinity, body_bvhadr, body_bvhnum, bvh_depth, bvh_child, bvh_nodeid, bvh_aabb, jnt_type,
+        jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp,
+        jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range,
+        jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_madr, dof_treeid, dof_solref,
+        dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, geom_type, geom_contype,
+        geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority,
+        geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos,
+        geom_quat, geom_friction, geom_margin, geom_gap, geom_surfacevel, geom_adhesion, geom_fluid,
+        geom_rgba, site_type, site_bodyid, site_group, site_sameframe, site_size, site_pos, site_quat,
+        mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face,
+        mesh_graph, mesh_scale, mesh_pos, mesh_quat, hfield_size, hfield_nrow, hfield_ncol, hfield_adr,
+        hfield_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction,
+        pair_solimp, pair_margin, pair_gap, pair_adhesion, pair_friction, exclude_signature, key_time,
+        key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl,
     ));
     out.extend(with_opt_names!(opt_fields, m.opt));
     finish(out)
@@ -93,11 +95,31 @@ fn finish(mut fields: Vec<Field>) -> Vec<Field> {
         (Some(vert), Some(graph), Some(vadr), Some(gadr)) => hull_sets(&vert, &graph, &vadr, &gadr),
         _ => Vec::new(),
     };
-    fields.retain(|f| f.name != "mesh_graph");
+    let surfaces =
+        match (get("mesh_vert"), get("mesh_face"), get("mesh_vertadr"), get("mesh_faceadr"), get("mesh_facenum")) {
+            (Some(vert), Some(face), Some(vadr), Some(fadr), Some(fnum)) => {
+                mesh_surfaces(&vert, &face, &vadr, &fadr, &fnum)
+            }
+            _ => Vec::new(),
+        };
+    let body_nodes: usize = get("body_bvhnum").map_or(0, |v| v.iter().sum::<f64>() as usize);
+    // Faces MuJoCo builds for point-cloud meshes are its hull's triangles, whose split of flat
+    // facets depends on the hull algorithm; compare the surface they make instead of the indices.
+    fields.retain(|f| f.name != "mesh_graph" && f.name != "mesh_face");
+    // MuJoCo's bvh arrays hold the per-body geom trees first, then per-mesh face trees. specula
+    // builds the body trees (the collision mid-phase reads them) but not the mesh face trees (used
+    // by ray casts and height-field/SDF collision, which specula leaves to MuJoCo), so the
+    // comparison covers the body trees: the first sum(body_bvhnum) nodes.
+    for f in &mut fields {
+        if f.name.starts_with("bvh_") {
+            f.values.truncate(body_nodes * f.cols);
+        }
+    }
     for f in &mut fields {
         f.kind = kind_of(&f.name);
     }
     fields.extend(hulls);
+    fields.extend(surfaces);
     fields
 }
 
@@ -119,6 +141,35 @@ fn hull_sets(vert: &[f64], graph: &[f64], vadr: &[f64], gadr: &[f64]) -> Vec<Fie
             values.extend(vert.get(k..k + 3).unwrap_or(&[f64::NAN; 3]));
         }
         out.push(Field::new(format!("mesh_hull[{i}]"), values, 3).with_kind(FieldKind::Set));
+    }
+    out
+}
+
+/// Per mesh: area, enclosed volume and area-weighted centre of its triangles (invariant under how
+/// flat facets are split into triangles and under face order).
+fn mesh_surfaces(vert: &[f64], face: &[f64], vadr: &[f64], fadr: &[f64], fnum: &[f64]) -> Vec<Field> {
+    let mut out = Vec::new();
+    for (i, ((&va, &fa), &fnum)) in vadr.iter().zip(fadr).zip(fnum).enumerate() {
+        let (va, fa, n) = (va as usize, fa as usize, fnum as usize);
+        let p = |k: f64| {
+            let j = 3 * (va + k as usize);
+            vert.get(j..j + 3).map_or([f64::NAN; 3], |v| [v[0], v[1], v[2]])
+        };
+        let (mut area, mut volume, mut centre) = (0.0, 0.0, [0.0; 3]);
+        for f in face.get(3 * fa..3 * (fa + n)).unwrap_or(&[]).chunks_exact(3) {
+            let (a, b, c) = (p(f[0]), p(f[1]), p(f[2]));
+            let (u, v) = ([b[0] - a[0], b[1] - a[1], b[2] - a[2]], [c[0] - a[0], c[1] - a[1], c[2] - a[2]]);
+            let n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+            let da = 0.5 * (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            area += da;
+            volume += (a[0] * n[0] + a[1] * n[1] + a[2] * n[2]) / 6.0;
+            for k in 0..3 {
+                centre[k] += da * (a[k] + b[k] + c[k]) / 3.0;
+            }
+        }
+        let centre = centre.map(|c| if area > 0.0 { c / area } else { 0.0 });
+        let values = vec![area, volume, centre[0], centre[1], centre[2]];
+        out.push(Field::new(format!("mesh_surface[{i}]"), values, 5));
     }
     out
 }

@@ -263,12 +263,7 @@ pub fn geom_poses<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [[f64; 3]], 
 pub fn body_inertial_poses<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [[f64; 3]], &'a [[f64; 9]]) {
     let n = m.nbody.max(0) as usize;
     // SAFETY: mjData holds nbody rows of 3 and 9 doubles, laid out like the arrays returned.
-    unsafe {
-        (
-            super::data::slice(d.xipos as *const [f64; 3], n),
-            super::data::slice(d.ximat as *const [f64; 9], n),
-        )
-    }
+    unsafe { (super::data::slice(d.xipos as *const [f64; 3], n), super::data::slice(d.ximat as *const [f64; 9], n)) }
 }
 
 /// The sleep state collision filters on (`body_awake`, `nbody_awake`).

@@ -186,7 +186,13 @@ pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), String> 
         fill(&mut cm.body_contype, slice(m.body_contype, nb).iter().copied());
         fill(&mut cm.body_conaffinity, slice(m.body_conaffinity, nb).iter().copied());
         fill(&mut cm.body_margin, slice(m.body_margin, nb).iter().copied());
-        fill(&mut cm.body_has_bvh, slice(m.body_bvhadr, nb).iter().map(|&a| a >= 0));
+        fill(&mut cm.body_bvhadr, slice(m.body_bvhadr, nb).iter().copied());
+        fill(&mut cm.body_bvhnum, slice(m.body_bvhnum, nb).iter().map(|&n| id(n)));
+        // Body (and mesh) trees are the static part of MuJoCo's bvh arrays; flex trees follow.
+        let nbvh = m.nbvhstatic.max(0) as usize;
+        fill(&mut cm.bvh_aabb, rows::<f64, 6>(m.bvh_aabb, nbvh).iter().copied());
+        fill(&mut cm.bvh_child, rows::<i32, 2>(m.bvh_child, nbvh).iter().copied());
+        fill(&mut cm.bvh_nodeid, slice(m.bvh_nodeid, nbvh).iter().copied());
 
         fill(&mut cm.pair_dim, slice(m.pair_dim, np).iter().copied());
         fill(&mut cm.pair_geom1, slice(m.pair_geom1, np).iter().map(|&g| id(g)));
@@ -293,7 +299,8 @@ mod tests {
             assert_eq!(from_c.geom_type, rust.geom_type, "{file}");
             assert_eq!(from_c.geom_bodyid, rust.geom_bodyid, "{file}");
             assert_eq!(from_c.body_weldid, rust.body_weldid, "{file}");
-            assert_eq!(from_c.body_has_bvh, rust.body_has_bvh, "{file}");
+            assert_eq!(from_c.body_bvhadr, rust.body_bvhadr, "{file}");
+            assert_eq!(from_c.body_bvhnum, rust.body_bvhnum, "{file}");
             assert_eq!(from_c.pair_signature, rust.pair_signature, "{file}");
             assert_eq!(from_c.exclude_signature, rust.exclude_signature, "{file}");
             assert_eq!(from_c.opt.disableflags, rust.opt.disableflags, "{file}");

@@ -5,7 +5,7 @@
 //! 1. [`sweep`]: each geom's step motion from the pre-step velocities (`dx = h v(centre)`,
 //!    `dw = h omega`), its sweep distance `s = |dx| + |dw| rbound`, the pair gating rule, the
 //!    swept bounding-sphere / plane filters and the swept broadphase interval.
-//! 2. [`advance`]: when the ordinary narrowphase found no contact and the pair is fast,
+//! 2. [`advance`](mod@advance): when the ordinary narrowphase found no contact and the pair is fast,
 //!    conservative advancement to the time of impact `t` in (0, 1), stopping 2% of the initial
 //!    gap short of the margin.
 //! 3. [`sight`]: the segment between the two t = 0 witness points must not cross another
@@ -20,16 +20,17 @@
 //! - **Spheres** have no rotational sweep term (spin never makes a sphere fast nor slows the
 //!   advancement).
 //! - **Effective distance**: the docs' `b0`, `k0` are the damping and stiffness *without*
-//!   impedance (`b0 = 2h/tc`, `k0 = h^2/(tc dr)^2`); `h |v_n|` is the normal closing of the two
-//!   witness points between t = 0 and t, divided by t; `k0 < 1e-15` gives `margin - solimp[2]`.
-//!   The measurements' impedance form `((1-t)/d - h B)/(h^2 K d)` is the same number.
+//!   impedance (`b0 = 2h/tc`, `k0 = h^2/(tc dr)^2`); `k0 < 1e-15` gives `margin - solimp[2]`;
+//!   `h |v_n|` is the larger of the gap closed per unit time `(d0 - d(t)) / t` and the closing
+//!   speed of the witness points at `t` (see [`Impact::h_vn`]). The measurements' impedance form
+//!   `((1-t)/d - h B)/(h^2 K d)` is the same number.
 //! - **Discrete integrator**: `((1 - t) - t (b0 + k0)) / k0 * h|v_n|` (as documented, with the
 //!   same reading of `b0`, `k0`): -1.7839 against Euler's -1.5456 in the measured case.
 //! - **Contact position**: `w1 x1(0) + w2 x2(0)` with `w_i = s_i / (s1 + s2)` as documented
 //!   (two balls closing at 20 m/s each put it half-way between the t = 0 witnesses; a static
 //!   obstacle puts it on the moving geom, which is the measurements' "moving geom's witness").
 //! - **Advancement** stops when `dist(t) - target < 0.01 (d0 - margin)` and allows 16 steps;
-//!   what MuJoCo does after 16 steps is not reproduced (see [`advance`]).
+//!   what MuJoCo does after 16 steps is not reproduced (see [`advance`](mod@advance)).
 //! - **Several contacts** (when `multiccd` is on, or against a plane): all of a pair's contacts
 //!   share one `dist` and one normal. Against a plane, the facing box face / cylinder cap
 //!   (16-gon) / capsule ends at the advanced pose keep the vertices within
@@ -43,9 +44,9 @@
 //!   hides nothing; a plate that can touch the ball but not the floor still hides the floor).
 //!
 //! Known differences from MuJoCo 4.0.0 (measured, not reproduced):
-//! - rotations above about 1 rad per step that need more than 16 advancement steps (a 2 cm cube
-//!   at 10 m/s spinning at 1700-3500 rad/s about an axis in the wall plane: MuJoCo -1.96 / -2.23
-//!   / -2.83 for c = 3 / 4 / 6, see [`advance`]);
+//! - advancement that needs more than 16 steps (spin much faster than the approach, e.g. a 2 cm
+//!   cube at 10 m/s spinning at 1700 rad/s about an axis in the wall plane: MuJoCo -1.9604, this
+//!   module -2.0071); see [`advance`](mod@advance);
 //! - box-box (and other non-plane) multi-point contacts at a slight tilt: MuJoCo clips the
 //!   faces when they are within about 5 degrees (4 contacts at 3 and 5 degrees, points moved by
 //!   ~1e-4 from the corners), this module gets the touching edge only (2 contacts); flat faces
@@ -53,7 +54,10 @@
 //!   `narrowphase::convex` keeps private;
 //! - ties of the quad pruning on perfectly regular polygons (a flat cylinder on a plane: the 4th
 //!   point at 270 instead of 247.5 degrees);
-//! - bit-exactness: `t` comes from GJK, so `dist` agrees to about 1e-15 relative, not bitwise.
+//! - the position of a single contact whose witness is not unique (a cylinder's flat cap parallel
+//!   to a box face: GJK picks another point of the face, 3e-5 away) and the order of two
+//!   edge contacts of box-box pairs;
+//! - bit-exactness: `t` comes from GJK, so `dist` agrees to about 1e-14 relative, not bitwise.
 //!
 //! The entry point is [`speculative_contacts`]; the driver wiring is described there.
 
