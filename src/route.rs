@@ -8,12 +8,13 @@
 //! as fallbacks, in the place MuJoCo would have put them.
 
 use mujoco_sys as sys;
-use specula_engine::collision::{filter, params, CollisionModel, CollisionStage, SleepState, State};
+use specula_engine::collision::{filter, params, CollisionModel, CollisionStage, SleepState, SpeculativeInput, State};
 use specula_engine::contact::Contact;
 use specula_engine::narrowphase::ContactPoint;
 
 use crate::mj::collision::{
     add_contacts, body_inertial_poses, geom_poses, library_pair_contacts, reset_collision_outputs, sleep_state,
+    speculative_inputs,
 };
 
 /// Counters of a Rust stage over its life.
@@ -76,6 +77,8 @@ impl RustStage {
             state.body_xipos = Some(xipos);
             state.body_ximat = Some(ximat);
             state.sleep = Some(SleepState { body_awake, nbody_awake });
+            let (qvel, subtree_com, cdof) = speculative_inputs(m, d);
+            state.speculative = Some(SpeculativeInput { qvel, subtree_com, cdof });
             self.stage.collide(&self.model, &state, &mut self.contacts).map_err(|e| e.to_string())?
         };
         // Pairs without a Rust collider: MuJoCo's own pair function, inserted where MuJoCo puts

@@ -82,7 +82,7 @@ fn broadphase_finds_exactly_the_overlapping_neighbours() {
     s.finish();
     let state = State::new(&s.xpos, &s.xmat);
     let mut sc = BroadphaseScratch::default();
-    broadphase(&s.m, &state, false, &mut sc);
+    broadphase(&s.m, &state, false, None, &mut sc);
     let want: Vec<u32> = (1..10u32).map(|b| (b << 16) + b + 1).collect();
     assert_eq!(sc.pairs, want);
 }
@@ -100,7 +100,7 @@ fn world_geoms_pair_with_every_body_without_a_bounding_test() {
     s.finish();
     let state = State::new(&s.xpos, &s.xmat);
     let mut sc = BroadphaseScratch::default();
-    broadphase(&s.m, &state, false, &mut sc);
+    broadphase(&s.m, &state, false, None, &mut sc);
     assert_eq!(sc.pairs, vec![1, 2, 3]);
     let mut out = Vec::new();
     let rep = CollisionStage::new().collide(&s.m, &state, &mut out).expect("collide");

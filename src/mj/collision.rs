@@ -266,6 +266,20 @@ pub fn body_inertial_poses<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [[f
     unsafe { (super::data::slice(d.xipos as *const [f64; 3], n), super::data::slice(d.ximat as *const [f64; 9], n)) }
 }
 
+/// What speculative sweeps read from the position stage: `qvel` (nv), `subtree_com` (nbody),
+/// `cdof` (nv rows of 6).
+pub fn speculative_inputs<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [f64], &'a [[f64; 3]], &'a [[f64; 6]]) {
+    let (nv, nb) = (m.nv.max(0) as usize, m.nbody.max(0) as usize);
+    // SAFETY: mjData holds these arrays with these sizes; the layouts match.
+    unsafe {
+        (
+            super::data::slice(d.qvel as *const f64, nv),
+            super::data::slice(d.subtree_com as *const [f64; 3], nb),
+            super::data::slice(d.cdof as *const [f64; 6], nv),
+        )
+    }
+}
+
 /// The sleep state collision filters on (`body_awake`, `nbody_awake`).
 pub fn sleep_state<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [i32], usize) {
     let n = m.nbody.max(0) as usize;

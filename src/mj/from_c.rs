@@ -148,6 +148,7 @@ pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), String> 
         ccd_iterations: usize::try_from(o.ccd_iterations).unwrap_or(0),
         ccd_tolerance: o.ccd_tolerance,
         timestep: o.timestep,
+        integrator: o.integrator,
     };
     // SAFETY (every block below): mjModel's arrays have the documented lengths (ngeom, nbody,
     // npair, nexclude rows of the documented widths) and live as long as `m`; `slice`/`rows`
@@ -180,6 +181,8 @@ pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), String> 
         fill(&mut cm.body_parentid, slice(m.body_parentid, nb).iter().map(|&b| id(b)));
         fill(&mut cm.body_weldid, slice(m.body_weldid, nb).iter().map(|&b| id(b)));
         fill(&mut cm.body_dofnum, slice(m.body_dofnum, nb).iter().map(|&n| id(n)));
+        fill(&mut cm.body_dofadr, slice(m.body_dofadr, nb).iter().copied());
+        fill(&mut cm.body_rootid, slice(m.body_rootid, nb).iter().map(|&b| id(b)));
         fill(&mut cm.body_treeid, slice(m.body_treeid, nb).iter().copied());
         fill(&mut cm.body_geomadr, slice(m.body_geomadr, nb).iter().copied());
         fill(&mut cm.body_geomnum, slice(m.body_geomnum, nb).iter().map(|&n| id(n)));

@@ -24,11 +24,13 @@
 use super::filter::{filter_bitmask, filter_body_pair};
 use super::model::{CollisionModel, DSBL_FILTERPARENT, ENBL_OVERRIDE};
 use super::sort::mj_sort;
+use super::speculate::Motions;
 use super::state::{State, SLEEP_ASLEEP};
 use crate::math::{
     dot3, mul_mat_mat3, mul_mat_t_mat3, mul_mat_vec3, mul_quat, normalize4, quat2mat, transpose3, MINVAL,
 };
 use crate::narrowphase::GeomType;
+use crate::speculative::sweep::{rotation_radius, swept_interval};
 use std::cmp::Ordering;
 
 /// Flag in a sweep end point marking a box maximum (`id_ismax` of MuJoCo's `mjtSAP`).
@@ -156,7 +158,7 @@ pub fn body_geoms(m: &CollisionModel, b: usize) -> std::ops::Range<usize> {
 }
 
 /// Box of body `b` in the sweep frame, as (min x, y, z, max x, y, z) (`makeAAMM`).
-fn make_aamm(m: &CollisionModel, s: &State, b: usize, frame: &[f64; 9]) -> [f64; 6] {
+fn make_aamm(m: &CollisionModel, s: &State, spec: Option<&Motions>, b: usize, frame: &[f64; 9]) -> [f64; 6] {
     let override_margin = if m.opt.enabled(ENBL_OVERRIDE) { 0.5 * m.opt.o_margin } else { 0.0 };
     let mut aamm = [0.0; 6];
     for (i, g) in body_geoms(m, b).enumerate() {
@@ -178,8 +180,18 @@ fn make_aamm(m: &CollisionModel, s: &State, b: usize, frame: &[f64; 9]) -> [f64;
                 + (aabb[4] * dot3(&[axis[3], axis[4], axis[5]], &fj)).abs()
                 + (aabb[5] * dot3(&[axis[6], axis[7], axis[8]], &fj)).abs();
             let r_cen = dot3(xpos, &fj);
-            one[j] = mj_max(r_cen - r_half, aabb_cen - aabb_half) - margin;
-            one[j + 3] = mj_min(r_cen + r_half, aabb_cen + aabb_half) + margin;
+            match spec {
+                // a moving geom covers its whole sweep over the step (speculative contacts)
+                Some(mo) if mo.moving(g) => {
+                    let r_rot = rotation_radius(m.geom_type[g], r_half);
+                    (one[j], one[j + 3]) =
+                        swept_interval(r_cen, r_half, aabb_cen, aabb_half, &mo.motion[g], r_rot, &fj, margin);
+                }
+                _ => {
+                    one[j] = mj_max(r_cen - r_half, aabb_cen - aabb_half) - margin;
+                    one[j + 3] = mj_min(r_cen + r_half, aabb_cen + aabb_half) + margin;
+                }
+            }
         }
         if i == 0 {
             aamm = one;
@@ -267,7 +279,13 @@ fn sweep_and_prune(sc: &mut BroadphaseScratch) {
 }
 
 /// Fill `sc.pairs` with the candidate body pairs of MuJoCo's broadphase (see the module doc).
-pub fn broadphase(m: &CollisionModel, s: &State, sleep_filter: bool, sc: &mut BroadphaseScratch) {
+pub fn broadphase(
+    m: &CollisionModel,
+    s: &State,
+    sleep_filter: bool,
+    spec: Option<&Motions>,
+    sc: &mut BroadphaseScratch,
+) {
     let nbody = m.nbody();
     let dsbl_filterparent = m.opt.disabled(DSBL_FILTERPARENT);
     sc.pairs.clear();
@@ -335,7 +353,7 @@ pub fn broadphase(m: &CollisionModel, s: &State, sleep_filter: bool, sc: &mut Br
         sc.aamm.clear();
         for k in 0..sc.ids.len() {
             let b = sc.ids[k];
-            let aamm = make_aamm(m, s, b, &frame);
+            let aamm = make_aamm(m, s, spec, b, &frame);
             sc.aamm.push(aamm);
         }
 

@@ -20,6 +20,7 @@ pub mod filter;
 pub mod model;
 pub mod params;
 mod sort;
+pub mod speculate;
 pub mod state;
 
 pub use driver::{CollideError, CollideReport, CollisionStage, UnsupportedPair};

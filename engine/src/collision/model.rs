@@ -22,6 +22,8 @@ pub const DSBL_MIDPHASE: u32 = 1 << 14;
 pub const DSBL_NATIVECCD: u32 = 1 << 17;
 /// `mjDSBL_MULTICCD`: one contact per convex pair instead of several.
 pub const DSBL_MULTICCD: u32 = 1 << 19;
+/// `mjDSBL_REFSAFE`: solref time constants are not raised to 2 timesteps.
+pub const DSBL_REFSAFE: u32 = 1 << 12;
 /// `mjENBL_OVERRIDE`: `o_margin`, `o_solref`, `o_solimp`, `o_friction` replace the geom values.
 pub const ENBL_OVERRIDE: u32 = 1 << 0;
 /// `mjENBL_SLEEP`: sleeping bodies are skipped.
@@ -50,6 +52,8 @@ pub struct CollisionOptions {
     pub ccd_tolerance: f64,
     /// `opt.timestep` (speculative contacts sweep over one step).
     pub timestep: f64,
+    /// `opt.integrator` (MuJoCo's `mjtIntegrator` number; speculative contacts depend on it).
+    pub integrator: i32,
 }
 
 impl Default for CollisionOptions {
@@ -64,6 +68,7 @@ impl Default for CollisionOptions {
             ccd_iterations: 35,
             ccd_tolerance: 1e-6,
             timestep: 0.002,
+            integrator: 0,
         }
     }
 }
@@ -136,6 +141,10 @@ pub struct CollisionModel {
     pub body_weldid: Vec<usize>,
     /// Number of dofs of the body's own joints.
     pub body_dofnum: Vec<usize>,
+    /// First dof of each body, -1 without dofs (`body_dofadr`; speculative sweeps).
+    pub body_dofadr: Vec<i32>,
+    /// Root body of each body's tree (`body_rootid`; speculative sweeps).
+    pub body_rootid: Vec<usize>,
     /// Kinematic tree, -1 for static bodies.
     pub body_treeid: Vec<i32>,
     /// First geom of the body, -1 when it has none.
@@ -450,6 +459,7 @@ impl From<&Model> for CollisionModel {
                 ccd_iterations: usize::try_from(m.opt.ccd_iterations).unwrap_or(0),
                 ccd_tolerance: m.opt.ccd_tolerance,
                 timestep: m.opt.timestep,
+                integrator: m.opt.integrator as i32,
             },
             geom_type: m.geom_type.clone(),
             geom_size: m.geom_size.clone(),
@@ -472,6 +482,8 @@ impl From<&Model> for CollisionModel {
             body_parentid: m.body_parentid.clone(),
             body_weldid: m.body_weldid.clone(),
             body_dofnum: m.body_dofnum.clone(),
+            body_dofadr: m.body_dofadr.clone(),
+            body_rootid: m.body_rootid.clone(),
             body_treeid: m.body_treeid.clone(),
             body_geomadr: m.body_geomadr.clone(),
             body_geomnum: m.body_geomnum.clone(),

@@ -20,8 +20,12 @@
 //! (the same counts for gaps of 10, 5 and 2 mm, so it is relative); c = 3.2 (17 steps needed)
 //! and above give exactly the translation-only time `0.98 gap / |dx|`, for v = 10 and 20 m/s
 //! (so it is the step count, not the rotation angle). Spinning about an axis in the wall plane
-//! (c = 0.25, 0.5, 1, 2, 4, 6) matches this iteration to 1e-14 in `contact.dist`; c = 3 (17
-//! steps with this bound) does not: MuJoCo -1.96045, ours -2.00706.
+//! (c = 0.25, 0.5, 1, 2, 2.4, 2.6, 2.8, 2.9, 4, 6) matches this iteration to 1e-14 in
+//! `contact.dist`. Where this bound needs more than 16 steps MuJoCo does something else: c =
+//! 2.95, 3, 3.05, 3.1 and 3.8 give -2.05132, -1.96045, -1.83486, -1.64350 and -2.06377 (times of
+//! impact 0.4803, 0.4897, 0.5033, 0.5254, 0.6405 if `h|v_n|` is as below, some of them short of
+//! the 1% tolerance, so not a converged iteration), and c = 3.2, 3.4, 3.6 give no contact at all;
+//! the one linear step taken here gives -2.00706 for c = 3 and a contact for c = 3.2 to 3.6.
 
 use crate::math::{
     add3, axis_angle2quat, cross, dot3, mul_mat_mat3, mul_mat_t_vec3, mul_mat_vec3, norm3, quat2mat, scl3, sub3,

@@ -52,8 +52,10 @@
 //!   ~1e-4 from the corners), this module gets the touching edge only (2 contacts); flat faces
 //!   agree. Matching this needs the narrowphase's multi-contact clipping on a GJK result, which
 //!   `narrowphase::convex` keeps private;
-//! - ties of the quad pruning on perfectly regular polygons (a flat cylinder on a plane: the 4th
-//!   point at 270 instead of 247.5 degrees);
+//! - which four vertices survive the pruning of a cylinder cap (more than four within reach):
+//!   MuJoCo keeps evenly spaced ones (a flat cap: 0, 67.5, 157.5, 247.5 degrees; a tilted cap
+//!   with vertices 2..11 in reach: 2, 5, 8, 11), the greedy walk here gives 270 instead of
+//!   247.5 degrees and 2, 4, 8, 11; box faces (4 vertices) are unaffected;
 //! - the position of a single contact whose witness is not unique (a cylinder's flat cap parallel
 //!   to a box face: GJK picks another point of the face, 3e-5 away) and the order of two
 //!   edge contacts of box-box pairs;
@@ -73,6 +75,9 @@ use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MA
 pub use advance::{advance, Impact};
 pub use distance::{effective_distance, step_damping_stiffness, Integrator};
 pub use sweep::{pair_is_fast, pair_threshold, sweep_distance, GeomMotion};
+
+/// Most speculative contacts of one pair ("up to four contact points", docs).
+const MAX_POINTS: usize = 4;
 
 /// One geom of a pair as the speculative stage needs it: pose and shape, step motion, and its
 /// smallest local AABB half-extent (`min(geom_aabb[3..6])`, infinite for planes).
@@ -206,9 +211,10 @@ fn multi_points(
             collider_points(&a1, &a2, imp.dist + spread, opt, &mut pairs);
         }
     } else {
-        // points on the touching features only
+        // points on the touching features only; the docs allow at most four per pair
         let reach = imp.dist + advance::TOLERANCE_FRACTION * (imp.dist0 - imp.dist);
         collider_points(&a1, &a2, reach, opt, &mut pairs);
+        pairs.truncate(MAX_POINTS);
     }
     let n = pairs.len().min(out.len());
     for (c, (x1t, x2t)) in out.iter_mut().zip(&pairs[..n]) {

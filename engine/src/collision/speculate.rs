@@ -1,0 +1,181 @@
+//! The driver's side of speculative contacts: per-geom step motions for one collision call, the
+//! swept filters the broadphase and pair filters use, and the call into
+//! [`crate::speculative::speculative_contacts`] for pairs whose narrowphase found nothing.
+//!
+//! What is measured and what is chosen here (the kernels carry their own measurements):
+//! - A geom's motion comes from its body's spatial velocity, `cvel = sum cdof * qvel` over the
+//!   dofs from the root down (MuJoCo's `mj_comVel` recursion, evaluated in the position stage
+//!   from the pre-step `qvel`), moved from the root's `subtree_com` to the geom centre.
+//! - Filters: a pair with a moving geom uses the swept bounding-sphere (or plane) test instead of
+//!   the static one, and a body pair with a *fast* geom (its own sweep above its own smallest
+//!   AABB half-extent, the docs' definition) bypasses the mid-phase trees (docs: "mid-phase BVH
+//!   traversal is bypassed for body pairs containing a fast-moving geom"). The swept tests
+//!   include the static ones, so slow pairs keep exactly the contacts they had.
+
+use super::model::{CollisionModel, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE};
+use super::state::State;
+use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
+use crate::speculative::sweep::{body_cvel, geom_motion, min_half_extent, swept_plane_prune, swept_sphere_prune};
+use crate::speculative::{
+    sight, speculative_contacts, GeomMotion, Integrator, PairParams, SpeculativeOptions, SweptGeom,
+};
+
+/// Per-call speculative data, kept in the stage's scratch (no allocation once grown).
+#[derive(Clone, Debug, Default)]
+pub struct Motions {
+    /// Step motion of each geom (zero for bodies without dofs).
+    pub motion: Vec<GeomMotion>,
+    /// Sweep distance of each geom.
+    pub sweep: Vec<f64>,
+    /// Whether each body holds a geom that is fast by its own extent.
+    pub fast_body: Vec<bool>,
+    chain: Vec<usize>,
+}
+
+impl Motions {
+    /// Computes every geom's motion for this call; false (and no motions) when the state lacks
+    /// the speculative inputs.
+    pub fn compute(&mut self, m: &CollisionModel, s: &State) -> bool {
+        let ng = m.ngeom();
+        let nb = m.nbody();
+        self.motion.clear();
+        self.sweep.clear();
+        self.fast_body.clear();
+        self.fast_body.resize(nb, false);
+        let Some(spec) = s.speculative else { return false };
+        let h = m.opt.timestep;
+        let have_dofs = m.body_dofadr.len() == nb && m.body_rootid.len() == nb;
+        for g in 0..ng {
+            let b = m.geom_bodyid[g];
+            let mut motion = GeomMotion::ZERO;
+            if have_dofs && b > 0 {
+                // dofs of the body and its ancestors, root first
+                self.chain.clear();
+                let mut k = b;
+                while k > 0 {
+                    let adr = m.body_dofadr[k];
+                    if adr >= 0 {
+                        for j in (adr as usize..adr as usize + m.body_dofnum[k]).rev() {
+                            self.chain.push(j);
+                        }
+                    }
+                    k = m.body_parentid[k];
+                }
+                self.chain.reverse();
+                if !self.chain.is_empty() {
+                    let cvel = body_cvel(spec.cdof, spec.qvel, &self.chain);
+                    let root = m.body_rootid[b];
+                    if let Some(com) = spec.subtree_com.get(root) {
+                        motion = geom_motion(&cvel, com, &s.geom_xpos[g], h);
+                    }
+                }
+            }
+            let ty = m.geom_type[g];
+            let sweep = crate::speculative::sweep_distance(&motion, ty, m.geom_rbound[g]);
+            let a = &m.geom_aabb[g];
+            if sweep > min_half_extent(ty, &[a[3], a[4], a[5]]) {
+                self.fast_body[b] = true;
+            }
+            self.motion.push(motion);
+            self.sweep.push(sweep);
+        }
+        true
+    }
+
+    /// Whether geom `g` moves at all this step.
+    pub fn moving(&self, g: usize) -> bool {
+        self.sweep.get(g).is_some_and(|&s| s > 0.0)
+    }
+}
+
+/// The swept version of the bounding-sphere filter: true to prune the pair.
+pub fn swept_prune(m: &CollisionModel, s: &State, mo: &Motions, g1: usize, g2: usize, bound: f64) -> bool {
+    let (r1, r2) = (m.geom_rbound[g1], m.geom_rbound[g2]);
+    let (p1, p2) = (&s.geom_xpos[g1], &s.geom_xpos[g2]);
+    let (d1, d2) = (&mo.motion[g1].dx, &mo.motion[g2].dx);
+    if r1 > 0.0 && r2 > 0.0 {
+        return swept_sphere_prune(p1, d1, r1, p2, d2, r2, bound);
+    }
+    let plane = |gp: usize, go: usize, r: f64| {
+        let mat = &s.geom_xmat[gp];
+        let n = [mat[2], mat[5], mat[8]];
+        let rel = [
+            s.geom_xpos[go][0] - s.geom_xpos[gp][0],
+            s.geom_xpos[go][1] - s.geom_xpos[gp][1],
+            s.geom_xpos[go][2] - s.geom_xpos[gp][2],
+        ];
+        let d0 = n[0] * rel[0] + n[1] * rel[1] + n[2] * rel[2];
+        let dx = &mo.motion[go].dx;
+        swept_plane_prune(&n, d0, dx, r, bound)
+    };
+    if m.geom_type[g1] == GeomType::Plane && r2 > 0.0 {
+        return plane(g1, g2, r2);
+    }
+    if m.geom_type[g2] == GeomType::Plane && r1 > 0.0 {
+        return plane(g2, g1, r1);
+    }
+    false
+}
+
+/// Narrowphase options of a call.
+fn collide_options(m: &CollisionModel) -> CollideOptions {
+    CollideOptions {
+        ccd_iterations: m.opt.ccd_iterations,
+        ccd_tolerance: m.opt.ccd_tolerance,
+        multiccd: !m.opt.disabled(DSBL_MULTICCD),
+        nativeccd: !m.opt.disabled(DSBL_NATIVECCD),
+    }
+}
+
+fn integrator(n: i32) -> Integrator {
+    match n {
+        1 => Integrator::Rk4,
+        2 => Integrator::Implicit,
+        3 => Integrator::ImplicitFast,
+        4 => Integrator::Discrete,
+        _ => Integrator::Euler,
+    }
+}
+
+/// Speculative contact points of a pair whose narrowphase found none (geoms in narrowphase
+/// order); `geom` builds the narrowphase view of any geom (for the occlusion test).
+#[allow(clippy::too_many_arguments)]
+pub fn pair_points<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+    margin: f64,
+    solref: [f64; 2],
+    solimp: [f64; 5],
+    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    out: &mut [ContactPoint],
+) -> usize {
+    if !(mo.moving(g1) || mo.moving(g2)) {
+        return 0;
+    }
+    let half = |g: usize| {
+        let x = &m.geom_aabb[g];
+        min_half_extent(m.geom_type[g], &[x[3], x[4], x[5]])
+    };
+    let s1 = SweptGeom { geom: a, motion: mo.motion[g1], min_half: half(g1) };
+    let s2 = SweptGeom { geom: b, motion: mo.motion[g2], min_half: half(g2) };
+    let opt = SpeculativeOptions {
+        timestep: m.opt.timestep,
+        integrator: integrator(m.opt.integrator),
+        refsafe: !m.opt.disabled(DSBL_REFSAFE),
+        collide: collide_options(m),
+    };
+    // The occluder must be able to collide with the fast geom (measured; see `speculative`).
+    let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
+    let occluded = |p: &[f64; 3], q: &[f64; 3]| {
+        (0..m.ngeom()).filter(|&g| g != g1 && g != g2).any(|g| {
+            let compatible = (m.geom_contype[g] & m.geom_conaffinity[fast]) != 0
+                || (m.geom_contype[fast] & m.geom_conaffinity[g]) != 0;
+            compatible && geom(g).is_some_and(|og| sight::segment_hits(&og, p, q))
+        })
+    };
+    speculative_contacts(&s1, &s2, &PairParams { margin, solref, solimp }, &opt, occluded, out)
+}
