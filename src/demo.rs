@@ -80,7 +80,7 @@ pub fn run_demo(route: Route) -> Result<Vec<DemoRun>, MjError> {
                 .map_err(|e| MjError::Invalid(e.to_string()))?;
             let bit = mujoco_sys::mjENBL_SPECULATIVE;
             rust.opt.enableflags = if speculative { rust.opt.enableflags | bit } else { rust.opt.enableflags & !bit };
-            let opts = RunOptions { route, steps: STEPS, start: Start::Key("throw".into()) };
+            let opts = RunOptions { route, steps: STEPS, start: Start::Key("throw".into()), robust: false };
             let report = run(&model, Some(&rust), &opts)?;
             let ball = report
                 .bodies

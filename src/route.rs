@@ -57,6 +57,11 @@ impl RustStage {
         }
     }
 
+    /// Turns specula's robust speculative mode on or off (see `specula_engine::speculative::robust`).
+    pub fn set_robust(&mut self, on: bool) {
+        self.model.opt.robust = on;
+    }
+
     /// The collision model the stage runs on.
     pub fn model(&self) -> &CollisionModel {
         &self.model
@@ -77,8 +82,8 @@ impl RustStage {
             state.body_xipos = Some(xipos);
             state.body_ximat = Some(ximat);
             state.sleep = Some(SleepState { body_awake, nbody_awake });
-            let (qvel, subtree_com, cdof) = speculative_inputs(m, d);
-            state.speculative = Some(SpeculativeInput { qvel, subtree_com, cdof });
+            let (qvel, subtree_com, cdof, qacc) = speculative_inputs(m, d);
+            state.speculative = Some(SpeculativeInput { qvel, subtree_com, cdof, qacc: Some(qacc) });
             self.stage.collide(&self.model, &state, &mut self.contacts).map_err(|e| e.to_string())?
         };
         // Pairs without a Rust collider: MuJoCo's own pair function, inserted where MuJoCo puts

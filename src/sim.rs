@@ -42,6 +42,8 @@ pub struct RunOptions {
     pub steps: usize,
     /// Initial state.
     pub start: Start,
+    /// specula's robust speculative mode (rust route only).
+    pub robust: bool,
 }
 
 /// One named body at the end of a run.
@@ -108,10 +110,12 @@ pub fn start(data: &mut Data, start: &Start) -> Result<(), MjError> {
 /// the `rust` route needs specula's own compilation of the same scene (`rust`).
 pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions) -> Result<RunReport, MjError> {
     match opts.route {
+        Route::C if opts.robust => Err(MjError::Invalid("robust speculative mode needs the rust route".into())),
         Route::C => run_steps(model, opts, &mut |data| data.step()),
         Route::Rust => {
             let rust = rust.ok_or_else(|| MjError::Invalid("the rust route needs specula's compiled model".into()))?;
             let mut stage = RustStage::new(rust);
+            stage.set_robust(opts.robust);
             let error: std::cell::RefCell<Option<String>> = Default::default();
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
                 if let Err(e) = stage.replace(m, d) {

@@ -161,7 +161,13 @@ fn out_and_svg_files_and_bad_arguments() {
     assert!(svg.contains("<polyline") && svg.contains("c:off") && svg.contains("c:compat"));
     std::fs::remove_dir_all(&dir).unwrap();
 
-    for bad in [&["--shard", "3/2"][..], &["--shard", "x"], &["--preset", "a9"], &["--modes", "robust"]] {
+    for bad in [
+        &["--shard", "3/2"][..],
+        &["--shard", "x"],
+        &["--preset", "a9"],
+        &["--modes", "robust"],
+        &["--modes", "nosuch"],
+    ] {
         let o = sweep(bad);
         assert_eq!(o.status.code(), Some(2), "{bad:?}");
         assert!(!o.stderr.is_empty());

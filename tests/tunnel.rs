@@ -19,7 +19,7 @@ fn run_scene(file: &str, key: Option<&str>, steps: usize, speculative: bool) -> 
 
 fn run_model(model: &Model, key: Option<&str>, steps: usize) -> RunReport {
     let start = key.map_or(Start::Qpos0, |k| Start::Key(k.into()));
-    run(model, None, &RunOptions { route: Route::C, steps, start }).unwrap()
+    run(model, None, &RunOptions { route: Route::C, steps, start, robust: false }).unwrap()
 }
 
 fn through<'a>(tunnels: &'a [Tunnel], body: &str) -> Vec<&'a Tunnel> {

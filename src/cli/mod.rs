@@ -68,12 +68,15 @@ pub enum SpeculativeArg {
     Off,
     /// MuJoCo-compatible speculative contacts (the flag set).
     Compat,
+    /// specula's robust speculative mode: nothing tunnels (rust route only).
+    Robust,
 }
 
 impl SpeculativeArg {
     /// Applies the choice to both compilations of a scene.
     pub fn apply(self, c: &mut specula::mj::Model, rust: Option<&mut specula_model::Model>) -> Result<(), String> {
-        let on = self == SpeculativeArg::Compat;
+        // Robust mode is the Rust stage's own setting; the model's flag is left on for it.
+        let on = self != SpeculativeArg::Off;
         c.set_speculative(on).map_err(|e| e.to_string())?;
         if let Some(r) = rust {
             let bit = mujoco_sys::mjENBL_SPECULATIVE;

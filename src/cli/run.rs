@@ -11,14 +11,14 @@ use specula::sim::{self, RunOptions, Start};
 use super::{RouteArg, SpeculativeArg};
 
 /// Arguments of `specula run`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 pub struct RunArgs {
     /// MJCF scene to simulate; without it, the built-in ball-and-plate scene runs twice
     /// (speculative contacts off, then on).
     pub scene: Option<PathBuf>,
-    /// Collision route.
-    #[arg(long, value_enum, default_value = "c")]
-    pub route: RouteArg,
+    /// Collision route (default: c, or rust with `--speculative robust`).
+    #[arg(long, value_enum)]
+    pub route: Option<RouteArg>,
     /// Number of steps.
     #[arg(long, conflicts_with = "duration")]
     pub steps: Option<usize>,
@@ -34,20 +34,6 @@ pub struct RunArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-impl Default for RunArgs {
-    fn default() -> Self {
-        RunArgs {
-            scene: None,
-            route: RouteArg::C,
-            steps: None,
-            duration: None,
-            key: None,
-            speculative: None,
-            json: false,
-        }
-    }
 }
 
 /// Runs `specula run`.
@@ -68,7 +54,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         }
     };
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
-    let opts = RunOptions { route: args.route.into(), steps, start };
+    let robust = args.speculative == Some(SpeculativeArg::Robust);
+    let route = args.route.unwrap_or(if robust { RouteArg::Rust } else { RouteArg::C });
+    if robust && route == RouteArg::C {
+        return Err(format!("{file}: --speculative robust runs specula's collision stage: use --route rust"));
+    }
+    let opts = RunOptions { route: route.into(), steps, start, robust };
     let mut rust = match opts.route {
         sim::Route::Rust => Some(specula_model::load_file(scene).map_err(|e| e.to_string())?),
         sim::Route::C => None,
@@ -105,7 +96,7 @@ fn demo(args: &RunArgs) -> Result<ExitCode, String> {
             "--steps, --duration, --key and --speculative need a SCENE; the built-in scene runs both ways".into()
         );
     }
-    let runs = run_demo(args.route.into()).map_err(|e| format!("built-in scene: {e}"))?;
+    let runs = run_demo(args.route.unwrap_or(RouteArg::C).into()).map_err(|e| format!("built-in scene: {e}"))?;
     if args.json {
         let runs: Vec<_> = runs
             .iter()
@@ -120,7 +111,7 @@ fn demo(args: &RunArgs) -> Result<ExitCode, String> {
     }
     outln!(
         "A 10 mm steel ball is thrown down at 10 m/s onto a 2 mm steel plate (timestep 1.25 ms, {} route).",
-        args.route.name()
+        args.route.unwrap_or(RouteArg::C).name()
     );
     for r in &runs {
         let label = if r.speculative { "speculative contacts on: " } else { "speculative contacts off:" };

@@ -130,6 +130,9 @@ pub fn run(args: SweepArgs) -> Result<ExitCode, String> {
     let routes: Vec<_> = dedup(args.route.iter().map(|&r| r.into()).collect());
     let modes: Vec<SpecMode> = dedup(args.modes.clone());
     let all = preset::runs(args.preset, offsets.as_deref(), &routes, &modes);
+    if all.is_empty() {
+        return Err("no runs: the robust mode runs only on the rust route (add --route rust)".into());
+    }
     let (i, n) = args.shard.unwrap_or((1, 1));
     let runs = shard(&all, i, n);
     if args.count {

@@ -267,8 +267,12 @@ pub fn body_inertial_poses<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [[f
 }
 
 /// What speculative sweeps read from the position stage: `qvel` (nv), `subtree_com` (nbody),
-/// `cdof` (nv rows of 6).
-pub fn speculative_inputs<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [f64], &'a [[f64; 3]], &'a [[f64; 6]]) {
+/// `cdof` (nv rows of 6), and the previous step's acceleration `qacc_warmstart` (nv).
+#[allow(clippy::type_complexity)]
+pub fn speculative_inputs<'a>(
+    m: &sys::mjModel,
+    d: &'a sys::mjData,
+) -> (&'a [f64], &'a [[f64; 3]], &'a [[f64; 6]], &'a [f64]) {
     let (nv, nb) = (m.nv.max(0) as usize, m.nbody.max(0) as usize);
     // SAFETY: mjData holds these arrays with these sizes; the layouts match.
     unsafe {
@@ -276,6 +280,7 @@ pub fn speculative_inputs<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [f64
             super::data::slice(d.qvel as *const f64, nv),
             super::data::slice(d.subtree_com as *const [f64; 3], nb),
             super::data::slice(d.cdof as *const [f64; 6], nv),
+            super::data::slice(d.qacc_warmstart as *const f64, nv),
         )
     }
 }

@@ -138,6 +138,8 @@ pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), String> 
     let o = &m.opt;
     cm.nflex = count(m.nflex);
     cm.flg_surfacevel = m.flg_surfacevel;
+    // robust mode is specula's setting, not the model's: keep it across refreshes
+    let robust = cm.opt.robust;
     cm.opt = CollisionOptions {
         disableflags: o.disableflags as u32,
         enableflags: o.enableflags as u32,
@@ -149,6 +151,7 @@ pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), String> 
         ccd_tolerance: o.ccd_tolerance,
         timestep: o.timestep,
         integrator: o.integrator,
+        robust,
     };
     // SAFETY (every block below): mjModel's arrays have the documented lengths (ngeom, nbody,
     // npair, nexclude rows of the documented widths) and live as long as `m`; `slice`/`rows`

@@ -110,6 +110,7 @@ pub fn run_one(
         (Route::C, _) => go(),
         (Route::Rust, Some(rust)) => {
             let mut stage = RustStage::new(rust);
+            stage.set_robust(r.mode == super::SpecMode::Robust);
             let error = std::cell::RefCell::new(None::<String>);
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
                 if let Err(e) = stage.replace(m, d) {

@@ -35,20 +35,20 @@ pub enum SpecMode {
     Off,
     /// `speculative` enabled, with MuJoCo 4.0's own behaviour (which the Rust stage reproduces).
     Compat,
-    // A `Robust` mode (specula's speculative stage that does not tunnel) slots in here: add it to
-    // `ALL`, `name` and `apply`; the CLI (`--modes`), the reports and the chart take the list from
-    // `ALL` and need no change.
+    /// specula's robust speculative mode (rust route only; c-route runs of it are skipped).
+    Robust,
 }
 
 impl SpecMode {
     /// Every mode, in report order.
-    pub const ALL: [SpecMode; 2] = [SpecMode::Off, SpecMode::Compat];
+    pub const ALL: [SpecMode; 3] = [SpecMode::Off, SpecMode::Compat, SpecMode::Robust];
 
     /// The mode's name as the CLI and the reports spell it.
     pub fn name(self) -> &'static str {
         match self {
             SpecMode::Off => "off",
             SpecMode::Compat => "compat",
+            SpecMode::Robust => "robust",
         }
     }
 
@@ -62,7 +62,7 @@ impl SpecMode {
     pub fn apply(self, model: &mut Model, rust: Option<&mut specula_model::Model>) -> Result<(), MjError> {
         let on = match self {
             SpecMode::Off => false,
-            SpecMode::Compat => true,
+            SpecMode::Compat | SpecMode::Robust => true,
         };
         if let Some(r) = rust {
             let bit = mujoco_sys::mjENBL_SPECULATIVE;

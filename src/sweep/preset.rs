@@ -213,6 +213,10 @@ impl Grid {
                     for &(offset, seed) in &draws {
                         for &route in &self.routes {
                             for &mode in &self.modes {
+                                if mode == SpecMode::Robust && route == Route::C {
+                                    // robust mode is specula's own stage: there is no C run of it
+                                    continue;
+                                }
                                 out.push(RunSpec {
                                     index: out.len(),
                                     scene: self.scene,

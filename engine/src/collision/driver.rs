@@ -35,6 +35,7 @@ use super::speculate::{self, Motions};
 use super::state::{State, SLEEP_AWAKE};
 use crate::contact::Contact;
 use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
+use crate::speculative::PairParams;
 
 /// A geom pair queued for the narrowphase: lower type first, and the explicit pair it comes
 /// from, if any.
@@ -159,7 +160,7 @@ impl CollisionStage {
             return Err(CollideError::FlexUnsupported);
         }
         let mut motions = std::mem::take(&mut self.motions);
-        let spec = m.opt.enabled(ENBL_SPECULATIVE);
+        let spec = m.opt.enabled(ENBL_SPECULATIVE) || m.opt.robust;
         if spec && !motions.compute(m, s) {
             self.motions = motions;
             return Err(CollideError::SpeculativeUnsupported);
@@ -324,16 +325,34 @@ impl CollisionStage {
             None => mix_geom_params(m, g1, g2),
         };
         let mut speculative = false;
+        let (solref, solimp) = if m.opt.enabled(ENBL_OVERRIDE) {
+            (m.opt.o_solref, m.opt.o_solimp)
+        } else {
+            (params.solref, params.solimp)
+        };
+        let pp = PairParams { margin, solref, solimp };
         let n = match (n, ctx.spec, geom(ctx, g1), geom(ctx, g2)) {
             (0, Some(mo), Some(a), Some(b)) => {
                 speculative = true;
-                let (solref, solimp) = if m.opt.enabled(ENBL_OVERRIDE) {
-                    (m.opt.o_solref, m.opt.o_solimp)
-                } else {
-                    (params.solref, params.solimp)
-                };
                 let view = |g: usize| geom(ctx, g);
-                speculate::pair_points(m, mo, g1, g2, a, b, margin, solref, solimp, &view, &mut self.points)
+                if m.opt.robust {
+                    speculate::robust_points(m, mo, g1, g2, a, b, pp, &view, &mut self.points)
+                } else {
+                    speculate::pair_points(m, mo, g1, g2, a, b, margin, solref, solimp, &view, &mut self.points)
+                }
+            }
+            (n, Some(mo), Some(a), Some(b)) if m.opt.robust => {
+                // Robust mode: touching contacts that still close too fast are arrested, and
+                // places the motion brings into contact by the end of the step are added.
+                for k in 0..n.min(self.points.len()) {
+                    if let Some(d) = speculate::robust_persisting(m, mo, g1, g2, a, b, pp, &self.points[k]) {
+                        self.points[k].dist = d;
+                        speculative = true;
+                    }
+                }
+                let total = speculate::robust_predicted(m, mo, g1, g2, a, b, pp, n, &mut self.points);
+                speculative |= total > n;
+                total
             }
             (n, ..) => n,
         };

@@ -54,6 +54,9 @@ pub struct CollisionOptions {
     pub timestep: f64,
     /// `opt.integrator` (MuJoCo's `mjtIntegrator` number; speculative contacts depend on it).
     pub integrator: i32,
+    /// specula's robust speculative mode (not a MuJoCo option): on whatever the model's
+    /// `speculative` flag says, see [`crate::speculative::robust`].
+    pub robust: bool,
 }
 
 impl Default for CollisionOptions {
@@ -69,6 +72,7 @@ impl Default for CollisionOptions {
             ccd_tolerance: 1e-6,
             timestep: 0.002,
             integrator: 0,
+            robust: false,
         }
     }
 }
@@ -460,6 +464,7 @@ impl From<&Model> for CollisionModel {
                 ccd_tolerance: m.opt.ccd_tolerance,
                 timestep: m.opt.timestep,
                 integrator: m.opt.integrator as i32,
+                robust: false,
             },
             geom_type: m.geom_type.clone(),
             geom_size: m.geom_size.clone(),

@@ -17,7 +17,7 @@ use super::state::State;
 use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
 use crate::speculative::sweep::{body_cvel, geom_motion, min_half_extent, swept_plane_prune, swept_sphere_prune};
 use crate::speculative::{
-    sight, speculative_contacts, GeomMotion, Integrator, PairParams, SpeculativeOptions, SweptGeom,
+    robust, sight, speculative_contacts, GeomMotion, Integrator, PairParams, SpeculativeOptions, SweptGeom,
 };
 
 /// Per-call speculative data, kept in the stage's scratch (no allocation once grown).
@@ -30,6 +30,7 @@ pub struct Motions {
     /// Whether each body holds a geom that is fast by its own extent.
     pub fast_body: Vec<bool>,
     chain: Vec<usize>,
+    extrapolated: Vec<f64>,
 }
 
 impl Motions {
@@ -44,6 +45,12 @@ impl Motions {
         self.fast_body.resize(nb, false);
         let Some(spec) = s.speculative else { return false };
         let h = m.opt.timestep;
+        // Robust mode also looks at the velocity at the end of the step, extrapolated with the
+        // previous step's acceleration, and keeps whichever sweeps farther.
+        self.extrapolated.clear();
+        if let (true, Some(qacc)) = (m.opt.robust, spec.qacc) {
+            self.extrapolated.extend(spec.qvel.iter().zip(qacc).map(|(v, a)| v + h * a));
+        }
         let have_dofs = m.body_dofadr.len() == nb && m.body_rootid.len() == nb;
         for g in 0..ng {
             let b = m.geom_bodyid[g];
@@ -67,6 +74,17 @@ impl Motions {
                     let root = m.body_rootid[b];
                     if let Some(com) = spec.subtree_com.get(root) {
                         motion = geom_motion(&cvel, com, &s.geom_xpos[g], h);
+                        if self.extrapolated.len() == spec.qvel.len() {
+                            let cvel_end = body_cvel(spec.cdof, &self.extrapolated, &self.chain);
+                            let end = geom_motion(&cvel_end, com, &s.geom_xpos[g], h);
+                            let ty = m.geom_type[g];
+                            let r = m.geom_rbound[g];
+                            if crate::speculative::sweep_distance(&end, ty, r)
+                                > crate::speculative::sweep_distance(&motion, ty, r)
+                            {
+                                motion = end;
+                            }
+                        }
                     }
                 }
             }
@@ -135,6 +153,137 @@ fn integrator(n: i32) -> Integrator {
         4 => Integrator::Discrete,
         _ => Integrator::Euler,
     }
+}
+
+/// The speculative view of a pair: swept geoms, parameters and options.
+fn setup<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+) -> (SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions) {
+    let half = |g: usize| {
+        let x = &m.geom_aabb[g];
+        min_half_extent(m.geom_type[g], &[x[3], x[4], x[5]])
+    };
+    let s1 = SweptGeom { geom: a, motion: mo.motion[g1], min_half: half(g1) };
+    let s2 = SweptGeom { geom: b, motion: mo.motion[g2], min_half: half(g2) };
+    let opt = SpeculativeOptions {
+        timestep: m.opt.timestep,
+        integrator: integrator(m.opt.integrator),
+        refsafe: !m.opt.disabled(DSBL_REFSAFE),
+        collide: collide_options(m),
+    };
+    (s1, s2, opt)
+}
+
+/// Whether the segment `p`-`q` crosses a geom other than `g1`, `g2` that can collide with `fast`.
+fn occluded<'a>(
+    m: &'a CollisionModel,
+    g1: usize,
+    g2: usize,
+    fast: usize,
+    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    p: &[f64; 3],
+    q: &[f64; 3],
+) -> bool {
+    (0..m.ngeom()).filter(|&g| g != g1 && g != g2).any(|g| {
+        let compatible =
+            (m.geom_contype[g] & m.geom_conaffinity[fast]) != 0 || (m.geom_contype[fast] & m.geom_conaffinity[g]) != 0;
+        compatible && geom(g).is_some_and(|og| sight::segment_hits(&og, p, q))
+    })
+}
+
+/// Robust-mode contact points of a separated pair (see [`crate::speculative::robust`]).
+#[allow(clippy::too_many_arguments)]
+pub fn robust_points<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+    pair: PairParams,
+    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    out: &mut [ContactPoint],
+) -> usize {
+    if !(mo.moving(g1) || mo.moving(g2)) {
+        return 0;
+    }
+    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
+    let n = robust::separated_points(&s1, &s2, &pair, &opt, |p, q| occluded(m, g1, g2, fast, geom, p, q), out);
+    if n > 0 {
+        return n;
+    }
+    let n = robust::predicted_points(&s1, &s2, &pair, &opt, out);
+    if n > 0 {
+        return n;
+    }
+    match robust::limiting_point(&s1, &s2, &pair, &opt) {
+        Some(c) => {
+            out[0] = c;
+            1
+        }
+        None => 0,
+    }
+}
+
+/// Robust-mode contacts predicted at the end of the step for a pair that touches now, written
+/// after the `have` contacts already in `out` (those that land near one of them are dropped:
+/// the existing contact covers that place); returns the new total.
+#[allow(clippy::too_many_arguments)]
+pub fn robust_predicted<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+    pair: PairParams,
+    have: usize,
+    out: &mut [ContactPoint],
+) -> usize {
+    if !(mo.moving(g1) || mo.moving(g2)) || have >= out.len() {
+        return have;
+    }
+    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    let mut extra = [ContactPoint::default(); 4];
+    let k = robust::predicted_points(&s1, &s2, &pair, &opt, &mut extra);
+    let near = 2.0 * robust::safe_depth(s1.min_half, s2.min_half);
+    let mut n = have;
+    for e in &extra[..k] {
+        let close = out[..have].iter().any(|c| {
+            let d = [c.pos[0] - e.pos[0], c.pos[1] - e.pos[1], c.pos[2] - e.pos[2]];
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() < near
+        });
+        if !close && n < out.len() {
+            out[n] = *e;
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Robust-mode effective distance for a contact the narrowphase found, if it must be arrested.
+#[allow(clippy::too_many_arguments)]
+pub fn robust_persisting<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+    pair: PairParams,
+    contact: &ContactPoint,
+) -> Option<f64> {
+    if !(mo.moving(g1) || mo.moving(g2)) {
+        return None;
+    }
+    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    robust::persisting_distance(&s1, &s2, contact, &pair, &opt)
 }
 
 /// Speculative contact points of a pair whose narrowphase found none (geoms in narrowphase

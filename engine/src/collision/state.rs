@@ -28,6 +28,9 @@ pub struct SpeculativeInput<'a> {
     pub subtree_com: &'a [[f64; 3]],
     /// `mjData.cdof` (nv): com-based motion axes.
     pub cdof: &'a [[f64; 6]],
+    /// `mjData.qacc_warmstart` (nv): the previous step's acceleration (robust mode only, to
+    /// catch bodies re-accelerated within the step).
+    pub qacc: Option<&'a [f64]>,
 }
 
 /// A user contact filter in the role of MuJoCo's `mjcb_contactfilter`: called with the two

@@ -66,6 +66,7 @@
 pub mod advance;
 pub mod distance;
 pub mod manifold;
+pub mod robust;
 pub mod sight;
 pub mod sweep;
 

@@ -1,0 +1,377 @@
+//! specula's `robust` speculative mode: contacts that let nothing pass through anything.
+//!
+//! MuJoCo 4.0.0's speculative contacts (the `compat` mode, [`super::speculative_contacts`])
+//! still let bodies through (`../shared/reference/mujoco-4.0-measurements.md`). The failures have
+//! three causes, and robust mode answers each:
+//!
+//! 1. **Gating on travel.** A pair is only speculated while a geom travels more per step than
+//!    the thinner geom's smallest half-extent. After a speculative step the body sits just short
+//!    of the surface still moving at `t v`; if `t v h` is under the threshold the next step has
+//!    no contact at all, and the soft contact must absorb `t v`: a 10 mm ball sinks about 7 mm
+//!    per m/s with the default `solref`, so it passes whenever that residual speed is between the
+//!    soft contact's pass speed and the threshold speed.
+//!    *Robust mode gates on what the contact can absorb instead*: a pair is speculated whenever
+//!    it can reach contact within the step (conservative advancement, no travel threshold) *and*
+//!    closes faster than `v_safe`, the speed the pair's soft contact stops within a safe depth
+//!    (half the thinner geom's smallest half-extent): `v_safe = depth / tau`, with `tau` the
+//!    time scale of the contact's spring-damper (`tc / e` for a critically damped `solref`, the
+//!    time of its largest excursion; `1 / b` for a pure damper).
+//! 2. **Landing at speed.** The compat contact removes `(1 - t)` of the closing speed so the
+//!    body lands on the surface at the end of the step with `t v` left. *Robust mode leaves at
+//!    most `v_safe`*: the effective distance is computed for the kept fraction
+//!    `tau = min(t, v_safe / v_n)`, so the body either lands at the surface slowly enough, or
+//!    stops short and falls the rest of the way on the next steps (it never stops in mid-air:
+//!    only the excess speed is removed, gravity still acts).
+//! 3. **Penetration that is never speculated.** Once a pair overlaps, MuJoCo treats it as an
+//!    ordinary soft contact whatever its closing speed (the tilted coin: spin from a one-point hit
+//!    turns into penetration that no speculative contact ever sees). *Robust mode persists*: a
+//!    touching or penetrating contact whose contact point still closes faster than `v_safe` gets
+//!    the same arresting effective distance (deeper than its true one, never shallower).
+//!
+//! Closing speeds are taken at the contact point, rotation included, from the pre-step
+//! velocities and, where the body was accelerating in the previous step (a driven paddle), from
+//! the velocity extrapolated over one step (the larger of the two): the pre-step velocity alone
+//! misses a body re-accelerated within the step, which is how MuJoCo's driven paddle tunnels.
+//!
+//! Nothing changes for slow contacts: below `v_safe` robust mode adds no contact and leaves
+//! ordinary ones alone, so resting bodies settle exactly where they would without it, and a
+//! scene at rest costs what it costs with speculation off (the swept filters reduce to the
+//! static ones when nothing moves).
+
+use super::advance::{advanced_geom, distance, map_back};
+use super::distance::{effective_distance, step_damping_stiffness};
+use super::sweep::{effective_motion, rotation_radius};
+use super::{manifold, GeomMotion, PairParams, SpeculativeOptions, SweptGeom};
+use crate::math::{add3, cross, dot3, frame_from_normal, norm3, scl3, sub3};
+use crate::narrowphase::{table, ContactPoint, Geom, GeomType, MAX_CONTACTS};
+
+/// Most advancement steps (robust mode has no 16-step limit: it converges or stops at t = 1).
+const MAX_STEPS: usize = 64;
+/// Clearance kept at the time of impact, as a fraction of the initial gap (as MuJoCo's).
+const TARGET_FRACTION: f64 = 0.02;
+/// Convergence tolerance, as a fraction of the initial gap (as MuJoCo's).
+const TOLERANCE_FRACTION: f64 = 0.01;
+/// Most speculative contacts of one pair.
+const MAX_POINTS: usize = 4;
+
+/// Time scale over which a pair's soft contact stops a closing body, from its mixed `solref`:
+/// the time of the largest excursion of the spring-damper (`tc / e` for a critically damped
+/// standard reference, `1 / b` for a direct reference without stiffness).
+pub fn stop_time(solref: &[f64; 2], h: f64, refsafe: bool) -> f64 {
+    if solref[0] > 0.0 {
+        let tc = if refsafe { solref[0].max(2.0 * h) } else { solref[0] };
+        tc / std::f64::consts::E
+    } else {
+        let (k, b) = (-solref[0], -solref[1]);
+        let rate = b.max(2.0 * k.sqrt());
+        if rate > 0.0 {
+            1.0 / rate
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// The closing speed a pair's soft contact absorbs within `depth`: `depth / stop_time`.
+pub fn safe_speed(solref: &[f64; 2], depth: f64, h: f64, refsafe: bool) -> f64 {
+    let t = stop_time(solref, h, refsafe);
+    if t.is_finite() && t > 0.0 {
+        depth / t
+    } else {
+        0.0
+    }
+}
+
+/// The safe depth of a pair: half of the thinner geom's smallest half-extent.
+pub fn safe_depth(min_half1: f64, min_half2: f64) -> f64 {
+    0.5 * min_half1.min(min_half2)
+}
+
+/// Effective distance that leaves at most `v_safe` of the closing speed `h_vn / h`, for a
+/// contact reached at fraction `t` of the step (`t = 0`: already touching).
+pub fn arresting_distance(
+    margin: f64,
+    t: f64,
+    h_vn: f64,
+    v_safe: f64,
+    pair: &PairParams,
+    opt: &SpeculativeOptions,
+) -> f64 {
+    let h = opt.timestep;
+    let keep = if h_vn > 0.0 { (v_safe * h / h_vn).min(t.max(0.0)) } else { t };
+    let (b0, k0) = step_damping_stiffness(&pair.solref, h, opt.refsafe);
+    effective_distance(margin, keep, h_vn, b0, k0, pair.solimp[2], opt.integrator)
+}
+
+/// Displacement over the step of the material point at `x` of a geom centred at `c`.
+fn point_motion(m: &GeomMotion, c: &[f64; 3], x: &[f64; 3]) -> [f64; 3] {
+    add3(&m.dx, &cross(&m.dw, &sub3(x, c)))
+}
+
+/// Closing displacement over the step, along `normal` (geom 1 to geom 2), of the material points
+/// at `x` on two geoms with the given motions (positive: approaching).
+pub fn closing(g1: &Geom, m1: &GeomMotion, g2: &Geom, m2: &GeomMotion, x: &[f64; 3], normal: &[f64; 3]) -> f64 {
+    let v1 = point_motion(m1, &g1.pos, x);
+    let v2 = point_motion(m2, &g2.pos, x);
+    dot3(normal, &sub3(&v1, &v2))
+}
+
+/// Where robust advancement stopped: time, distance, normal and witnesses at t and at t = 0.
+struct Hit {
+    t: f64,
+    dist: f64,
+    dist0: f64,
+    normal: [f64; 3],
+    x_0: [[f64; 3]; 2],
+    closing_at_t: f64,
+}
+
+/// Conservative advancement with the rotation bound throughout, up to the end of the step.
+fn advance_robust(s1: &SweptGeom, s2: &SweptGeom, margin: f64, opt: &SpeculativeOptions) -> Option<Hit> {
+    let (g1, g2) = (&s1.geom, &s2.geom);
+    let (m1, m2) = (effective_motion(g1.ty, &s1.motion), effective_motion(g2.ty, &s2.motion));
+    let (d0, _, _) = distance(g1, g2, &opt.collide)?;
+    if d0 <= margin {
+        return None;
+    }
+    let target = margin + TARGET_FRACTION * (d0 - margin);
+    let tol = TOLERANCE_FRACTION * (d0 - margin);
+    let rot = norm3(&m1.dw) * rotation_radius(g1.ty, g1.rbound) + norm3(&m2.dw) * rotation_radius(g2.ty, g2.rbound);
+    let rel = sub3(&m1.dx, &m2.dx);
+    let mut t = 0.0;
+    for _ in 0..MAX_STEPS {
+        let (a1, q1) = advanced_geom(g1, &m1, t);
+        let (a2, q2) = advanced_geom(g2, &m2, t);
+        let (d, x1, x2) = distance(&a1, &a2, &opt.collide)?;
+        if d <= 0.0 {
+            return None;
+        }
+        let n = scl3(&sub3(&x2, &x1), 1.0 / d);
+        if t > 0.0 && d - target < tol {
+            let x_0 = [map_back(g1, &m1, t, &q1, &x1), map_back(g2, &m2, t, &q2, &x2)];
+            let closing_at_t = dot3(&n, &sub3(&point_motion(&m1, &a1.pos, &x1), &point_motion(&m2, &a2.pos, &x2)));
+            return Some(Hit { t, dist: d, dist0: d0, normal: n, x_0, closing_at_t });
+        }
+        let vb = dot3(&n, &rel) + rot;
+        if vb <= 0.0 {
+            return None;
+        }
+        t += (d - target) / vb;
+        if t >= 1.0 {
+            return None;
+        }
+    }
+    None
+}
+
+/// Robust speculative contacts of a separated pair (the narrowphase found none): written to
+/// `out`, all sharing one arresting effective distance; 0 when the pair cannot reach contact
+/// within the step, closes slower than its contact can absorb, or is occluded.
+pub fn separated_points<F>(
+    s1: &SweptGeom,
+    s2: &SweptGeom,
+    pair: &PairParams,
+    opt: &SpeculativeOptions,
+    mut occluded: F,
+    out: &mut [ContactPoint],
+) -> usize
+where
+    F: FnMut(&[f64; 3], &[f64; 3]) -> bool,
+{
+    let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
+    if out.is_empty() || unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
+        return 0;
+    }
+    if s1.motion.is_zero() && s2.motion.is_zero() {
+        return 0;
+    }
+    let Some(hit) = advance_robust(s1, s2, pair.margin, opt) else { return 0 };
+    let h = opt.timestep;
+    let h_vn = ((hit.dist0 - hit.dist) / hit.t).max(hit.closing_at_t).abs();
+    let v_safe = safe_speed(&pair.solref, safe_depth(s1.min_half, s2.min_half), h, opt.refsafe);
+    if h_vn <= v_safe * h {
+        return 0;
+    }
+    if occluded(&hit.x_0[0], &hit.x_0[1]) {
+        return 0;
+    }
+    let dist = arresting_distance(pair.margin, hit.t, h_vn, v_safe, pair, opt);
+    let (w1, w2) = (s1.sweep(), s2.sweep());
+    let wsum = w1 + w2;
+    let blend = |x1: &[f64; 3], x2: &[f64; 3]| {
+        if wsum > 0.0 {
+            add3(&scl3(x1, w1 / wsum), &scl3(x2, w2 / wsum))
+        } else {
+            scl3(&add3(x1, x2), 0.5)
+        }
+    };
+    let frame = frame_from_normal(&hit.normal);
+    // Several points where the touching features are flat (a box face, a cylinder cap): one
+    // point would let the impulse spin the body about it (the tilted coin).
+    let pts = touching_points(s1, s2, &hit, h_vn, opt);
+    if pts.is_empty() {
+        out[0] = ContactPoint { dist, pos: blend(&hit.x_0[0], &hit.x_0[1]), frame };
+        return 1;
+    }
+    let n = pts.len().min(out.len());
+    for (c, (x1, x2)) in out.iter_mut().zip(&pts[..n]) {
+        *c = ContactPoint { dist, pos: blend(x1, x2), frame };
+    }
+    n
+}
+
+/// Surface point pairs of the touching features at the time of impact, mapped back to t = 0.
+fn touching_points(
+    s1: &SweptGeom,
+    s2: &SweptGeom,
+    hit: &Hit,
+    h_vn: f64,
+    opt: &SpeculativeOptions,
+) -> Vec<([f64; 3], [f64; 3])> {
+    let e1 = effective_motion(s1.geom.ty, &s1.motion);
+    let e2 = effective_motion(s2.geom.ty, &s2.motion);
+    let (a1, q1) = advanced_geom(&s1.geom, &e1, hit.t);
+    let (a2, q2) = advanced_geom(&s2.geom, &e2, hit.t);
+    let mut pairs: Vec<([f64; 3], [f64; 3])> = Vec::new();
+    let spread = hit.dist + (1.0 - hit.t) * h_vn + opt.collide.ccd_tolerance;
+    if a1.ty == GeomType::Plane {
+        let n = [a1.mat[2], a1.mat[5], a1.mat[8]];
+        if let Some(pts) = manifold::plane_points(&a1, &a2, spread) {
+            pairs.extend(pts.iter().map(|(p, hgt)| (sub3(p, &scl3(&n, *hgt)), *p)));
+        }
+    } else {
+        let mut buf = [ContactPoint::default(); MAX_CONTACTS];
+        let mut o = opt.collide;
+        o.multiccd = true;
+        let k = table::collide(&a1, &a2, hit.dist + spread, &o, &mut buf).unwrap_or(0);
+        for b in &buf[..k] {
+            let nrm = b.normal();
+            pairs.push((sub3(&b.pos, &scl3(&nrm, 0.5 * b.dist)), add3(&b.pos, &scl3(&nrm, 0.5 * b.dist))));
+        }
+    }
+    pairs.truncate(MAX_POINTS);
+    pairs
+        .iter()
+        .map(|(x1, x2)| (map_back(&s1.geom, &e1, hit.t, &q1, x1), map_back(&s2.geom, &e2, hit.t, &q2, x2)))
+        .collect()
+}
+
+/// Robust mode on a contact the narrowphase found (touching or penetrating): the effective
+/// distance to use instead of `dist`, when the contact point still closes faster than the
+/// pair's contact can absorb (never shallower than `dist`); `None` to leave it as it is.
+pub fn persisting_distance(
+    s1: &SweptGeom,
+    s2: &SweptGeom,
+    contact: &ContactPoint,
+    pair: &PairParams,
+    opt: &SpeculativeOptions,
+) -> Option<f64> {
+    let normal = contact.normal();
+    let h_vn = closing(&s1.geom, &s1.motion, &s2.geom, &s2.motion, &contact.pos, &normal);
+    let h = opt.timestep;
+    let v_safe = safe_speed(&pair.solref, safe_depth(s1.min_half, s2.min_half), h, opt.refsafe);
+    if h_vn <= v_safe * h {
+        return None;
+    }
+    // The body is at the surface already: only the excess speed matters (kept fraction
+    // v_safe / v_n of the step, t = 1). The effective penetration is never less than the true
+    // one, so the contact pushes at least as hard as before.
+    let arrest = arresting_distance(pair.margin, 1.0, h_vn, v_safe, pair, opt);
+    let dist = arrest.min(contact.dist);
+    (dist < contact.dist).then_some(dist)
+}
+
+/// Effective distance of a contact that may close by at most `allow` (displacement over the
+/// step) while the pair currently closes by `h_vn`: the solver removes `h_vn - allow` of the
+/// closing displacement, or lets the pair close faster up to `allow` (no force) when it closes
+/// slower. Generalises the speculative inversion to any allowed approach, including a pair at
+/// rest that something else may push together within the step (impact chains).
+pub fn limiting_distance(margin: f64, h_vn: f64, allow: f64, pair: &PairParams, opt: &SpeculativeOptions) -> f64 {
+    let h = opt.timestep;
+    let (b0, k0) = step_damping_stiffness(&pair.solref, h, opt.refsafe);
+    if k0 < crate::math::MINVAL {
+        return margin - pair.solimp[2];
+    }
+    // h a = (h_vn - allow)/h removed: b0 h_vn/h + k0 delta/h^2 = (h_vn - allow)/h
+    let delta = ((h_vn - allow) - b0 * h_vn) / k0;
+    margin - delta
+}
+
+/// Robust contacts predicted at the end of the step: the pair's narrowphase at the poses the
+/// motions reach at t = 1; every predicted contact point whose material points close faster
+/// than the contact can absorb becomes a contact now (t = 0), at those points, limiting the
+/// approach over the step to the current separation there plus `v_safe h`.
+///
+/// This catches what a time of impact cannot: rotation that swings the far side of a body into
+/// a surface it already touches (the tilted coin), and pairs that are at rest relative to each
+/// other but close fast once the solver stops one of them (a chain of links, a cradle).
+pub fn predicted_points(
+    s1: &SweptGeom,
+    s2: &SweptGeom,
+    pair: &PairParams,
+    opt: &SpeculativeOptions,
+    out: &mut [ContactPoint],
+) -> usize {
+    let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
+    if out.is_empty() || unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
+        return 0;
+    }
+    let e1 = effective_motion(s1.geom.ty, &s1.motion);
+    let e2 = effective_motion(s2.geom.ty, &s2.motion);
+    let (a1, q1) = advanced_geom(&s1.geom, &e1, 1.0);
+    let (a2, q2) = advanced_geom(&s2.geom, &e2, 1.0);
+    let mut buf = [ContactPoint::default(); MAX_CONTACTS];
+    let mut o = opt.collide;
+    o.multiccd = true;
+    let Some(k) = table::collide(&a1, &a2, pair.margin, &o, &mut buf) else { return 0 };
+    let h = opt.timestep;
+    let v_safe = safe_speed(&pair.solref, safe_depth(s1.min_half, s2.min_half), h, opt.refsafe);
+    let mut n = 0;
+    for c in &buf[..k] {
+        if n >= out.len() || n >= MAX_POINTS {
+            break;
+        }
+        let nrm = c.normal();
+        let x1 = map_back(&s1.geom, &e1, 1.0, &q1, &sub3(&c.pos, &scl3(&nrm, 0.5 * c.dist)));
+        let x2 = map_back(&s2.geom, &e2, 1.0, &q2, &add3(&c.pos, &scl3(&nrm, 0.5 * c.dist)));
+        // separation of these material points now, and how much it shrinks over the step
+        let s0 = dot3(&nrm, &sub3(&x2, &x1));
+        let h_vn = s0 - c.dist;
+        if h_vn <= v_safe * h {
+            continue;
+        }
+        let allow = (1.0 - TARGET_FRACTION) * (s0 - pair.margin).max(0.0) + v_safe * h;
+        let dist = limiting_distance(pair.margin, h_vn, allow, pair, opt).min(s0);
+        out[n] = ContactPoint { dist, pos: scl3(&add3(&x1, &x2), 0.5), frame: frame_from_normal(&nrm) };
+        n += 1;
+    }
+    n
+}
+
+/// A limiting contact for a separated pair that its own motion does not bring together but
+/// that could meet within the step if the solver changed either velocity (each geom's sweep
+/// covers the gap): at the closest points now, allowing an approach of 98% of the gap plus
+/// `v_safe h` over the step. It exerts no force unless the step would close the pair faster
+/// than that: an impact chain (a link stopped by the link above while the one below still falls).
+pub fn limiting_point(
+    s1: &SweptGeom,
+    s2: &SweptGeom,
+    pair: &PairParams,
+    opt: &SpeculativeOptions,
+) -> Option<ContactPoint> {
+    let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
+    if unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
+        return None;
+    }
+    let (d0, x1, x2) = distance(&s1.geom, &s2.geom, &opt.collide)?;
+    if d0 <= pair.margin || d0 - pair.margin >= s1.sweep() + s2.sweep() {
+        return None;
+    }
+    let normal = scl3(&sub3(&x2, &x1), 1.0 / d0);
+    let h = opt.timestep;
+    let h_vn = closing(&s1.geom, &s1.motion, &s2.geom, &s2.motion, &scl3(&add3(&x1, &x2), 0.5), &normal);
+    let v_safe = safe_speed(&pair.solref, safe_depth(s1.min_half, s2.min_half), h, opt.refsafe);
+    let allow = (1.0 - TARGET_FRACTION) * (d0 - pair.margin) + v_safe * h;
+    let dist = limiting_distance(pair.margin, h_vn, allow, pair, opt);
+    Some(ContactPoint { dist, pos: scl3(&add3(&x1, &x2), 0.5), frame: frame_from_normal(&normal) })
+}
