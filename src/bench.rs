@@ -30,13 +30,15 @@ pub struct BenchReport {
     pub passes: usize,
 }
 
-/// Records `steps` states of the C route from `start` and times both stages on them.
+/// Records `steps` states of the C route from `start` and times both stages on them (the Rust
+/// stage in robust mode when `robust`; the states are always the C route's).
 pub fn bench(
     model: &Model,
     rust: &specula_model::Model,
     steps: usize,
     start: &Start,
     passes: usize,
+    robust: bool,
 ) -> Result<BenchReport, MjError> {
     if library_collision().is_none() {
         return Err(MjError::Invalid("libmujoco is not loaded".into()));
@@ -49,6 +51,7 @@ pub fn bench(
         states.push(data.state(state::INTEGRATION));
     }
     let mut stage = RustStage::new(rust);
+    stage.set_robust(robust);
     let passes = passes.max(1);
     let (mut c_tot, mut r_tot) = (Vec::with_capacity(passes), Vec::with_capacity(passes));
     let mut error = None;

@@ -40,7 +40,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
     let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
-    let r = bench(&c, &rust, args.steps, &start, args.passes).map_err(|e| format!("{file}: {e}"))?;
+    let robust = args.speculative == Some(SpeculativeArg::Robust);
+    let r = bench(&c, &rust, args.steps, &start, args.passes, robust).map_err(|e| format!("{file}: {e}"))?;
     if args.json {
         outln!(
             "{}",

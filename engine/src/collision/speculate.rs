@@ -213,6 +213,9 @@ pub fn robust_points<'a>(
         return 0;
     }
     let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    if !robust::can_matter(&s1, &s2, &pair, &opt) {
+        return 0;
+    }
     let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
     let n = robust::separated_points(&s1, &s2, &pair, &opt, |p, q| occluded(m, g1, g2, fast, geom, p, q), out);
     if n > 0 {
@@ -250,6 +253,9 @@ pub fn robust_predicted<'a>(
         return have;
     }
     let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    if !robust::can_matter(&s1, &s2, &pair, &opt) {
+        return have;
+    }
     let mut extra = [ContactPoint::default(); 4];
     let k = robust::predicted_points(&s1, &s2, &pair, &opt, &mut extra);
     let near = 2.0 * robust::safe_depth(s1.min_half, s2.min_half);
@@ -283,6 +289,9 @@ pub fn robust_persisting<'a>(
         return None;
     }
     let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    if !robust::can_matter(&s1, &s2, &pair, &opt) {
+        return None;
+    }
     robust::persisting_distance(&s1, &s2, contact, &pair, &opt)
 }
 

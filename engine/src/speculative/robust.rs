@@ -375,3 +375,12 @@ pub fn limiting_point(
     let dist = limiting_distance(pair.margin, h_vn, allow, pair, opt);
     Some(ContactPoint { dist, pos: scl3(&add3(&x1, &x2), 0.5), frame: frame_from_normal(&normal) })
 }
+
+/// Whether robust mode can change anything for this pair this step: no point of either geom
+/// moves more than its sweep, so a pair whose sweeps together stay under what the contact absorbs
+/// (`v_safe h`) needs no robust contact (this keeps resting scenes as cheap as without it).
+pub fn can_matter(s1: &SweptGeom, s2: &SweptGeom, pair: &PairParams, opt: &SpeculativeOptions) -> bool {
+    let h = opt.timestep;
+    let v_safe = safe_speed(&pair.solref, safe_depth(s1.min_half, s2.min_half), h, opt.refsafe);
+    s1.sweep() + s2.sweep() > v_safe * h
+}
