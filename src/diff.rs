@@ -48,9 +48,24 @@ impl MaxErr {
     }
 }
 
+/// Agreement on one geom type pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PairStats {
+    /// Contacts matched and compared.
+    pub contacts: u64,
+    /// Contacts MuJoCo found that the Rust stage did not.
+    pub missing: u64,
+    /// Contacts the Rust stage found that MuJoCo did not.
+    pub extra: u64,
+    /// Worst errors over the matched contacts.
+    pub max_err: MaxErr,
+}
+
 /// What `specula diff` found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DiffReport {
+    /// Agreement per geom type pair (lower type first), in type order.
+    pub pairs: std::collections::BTreeMap<(GeomType, GeomType), PairStats>,
     /// Steps taken.
     pub steps: usize,
     /// Collision calls compared.
@@ -136,6 +151,10 @@ pub fn compare_contacts(
     report: &mut DiffReport,
 ) {
     let mut used = vec![false; r.len()];
+    let key = |g: [i32; 2]| match (geom_type(g[0]), geom_type(g[1])) {
+        (Some(a), Some(b)) => Some(if a <= b { (a, b) } else { (b, a) }),
+        _ => None,
+    };
     for cc in c {
         // The closest unused Rust contact of the same geom pair.
         let best = r
@@ -157,9 +176,17 @@ pub fn compare_contacts(
                 } else {
                     report.max_err.max(&err);
                 }
+                if let Some(k) = key(cc.geom) {
+                    let p = report.pairs.entry(k).or_default();
+                    p.contacts += 1;
+                    p.max_err.max(&err);
+                }
             }
             None => {
                 report.missing += 1;
+                if let Some(k) = key(cc.geom) {
+                    report.pairs.entry(k).or_default().missing += 1;
+                }
                 report.first_problem.get_or_insert_with(|| {
                     format!(
                         "step {}: MuJoCo has a contact between geoms {:?} that specula does not",
@@ -172,6 +199,9 @@ pub fn compare_contacts(
     for (k, rc) in r.iter().enumerate() {
         if !used[k] {
             report.extra += 1;
+            if let Some(key) = key(rc.geom) {
+                report.pairs.entry(key).or_default().extra += 1;
+            }
             report.first_problem.get_or_insert_with(|| {
                 format!("step {}: specula has a contact between geoms {:?} that MuJoCo does not", report.steps, rc.geom)
             });

@@ -110,6 +110,12 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
             "qpos_divergence": num(r.qpos_divergence),
             "noise_floor": num(r.noise_floor),
             "problem": r.first_problem,
+            "pairs": r.pairs.iter().map(|((a, b), p)| serde_json::json!({
+                "types": [format!("{a:?}").to_lowercase(), format!("{b:?}").to_lowercase()],
+                "contacts": p.contacts, "missing": p.missing, "extra": p.extra,
+                "max_err": {"dist": num(p.max_err.dist), "pos": num(p.max_err.pos),
+                            "frame": num(p.max_err.frame), "params": num(p.max_err.params)},
+            })).collect::<Vec<_>>(),
             "verdict": verdict,
         });
         outln!("{j}");
@@ -146,5 +152,19 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
     );
     if let Some(p) = &r.first_problem {
         outln!("  first problem: {p}");
+    }
+    for ((a, b), p) in &r.pairs {
+        outln!(
+            "  {:>9}-{:<9} {:>8} contacts, {} missing, {} extra; |Δdist| {:.1e} |Δpos| {:.1e} frame {:.1e} params {:.1e}",
+            format!("{a:?}").to_lowercase(),
+            format!("{b:?}").to_lowercase(),
+            p.contacts,
+            p.missing,
+            p.extra,
+            p.max_err.dist,
+            p.max_err.pos,
+            p.max_err.frame,
+            p.max_err.params
+        );
     }
 }
