@@ -20,6 +20,7 @@
 //! from files, `fusestatic`/`discardvisual`. Not computed: `*_invweight0`, `stat` and mesh
 //! BVHs (joint `springdamper` is resolved with its own qpos0 inertia, [`springdamper`]).
 
+pub mod actuator;
 pub mod assemble;
 pub mod attrs;
 pub mod body;
@@ -38,7 +39,7 @@ pub mod spec;
 pub mod springdamper;
 pub mod tree;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::MjcfError;
 use crate::model::Model;
@@ -145,8 +146,9 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
         for c in s.children.iter().filter(|c| c.name != "plugin") {
             defaults.class_of(c, 0)?;
             ex.actuators.push(c.attr("name").map(|a| a.value.clone()).unwrap_or_default());
-            ex.na += refs::act_count(c);
-            ex.nu += refs::control_count(c);
+            let (a, u) = refs::act_and_controls(c, &defaults)?;
+            ex.na += a;
+            ex.nu += u;
         }
     }
     for s in sections("sensor") {
@@ -162,6 +164,10 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     // model assets that `attach` can use, each with its own compiler settings and defaults
     let mut sources = vec![tree::Source { name: String::new(), root: Some(root.clone()), conv: cs.conv, defaults }];
     let mut all_cs = vec![cs.clone()];
+    // each source's directory relative to `dir`: an attached model's mesh files resolve
+    // against its own file's directory (probed with MuJoCo 4.0.0: sub/child.xml with
+    // meshdir="meshes" loads sub/meshes/tet.obj)
+    let mut src_dirs = vec![PathBuf::new()];
     for s in sections("asset") {
         for c in s.children.iter().filter(|c| c.name == "model") {
             let file = c.attr("file").ok_or_else(|| err_at(c, "required attribute missing: 'file'"))?;
@@ -177,6 +183,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
             let name = c.attr("name").or_else(|| child.attr("model")).map(|a| a.value.clone()).unwrap_or_default();
             sources.push(tree::Source { name, root: Some(child), conv: ccs.conv, defaults: cdefs });
             all_cs.push(ccs);
+            src_dirs.push(Path::new(&file.value).parent().map(Path::to_path_buf).unwrap_or_default());
         }
     }
     let mut builder = tree::TreeBuilder::new(&sources, root.pos.clone());
@@ -197,6 +204,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
                 ex.materials.extend(mats.into_iter().map(|n| format!("{prefix}{n}")));
                 for c in s.children.iter().filter(|c| c.name == "mesh") {
                     let mut a = mesh::read_mesh(c, &sources[*src].defaults, &ccs.meshdir)?;
+                    a.spec.file = a.spec.file.map(|f| src_dirs[*src].join(f));
                     a.name = format!("{prefix}{}", a.name);
                     if !a.material.is_empty() {
                         a.material = format!("{prefix}{}", a.material);
@@ -209,7 +217,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
                     ex.hfields.push(h);
                 }
             }
-            let cm = compile_in(child, dir)?;
+            let cm = compile_in(child, &dir.join(&src_dirs[*src]))?;
             child_keys.push((cm, prefix.clone()));
         }
     }

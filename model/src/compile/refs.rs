@@ -6,28 +6,13 @@ use super::attrs::Res;
 use super::{contact, names_of, spec, tree, Extras};
 use crate::xml::Element;
 
-/// Number of activation states of an actuator element (approximate: dynamics types that
-/// MuJoCo integrates; `dcmotor` has one for a positive inductance and one for LuGre friction).
-pub fn act_count(el: &Element) -> usize {
-    let real = |name: &str, i: usize| {
-        el.attr(name)
-            .and_then(|a| crate::xml::values::tokens(&a.value).nth(i).map(str::to_string))
-            .and_then(|t| crate::xml::values::parse_real(&t).ok())
-    };
-    match el.name.as_str() {
-        "muscle" | "intvelocity" | "cylinder" => 1,
-        "general" => usize::from(el.attr("dyntype").is_some_and(|a| a.value != "none")),
-        "position" | "velocity" => usize::from(real("timeconst", 0).is_some_and(|t| t > 0.0)),
-        "dcmotor" => {
-            usize::from(real("inductance", 1).is_some_and(|t| t > 0.0)) + usize::from(el.attr("lugre").is_some())
-        }
-        _ => 0,
-    }
-}
-
-/// Number of controls an actuator takes (`dcmotor input="pos vel"` takes two).
-pub fn control_count(el: &Element) -> usize {
-    el.attr("input").map_or(1, |a| crate::xml::values::tokens(&a.value).count().max(1))
+/// Activation states and controls of an actuator element (`actuator_actnum` and the number
+/// of controls it takes), starting from the actuator default of its class in `defs`.
+pub fn act_and_controls(el: &Element, defs: &spec::Defaults) -> Res<(usize, usize)> {
+    let class = defs.class_of(el, 0)?;
+    let mut a = defs.classes[class].actuator.clone();
+    a.apply(el)?;
+    Ok((a.actnum(), a.ctrlnum()))
 }
 
 /// Reference attributes of tendons, actuators, sensors, equalities (and their children).
@@ -105,13 +90,13 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
         };
         match reps.iter().position(hit) {
             Some(k) => later[k].push((kind, el)),
-            None => push_ref(kind, el, "", (&mut ten, &mut eq, &mut sen, &mut act), &mut na, &mut nu),
+            None => push_ref(kind, el, "", (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?,
         }
     }
     for (k, rep) in reps.iter().enumerate() {
         for suffix in &rep.suffixes {
             for (kind, el) in &later[k] {
-                push_ref(kind, el, suffix, (&mut ten, &mut eq, &mut sen, &mut act), &mut na, &mut nu);
+                push_ref(kind, el, suffix, (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?;
             }
         }
     }
@@ -179,7 +164,14 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
 
 type RefLists<'a> = (&'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>);
 
-fn push_ref(kind: &str, el: &Element, suffix: &str, lists: RefLists, na: &mut usize, nu: &mut usize) {
+fn push_ref(
+    kind: &str,
+    el: &Element,
+    suffix: &str,
+    lists: RefLists,
+    defs: &spec::Defaults,
+    (na, nu): (&mut usize, &mut usize),
+) -> Res<()> {
     let name = match el.attr("name") {
         Some(a) if !a.value.is_empty() => format!("{}{suffix}", a.value),
         _ => String::new(),
@@ -190,10 +182,12 @@ fn push_ref(kind: &str, el: &Element, suffix: &str, lists: RefLists, na: &mut us
         "sensor" => lists.2.push(name),
         _ => {
             lists.3.push(name);
-            *na += act_count(el);
-            *nu += control_count(el);
+            let (a, c) = act_and_controls(el, defs)?;
+            *na += a;
+            *nu += c;
         }
     }
+    Ok(())
 }
 
 /// Appends the elements of an attached model that refer to its bodies (actuators, tendons,
@@ -219,8 +213,9 @@ pub fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, 
                 for c in s.children.iter().filter(|c| c.name != "plugin") {
                     let n = c.attr("name").map(|a| a.value.clone()).unwrap_or_default();
                     ex.actuators.extend(pre(vec![n]));
-                    ex.na += act_count(c);
-                    ex.nu += control_count(c);
+                    let (a, u) = act_and_controls(c, defs)?;
+                    ex.na += a;
+                    ex.nu += u;
                 }
             }
             "contact" => {

@@ -414,6 +414,8 @@ pub struct DefaultClass {
     pub pair: PairSpec,
     /// Mesh defaults.
     pub mesh: crate::mesh::MeshSpec,
+    /// Actuator defaults (one per class, edited by every actuator shortcut in the class).
+    pub actuator: super::actuator::ActuatorSpec,
 }
 
 /// All default classes; index 0 is `main`.
@@ -468,6 +470,7 @@ impl Defaults {
                 "site" => c.site.read(ch)?,
                 "pair" => c.pair.read(ch)?,
                 "mesh" => super::mesh::read_mesh_defaults(ch, &mut c.mesh)?,
+                n if super::actuator::is_actuator(n) => c.actuator.apply(ch)?,
                 _ => {}
             }
         }
