@@ -37,8 +37,7 @@ fn name(p: &Path) -> String {
 }
 
 /// Corpus files whose compiled model still differs from MuJoCo's, and why.
-const CHECK_GAPS: &[(&str, &str)] =
-    &[("test/user/testdata/makemesh.xml", "builtin wedge mesh w7: 4 vertices one float32 ulp off")];
+const CHECK_GAPS: &[(&str, &str)] = &[];
 
 #[test]
 fn check_matches_mujoco_on_every_corpus_file() {

@@ -22,12 +22,20 @@ pub struct Field {
     pub cols: usize,
     /// How to compare it.
     pub kind: FieldKind,
+    /// Relative tolerance: [`TOL`], or [`TOL_F32`] for values MuJoCo stores in single precision.
+    pub tol: f64,
 }
 
 impl Field {
     /// A plain field.
     pub fn new(name: impl Into<String>, values: Vec<f64>, cols: usize) -> Field {
-        Field { name: name.into(), values, cols: cols.max(1), kind: FieldKind::Plain }
+        Field { name: name.into(), values, cols: cols.max(1), kind: FieldKind::Plain, tol: TOL }
+    }
+
+    /// The same field compared at single precision (values MuJoCo stores as `float`).
+    pub fn single_precision(mut self) -> Field {
+        self.tol = TOL_F32;
+        self
     }
 
     /// The same field compared as `kind`.
@@ -63,16 +71,26 @@ pub struct Comparison {
 
 /// Relative tolerance of `specula check`: |c − rust| ≤ TOL·max(1, |c|).
 pub const TOL: f64 = 1e-9;
+/// Tolerance for values MuJoCo stores in single precision (`mesh_vert`): one float32 step
+/// (2^-23 relative). Measured: MuJoCo and specula can round a vertex that falls exactly half-way
+/// between two floats in opposite directions, because the centre of mass subtracted first differs
+/// by round-off (1e-16) between two equally valid summation orders.
+pub const TOL_F32: f64 = 1.0 / 8_388_608.0;
 
 /// Whether `rust` matches `c` within [`TOL`] (NaN matches NaN; infinities must be equal).
 pub fn close(c: f64, rust: f64) -> bool {
+    close_within(c, rust, TOL)
+}
+
+/// Whether `rust` matches `c` within relative tolerance `tol`.
+pub fn close_within(c: f64, rust: f64, tol: f64) -> bool {
     if c.is_nan() || rust.is_nan() {
         return c.is_nan() && rust.is_nan();
     }
     if c.is_infinite() || rust.is_infinite() {
         return c == rust;
     }
-    (c - rust).abs() <= TOL * c.abs().max(1.0)
+    (c - rust).abs() <= tol * c.abs().max(1.0)
 }
 
 impl Comparison {
@@ -89,6 +107,8 @@ impl Comparison {
         }
         self.values += c.values.len();
         let cols = c.cols;
+        let tol = c.tol.max(rust.tol);
+        let close = |a: f64, b: f64| close_within(a, b, tol);
         match c.kind {
             FieldKind::Plain => {
                 for (i, (&a, &b)) in c.values.iter().zip(&rust.values).enumerate() {
@@ -129,7 +149,7 @@ impl Comparison {
     pub fn add_all(&mut self, c: &[Field], rust: &[Field]) {
         for cf in c {
             if let Some(rf) = rust.iter().find(|f| f.name == cf.name) {
-                let cf = Field { kind: rf.kind, ..cf.clone() };
+                let cf = Field { kind: rf.kind, tol: rf.tol, ..cf.clone() };
                 self.add(&cf, rf);
             }
         }
@@ -177,6 +197,18 @@ mod tests {
         cmp.add(&c, &shuffled);
         assert!(cmp.matched());
         cmp.add(&c, &other);
+        assert!(!cmp.matched());
+    }
+
+    #[test]
+    fn single_precision_fields_allow_one_float_step_and_no_more() {
+        let c = Field::new("mesh_vert", vec![0.067_600_198_090_076_45], 1).single_precision();
+        let one_step = Field { values: vec![0.067_600_190_639_495_85], ..c.clone() };
+        let ten_steps = Field { values: vec![0.067_600_198_090_076_45 - 10.0 * 7.45e-9], ..c.clone() };
+        let mut cmp = Comparison::default();
+        cmp.add(&c, &one_step);
+        assert!(cmp.matched());
+        cmp.add(&c, &ten_steps);
         assert!(!cmp.matched());
     }
 

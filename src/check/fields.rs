@@ -117,6 +117,9 @@ fn finish(mut fields: Vec<Field>) -> Vec<Field> {
     }
     for f in &mut fields {
         f.kind = kind_of(&f.name);
+        if f.name == "mesh_vert" {
+            *f = f.clone().single_precision();
+        }
     }
     fields.extend(hulls);
     fields.extend(surfaces);
@@ -140,7 +143,7 @@ fn hull_sets(vert: &[f64], graph: &[f64], vadr: &[f64], gadr: &[f64]) -> Vec<Fie
             let k = 3 * (va + id as usize);
             values.extend(vert.get(k..k + 3).unwrap_or(&[f64::NAN; 3]));
         }
-        out.push(Field::new(format!("mesh_hull[{i}]"), values, 3).with_kind(FieldKind::Set));
+        out.push(Field::new(format!("mesh_hull[{i}]"), values, 3).with_kind(FieldKind::Set).single_precision());
     }
     out
 }
@@ -169,7 +172,7 @@ fn mesh_surfaces(vert: &[f64], face: &[f64], vadr: &[f64], fadr: &[f64], fnum: &
         }
         let centre = centre.map(|c| if area > 0.0 { c / area } else { 0.0 });
         let values = vec![area, volume, centre[0], centre[1], centre[2]];
-        out.push(Field::new(format!("mesh_surface[{i}]"), values, 5));
+        out.push(Field::new(format!("mesh_surface[{i}]"), values, 5).single_precision());
     }
     out
 }
