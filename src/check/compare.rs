@@ -82,7 +82,8 @@ pub fn close(c: f64, rust: f64) -> bool {
     close_within(c, rust, TOL)
 }
 
-/// Whether `rust` matches `c` within relative tolerance `tol`.
+/// Whether `rust` matches `c` within relative tolerance `tol` (relative to |c|, or to 1 when
+/// |c| < 1 for double-precision tolerances; single-precision ones stay relative down to 1e-6).
 pub fn close_within(c: f64, rust: f64, tol: f64) -> bool {
     if c.is_nan() || rust.is_nan() {
         return c.is_nan() && rust.is_nan();
@@ -90,7 +91,8 @@ pub fn close_within(c: f64, rust: f64, tol: f64) -> bool {
     if c.is_infinite() || rust.is_infinite() {
         return c == rust;
     }
-    (c - rust).abs() <= tol * c.abs().max(1.0)
+    let floor = if tol > TOL { 1e-6 } else { 1.0 };
+    (c - rust).abs() <= tol * c.abs().max(floor)
 }
 
 impl Comparison {
