@@ -148,7 +148,7 @@ fn hull_sets(vert: &[f64], graph: &[f64], vadr: &[f64], gadr: &[f64]) -> Vec<Fie
     out
 }
 
-/// Per mesh: area, enclosed volume and area-weighted centre of its triangles (invariant under how
+/// Per mesh: area, enclosed volume and area-weighted centre (in units of sqrt(area)) of its triangles (invariant under how
 /// flat facets are split into triangles and under face order).
 fn mesh_surfaces(vert: &[f64], face: &[f64], vadr: &[f64], fadr: &[f64], fnum: &[f64]) -> Vec<Field> {
     let mut out = Vec::new();
@@ -171,7 +171,10 @@ fn mesh_surfaces(vert: &[f64], face: &[f64], vadr: &[f64], fadr: &[f64], fnum: &
             }
         }
         let centre = centre.map(|c| if area > 0.0 { c / area } else { 0.0 });
-        let values = vec![area, volume, centre[0], centre[1], centre[2]];
+        // The centre in units of the mesh's size (sqrt of its area), so that a coordinate that is
+        // zero up to round-off compares at the mesh's own scale.
+        let size = area.sqrt().max(f64::MIN_POSITIVE);
+        let values = vec![area, volume, centre[0] / size, centre[1] / size, centre[2] / size];
         out.push(Field::new(format!("mesh_surface[{i}]"), values, 5).single_precision());
     }
     out
