@@ -79,19 +79,17 @@ pub const TOL_F32: f64 = 1.0 / 8_388_608.0;
 
 /// Whether `rust` matches `c` within [`TOL`] (NaN matches NaN; infinities must be equal).
 pub fn close(c: f64, rust: f64) -> bool {
-    close_within(c, rust, TOL)
+    close_within(c, rust, TOL, 1.0)
 }
 
-/// Whether `rust` matches `c` within relative tolerance `tol` (relative to |c|, or to 1 when
-/// |c| < 1 for double-precision tolerances; single-precision ones stay relative down to 1e-6).
-pub fn close_within(c: f64, rust: f64, tol: f64) -> bool {
+/// Whether `rust` matches `c` within `tol` relative to the larger of |c| and `floor`.
+pub fn close_within(c: f64, rust: f64, tol: f64, floor: f64) -> bool {
     if c.is_nan() || rust.is_nan() {
         return c.is_nan() && rust.is_nan();
     }
     if c.is_infinite() || rust.is_infinite() {
         return c == rust;
     }
-    let floor = if tol > TOL { 1e-6 } else { 1.0 };
     (c - rust).abs() <= tol * c.abs().max(floor)
 }
 
@@ -110,7 +108,11 @@ impl Comparison {
         self.values += c.values.len();
         let cols = c.cols;
         let tol = c.tol.max(rust.tol);
-        let close = |a: f64, b: f64| close_within(a, b, tol);
+        // Double precision: relative above 1, absolute below. Single precision: relative to the
+        // array's magnitude, the scale at which float32 rounds (a coordinate near zero carries the
+        // rounding of the others it was computed from).
+        let floor = if tol > TOL { c.values.iter().fold(f64::MIN_POSITIVE, |m, v| m.max(v.abs())) } else { 1.0 };
+        let close = |a: f64, b: f64| close_within(a, b, tol, floor);
         match c.kind {
             FieldKind::Plain => {
                 for (i, (&a, &b)) in c.values.iter().zip(&rust.values).enumerate() {
