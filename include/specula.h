@@ -12,8 +12,8 @@
  *                      every mismatch is counted (and listed in the report)
  *
  * The environment sets the mode once, at the first collision call or the first call into this
- * API: SPECULA_COLLISION=rust|c|diff, SPECULA_SPECULATIVE=compat|robust (robust is not
- * implemented yet and behaves as compat), SPECULA_REPORT=path (JSON summary written at exit).
+ * API: SPECULA_COLLISION=rust|c|diff, SPECULA_SPECULATIVE=compat|robust (robust: specula's
+ * tunnel-proof contacts, in rust mode), SPECULA_REPORT=path (JSON summary written at exit).
  * Invalid values print one message on stderr and select MuJoCo's own collision.
  *
  * No function here lets a Rust panic reach C: errors fall back to MuJoCo's collision, counted. */

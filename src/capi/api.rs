@@ -43,7 +43,7 @@ pub extern "C" fn specula_mode() -> c_int {
     catch_unwind(|| super::mode() as c_int).unwrap_or(0)
 }
 
-/// `specula_set_speculative`: 0 compat, 1 robust (behaves as compat for now); 0 or -1.
+/// `specula_set_speculative`: 0 compat, 1 robust (in rust mode); 0 or -1.
 #[no_mangle]
 pub extern "C" fn specula_set_speculative(mode: c_int) -> c_int {
     catch_unwind(|| match Speculative::from_index(mode) {

@@ -17,8 +17,8 @@
 //!
 //! # Configuration, and who is affected
 //! The environment is read once (first collision call or first call of the C API):
-//! `SPECULA_COLLISION=rust|c|diff`, `SPECULA_SPECULATIVE=compat|robust` (robust does not exist
-//! yet: it is recorded and behaves as compat), `SPECULA_REPORT=<path>` (JSON summary written at
+//! `SPECULA_COLLISION=rust|c|diff`, `SPECULA_SPECULATIVE=compat|robust` (robust: specula's
+//! tunnel-proof mode, in `rust` mode; `diff` mode always compares MuJoCo-compatible contacts), `SPECULA_REPORT=<path>` (JSON summary written at
 //! exit, registered with `atexit`), and the test hook `SPECULA_TEST_BREAK=1` (diff mode only:
 //! adds 1e-3 to the distance of every Rust contact before the comparison, to prove a broken
 //! collider is caught). An invalid value prints one line on stderr and selects mode `c`.
@@ -187,7 +187,7 @@ pub fn speculative() -> Speculative {
     Speculative::from_index(i32::from(SPECULATIVE.load(Ordering::Relaxed))).unwrap_or(Speculative::Compat)
 }
 
-/// Sets the speculative-contact mode (recorded; `Robust` behaves as `Compat` for now).
+/// Sets the speculative-contact mode (`Robust` applies in `rust` mode).
 pub fn set_speculative(s: Speculative) {
     config();
     SPECULATIVE.store(s as u8, Ordering::Relaxed);

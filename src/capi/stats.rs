@@ -146,7 +146,7 @@ pub fn report_json() -> serde_json::Value {
         "mode": super::mode().name(),
         "speculative": spec.name(),
         "speculative_note": match spec {
-            super::Speculative::Robust => "robust speculative contacts are not implemented yet; behaving as compat",
+            super::Speculative::Robust => "specula's robust mode (rust mode only; diff mode compares MuJoCo-compatible contacts)",
             super::Speculative::Compat => "as MuJoCo 4.0.0",
         },
         "configured_by_environment": cfg.from_env,
