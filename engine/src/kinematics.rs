@@ -18,7 +18,9 @@
 use specula_model::types::{JointType, SameFrame};
 use specula_model::Model;
 
-use crate::math::{add3, axis_angle2quat, mul_mat_vec3, mul_quat, normalize4, quat2mat, rot_vec_quat, sub3};
+use crate::math::{
+    add3, axis_angle2quat, cross, mul_mat_vec3, mul_quat, normalize4, quat2mat, rot_vec_quat, scl3, sub3, MINVAL,
+};
 
 /// World poses computed by [`kinematics`], in MuJoCo's `mjData` layout.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -164,4 +166,102 @@ pub fn kinematics(m: &Model, qpos: &[f64], mocap: Option<MocapPoses>) -> Poses {
             local_to_global(&p, m.site_bodyid[s], &m.site_pos[s], &m.site_quat[s], m.site_sameframe[s]);
     }
     p
+}
+
+/// Centre-of-mass quantities of the position stage (MuJoCo's `mj_comPos`, without `cinert`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ComFrames {
+    /// Centre of mass of each body's subtree (`subtree_com`).
+    pub subtree_com: Vec<[f64; 3]>,
+    /// Each dof's motion axis `[rotation; translation]` in the world frame, expressed at the
+    /// subtree centre of mass of its tree's root (`cdof`).
+    pub cdof: Vec<[f64; 6]>,
+}
+
+/// Subtree centres of mass and dof motion axes for poses `p` (MuJoCo's `mj_comPos`).
+///
+/// Algorithm: each body's mass moment `m xipos` is accumulated into its parent in one backward
+/// pass (children come after parents) and divided by the subtree mass; then each joint's dofs are
+/// written as motions about the root's subtree centre: a hinge `[axis; axis x (com - anchor)]`, a
+/// slide `[0; axis]`, a ball (and a free joint's rotation) one hinge per body-frame axis, a free
+/// joint's translation the three world axes.
+pub fn com_pos(m: &Model, p: &Poses) -> ComFrames {
+    let mut com: Vec<[f64; 3]> = (0..m.nbody).map(|b| scl3(&p.xipos[b], m.body_mass[b])).collect();
+    for b in (1..m.nbody).rev() {
+        let parent = m.body_parentid[b];
+        com[parent] = add3(&com[parent], &com[b]);
+    }
+    for (b, c) in com.iter_mut().enumerate() {
+        let mass = m.body_subtreemass[b];
+        *c = if mass < MINVAL { p.xipos[b] } else { scl3(c, 1.0 / mass) };
+    }
+    let mut cdof = vec![[0.0; 6]; m.nv];
+    let hinge = |axis: &[f64; 3], offset: &[f64; 3]| {
+        let c = cross(axis, offset);
+        [axis[0], axis[1], axis[2], c[0], c[1], c[2]]
+    };
+    for b in 1..m.nbody {
+        let start = m.body_jntadr[b].max(0) as usize;
+        for j in start..start + m.body_jntnum[b] {
+            let da = m.jnt_dofadr[j];
+            let offset = sub3(&com[m.body_rootid[b]], &p.xanchor[j]);
+            let xmat = &p.xmat[b];
+            let body_axis = |k: usize| [xmat[k], xmat[k + 3], xmat[k + 6]];
+            match m.jnt_type[j] {
+                JointType::Free => {
+                    for k in 0..3 {
+                        let mut d = [0.0; 6];
+                        d[3 + k] = 1.0;
+                        cdof[da + k] = d;
+                        cdof[da + 3 + k] = hinge(&body_axis(k), &offset);
+                    }
+                }
+                JointType::Ball => {
+                    for k in 0..3 {
+                        cdof[da + k] = hinge(&body_axis(k), &offset);
+                    }
+                }
+                JointType::Slide => {
+                    let a = p.xaxis[j];
+                    cdof[da] = [0.0, 0.0, 0.0, a[0], a[1], a[2]];
+                }
+                JointType::Hinge => cdof[da] = hinge(&p.xaxis[j], &offset),
+            }
+        }
+    }
+    ComFrames { subtree_com: com, cdof }
+}
+
+/// Body spatial velocities `[omega; v]` at the root's subtree centre of mass (MuJoCo's `cvel`,
+/// from `mj_comVel`): each body's is its parent's plus its own dofs' `cdof * qvel`, summed per
+/// joint as MuJoCo groups them (a free joint's translation, then its rotation, as two groups of 3).
+pub fn com_vel(m: &Model, c: &ComFrames, qvel: &[f64]) -> Vec<[f64; 6]> {
+    let mut cvel = vec![[0.0; 6]; m.nbody];
+    for b in 1..m.nbody {
+        let mut v = cvel[m.body_parentid[b]];
+        let adr = m.body_dofadr[b].max(0) as usize;
+        let n = m.body_dofnum[b];
+        let mut j = 0;
+        while j < n {
+            let jt = m.jnt_type[m.dof_jntid[adr + j]];
+            let group = match jt {
+                JointType::Free | JointType::Ball => 3,
+                _ => 1,
+            };
+            // tmp = sum over the group of cdof * qvel, then added to the velocity
+            let mut tmp = [0.0; 6];
+            for (i, d) in (adr + j..adr + j + group).enumerate() {
+                let q = qvel.get(d).copied().unwrap_or(0.0);
+                for k in 0..6 {
+                    tmp[k] = if i == 0 { c.cdof[d][k] * q } else { tmp[k] + c.cdof[d][k] * q };
+                }
+            }
+            for k in 0..6 {
+                v[k] += tmp[k];
+            }
+            j += group;
+        }
+        cvel[b] = v;
+    }
+    cvel
 }

@@ -1,6 +1,6 @@
 //! The fields of both models, by MuJoCo's names, and the kinematics comparison.
 
-use specula_engine::kinematics::kinematics;
+use specula_engine::kinematics::{com_pos, com_vel, kinematics};
 use specula_model::types::JointType;
 
 use super::compare::{Comparison, Field, FieldKind};
@@ -231,10 +231,16 @@ pub fn compare_kinematics(cm: &mj::Model, rm: &specula_model::Model, n: usize, c
             return;
         }
         d.qpos_mut().copy_from_slice(&q);
-        if d.kinematics().is_err() {
+        let qd: Vec<f64> = if k == 0 { vec![0.0; rm.nv] } else { (0..rm.nv).map(|_| rng.uniform(-2.0, 2.0)).collect() };
+        if qd.len() == d.qvel().len() {
+            d.qvel_mut().copy_from_slice(&qd);
+        }
+        if d.position_kinematics().is_err() || d.velocity_kinematics().is_err() {
             return;
         }
         let poses = kinematics(rm, &q, None);
+        let com = com_pos(rm, &poses);
+        let cvel = com_vel(rm, &com, &qd);
         let tag = if k == 0 { "qpos0".to_string() } else { format!("random{k}") };
         let pairs = [
             ("xpos", d.xpos().to_vec(), flat(&poses.xpos), FieldKind::Plain),
@@ -243,6 +249,9 @@ pub fn compare_kinematics(cm: &mj::Model, rm: &specula_model::Model, n: usize, c
             ("xipos", d.xipos().to_vec(), flat(&poses.xipos), FieldKind::Plain),
             ("geom_xpos", d.geom_xpos().to_vec(), flat(&poses.geom_xpos), FieldKind::Plain),
             ("geom_xmat", d.geom_xmat().to_vec(), flat(&poses.geom_xmat), FieldKind::Plain),
+            ("subtree_com", d.subtree_com().to_vec(), flat(&com.subtree_com), FieldKind::Plain),
+            ("cdof", d.cdof().to_vec(), flat(&com.cdof), FieldKind::Plain),
+            ("cvel", d.cvel().to_vec(), flat(&cvel), FieldKind::Plain),
         ];
         for (name, cv, (rv, cols), kind) in pairs {
             let name = format!("{name}@{tag}");

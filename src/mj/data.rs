@@ -165,6 +165,12 @@ impl Data {
         })
     }
 
+    /// Body spatial velocities from `qvel` (`mj_comVel`; needs [`Data::position_kinematics`]).
+    pub fn velocity_kinematics(&mut self) -> Result<(), MjError> {
+        // SAFETY: valid pointers.
+        self.call(|m, d| unsafe { sys::mj_comVel(m, d) })
+    }
+
     /// Resets to the model's default state (`mj_resetData`).
     pub fn reset(&mut self) -> Result<(), MjError> {
         // SAFETY: valid pointers.
@@ -322,6 +328,19 @@ impl Data {
     /// Geom orientation matrices (`geom_xmat`, 9 per geom).
     pub fn geom_xmat(&self) -> &[f64] {
         self.rows(self.mj().geom_xmat, 9 * self.model.ngeom())
+    }
+
+    /// Subtree centres of mass (`subtree_com`, 3 per body).
+    pub fn subtree_com(&self) -> &[f64] {
+        self.rows(self.mj().subtree_com, 3 * self.model.nbody())
+    }
+    /// Dof motion axes (`cdof`, 6 per dof).
+    pub fn cdof(&self) -> &[f64] {
+        self.rows(self.mj().cdof, 6 * self.model.mj().nv as usize)
+    }
+    /// Body spatial velocities (`cvel`, 6 per body).
+    pub fn cvel(&self) -> &[f64] {
+        self.rows(self.mj().cvel, 6 * self.model.nbody())
     }
 
     fn rows(&self, p: *const f64, len: usize) -> &[f64] {
