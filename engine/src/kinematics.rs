@@ -256,8 +256,8 @@ pub fn com_vel(m: &Model, c: &ComFrames, qvel: &[f64]) -> Vec<[f64; 6]> {
                     tmp[k] = if i == 0 { c.cdof[d][k] * q } else { tmp[k] + c.cdof[d][k] * q };
                 }
             }
-            for k in 0..6 {
-                v[k] += tmp[k];
+            for (vk, tk) in v.iter_mut().zip(&tmp) {
+                *vk += tk;
             }
             j += group;
         }
