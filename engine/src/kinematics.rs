@@ -252,8 +252,8 @@ pub fn com_vel(m: &Model, c: &ComFrames, qvel: &[f64]) -> Vec<[f64; 6]> {
             let mut tmp = [0.0; 6];
             for (i, d) in (adr + j..adr + j + group).enumerate() {
                 let q = qvel.get(d).copied().unwrap_or(0.0);
-                for k in 0..6 {
-                    tmp[k] = if i == 0 { c.cdof[d][k] * q } else { tmp[k] + c.cdof[d][k] * q };
+                for (t, &a) in tmp.iter_mut().zip(&c.cdof[d]) {
+                    *t = if i == 0 { a * q } else { *t + a * q };
                 }
             }
             for (vk, tk) in v.iter_mut().zip(&tmp) {
