@@ -126,9 +126,13 @@ pub fn pair_threshold(min_half1: f64, min_half2: f64) -> f64 {
     min_half1.min(min_half2)
 }
 
-/// True when the pair must be swept: one geom's own sweep distance exceeds the pair threshold.
+/// True when the pair must be swept: one geom's own sweep distance reaches the pair threshold.
+///
+/// Measured at the boundary: a 10 mm ball over a 5 mm plate (threshold 2.5 mm) at exactly
+/// 2.0 m/s and h = 1.25 ms sweeps exactly 2.5 mm and MuJoCo 4.0.0 speculates it (dist -0.2464 at
+/// half a step's gap); at 1.99 m/s it does not. So the comparison includes equality.
 pub fn pair_is_fast(s1: f64, s2: f64, threshold: f64) -> bool {
-    s1 > threshold || s2 > threshold
+    s1 >= threshold || s2 >= threshold
 }
 
 /// Swept bounding-sphere filter (docs, "Swept bounding-sphere filter"): true when the two
