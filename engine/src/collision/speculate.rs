@@ -314,26 +314,9 @@ pub fn pair_points<'a>(
     if !(mo.moving(g1) || mo.moving(g2)) {
         return 0;
     }
-    let half = |g: usize| {
-        let x = &m.geom_aabb[g];
-        min_half_extent(m.geom_type[g], &[x[3], x[4], x[5]])
-    };
-    let s1 = SweptGeom { geom: a, motion: mo.motion[g1], min_half: half(g1) };
-    let s2 = SweptGeom { geom: b, motion: mo.motion[g2], min_half: half(g2) };
-    let opt = SpeculativeOptions {
-        timestep: m.opt.timestep,
-        integrator: integrator(m.opt.integrator),
-        refsafe: !m.opt.disabled(DSBL_REFSAFE),
-        collide: collide_options(m),
-    };
+    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
     // The occluder must be able to collide with the fast geom (measured; see `speculative`).
     let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
-    let occluded = |p: &[f64; 3], q: &[f64; 3]| {
-        (0..m.ngeom()).filter(|&g| g != g1 && g != g2).any(|g| {
-            let compatible = (m.geom_contype[g] & m.geom_conaffinity[fast]) != 0
-                || (m.geom_contype[fast] & m.geom_conaffinity[g]) != 0;
-            compatible && geom(g).is_some_and(|og| sight::segment_hits(&og, p, q))
-        })
-    };
+    let occluded = |p: &[f64; 3], q: &[f64; 3]| occluded(m, g1, g2, fast, geom, p, q);
     speculative_contacts(&s1, &s2, &PairParams { margin, solref, solimp }, &opt, occluded, out)
 }
