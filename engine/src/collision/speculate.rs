@@ -14,7 +14,7 @@
 
 use super::model::{CollisionModel, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE};
 use super::state::State;
-use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
+use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 use crate::speculative::sweep::{body_cvel, geom_motion, min_half_extent, swept_plane_prune, swept_sphere_prune};
 use crate::speculative::{
     sight, speculative_contacts, GeomMotion, Integrator, PairParams, SpeculativeOptions, SweptGeom,
@@ -168,13 +168,36 @@ pub fn pair_points<'a>(
         refsafe: !m.opt.disabled(DSBL_REFSAFE),
         collide: collide_options(m),
     };
-    // The occluder must be able to collide with the fast geom (measured; see `speculative`).
+    // The occluder must be able to collide with the fast geom and sit on neither geom's body,
+    // the world body excepted (measured; see `speculative`): a ball with a small sphere of its
+    // own body just below it keeps its floor contact, the same small sphere on a body of its own
+    // hides it; the capsules of a chain link do not hide that link from the next link; a plate
+    // on the world body hides the world's floor.
     let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
+    let own = |g: usize| {
+        let b = m.geom_bodyid[g];
+        b != 0 && (b == m.geom_bodyid[g1] || b == m.geom_bodyid[g2])
+    };
+    // An occluder already in contact with either geom of the pair hides nothing (measured on
+    // the cradle: a box crossing the segment hides the point unless it penetrates one of the
+    // two plates, whichever end of the segment it is near). Only geoms that can collide count:
+    // a plate on the world body sunk into the world's floor still hides the floor.
+    let can_touch = |g: usize, p: usize| {
+        let (bg, bp) = (m.geom_bodyid[g], m.geom_bodyid[p]);
+        m.body_weldid.get(bg) != m.body_weldid.get(bp)
+            && ((m.geom_contype[g] & m.geom_conaffinity[p]) != 0 || (m.geom_contype[p] & m.geom_conaffinity[g]) != 0)
+    };
+    let touches = |g: usize, og: &Geom| {
+        let mut buf = [ContactPoint::default(); MAX_CONTACTS];
+        [(g1, &a), (g2, &b)]
+            .iter()
+            .any(|(p, pg)| can_touch(g, *p) && table::collide(og, pg, 0.0, &opt.collide, &mut buf).unwrap_or(0) > 0)
+    };
     let occluded = |p: &[f64; 3], q: &[f64; 3]| {
-        (0..m.ngeom()).filter(|&g| g != g1 && g != g2).any(|g| {
+        (0..m.ngeom()).filter(|&g| g != g1 && g != g2 && !own(g)).any(|g| {
             let compatible = (m.geom_contype[g] & m.geom_conaffinity[fast]) != 0
                 || (m.geom_contype[fast] & m.geom_conaffinity[g]) != 0;
-            compatible && geom(g).is_some_and(|og| sight::segment_hits(&og, p, q))
+            compatible && geom(g).is_some_and(|og| sight::segment_hits(&og, p, q) && !touches(g, &og))
         })
     };
     speculative_contacts(&s1, &s2, &PairParams { margin, solref, solimp }, &opt, occluded, out)
