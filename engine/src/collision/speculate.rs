@@ -14,7 +14,7 @@
 
 use super::model::{CollisionModel, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE};
 use super::state::State;
-use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
+use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 use crate::speculative::sweep::{body_cvel, geom_motion, min_half_extent, swept_plane_prune, swept_sphere_prune};
 use crate::speculative::{
     robust, sight, speculative_contacts, GeomMotion, Integrator, PairParams, SpeculativeOptions, SweptGeom,
@@ -179,20 +179,47 @@ fn setup<'a>(
     (s1, s2, opt)
 }
 
-/// Whether the segment `p`-`q` crosses a geom other than `g1`, `g2` that can collide with `fast`.
+/// Whether the segment `p`-`q` (between the pair's witness points) is hidden by another geom.
+///
+/// The occluder must be able to collide with the fast geom and sit on neither geom's body, the
+/// world body excepted (measured; see `speculative`): a ball with a small sphere of its own body
+/// just below it keeps its floor contact, the same small sphere on a body of its own hides it;
+/// the capsules of a chain link do not hide that link from the next link; a plate on the world
+/// body hides the world's floor. An occluder already in contact with either geom of the pair
+/// hides nothing (measured on the cradle: a box crossing the segment hides the point unless it
+/// penetrates one of the two plates). Only geoms that can collide count: a plate on the world
+/// body sunk into the world's floor still hides the floor.
+#[allow(clippy::too_many_arguments)]
 fn occluded<'a>(
     m: &'a CollisionModel,
-    g1: usize,
-    g2: usize,
+    (g1, a): (usize, &Geom<'a>),
+    (g2, b): (usize, &Geom<'a>),
     fast: usize,
     geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    opt: &SpeculativeOptions,
     p: &[f64; 3],
     q: &[f64; 3],
 ) -> bool {
-    (0..m.ngeom()).filter(|&g| g != g1 && g != g2).any(|g| {
+    let own = |g: usize| {
+        let body = m.geom_bodyid[g];
+        body != 0 && (body == m.geom_bodyid[g1] || body == m.geom_bodyid[g2])
+    };
+    let can_touch = |g: usize, other: usize| {
+        let (bg, bo) = (m.geom_bodyid[g], m.geom_bodyid[other]);
+        m.body_weldid.get(bg) != m.body_weldid.get(bo)
+            && ((m.geom_contype[g] & m.geom_conaffinity[other]) != 0
+                || (m.geom_contype[other] & m.geom_conaffinity[g]) != 0)
+    };
+    let touches = |g: usize, og: &Geom| {
+        let mut buf = [ContactPoint::default(); MAX_CONTACTS];
+        [(g1, a), (g2, b)]
+            .iter()
+            .any(|(o, pg)| can_touch(g, *o) && table::collide(og, pg, 0.0, &opt.collide, &mut buf).unwrap_or(0) > 0)
+    };
+    (0..m.ngeom()).filter(|&g| g != g1 && g != g2 && !own(g)).any(|g| {
         let compatible =
             (m.geom_contype[g] & m.geom_conaffinity[fast]) != 0 || (m.geom_contype[fast] & m.geom_conaffinity[g]) != 0;
-        compatible && geom(g).is_some_and(|og| sight::segment_hits(&og, p, q))
+        compatible && geom(g).is_some_and(|og| sight::segment_hits(&og, p, q) && !touches(g, &og))
     })
 }
 
@@ -217,7 +244,14 @@ pub fn robust_points<'a>(
         return 0;
     }
     let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
-    let n = robust::separated_points(&s1, &s2, &pair, &opt, |p, q| occluded(m, g1, g2, fast, geom, p, q), out);
+    let n = robust::separated_points(
+        &s1,
+        &s2,
+        &pair,
+        &opt,
+        |p, q| occluded(m, (g1, &s1.geom), (g2, &s2.geom), fast, geom, &opt, p, q),
+        out,
+    );
     if n > 0 {
         return n;
     }
@@ -315,8 +349,7 @@ pub fn pair_points<'a>(
         return 0;
     }
     let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
-    // The occluder must be able to collide with the fast geom (measured; see `speculative`).
     let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
-    let occluded = |p: &[f64; 3], q: &[f64; 3]| occluded(m, g1, g2, fast, geom, p, q);
+    let occluded = |p: &[f64; 3], q: &[f64; 3]| occluded(m, (g1, &s1.geom), (g2, &s2.geom), fast, geom, &opt, p, q);
     speculative_contacts(&s1, &s2, &PairParams { margin, solref, solimp }, &opt, occluded, out)
 }

@@ -5,7 +5,9 @@
 //! - the face of the other geom that faces the plane is taken as a polygon: a box face with
 //!   MuJoCo's vertex order (the bottom face of a box lying flat gives (+x+y), (-x+y), (-x-y),
 //!   (+x-y) in its local frame), a cylinder cap as a 16-gon starting on the local x axis and
-//!   turning counter-clockwise about local z, a capsule's two segment ends (local -z first);
+//!   turning counter-clockwise about local z (unless the axis is within the edge tolerance,
+//!   `|cos| < 0.0888`, of the plane: then the two ends of the lowest side line), a capsule's
+//!   two segment ends (local -z first);
 //! - a vertex is kept when it lies within `dist(t) + (1 - t) h|v_n| + ccd_tolerance` of the
 //!   lowest one (bisection on a tilted cube: the switch from 4 to 2 contacts sits at that height
 //!   difference to 1e-14 for gaps of 10, 8 and 6 mm at 10 m/s and 10 mm at 12 m/s);
@@ -26,7 +28,7 @@ const CYL_SIDES: usize = 16;
 
 /// Sign patterns of the four corners of each box face, in MuJoCo's order: faces +x, -x, +y, -y,
 /// +z, -z.
-const BOX_FACES: [[[f64; 3]; 4]; 6] = [
+pub(crate) const BOX_FACES: [[[f64; 3]; 4]; 6] = [
     [[1.0, 1.0, 1.0], [1.0, 1.0, -1.0], [1.0, -1.0, -1.0], [1.0, -1.0, 1.0]],
     [[-1.0, 1.0, -1.0], [-1.0, 1.0, 1.0], [-1.0, -1.0, 1.0], [-1.0, -1.0, -1.0]],
     [[-1.0, 1.0, -1.0], [1.0, 1.0, -1.0], [1.0, 1.0, 1.0], [-1.0, 1.0, 1.0]],
@@ -112,7 +114,10 @@ fn facing_polygon(g: &Geom, n: &[f64; 3]) -> Option<Vec<[f64; 3]>> {
         }
         GeomType::Cylinder => {
             let radial = (l[0] * l[0] + l[1] * l[1]).sqrt();
-            if l[2].abs() >= radial {
+            // the cap unless the axis lies within MuJoCo's edge tolerance of the plane (a coin
+            // tilted 84.9054 degrees, |cos| = 0.0888, gives 4 cap vertices, steeper 2 side
+            // points; bisected)
+            if l[2].abs() >= super::faces::EDGE_TOL {
                 let z = if l[2] > 0.0 { -s[1] } else { s[1] };
                 let step = 2.0 * crate::math::PI / CYL_SIDES as f64;
                 Some(

@@ -6,10 +6,10 @@
 //!    `dw = h omega`), its sweep distance `s = |dx| + |dw| rbound`, the pair gating rule, the
 //!    swept bounding-sphere / plane filters and the swept broadphase interval.
 //! 2. [`advance`](mod@advance): when the ordinary narrowphase found no contact and the pair is fast,
-//!    conservative advancement to the time of impact `t` in (0, 1), stopping 2% of the initial
-//!    gap short of the margin.
-//! 3. [`sight`]: the segment between the two t = 0 witness points must not cross another
-//!    collidable geom.
+//!    conservative advancement to the time of impact `t` in [0, 1), stopping 2% of the initial
+//!    gap short of the margin; the rest of the step must close what is left.
+//! 3. [`sight`]: the segment between the two t = 0 points of each contact must not cross
+//!    another collidable geom.
 //! 4. [`distance`]: an effective `dist` that makes the solver remove `(1 - t)` of the closing
 //!    speed during this step.
 //!
@@ -29,33 +29,49 @@
 //! - **Contact position**: `w1 x1(0) + w2 x2(0)` with `w_i = s_i / (s1 + s2)` as documented
 //!   (two balls closing at 20 m/s each put it half-way between the t = 0 witnesses; a static
 //!   obstacle puts it on the moving geom, which is the measurements' "moving geom's witness").
-//! - **Advancement** stops when `dist(t) - target < 0.01 (d0 - margin)` and allows 16 steps;
-//!   what MuJoCo does after 16 steps is not reproduced (see [`advance`](mod@advance)).
+//! - **Advancement** stops when `dist(t) - target < 0.01 (d0 - margin)` or `< ccd_tolerance`
+//!   (also at t = 0: a gap below `ccd_tolerance / 0.98` impacts at t = 0) and allows 16 steps;
+//!   what MuJoCo does after 16 steps is not reproduced (see [`advance`](mod@advance)). No
+//!   contact when `dist(t) - margin > (1 - t) h|v_n|` (the rest of the step does not close the
+//!   gap; two cradle plates stopping at t = 0.97972 with 50.8 um left, closing 39 um).
 //! - **Several contacts** (when `multiccd` is on, or against a plane): all of a pair's contacts
 //!   share one `dist` and one normal. Against a plane, the facing box face / cylinder cap
 //!   (16-gon) / capsule ends at the advanced pose keep the vertices within
 //!   `dist(t) + (1 - t) h|v_n| + ccd_tolerance` of the lowest one, pruned to 4 ([`manifold`]); a
 //!   2 cm cube tilted 10 degrees gives 4 contacts at a 5 mm gap and 2 at a 10 mm gap (10 m/s,
-//!   h = 1.25 ms). Other pairs run their narrowphase at the advanced pose with a margin just above
-//!   the distance there. Positions are the points mapped back to the t = 0 poses and blended.
+//!   h = 1.25 ms). Other pairs: nearly parallel faces (box faces, cylinder caps, within
+//!   MuJoCo's face tolerance) are clipped, an edge (box edge, capsule segment) lying in the other
+//!   geom's face is clipped by that face ([`faces`]); meshes still run their narrowphase at the
+//!   advanced pose with a margin just above the distance there; anything else (two parallel
+//!   capsules, box edges crossing) keeps the single witness contact. Positions are the points
+//!   mapped back to the t = 0 poses and blended.
 //! - **Line of sight**: an occluder must be bitmask-compatible with the *fast* geom; whether it
 //!   can collide with the other one does not matter, nor does sharing its body (a plate on the
 //!   world body hides the world's floor from a falling ball; a plate that cannot touch the ball
 //!   hides nothing; a plate that can touch the ball but not the floor still hides the floor).
+//!   With several points, each point's own pair of surface points is tested and only occluded
+//!   points are dropped (a static box over one of two edge points of a plate pair removes that
+//!   point; a plate between the two plates but off the points' segments hides nothing).
+//!   Geoms on either geom's body (the world body excepted) and geoms in contact with either
+//!   geom never occlude; the driver applies these two rules (`collision::speculate`).
 //!
 //! Known differences from MuJoCo 4.0.0 (measured, not reproduced):
 //! - advancement that needs more than 16 steps (spin much faster than the approach, e.g. a 2 cm
 //!   cube at 10 m/s spinning at 1700 rad/s about an axis in the wall plane: MuJoCo -1.9604, this
-//!   module -2.0071); see [`advance`](mod@advance);
-//! - box-box (and other non-plane) multi-point contacts at a slight tilt: MuJoCo clips the
-//!   faces when they are within about 5 degrees (4 contacts at 3 and 5 degrees, points moved by
-//!   ~1e-4 from the corners), this module gets the touching edge only (2 contacts); flat faces
-//!   agree. Matching this needs the narrowphase's multi-contact clipping on a GJK result, which
-//!   `narrowphase::convex` keeps private;
+//!   module -2.0071; a spinning coin over the floor: -0.04737 against -0.04663; two cradle
+//!   plates under the discrete integrator, step 10: MuJoCo has a contact, this module none);
+//!   see [`advance`](mod@advance);
+//! - some clipped face points of the newton cradle (`scenes/newton_cradle.xml`, step 136,
+//!   plates 4 and 5 whose bottom edges are the closest features): right count and `dist`, but
+//!   MuJoCo's positions sit 0.8e-4 to 1.5e-4 higher along the faces (a plate swinging onto a
+//!   resting one, and two free plates both moving, agree to 1e-16; with multiccd disabled the
+//!   single contact agrees too); mesh hull faces are not clipped;
 //! - which four vertices survive the pruning of a cylinder cap (more than four within reach):
 //!   MuJoCo keeps evenly spaced ones (a flat cap: 0, 67.5, 157.5, 247.5 degrees; a tilted cap
 //!   with vertices 2..11 in reach: 2, 5, 8, 11), the greedy walk here gives 270 instead of
-//!   247.5 degrees and 2, 4, 8, 11; box faces (4 vertices) are unaffected;
+//!   247.5 degrees and 2, 4, 8, 11; over a box face MuJoCo's picks depend on rounding (two
+//!   identical coins: 157.5, 90, 0, 270 for both, here one of them gets the set turned by one
+//!   vertex); box faces (4 vertices) are unaffected;
 //! - the position of a single contact whose witness is not unique (a cylinder's flat cap parallel
 //!   to a box face: GJK picks another point of the face, 3e-5 away) and the order of two
 //!   edge contacts of box-box pairs;
@@ -65,6 +81,7 @@
 
 pub mod advance;
 pub mod distance;
+pub mod faces;
 pub mod manifold;
 pub mod robust;
 pub mod sight;
@@ -161,11 +178,14 @@ where
     let Some(imp) = advance(&s1.geom, &s1.motion, &s2.geom, &s2.motion, pair.margin, &opt.collide) else {
         return 0;
     };
-    if occluded(&imp.x_0[0], &imp.x_0[1]) {
-        return 0;
-    }
     let h = opt.timestep;
     let h_vn = imp.h_vn();
+    // the rest of the step must close the remaining gap (measured: two cradle plates closing
+    // at 1.93 mm per step with 50.8 um left at t = 0.97972 get no contact; for a straight
+    // approach this is the `t <= 0.98` rule of `advance`)
+    if imp.dist - pair.margin > (1.0 - imp.t) * h_vn {
+        return 0;
+    }
     let (b0, k0) = step_damping_stiffness(&pair.solref, h, opt.refsafe);
     let dist = effective_distance(pair.margin, imp.t, h_vn, b0, k0, pair.solimp[2], opt.integrator);
     let wsum = w1 + w2;
@@ -174,16 +194,26 @@ where
     let multi = opt.collide.multiccd || s1.geom.ty == GeomType::Plane || s2.geom.ty == GeomType::Plane;
     let n = if multi { multi_points(s1, s2, &imp, h_vn, opt, out) } else { 0 };
     if n == 0 {
+        if occluded(&imp.x_0[0], &imp.x_0[1]) {
+            return 0;
+        }
         out[0] = ContactPoint { dist, pos: blend(&imp.x_0[0], &imp.x_0[1]), frame: frame_from_normal(&imp.normal) };
         return 1;
     }
-    for c in out.iter_mut().take(n) {
+    // each point has its own line of sight (measured: a static box hiding one of the two edge
+    // points of a plate pair removes that point only)
+    let mut kept = 0;
+    for k in 0..n {
         // `pos` holds the geom-1 point, `frame[3..6]` the geom-2 point (both at t = 0)
-        let x1 = c.pos;
-        let x2 = [c.frame[3], c.frame[4], c.frame[5]];
-        *c = ContactPoint { dist, pos: blend(&x1, &x2), frame: frame_from_normal(&imp.normal) };
+        let x1 = out[k].pos;
+        let x2 = [out[k].frame[3], out[k].frame[4], out[k].frame[5]];
+        if occluded(&x1, &x2) {
+            continue;
+        }
+        out[kept] = ContactPoint { dist, pos: blend(&x1, &x2), frame: frame_from_normal(&imp.normal) };
+        kept += 1;
     }
-    n
+    kept
 }
 
 /// Contact points at the advanced pose, mapped back to t = 0: for each point, `pos` is set to
@@ -213,8 +243,17 @@ fn multi_points(
         }
     } else {
         // points on the touching features only; the docs allow at most four per pair
-        let reach = imp.dist + advance::TOLERANCE_FRACTION * (imp.dist0 - imp.dist);
-        collider_points(&a1, &a2, reach, opt, &mut pairs);
+        // nearly parallel faces: geom 2's face clipped by geom 1's (see [`faces`])
+        let spread = imp.dist + (1.0 - imp.t) * h_vn + opt.collide.ccd_tolerance;
+        if let Some(pts) = faces::face_points(&a1, &a2, &imp.normal, &imp.x_t[0], &imp.x_t[1], spread) {
+            pairs.extend(pts);
+        } else if a1.ty == GeomType::Mesh || a2.ty == GeomType::Mesh {
+            // hull faces are not clipped here yet: the pair's own multi-contact narrowphase
+            let reach = imp.dist + advance::TOLERANCE_FRACTION * (imp.dist0 - imp.dist);
+            collider_points(&a1, &a2, reach, opt, &mut pairs);
+        }
+        // anything else keeps the single witness contact (measured: two parallel capsules of a
+        // falling chain, end to end or side by side, get one contact each)
         pairs.truncate(MAX_POINTS);
     }
     let n = pairs.len().min(out.len());
