@@ -467,3 +467,31 @@ fn box_random_mesh_hill_climbing() {
     ];
     assert!(close(&ft, &want, 1e-9), "{ft:?}");
 }
+
+/// GJK's first projection can have exactly the length of the initial guess `c1 - c2`; MuJoCo
+/// 4.0.0 does not take that for a stall.
+///
+/// probe (mujoco 4.0.0): meshes with
+/// `vertex="-.25 -.25 -.25  .25 -.25 -.25  -.25 .25 -.25  .25 .25 -.25  -.25 -.25 .25  .25 -.25 .25  -.25 .25 .25  .25 .25 .25"`,
+/// one fixed at the origin, one free at `pos="0.1 0.2 0.45"`; `mj_forward` gives 4 contacts at
+/// dist -0.05 (z = 0.225), `mj_geomDistance(m, d, 0, 1, 10, fromto)` = -0.05 with
+/// fromto (0.05, 0.1, 0.25, 0.05, 0.1, 0.2). Here |c1 - c2|^2 = 0.01 + 0.04 + 0.2025 equals the
+/// squared distance from the first support point (0.4, 0.3, 0.05), so a stall test against the
+/// initial guess stopped GJK at a false separation of 0.5025.
+#[test]
+fn gjk_first_projection_as_long_as_initial_guess() {
+    let mut h = cube_hull();
+    for v in &mut h.vert {
+        *v = [v[0] * 0.5, v[1] * 0.5, v[2] * 0.5];
+    }
+    let half = |pos| geom(GeomType::Mesh, [0.25; 3], pos, I3, 0.4330127018922193, Some(&h));
+    let (a, b) = (half([0.0; 3]), half([0.1, 0.2, 0.45]));
+    let (d, ft) = geom_distance(&a, &b, 10.0, &mj_opt());
+    assert!((d + 0.05).abs() < 1e-12, "{d}");
+    assert!(close(&ft, &[0.05, 0.1, 0.25, 0.05, 0.1, 0.2], 1e-12), "{ft:?}");
+    let c = collide(&a, &b, 0.0, &mj_opt());
+    assert_eq!(c.len(), 4);
+    for p in &c {
+        assert!((p.dist + 0.05).abs() < 1e-12 && (p.pos[2] - 0.225).abs() < 1e-12, "{p:?}");
+    }
+}

@@ -20,9 +20,13 @@
 //! compiling the snapshot's GJK/EPA against the same inputs). MuJoCo 4.0.0 changed four things
 //! after that snapshot (changelog 3.13-4.0): cylinder and capsule single-pass contacts, margins
 //! in single-pass contacts, a rewritten plane-mesh collider, and "improved numerical stability"
-//! of GJK/EPA. The first three were reconstructed by probing 4.0.0 (see the tests); the last is
-//! unknown, so EPA on smooth shapes can end on a slightly different face than 4.0.0 (depth
-//! within the CCD tolerance, normals within ~1e-2 in the worst case measured).
+//! of GJK/EPA. The first three were reconstructed by probing 4.0.0 (see the tests). Of the last,
+//! the parts visible in the MuJoCo Warp 4.0.0 port (which mirrors the C pipeline) and confirmed
+//! on 4.0.0 are in: GJK's first iteration is never a stall, multi-contact takes the most nearly
+//! opposed facing faces and projects clipped points onto the clipping face
+//! (`engine/tests/convex_mujoco40.rs`). The rest is unknown, so EPA on smooth shapes can end on
+//! a slightly different face than 4.0.0 (depth within the CCD tolerance, normals within ~1e-2
+//! in the worst case measured).
 
 mod epa;
 mod gjk;
@@ -311,8 +315,10 @@ pub fn plane_convex(g1: &Geom, g2: &Geom, margin: f64, _opt: &CollideOptions, ou
     }
 
     // the face through that vertex whose outward normal points most nearly against the plane's
-    let polys = polygon::hull_polygons(hull, Some(&[best]));
-    let face = polys.iter().filter(|p| p.verts.contains(&best)).map(|p| (dot3(&p.normal, &loc), p)).fold(
+    let data = support::data_of(hull);
+    let tab = data.polygons(hull);
+    let through = tab.polymap.get(best).map(Vec::as_slice).unwrap_or(&[]);
+    let face = through.iter().map(|&i| &tab.polys[i]).map(|p| (dot3(&p.normal, &loc), p)).fold(
         None,
         |acc: Option<(f64, &polygon::Polygon)>, (d, p)| match acc {
             Some((bd, _)) if bd >= d => acc,

@@ -11,14 +11,15 @@
 //!   and the clipped vertices become contacts (pruned to four by maximal area).
 
 use super::gjk::Status;
-use super::polygon::{hull_polygons, polygon_quad, Polygon};
+use super::polygon::{polygon_quad, HullData};
 use super::support::{to_global, ConvexObj};
 use super::{epa::Polytope, perturb_tolerance, PERTURB_ANGLE};
 use crate::math::{
-    add_scl3, axis_angle2quat, cross, dist3, dot3, mul_mat_mat3, mul_mat_t_vec3, mul_mat_vec3, normalize3, quat2mat,
-    scl3, sub3, transpose3,
+    add_scl3, axis_angle2quat, cross, dist3, dot3, mul_mat_mat3, mul_mat_t_vec3, mul_mat_vec3, norm3, normalize3,
+    quat2mat, scl3, sub3, transpose3,
 };
 use crate::narrowphase::{ContactPoint, ConvexHull, Geom, GeomType, MAX_CONTACTS};
+use std::rc::Rc;
 
 /// Two face normals are "facing" when their dot product is below `-FACE_TOL` (about 5.1 deg).
 const FACE_TOL: f64 = 0.996;
@@ -89,7 +90,7 @@ enum Solid<'a> {
     /// Cylinder (radius, half-height) whose caps are treated as regular polygons.
     Cylinder { size: [f64; 3], pos: [f64; 3], mat: [f64; 9] },
     /// Hull with its polygons and, per vertex, the polygons through it.
-    Mesh { hull: &'a ConvexHull, polys: Vec<Polygon>, polymap: Vec<Vec<usize>>, pos: [f64; 3], mat: [f64; 9] },
+    Mesh { hull: &'a ConvexHull, data: Rc<HullData>, pos: [f64; 3], mat: [f64; 9] },
 }
 
 impl<'a> Solid<'a> {
@@ -101,18 +102,20 @@ impl<'a> Solid<'a> {
             GeomType::Cylinder => Some(Solid::Cylinder { size: o.size, pos: o.pos, mat: o.mat }),
             GeomType::Mesh => {
                 let hull = o.hull?;
-                let ids: Vec<usize> = through.iter().filter(|&&v| v >= 0).map(|&v| v as usize).collect();
-                let polys = hull_polygons(hull, Some(&ids));
-                if polys.is_empty() {
+                // the hull's full polygon table: every lookup below goes through the vertices
+                // in `through`, whose polygons keep their relative order in the full table
+                let data = o.data.clone()?;
+                let tab = data.polygons(hull);
+                let mut ids = [0usize; 3];
+                let mut n = 0;
+                for &v in through.iter().filter(|&&v| v >= 0).take(3) {
+                    ids[n] = v as usize;
+                    n += 1;
+                }
+                if !tab.touches(&ids[..n]) {
                     return None;
                 }
-                let mut polymap = vec![Vec::new(); hull.vert.len()];
-                for (p, poly) in polys.iter().enumerate() {
-                    for &v in &poly.verts {
-                        polymap[v].push(p);
-                    }
-                }
-                Some(Solid::Mesh { hull, polys, polymap, pos: o.pos, mat: o.mat })
+                Some(Solid::Mesh { hull, data, pos: o.pos, mat: o.mat })
             }
             _ => None,
         }
@@ -135,7 +138,9 @@ impl<'a> Solid<'a> {
                     Vec::new()
                 }
             }
-            Solid::Mesh { polys, polymap, mat, .. } => {
+            Solid::Mesh { hull, data, mat, .. } => {
+                let tab = data.polygons(hull);
+                let (polys, polymap) = (&tab.polys, &tab.polymap);
                 let map = |v: i32| polymap.get(v as usize).map(Vec::as_slice).unwrap_or(&[]);
                 let ids: Vec<usize> = match dim {
                     3 => {
@@ -182,7 +187,9 @@ impl<'a> Solid<'a> {
                 let (x, y, z) = (s(1, size[0]), s(2, size[1]), s(4, size[2]));
                 [[-x, y, z], [x, -y, z], [x, y, -z]].iter().map(|l| edge(to_global(mat, pos, l))).collect()
             }
-            Solid::Mesh { hull, polys, polymap, pos, mat } => {
+            Solid::Mesh { hull, data, pos, mat } => {
+                let tab = data.polygons(hull);
+                let (polys, polymap) = (&tab.polys, &tab.polymap);
                 let v1 = v1i as usize;
                 let mut out = Vec::new();
                 for &f in polymap.get(v1).map(Vec::as_slice).unwrap_or(&[]) {
@@ -237,8 +244,8 @@ impl<'a> Solid<'a> {
                     })
                     .collect()
             }
-            Solid::Mesh { hull, polys, pos, mat, .. } => {
-                polys[idx].verts.iter().rev().map(|&v| to_global(mat, pos, &hull.vert[v])).collect()
+            Solid::Mesh { hull, data, pos, mat } => {
+                data.polygons(hull).polys[idx].verts.iter().rev().map(|&v| to_global(mat, pos, &hull.vert[v])).collect()
             }
         }
     }
@@ -331,6 +338,31 @@ fn simplex_dim(vi: &mut [i32; 3], v: &mut [[f64; 3]; 3]) -> usize {
     }
 }
 
+/// The pair of faces (index into `n1`, index into `n2`) whose normals are most nearly opposed,
+/// if any pair is within `FACE_TOL`; faces not facing the other shape along `dir` (from geom 1
+/// to geom 2) are skipped.
+fn aligned_faces(n1: &[([f64; 3], usize)], n2: &[([f64; 3], usize)], dir: &[f64; 3]) -> Option<(usize, usize)> {
+    let dir_tol = EDGE_TOL * norm3(dir);
+    let mut best = -FACE_TOL;
+    let mut found = None;
+    for (i, a) in n1.iter().enumerate() {
+        if dot3(&a.0, dir) >= -dir_tol {
+            continue;
+        }
+        for (j, b) in n2.iter().enumerate() {
+            if dot3(&b.0, dir) <= dir_tol {
+                continue;
+            }
+            let d = dot3(&a.0, &b.0);
+            if d < best {
+                best = d;
+                found = Some((i, j));
+            }
+        }
+    }
+    found
+}
+
 /// Replace the single EPA contact in `st` by the clipped contact polygon, when the touching
 /// features of two boxes/meshes are parallel faces or an edge lying in a face.
 ///
@@ -357,8 +389,7 @@ pub(crate) fn multicontact(pt: &Polytope, face: usize, st: &mut Status, o1: &Con
     let n2 = s2.normals(dim2, &v2i, &dir);
 
     // face-face: the first pair of opposed normals
-    let faces =
-        n1.iter().enumerate().find_map(|(i, a)| n2.iter().position(|b| dot3(&a.0, &b.0) < -FACE_TOL).map(|j| (i, j)));
+    let faces = aligned_faces(&n1, &n2, &dir);
     if let Some((i, j)) = faces {
         let f1 = s1.face(n1[i].1);
         let f2 = s2.face(n2[j].1);
@@ -379,15 +410,18 @@ pub(crate) fn multicontact(pt: &Polytope, face: usize, st: &mut Status, o1: &Con
     }
 
     // an edge of one shape lying in a face of the other
-    let in_face = |edges: &[([f64; 3], [f64; 3], [f64; 3])], fnorm: &[([f64; 3], usize)]| {
-        fnorm
-            .iter()
-            .enumerate()
-            .find_map(|(fi, f)| edges.iter().position(|e| dot3(&e.0, &f.0).abs() < EDGE_TOL).map(|ei| (ei, fi)))
+    let in_face = |edges: &[([f64; 3], [f64; 3], [f64; 3])], fnorm: &[([f64; 3], usize)], d: &[f64; 3]| {
+        fnorm.iter().enumerate().find_map(|(fi, f)| {
+            // faces turned away from the other shape cannot hold the edge (MuJoCo 4.0.0)
+            if dot3(&f.0, d) <= MINVAL {
+                return None;
+            }
+            edges.iter().position(|e| dot3(&e.0, &f.0).abs() < EDGE_TOL).map(|ei| (ei, fi))
+        })
     };
     if dim1 < 3 && dim1 <= dim2 {
         let e1 = s1.edge_normals(dim1, &v1, v1i[0]);
-        let Some((ei, fj)) = in_face(&e1, &n2) else { return false };
+        let Some((ei, fj)) = in_face(&e1, &n2, &dir) else { return false };
         let edge = [e1[ei].1, e1[ei].2];
         let f2 = s2.face(n2[fj].1);
         let wit = scl3(&n2[fj].0, -1.0);
@@ -401,7 +435,7 @@ pub(crate) fn multicontact(pt: &Polytope, face: usize, st: &mut Status, o1: &Con
         done
     } else if dim2 < 3 {
         let e2 = s2.edge_normals(dim2, &v2, v2i[0]);
-        let Some((ei, fj)) = in_face(&e2, &n1) else { return false };
+        let Some((ei, fj)) = in_face(&e2, &n1, &dir_neg) else { return false };
         let edge = [e2[ei].1, e2[ei].2];
         let f1 = s1.face(n1[fj].1);
         let wit = scl3(&n1[fj].0, -1.0);
@@ -473,17 +507,23 @@ fn clip(st: &mut Status, clipper: &[[f64; 3]], subject: &[[f64; 3]], n: &[f64; 3
         return false;
     }
     let mut write = |k: usize, v: &[f64; 3]| {
-        let dist = dot3(&sub3(v, &clipper[0]), n);
-        // the partner on the clipping face; for points in front of it (separated within the
-        // margins) the pair is stored the other way round, so that x1 - x2 keeps pointing from
-        // geom 1 to geom 2
-        let on_face = add_scl3(v, wit, dist);
+        // MuJoCo 4.0.0 projects the clipped point onto the clipping face's plane along that
+        // face's normal, measures the distance along `wit` (the other face's normal) and puts
+        // the partner there; 3.12 slid the point along `wit` by its height over the plane. The
+        // two differ when the faces are not exactly parallel (see `convex_mujoco.rs`,
+        // `tilted_faces_project_onto_clipping_face`).
+        let h = dot3(&sub3(v, &clipper[0]), n);
+        let on_face = [v[0] - h * n[0], v[1] - h * n[1], v[2] - h * n[2]];
+        let dist = dot3(&sub3(&on_face, v), wit);
+        let partner = [on_face[0] - dist * wit[0], on_face[1] - dist * wit[1], on_face[2] - dist * wit[2]];
+        // for points in front of the face (separated within the margins) the pair is stored
+        // the other way round, so that x1 - x2 keeps pointing from geom 1 to geom 2
         if dist > 0.0 {
-            st.x1[k] = *v;
+            st.x1[k] = partner;
             st.x2[k] = on_face;
         } else {
             st.x1[k] = on_face;
-            st.x2[k] = *v;
+            st.x2[k] = partner;
         }
         st.dist[k] = dist;
     };
@@ -551,8 +591,12 @@ pub(crate) fn capsule_contacts(st: &mut Status, o1: &ConvexObj, o2: &ConvexObj, 
                 (mul_mat_vec3(mat, &l), i)
             })
             .collect(),
-        Solid::Mesh { polys, mat, .. } => {
-            polys.iter().enumerate().map(|(i, p)| (mul_mat_vec3(mat, &p.normal), i)).collect()
+        Solid::Mesh { hull, data, mat, .. } => {
+            let tab = data.polygons(hull);
+            // the polygons of the groups on the seed vertex, in table order
+            let seed = [seed as usize];
+            let through = |i: &usize| seed[0] < tab.touched.len() && tab.through(*i, &seed);
+            (0..tab.polys.len()).filter(through).map(|i| (mul_mat_vec3(mat, &tab.polys[i].normal), i)).collect()
         }
         Solid::Cylinder { mat, .. } => {
             vec![(mul_mat_vec3(mat, &[0.0, 0.0, 1.0]), 0), (mul_mat_vec3(mat, &[0.0, 0.0, -1.0]), 1)]

@@ -23,7 +23,157 @@ pub(crate) struct Polygon {
     pub normal: [f64; 3],
 }
 
-/// The hull's polygons through at least one of the vertices in `through` (all if `None`).
+/// A hull's polygons, built once and shared by every collision of that hull.
+#[derive(Debug, PartialEq)]
+pub(crate) struct HullPolygons {
+    /// Every polygon, grouped as [`hull_polygons`] returns them.
+    pub polys: Vec<Polygon>,
+    /// Per hull vertex, the polygons whose loop passes through it, in polygon order.
+    pub polymap: Vec<Vec<usize>>,
+    /// Per hull vertex, whether a polygon group with at least one polygon has a triangle on it
+    /// (then `hull_polygons(h, Some(&[v]))` is not empty).
+    pub touched: Vec<bool>,
+    /// Per polygon, the (sorted) vertices of the triangles of its group.
+    group_verts: Vec<std::rc::Rc<[usize]>>,
+}
+
+impl HullPolygons {
+    /// Build the polygon table of `h`.
+    fn new(h: &ConvexHull) -> Self {
+        let n = h.vert.len();
+        let mut polys = Vec::new();
+        let mut touched = vec![false; n];
+        let mut group_verts = Vec::new();
+        for (verts, group) in polygon_groups(h) {
+            if group.is_empty() {
+                continue;
+            }
+            for &v in &verts {
+                if let Some(t) = touched.get_mut(v) {
+                    *t = true;
+                }
+            }
+            let verts: std::rc::Rc<[usize]> = verts.into();
+            group_verts.extend(std::iter::repeat_n(verts, group.len()));
+            polys.extend(group);
+        }
+        let mut polymap = vec![Vec::new(); n];
+        for (p, poly) in polys.iter().enumerate() {
+            for &v in &poly.verts {
+                polymap[v].push(p);
+            }
+        }
+        HullPolygons { polys, polymap, touched, group_verts }
+    }
+
+    /// Whether polygon `p` belongs to a group with a triangle on one of the vertices `ids`
+    /// (i.e. `hull_polygons(h, Some(ids))` would return it).
+    pub fn through(&self, p: usize, ids: &[usize]) -> bool {
+        self.group_verts.get(p).is_some_and(|g| ids.iter().any(|v| g.binary_search(v).is_ok()))
+    }
+
+    /// Whether some polygon group touches one of the vertices `ids`.
+    pub fn touches(&self, ids: &[usize]) -> bool {
+        ids.iter().any(|&v| self.touched.get(v).copied().unwrap_or(false))
+    }
+}
+
+/// What the narrowphase derives from a hull once and reuses on every call: MuJoCo computes
+/// these in its compiler (`mesh_extrema`, `mesh_polyvert`); rebuilding them per collision call
+/// (a pass over the vertices, atan2/acos per triangle) dominated mesh-mesh scenes.
+#[derive(Debug)]
+pub(crate) struct HullData {
+    /// Hill-climbing seeds (see `ConvexObj`), for hulls that hill-climb.
+    pub extrema: Option<[u32; 27]>,
+    /// Polygon table, built on first use.
+    polys: std::cell::OnceCell<HullPolygons>,
+}
+
+impl HullData {
+    /// The polygon table of hull `h` (the hull this data was made for).
+    pub fn polygons(&self, h: &ConvexHull) -> &HullPolygons {
+        self.polys.get_or_init(|| HullPolygons::new(h))
+    }
+}
+
+/// Most hulls whose data is kept at once (per thread).
+const CACHE_SIZE: usize = 64;
+
+/// A cached hull: its address, a copy of what the derived data depends on (vertices,
+/// triangles, adjacency size), and the data. The copy is compared on every lookup, so a hull
+/// freed and replaced at the same address, or edited in place, is not mistaken for another.
+struct CacheEntry {
+    /// Address of the `ConvexHull` the data was made for.
+    addr: usize,
+    /// Its vertices, as bits.
+    vert: Vec<[u64; 3]>,
+    /// Its triangles.
+    face: Vec<[u32; 3]>,
+    /// Its adjacency length.
+    nadj: usize,
+    /// The derived data.
+    data: std::rc::Rc<HullData>,
+}
+
+impl CacheEntry {
+    /// Whether this entry was made for `h` as it is now.
+    fn is_for(&self, h: &ConvexHull) -> bool {
+        self.addr == h as *const ConvexHull as usize
+            && self.nadj == h.adjacency.len()
+            && self.vert.len() == h.vert.len()
+            && self.face == h.face
+            && self.vert.iter().zip(&h.vert).all(|(a, b)| *a == b.map(f64::to_bits))
+    }
+}
+
+thread_local! {
+    /// Data of recently seen hulls, oldest first.
+    static CACHE: std::cell::RefCell<Vec<CacheEntry>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The derived data of `h`, made on first use (`extrema` computes the seeds) and then taken
+/// from a per-thread cache.
+pub(crate) fn hull_data(
+    h: &ConvexHull,
+    extrema: impl FnOnce(&ConvexHull) -> Option<[u32; 27]>,
+) -> std::rc::Rc<HullData> {
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(e) = c.iter().find(|e| e.is_for(h)) {
+            return e.data.clone();
+        }
+        let data = std::rc::Rc::new(HullData { extrema: extrema(h), polys: std::cell::OnceCell::new() });
+        if c.len() >= CACHE_SIZE {
+            c.remove(0);
+        }
+        c.push(CacheEntry {
+            addr: h as *const ConvexHull as usize,
+            vert: h.vert.iter().map(|v| v.map(f64::to_bits)).collect(),
+            face: h.face.clone(),
+            nadj: h.adjacency.len(),
+            data: data.clone(),
+        });
+        data
+    })
+}
+
+/// The hull's polygons through at least one of the vertices in `through` (all if `None`),
+/// built from scratch (the collision paths use [`cached_polygons`]; this is the reference).
+#[cfg(test)]
+pub(crate) fn hull_polygons(h: &ConvexHull, through: Option<&[usize]>) -> Vec<Polygon> {
+    let mut out = Vec::new();
+    for (verts, group) in polygon_groups(h) {
+        if let Some(vs) = through {
+            if !verts.iter().any(|v| vs.contains(v)) {
+                continue;
+            }
+        }
+        out.extend(group);
+    }
+    out
+}
+
+/// The hull's polygon groups: per group, the vertices of its triangles and its polygons.
 ///
 /// Algorithm (as MuJoCo's compiler builds `mesh_polyvert`):
 /// 1. Take the hull triangles, outward wound (rebuilt from the adjacency when `face` does not
@@ -37,7 +187,7 @@ pub(crate) struct Polygon {
 /// MuJoCo keys the faces in the mesh's original frame, before aligning it with its inertia
 /// frame; here the (rotated) hull frame is used, which can differ only for faces whose normal
 /// lies within rounding of a bucket boundary.
-pub(crate) fn hull_polygons(h: &ConvexHull, through: Option<&[usize]>) -> Vec<Polygon> {
+fn polygon_groups(h: &ConvexHull) -> Vec<(Vec<usize>, Vec<Polygon>)> {
     let Some(faces) = local_faces(h) else {
         return Vec::new();
     };
@@ -56,24 +206,24 @@ pub(crate) fn hull_polygons(h: &ConvexHull, through: Option<&[usize]>) -> Vec<Po
             }
         }
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(groups.len());
     for g in &groups {
-        if let Some(vs) = through {
-            if !g.iter().any(|&fi| faces[fi].iter().any(|v| vs.contains(v))) {
-                continue;
-            }
-        }
+        let mut verts: Vec<usize> = g.iter().flat_map(|&fi| faces[fi]).collect();
+        verts.sort_unstable();
+        verts.dedup();
         let mut poly = Merger::new(faces[g[0]]);
         for &fi in &g[1..] {
             poly.insert(faces[fi]);
         }
+        let mut polys = Vec::new();
         for path in poly.paths() {
             if path.len() < 3 {
                 continue;
             }
             let normal = make_normal(&h.vert[path[0]], &h.vert[path[1]], &h.vert[path[2]]);
-            out.push(Polygon { verts: path, normal });
+            polys.push(Polygon { verts: path, normal });
         }
+        out.push((verts, polys));
     }
     out
 }
@@ -329,4 +479,42 @@ pub(crate) fn polygon_quad(p: &[[f64; 3]]) -> [usize; 4] {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A square pyramid: apex over a unit square base (two base triangles merge into a quad).
+    fn pyramid() -> ConvexHull {
+        let vert = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 1.0]];
+        let face = vec![[0, 2, 1], [0, 3, 2], [0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]];
+        let adjacency = vec![vec![1, 2, 3, 4], vec![0, 2, 4], vec![0, 1, 3, 4], vec![0, 2, 4], vec![0, 1, 2, 3]];
+        ConvexHull { vert, adjacency, face }
+    }
+
+    /// The cached table holds exactly the polygons the from-scratch build gives, and for each
+    /// vertex the polygons through it in the same order.
+    #[test]
+    fn cached_table_matches_reference() {
+        let h = pyramid();
+        let data = hull_data(&h, |_| None);
+        let tab = data.polygons(&h);
+        assert_eq!(tab.polys, hull_polygons(&h, None));
+        // hand-derived: one quad base and four triangular sides
+        assert_eq!(tab.polys.len(), 5);
+        assert_eq!(tab.polys.iter().filter(|p| p.verts.len() == 4).count(), 1);
+        for v in 0..h.vert.len() {
+            let subset = hull_polygons(&h, Some(&[v]));
+            let via_table: Vec<Polygon> =
+                (0..tab.polys.len()).filter(|&p| tab.through(p, &[v])).map(|p| tab.polys[p].clone()).collect();
+            assert_eq!(via_table, subset, "vertex {v}");
+            assert!(tab.touches(&[v]));
+            let loops: Vec<&Polygon> = subset.iter().filter(|p| p.verts.contains(&v)).collect();
+            let mapped: Vec<&Polygon> = tab.polymap[v].iter().map(|&p| &tab.polys[p]).collect();
+            assert_eq!(mapped, loops, "vertex {v}");
+        }
+        // the apex lies on the four sides only
+        assert_eq!(tab.polymap[4].len(), 4);
+    }
 }

@@ -6,8 +6,10 @@
 //! margin along the query direction. Spheres and capsules can be shrunk to their core (a point
 //! or a segment) with [`Core`], which is how MuJoCo's GJK treats them before re-inflating.
 
+use super::polygon::{hull_data, HullData};
 use crate::math::dot3 as dot;
 use crate::narrowphase::{ConvexHull, Geom, GeomType};
+use std::rc::Rc;
 
 /// Below this squared length a direction cannot be normalised (MuJoCo's `mjMINVAL^2`).
 const MINVAL2: f64 = 1e-30;
@@ -45,9 +47,10 @@ pub(crate) struct ConvexObj<'a> {
     pub vertindex: i32,
     /// Warm start for hill climbing on the hull.
     meshindex: i32,
-    /// Hill-climbing seeds: for each of the 27 directions (-1, 0, 1)^3 (x slowest), the first
-    /// hull vertex farthest along it (MuJoCo's `mesh_extrema`, computed in single precision).
-    extrema: Option<[u32; 27]>,
+    /// Data derived once per hull: the hill-climbing seeds (for each of the 27 directions
+    /// (-1, 0, 1)^3, x slowest, the first hull vertex farthest along it: MuJoCo's
+    /// `mesh_extrema`, computed in single precision) and the hull polygons.
+    pub data: Option<Rc<HullData>>,
     /// Which core the support function describes.
     pub core: Core,
 }
@@ -64,7 +67,7 @@ impl<'a> ConvexObj<'a> {
             hull: g.hull,
             vertindex: -1,
             meshindex: -1,
-            extrema: g.hull.filter(|h| h.vert.len() >= HILLCLIMB_MIN && h.adjacency.len() == h.vert.len()).map(extrema),
+            data: g.hull.map(data_of),
             core: Core::Full,
         }
     }
@@ -154,7 +157,12 @@ impl<'a> ConvexObj<'a> {
         // hill climbing over the hull graph, seeded from the grid cell of the direction (or the
         // previous answer when that is already better)
         let cell = |x: f64| (x > 0.4) as usize + 1 - (x < -0.4) as usize;
-        let seed = self.extrema.map_or(0, |e| e[cell(l[0]) * 9 + cell(l[1]) * 3 + cell(l[2])] as usize).min(n - 1);
+        let seed = self
+            .data
+            .as_ref()
+            .and_then(|d| d.extrema)
+            .map_or(0, |e| e[cell(l[0]) * 9 + cell(l[1]) * 3 + cell(l[2])] as usize)
+            .min(n - 1);
         let mut imax = seed;
         if self.meshindex >= 0 {
             let cached = self.meshindex as usize;
@@ -184,7 +192,12 @@ impl<'a> ConvexObj<'a> {
     }
 }
 
-/// Hill-climbing seeds of a hull (see [`ConvexObj`]'s `extrema`).
+/// The cached per-hull data (seeds only for hulls large enough to hill-climb).
+pub(crate) fn data_of(h: &ConvexHull) -> Rc<HullData> {
+    hull_data(h, |h| (h.vert.len() >= HILLCLIMB_MIN && h.adjacency.len() == h.vert.len()).then(|| extrema(h)))
+}
+
+/// Hill-climbing seeds of a hull (see [`ConvexObj`]'s `data`).
 fn extrema(h: &ConvexHull) -> [u32; 27] {
     let mut best = [f32::MIN; 27];
     let mut ext = [0u32; 27];
