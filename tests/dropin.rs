@@ -10,6 +10,11 @@ use serde_json::Value;
 
 const STEPS: usize = 1000;
 
+/// Serialises the tests that run MuJoCo inside this process: the drop-in mode set by the C API's
+/// Rust side is process-wide, so an in-process `specula diff` must not run while another test has
+/// switched it to `rust`.
+static IN_PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -181,6 +186,7 @@ fn rk4_collisions_inside_the_integrator_are_replaced_too() {
 /// Whether `specula diff` (in-process, same start and number of steps as the examples: the first
 /// keyframe when there is one) calls the Rust stage a match for `scene`.
 fn diff_says_match(scene: &Path) -> bool {
+    let _guard = IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let c = specula::mj::Model::from_xml_path(scene).unwrap();
     let r = specula_model::load_file(scene).unwrap();
     let start = if c.nkey() > 0 { specula::sim::Start::Key("0".into()) } else { specula::sim::Start::Qpos0 };
@@ -504,6 +510,7 @@ fn edits_to_the_model_between_steps_are_honoured() {
             *m.geom_solref.add(2) = 0.05; // geom 1 (row of 2): a softer time constant
         }
     };
+    let _guard = IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let before = specula::capi::snapshot();
     let rust = in_process(specula::capi::Mode::Rust, &edit);
     let served = specula::capi::snapshot().rust_calls - before.rust_calls;
