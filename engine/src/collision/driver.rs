@@ -110,6 +110,9 @@ pub struct CollisionStage {
     stack: Vec<(usize, usize)>,
     points: Vec<ContactPoint>,
     motions: Motions,
+    /// The model last validated (address and array sizes): validation walks every array, so it
+    /// runs once per model rather than on every call.
+    validated: Option<(usize, usize, usize, usize, usize)>,
 }
 
 impl Default for CollisionStage {
@@ -137,6 +140,7 @@ impl CollisionStage {
             stack: Vec::new(),
             points: vec![ContactPoint::default(); MAX_CONTACTS],
             motions: Motions::default(),
+            validated: None,
         }
     }
 
@@ -149,7 +153,11 @@ impl CollisionStage {
         out: &mut Vec<Contact>,
     ) -> Result<CollideReport, CollideError> {
         out.clear();
-        m.validate().map_err(CollideError::Model)?;
+        let key = (m as *const CollisionModel as usize, m.ngeom(), m.nbody(), m.npair(), m.bvh_aabb.len());
+        if self.validated != Some(key) {
+            m.validate().map_err(CollideError::Model)?;
+            self.validated = Some(key);
+        }
         check_state(m, s)?;
         let report = CollideReport::default();
         let nbody = m.nbody();
