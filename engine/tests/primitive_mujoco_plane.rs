@@ -14,38 +14,9 @@
 //! 0.05, a fifth of the two-body ones with parallel frames) matched bit for bit when this was
 //! written; the FFI oracle tests in the root crate repeat that on every run.
 
-use specula_engine::narrowphase::primitive;
-use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
+mod common;
 
-/// A geom from MuJoCo's type number and its compiled size and world pose.
-fn geom(ty: usize, size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {
-    let ty = GeomType::from_index(ty).expect("valid geom type");
-    Geom { ty, size, pos, mat, rbound: 0.0, hull: None }
-}
-
-/// Run the primitive collider for the pair and compare with MuJoCo's contacts exactly.
-fn check(g1: &Geom, g2: &Geom, margin: f64, expected: &[(f64, [f64; 3], [f64; 9])]) {
-    use GeomType::*;
-    let f = match (g1.ty, g2.ty) {
-        (Plane, Sphere) => primitive::plane_sphere,
-        (Plane, Capsule) => primitive::plane_capsule,
-        (Plane, Cylinder) => primitive::plane_cylinder,
-        (Plane, Box) => primitive::plane_box,
-        (Sphere, Sphere) => primitive::sphere_sphere,
-        (Sphere, Capsule) => primitive::sphere_capsule,
-        (Sphere, Cylinder) => primitive::sphere_cylinder,
-        (Capsule, Capsule) => primitive::capsule_capsule,
-        other => panic!("not a primitive pair: {other:?}"),
-    };
-    let mut out = [ContactPoint::default(); MAX_CONTACTS];
-    let n = f(g1, g2, margin, &CollideOptions::default(), &mut out);
-    assert_eq!(n, expected.len(), "contact count");
-    for (i, (c, (dist, pos, frame))) in out[..n].iter().zip(expected).enumerate() {
-        assert_eq!(c.dist, *dist, "contact {i} dist");
-        assert_eq!(c.pos, *pos, "contact {i} pos");
-        assert_eq!(c.frame, *frame, "contact {i} frame");
-    }
-}
+use common::{check, geom};
 
 /// Probe: `<mujoco><worldbody><geom type="plane" size="1 1 .1" quat="0.96 0.1 0.2 0.05"/><body pos="0.1 0.2 0.05" quat="0.3 0.4 0.5 0.6"><freejoint/><geom type="sphere" size="0.1" margin="0.01"/></body></worldbody></mujoco>`.
 #[rustfmt::skip]
