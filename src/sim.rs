@@ -72,6 +72,9 @@ pub struct RunReport {
     pub speculative: bool,
     /// Largest number of contacts seen after any step.
     pub ncon_max: usize,
+    /// Rust route: geom pairs computed by MuJoCo's own pair function because specula has no
+    /// collider for them (height fields, SDFs); 0 on the C route.
+    pub fallback_pairs: u64,
     /// Warnings MuJoCo emitted.
     pub warnings: Vec<String>,
     /// Every named body.
@@ -125,7 +128,7 @@ pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions
                 }
             };
             let raw = model.raw();
-            with_collision(raw, &mut replace, || {
+            let report = with_collision(raw, &mut replace, || {
                 run_steps(model, opts, &mut |data| {
                     data.step()?;
                     match error.borrow_mut().take() {
@@ -134,7 +137,8 @@ pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions
                     }
                 })
             })
-            .0
+            .0;
+            report.map(|r| RunReport { fallback_pairs: stage.stats.fallback_pairs, ..r })
         }
     }
 }
@@ -178,6 +182,7 @@ fn run_steps(
         timestep: model.timestep(),
         speculative: model.speculative(),
         ncon_max,
+        fallback_pairs: 0,
         warnings: data.warnings().to_vec(),
         bodies,
         tunnels: tunnels.finish(),
@@ -203,6 +208,7 @@ impl RunReport {
             "timestep": self.timestep,
             "speculative": self.speculative,
             "ncon_max": self.ncon_max,
+            "fallback_pairs": self.fallback_pairs,
             "warnings": self.warnings,
             "bodies": bodies,
             "tunnels": tunnels,

@@ -82,6 +82,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         for b in &report.bodies {
             outln!("  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}", b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z);
         }
+        if report.fallback_pairs > 0 {
+            outln!(
+                "  {} geom pairs (height field or SDF) were computed by MuJoCo's own pair function: specula has no collider for them",
+                report.fallback_pairs
+            );
+        }
         for w in &report.warnings {
             outln!("  warning: {w}");
         }
