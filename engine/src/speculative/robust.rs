@@ -239,6 +239,18 @@ fn touching_points(
         if let Some(pts) = manifold::plane_points(&a1, &a2, spread) {
             pairs.extend(pts.iter().map(|(p, hgt)| (sub3(p, &scl3(&n, *hgt)), *p)));
         }
+    } else if let Some((plane, box_first)) = box_face_plane(&a1, &a2, &hit.normal) {
+        // The impact is on a box face: every point of the other geom's facing feature that the
+        // remaining motion brings to that face is a contact, as against a plane (a tilted coin
+        // hitting a pane with its rim must not pivot about that single point).
+        let other = if box_first { &a2 } else { &a1 };
+        let n = [plane.mat[2], plane.mat[5], plane.mat[8]];
+        if let Some(pts) = manifold::plane_points(&plane, other, spread) {
+            for (p, hgt) in pts {
+                let on_face = sub3(&p, &scl3(&n, hgt));
+                pairs.push(if box_first { (on_face, p) } else { (p, on_face) });
+            }
+        }
     } else {
         let mut buf = [ContactPoint::default(); MAX_CONTACTS];
         let mut o = opt.collide;
@@ -254,6 +266,32 @@ fn touching_points(
         .iter()
         .map(|(x1, x2)| (map_back(&s1.geom, &e1, hit.t, &q1, x1), map_back(&s2.geom, &e2, hit.t, &q2, x2)))
         .collect()
+}
+
+/// When one geom is a box and the impact normal (geom 1 to geom 2) is one of its face normals,
+/// that face as a plane geom (normal pointing at the other geom), and whether the box is geom 1.
+fn box_face_plane<'a>(a1: &Geom<'a>, a2: &Geom<'a>, normal: &[f64; 3]) -> Option<(Geom<'a>, bool)> {
+    let (bx, outward, box_first) = if a1.ty == GeomType::Box {
+        (a1, *normal, true)
+    } else if a2.ty == GeomType::Box {
+        (a2, scl3(normal, -1.0), false)
+    } else {
+        return None;
+    };
+    for k in 0..3 {
+        let axis = [bx.mat[k], bx.mat[3 + k], bx.mat[6 + k]];
+        let c = dot3(&axis, &outward);
+        if c.abs() > 0.999 {
+            let n = if c > 0.0 { axis } else { scl3(&axis, -1.0) };
+            let centre = add3(&bx.pos, &scl3(&n, bx.size[k]));
+            let f = frame_from_normal(&n);
+            // a plane's normal is its frame's z axis (third column of the row-major matrix)
+            let mat = [f[3], f[6], f[0], f[4], f[7], f[1], f[5], f[8], f[2]];
+            let plane = Geom { ty: GeomType::Plane, size: [0.0, 0.0, 1.0], pos: centre, mat, rbound: 0.0, hull: None };
+            return Some((plane, box_first));
+        }
+    }
+    None
 }
 
 /// Robust mode on a contact the narrowphase found (touching or penetrating): the effective
