@@ -15,7 +15,7 @@
 use super::model::{CollisionModel, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE};
 use super::state::State;
 use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
-use crate::speculative::sweep::{body_cvel, geom_motion, min_half_extent, swept_plane_prune, swept_sphere_prune};
+use crate::speculative::sweep::{geom_motion, min_half_extent, swept_plane_prune, swept_sphere_prune};
 use crate::speculative::{
     robust, sight, speculative_contacts, GeomMotion, Integrator, PairParams, SpeculativeOptions, SweptGeom,
 };
@@ -29,8 +29,10 @@ pub struct Motions {
     pub sweep: Vec<f64>,
     /// Whether each body holds a geom that is fast by its own extent.
     pub fast_body: Vec<bool>,
-    chain: Vec<usize>,
     extrapolated: Vec<f64>,
+    cvel: Vec<[f64; 6]>,
+    cvel_end: Vec<[f64; 6]>,
+    moves: Vec<bool>,
 }
 
 impl Motions {
@@ -52,38 +54,54 @@ impl Motions {
             self.extrapolated.extend(spec.qvel.iter().zip(qacc).map(|(v, a)| v + h * a));
         }
         let have_dofs = m.body_dofadr.len() == nb && m.body_rootid.len() == nb;
+        // Body velocities once per body, parents first: the parent's sum, then the body's own dofs
+        // one by one (the same additions, in the same order, as summing the whole chain from the
+        // root for every geom).
+        let end = self.extrapolated.len() == spec.qvel.len();
+        self.cvel.clear();
+        self.cvel.resize(nb, [0.0; 6]);
+        self.cvel_end.clear();
+        self.cvel_end.resize(nb, [0.0; 6]);
+        self.moves.clear();
+        self.moves.resize(nb, false);
+        if have_dofs {
+            for b in 1..nb {
+                let parent = m.body_parentid[b];
+                let (mut v, mut ve, mut any) = (self.cvel[parent], self.cvel_end[parent], self.moves[parent]);
+                let adr = m.body_dofadr[b];
+                if adr >= 0 {
+                    for j in adr as usize..adr as usize + m.body_dofnum[b] {
+                        let (Some(c), Some(&q)) = (spec.cdof.get(j), spec.qvel.get(j)) else { continue };
+                        any = true;
+                        for k in 0..6 {
+                            v[k] += c[k] * q;
+                        }
+                        if end {
+                            let qe = self.extrapolated[j];
+                            for k in 0..6 {
+                                ve[k] += c[k] * qe;
+                            }
+                        }
+                    }
+                }
+                (self.cvel[b], self.cvel_end[b], self.moves[b]) = (v, ve, any);
+            }
+        }
         for g in 0..ng {
             let b = m.geom_bodyid[g];
             let mut motion = GeomMotion::ZERO;
-            if have_dofs && b > 0 {
-                // dofs of the body and its ancestors, root first
-                self.chain.clear();
-                let mut k = b;
-                while k > 0 {
-                    let adr = m.body_dofadr[k];
-                    if adr >= 0 {
-                        for j in (adr as usize..adr as usize + m.body_dofnum[k]).rev() {
-                            self.chain.push(j);
-                        }
-                    }
-                    k = m.body_parentid[k];
-                }
-                self.chain.reverse();
-                if !self.chain.is_empty() {
-                    let cvel = body_cvel(spec.cdof, spec.qvel, &self.chain);
-                    let root = m.body_rootid[b];
-                    if let Some(com) = spec.subtree_com.get(root) {
-                        motion = geom_motion(&cvel, com, &s.geom_xpos[g], h);
-                        if self.extrapolated.len() == spec.qvel.len() {
-                            let cvel_end = body_cvel(spec.cdof, &self.extrapolated, &self.chain);
-                            let end = geom_motion(&cvel_end, com, &s.geom_xpos[g], h);
-                            let ty = m.geom_type[g];
-                            let r = m.geom_rbound[g];
-                            if crate::speculative::sweep_distance(&end, ty, r)
-                                > crate::speculative::sweep_distance(&motion, ty, r)
-                            {
-                                motion = end;
-                            }
+            if have_dofs && b > 0 && self.moves[b] {
+                let root = m.body_rootid[b];
+                if let Some(com) = spec.subtree_com.get(root) {
+                    motion = geom_motion(&self.cvel[b], com, &s.geom_xpos[g], h);
+                    if end {
+                        let moved = geom_motion(&self.cvel_end[b], com, &s.geom_xpos[g], h);
+                        let ty = m.geom_type[g];
+                        let r = m.geom_rbound[g];
+                        if crate::speculative::sweep_distance(&moved, ty, r)
+                            > crate::speculative::sweep_distance(&motion, ty, r)
+                        {
+                            motion = moved;
                         }
                     }
                 }
