@@ -40,85 +40,11 @@ const EIG_EPS: f64 = 1e-12;
 const EIG_RTOL: f64 = 1e-7;
 
 /// MuJoCo's `mjEPS` of the compiler utilities: below this a vector norm counts as zero.
-pub const MJ_EPS: f64 = 1e-14;
+pub const MJ_EPS: f64 = crate::compile::math::EPS;
 
-/// Normalizes `vec` in place the way MuJoCo's compiler does and returns its former length.
-///
-/// Leaves the vector alone (and returns 0) when the squared norm is below [`MJ_EPS`], and does
-/// not divide when the norm is already within [`MJ_EPS`] of 1, so that unit inputs stay bitwise
-/// unchanged.
-pub fn normvec(vec: &mut [f64]) -> f64 {
-    let mut nrm = 0.0;
-    for v in vec.iter() {
-        nrm += v * v;
-    }
-    if nrm < MJ_EPS {
-        return 0.0;
-    }
-    let nrm = nrm.sqrt();
-    if (nrm - 1.0).abs() > MJ_EPS {
-        for v in vec.iter_mut() {
-            *v /= nrm;
-        }
-    }
-    nrm
-}
-
-/// Rotation matrix (row-major) of a unit quaternion `[w, x, y, z]`; exact identity for `[1,0,0,0]`.
-pub fn quat2mat(quat: &[f64; 4]) -> [f64; 9] {
-    if quat[0] == 1.0 && quat[1] == 0.0 && quat[2] == 0.0 && quat[3] == 0.0 {
-        return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    }
-    let q00 = quat[0] * quat[0];
-    let q01 = quat[0] * quat[1];
-    let q02 = quat[0] * quat[2];
-    let q03 = quat[0] * quat[3];
-    let q11 = quat[1] * quat[1];
-    let q12 = quat[1] * quat[2];
-    let q13 = quat[1] * quat[3];
-    let q22 = quat[2] * quat[2];
-    let q23 = quat[2] * quat[3];
-    let q33 = quat[3] * quat[3];
-    [
-        q00 + q11 - q22 - q33,
-        2.0 * (q12 - q03),
-        2.0 * (q13 + q02),
-        2.0 * (q12 + q03),
-        q00 - q11 + q22 - q33,
-        2.0 * (q23 - q01),
-        2.0 * (q13 - q02),
-        2.0 * (q23 + q01),
-        q00 - q11 - q22 + q33,
-    ]
-}
-
-/// Quaternion product `qa * qb`, normalized with [`normvec`] (as the compiler's `mulquat`).
-pub fn mulquat(qa: &[f64; 4], qb: &[f64; 4]) -> [f64; 4] {
-    let mut r = [
-        qa[0] * qb[0] - qa[1] * qb[1] - qa[2] * qb[2] - qa[3] * qb[3],
-        qa[0] * qb[1] + qa[1] * qb[0] + qa[2] * qb[3] - qa[3] * qb[2],
-        qa[0] * qb[2] - qa[1] * qb[3] + qa[2] * qb[0] + qa[3] * qb[1],
-        qa[0] * qb[3] + qa[1] * qb[2] - qa[2] * qb[1] + qa[3] * qb[0],
-    ];
-    normvec(&mut r);
-    r
-}
-
-/// Product of two row-major 3x3 matrices.
-pub fn mulmat(a: &[f64; 9], b: &[f64; 9]) -> [f64; 9] {
-    let mut r = [0.0; 9];
-    for i in 0..3 {
-        for j in 0..3 {
-            r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-        }
-    }
-    r
-}
-
-/// Transpose of a row-major 3x3 matrix.
-pub fn transpose(m: &[f64; 9]) -> [f64; 9] {
-    [m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]]
-}
+// The compiler's small-vector helpers (same conventions and operation order); re-exported so
+// the mesh code keeps one path to them.
+pub use crate::compile::math::{mulmat, mulquat, normvec, quat2mat, transpose};
 
 /// Result of [`eig3`]: eigenvalues (decreasing), eigenvectors and their frame as a quaternion.
 #[derive(Clone, Copy, Debug, PartialEq)]
