@@ -69,7 +69,6 @@ const DIFF_GAPS: &[&str] = &[
     "test/engine/testdata/collision_convex/stacked_boxes.xml",
     "test/testdata/model.xml",
     "test/user/testdata/robot_arm.xml",
-    "test/xml/testdata/child.xml",
 ];
 
 fn diff_all(integrator: Option<Integrator>) {

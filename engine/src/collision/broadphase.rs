@@ -16,7 +16,8 @@
 //!    intersection of its bounding-sphere interval and its rotated local box, padded by the geom's
 //!    margin + gap (half the override margin under `override`), united over the body's geoms.
 //! 4. Sweep and prune along the first principal axis (end points rounded to `f32` and sorted
-//!    with MuJoCo's stable sort), pruning with the other two axes in `f64`.
+//!    with MuJoCo's stable sort, minima before maxima on ties), pruning with the other two axes
+//!    in `f64`.
 //! 5. Drop pairs the body rules reject, and pairs whose aggregated bitmasks cannot meet.
 //! 6. Sort the signatures `(b1 << 16) + b2` (b1 < b2) ascending; duplicates (a pair found in
 //!    steps 1 and 4) are left for the driver to skip.
@@ -242,11 +243,16 @@ fn sweep_and_prune(sc: &mut BroadphaseScratch) {
         sc.sweep.push(SapPoint { value: b[0] as f32, id_ismax: i as u32 });
         sc.sweep.push(SapPoint { value: b[3] as f32, id_ismax: i as u32 + ISMAX });
     }
+    // Equal end points put box minima before maxima, so boxes that touch are swept as
+    // overlapping: the comparison MuJoCo 4.0.0's sweep uses on ties (read from the released
+    // library's `mj_SAP`, which tests `id_ismax & 0x10000` when two values compare equal; the
+    // corpus model test/xml/testdata/child.xml shows it: a sphere resting exactly on the edge
+    // of two boxes gets both contacts).
     mj_sort(&mut sc.sweep, &mut sc.sweep_buf, |a, b| {
         if a.value < b.value {
             Ordering::Less
         } else if a.value == b.value {
-            Ordering::Equal
+            (a.id_ismax & ISMAX).cmp(&(b.id_ismax & ISMAX))
         } else {
             Ordering::Greater
         }
@@ -401,5 +407,18 @@ mod tests {
                 assert!((mv[k] - lambda * v[k]).abs() < 1e-12);
             }
         }
+    }
+
+    #[test]
+    fn touching_boxes_are_swept_as_overlapping() {
+        // box 0 ends exactly where box 1 begins on the sweep axis; box 2 lies beyond a gap
+        let mut sc = BroadphaseScratch::default();
+        sc.aamm = vec![
+            [-3.0, -1.0, -1.0, -1.0, 1.0, 1.0],
+            [-1.0, -1.0, -1.0, 1.0, 1.0, 1.0],
+            [1.5, -1.0, -1.0, 2.5, 1.0, 1.0],
+        ];
+        sweep_and_prune(&mut sc);
+        assert_eq!(sc.sap_pairs, vec![(0, 1)]);
     }
 }
