@@ -64,11 +64,8 @@ const DIFF_GAPS: &[&str] = &[
     "model/replicate/leaves.xml",
     "model/surfacevel/carousel.xml",
     "test/engine/testdata/actuation/actuator_group_disable.xml",
-    "test/engine/testdata/collision_convex/dice.xml",
     "test/engine/testdata/collision_convex/perf/mixed.xml",
     "test/engine/testdata/collision_convex/stacked_boxes.xml",
-    "test/testdata/model.xml",
-    "test/user/testdata/robot_arm.xml",
 ];
 
 fn diff_all(integrator: Option<Integrator>) {

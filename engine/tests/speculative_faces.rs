@@ -183,7 +183,10 @@ fn parallel_capsules_get_one_contact() {
     // <geom type="capsule" size="0.0015 0.008" euler="0 90 0"/>
     // <body pos="0 0 0.008"><freejoint/><geom type="capsule" size="0.0015 0.008"
     //   euler="0 90 0"/></body>, qvel z = -5: one contact, dist -0.1456, at (0, 0, 0.0065)
-    let rot = [0.0, 0.0, 1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 0.0];
+    // the geom_xmat MuJoCo compiles from euler="0 90 0" (not an exact quarter turn: which end of
+    // a segment is the support point along the other's axis depends on the 2.2e-16 entries)
+    let e = 2.220446049250313e-16;
+    let rot = [e, 0.0, 1.0, 0.0, 1.0, 0.0, -1.0, 0.0, e];
     let c1 = geom(GeomType::Capsule, [0.0015, 0.008, 0.0], [0.0; 3], rot);
     let c2 = geom(GeomType::Capsule, [0.0015, 0.008, 0.0], [0.0, 0.0, 0.008], rot);
     let s1 = swept(c1, [0.0; 3], [0.0; 3]);

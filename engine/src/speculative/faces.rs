@@ -11,11 +11,22 @@
 //!   that face at the advanced pose (t = 0.13394, to 1e-8);
 //! - so the polygon is geom 2's facing face clipped by the planes through the edges of geom 1's
 //!   facing face, perpendicular to it (MuJoCo's `polygonClip` of the multi-contact code, with
-//!   geom 1's face clipping); each clipped vertex `v` gives the geom-1 point `x1 = v - n1 d`
-//!   (`n1` geom 1's face normal, `d` the height of `v` over that face) and the geom-2 point
-//!   where the line through `x1` along the pair normal meets geom 2's face (two free plates
-//!   2 degrees apart, both moving: MuJoCo's positions agree to 1e-17 this way, taking `v`
-//!   itself puts them up to 2.4e-5 off);
+//!   geom 1's face clipping);
+//! - each clipped vertex `v` at height `d` over geom 1's face gives `x1 = v - n1 d` (`n1` geom
+//!   1's face normal) and `x2` = the orthogonal projection of `x1` onto geom 2's face plane,
+//!   and then the two are pushed apart: `x1 -= L (n + n2)`, `x2 += L (n + n2)`, with `n` the
+//!   pair normal at t, `n2` geom 2's outward face normal and `L = (dist(t) + spread) / 2 =
+//!   dist(t) + ((1 - t) h|v_n| + ccd_tolerance) / 2`. Measured with one geom static, so that
+//!   the blended position shows one point alone: a free plate tilted 0.02 to 0.06 rad
+//!   translating (no spin) onto a static upright plate puts MuJoCo's geom-2 corner points at
+//!   `v + a n + b n2` with `a = L - d` and `b = a + d (1 + n1 . n2)` to 1e-9 relative (the
+//!   `ccd_tolerance / 2` in `L` shows as an exact 5e-7 offset), and a moving geom 1 against a
+//!   static tilted geom 2 gives `x1 - L (n + n2)` to 1e-18. When the pair normal is geom 2's
+//!   face normal (`n = -n2`, geom 1's corner closest) the push vanishes and `x2` is where the
+//!   line through `x1` along `n` meets geom 2's face, as the earlier reading had; when it is
+//!   geom 1's (`n = n1`, geom 2's corner closest) the earlier reading put the newton cradle's
+//!   points up to 1.8e-4 off (`scenes/newton_cradle.xml`, steps 136, 137, 269 ...; all 57
+//!   contact steps of 1000 now agree to 7e-14, hinged and free plates, one or both moving);
 //! - the faces must be within MuJoCo's face tolerance: `n1 . n2 < -0.996` (about 5.1 degrees;
 //!   the module notes have 4 contacts at 3 and 5 degrees, 2 beyond);
 //! - a coin (cylinder cap, geom 1) resting flat over a box face gives four vertices of its
@@ -233,24 +244,37 @@ fn farthest_two(p: &[[f64; 3]]) -> Vec<[f64; 3]> {
     vec![p[bi], p[bj]]
 }
 
-/// The pair `(x1, x2)` for a point `x1` of geom 1's face: `x2` is where the line through `x1`
-/// along the pair normal `n` meets geom 2's face plane (`(face, nf)`).
-fn onto_face2(x1: &[f64; 3], n: &[f64; 3], face: &[[f64; 3]], nf: &[f64; 3]) -> ([f64; 3], [f64; 3]) {
-    let den = dot3(n, nf);
-    let s = if den.abs() > MINVAL { -dot3(&sub3(x1, &face[0]), nf) / den } else { 0.0 };
-    (*x1, add3(x1, &scl3(n, s)))
+/// The pair `(x1, x2)` for a clipped vertex `v` of geom 2's face at height `h` over geom 1's
+/// face `(n1)`: `x1 = v - h n1` on geom 1's face and its orthogonal projection onto geom 2's face
+/// plane `(face2, n2)`, then pushed apart along `n + n2` by `lift` (`x1` back, `x2` forward; see
+/// the module notes for the measurements).
+fn face_pair(
+    v: &[f64; 3],
+    h: f64,
+    n1: &[f64; 3],
+    face2: &[[f64; 3]],
+    n2: &[f64; 3],
+    n: &[f64; 3],
+    lift: f64,
+) -> ([f64; 3], [f64; 3]) {
+    let x1 = sub3(v, &scl3(n1, h));
+    let x2 = sub3(&x1, &scl3(n2, dot3(&sub3(&x1, &face2[0]), n2)));
+    let shift = scl3(&add3(n, n2), lift);
+    (sub3(&x1, &shift), add3(&x2, &shift))
 }
 
 /// Surface point pairs `(on g1, on g2)` of the touching features at the advanced pose when
 /// they are nearly parallel faces (geom 2's face clipped by geom 1's) or an edge lying in the
 /// other geom's face (the edge clipped by the face); `n` is the unit normal from geom 1 to
-/// geom 2 and `x1`, `x2` the witness points there. `None` when neither applies.
+/// geom 2, `x1`, `x2` the witness points there and `dist` their distance. `None` when neither
+/// applies.
 pub fn face_points(
     g1: &Geom,
     g2: &Geom,
     n: &[f64; 3],
     x1: &[f64; 3],
     x2: &[f64; 3],
+    dist: f64,
     spread: f64,
 ) -> Option<Vec<([f64; 3], [f64; 3])>> {
     let neg = scl3(n, -1.0);
@@ -263,8 +287,9 @@ pub fn face_points(
                 return None;
             }
             let heights: Vec<f64> = poly.iter().map(|v| dot3(&sub3(v, &f1[0]), n1)).collect();
-            let pairs =
-                poly.iter().zip(&heights).map(|(v, &h)| onto_face2(&sub3(v, &scl3(n1, h)), n, f2, n2)).collect();
+            // half-way between the distance at t and the reach of the rest of the step
+            let lift = 0.5 * (spread + dist);
+            let pairs = poly.iter().zip(&heights).map(|(v, &h)| face_pair(v, h, n1, f2, n2, n, lift)).collect();
             return Some(keep(pairs, &heights, spread));
         }
     }

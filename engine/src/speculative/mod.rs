@@ -44,7 +44,9 @@
 //!   geom's face is clipped by that face ([`faces`]); meshes still run their narrowphase at the
 //!   advanced pose with a margin just above the distance there; anything else (two parallel
 //!   capsules, box edges crossing) keeps the single witness contact. Positions are the points
-//!   mapped back to the t = 0 poses and blended.
+//!   mapped back to the t = 0 poses and blended; for clipped faces the two points are not the
+//!   clipped vertex and its projection but are pushed apart along `n + n2` (pair normal plus
+//!   geom 2's face normal) by `(dist(t) + spread) / 2` (see [`faces`]).
 //! - **Line of sight**: an occluder must be bitmask-compatible with the *fast* geom; whether it
 //!   can collide with the other one does not matter, nor does sharing its body (a plate on the
 //!   world body hides the world's floor from a falling ball; a plate that cannot touch the ball
@@ -61,11 +63,7 @@
 //!   module -2.0071; a spinning coin over the floor: -0.04737 against -0.04663; two cradle
 //!   plates under the discrete integrator, step 10: MuJoCo has a contact, this module none);
 //!   see [`advance`](mod@advance);
-//! - some clipped face points of the newton cradle (`scenes/newton_cradle.xml`, step 136,
-//!   plates 4 and 5 whose bottom edges are the closest features): right count and `dist`, but
-//!   MuJoCo's positions sit 0.8e-4 to 1.5e-4 higher along the faces (a plate swinging onto a
-//!   resting one, and two free plates both moving, agree to 1e-16; with multiccd disabled the
-//!   single contact agrees too); mesh hull faces are not clipped;
+//! - mesh hull faces are not clipped (the pair's own narrowphase stands in);
 //! - which four vertices survive the pruning of a cylinder cap (more than four within reach):
 //!   MuJoCo keeps evenly spaced ones (a flat cap: 0, 67.5, 157.5, 247.5 degrees; a tilted cap
 //!   with vertices 2..11 in reach: 2, 5, 8, 11), the greedy walk here gives 270 instead of
@@ -245,7 +243,7 @@ fn multi_points(
         // points on the touching features only; the docs allow at most four per pair
         // nearly parallel faces: geom 2's face clipped by geom 1's (see [`faces`])
         let spread = imp.dist + (1.0 - imp.t) * h_vn + opt.collide.ccd_tolerance;
-        if let Some(pts) = faces::face_points(&a1, &a2, &imp.normal, &imp.x_t[0], &imp.x_t[1], spread) {
+        if let Some(pts) = faces::face_points(&a1, &a2, &imp.normal, &imp.x_t[0], &imp.x_t[1], imp.dist, spread) {
             pairs.extend(pts);
         } else if a1.ty == GeomType::Mesh || a2.ty == GeomType::Mesh {
             // hull faces are not clipped here yet: the pair's own multi-contact narrowphase

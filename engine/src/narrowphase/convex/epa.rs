@@ -135,9 +135,13 @@ impl Polytope {
     }
 
     /// Depth-first horizon search from face `f` entered across edge `e`; true if `f` is visible.
+    ///
+    /// Visible means `w` lies beyond the face's plane by more than `1e-15 max(1, |v|)` (MuJoCo
+    /// 4.0.0 scales the 3.x tolerance of 1e-15 with the face's distance, read from its library).
     fn horizon_rec(&mut self, w: &[f64; 3], f: usize, e: usize) -> bool {
         let face = self.faces[f];
-        if dot(&face.v, w) - face.dist2 > MINVAL {
+        let tol = (MINVAL * face.dist2.sqrt()).max(MINVAL);
+        if dot(&face.v, w) - face.dist2 > tol {
             self.delete(f);
             for k in 1..3 {
                 let i = (e + k) % 3;
@@ -230,11 +234,13 @@ fn ray_triangle(v1: &[f64; 3], v2: &[f64; 3], v3: &[f64; 3], v4: &[f64; 3], v5: 
     }
 }
 
-/// Barycentric coordinates of `p` on the triangle's plane.
+/// Barycentric coordinates of `p` on the triangle's plane: the sub-areas over their sum
+/// (MuJoCo 4.0.0; 3.x divided by the largest minor).
 fn tri_affine(v1: &[f64; 3], v2: &[f64; 3], v3: &[f64; 3], p: &[f64; 3]) -> [f64; 3] {
-    let (m, x, y) = largest_minor(v1, v2, v3);
+    let (_, x, y) = largest_minor(v1, v2, v3);
     let c = area_cofactors(v1, v2, v3, p, x, y);
-    [c[0] / m, c[1] / m, c[2] / m]
+    let sum = c[0] + c[1] + c[2];
+    [c[0] / sum, c[1] / sum, c[2] / sum]
 }
 
 /// True if `p` lies on the triangle (within `MINVAL`).
@@ -447,9 +453,10 @@ pub(crate) fn epa(st: &mut Status, pt: &mut Polytope, o1: &mut ConvexObj, o2: &m
             upper = upper_k;
             upper2 = upper * upper;
         }
-        if upper - lower < tolerance {
-            // a first support point below the nearest face means no real contact
-            if k == 0 && upper < lower - 1e-10 {
+        // MuJoCo 4.0.0 tests this iteration's bound (3.x: the best bound so far), and a first
+        // bound below the nearest face by more than the tolerance means no contact
+        if upper_k - lower < tolerance {
+            if k == 0 && upper < lower - tolerance {
                 face = None;
             }
             break;
@@ -488,6 +495,8 @@ pub(crate) fn epa(st: &mut Status, pt: &mut Polytope, o1: &mut ConvexObj, o2: &m
             pt.faces[hf].adj[he] = cur;
             let d2 = pt.attach(wi, b, a, [prev_face, hf, next]);
             if d2 == 0.0 {
+                // a degenerate new face ends the expansion; MuJoCo 4.0.0 keeps the face being
+                // expanded as the answer (3.x reported no contact)
                 degenerate = true;
                 break;
             }
@@ -497,7 +506,6 @@ pub(crate) fn epa(st: &mut Status, pt: &mut Polytope, o1: &mut ConvexObj, o2: &m
             }
         }
         if degenerate {
-            face = None;
             break;
         }
         if pt.map.is_empty() {

@@ -124,9 +124,17 @@ fn support_toward_origin(o1: &mut ConvexObj, o2: &mut ConvexObj, x: &[f64; 3], x
 }
 
 /// Run GJK. On entry `st.x1[0]`, `st.x2[0]` hold the initial guesses (the geom centres).
+///
+/// This is MuJoCo 4.0.0's iteration, which differs from the 3.x source in ways read from the
+/// released library (its `gjk`, `S1D` and `S2D`) and confirmed by running both on the same
+/// inputs: coincident centres start from the direction `(1, 0, 0)`; a support point with a
+/// positive projection on `x` marks the pair separated for good (even while the distance is
+/// still wanted); the duality-gap test is skipped on the first iteration; there is no
+/// tetrahedron-walk shortcut; after the sub-algorithm the next `x` is the exact projection of the
+/// origin on the kept point, segment or triangle; the loop stops when `|x|` drops below the
+/// tolerance (1e-15 for a single point) or stalls after the first iteration.
 pub(crate) fn gjk(st: &mut Status, o1: &mut ConvexObj, o2: &mut ConvexObj) {
     let want_dist = st.dist_cutoff > 0.0;
-    let mut try_intersect = !want_dist;
     let mut n = 0usize;
     let mut k = 0usize;
     let mut lambda = [0.0; 4];
@@ -139,44 +147,30 @@ pub(crate) fn gjk(st: &mut Status, o1: &mut ConvexObj, o2: &mut ConvexObj) {
 
     let mut x = sub3(&st.x1[0], &st.x2[0]);
     let mut xnorm = norm(&x);
-    let mut xnorm_prev = 0.0;
+    if xnorm < MINVAL {
+        x = [1.0, 0.0, 0.0];
+        xnorm = 1.0;
+    }
     while k < st.max_iterations {
-        if xnorm < min_norm || (xnorm_prev - xnorm).abs() < MINVAL {
-            break;
-        }
         st.simplex[n] = support_toward_origin(o1, o2, &x, xnorm);
         let s = st.simplex[n].vert;
 
-        // Frank-Wolfe duality gap: |f(x) - f(x*)| is bounded by x . (x - s)
-        let gap = [x[0] - s[0], x[1] - s[1], x[2] - s[2]];
-        if dot(&x, &gap) < epsilon {
-            break;
-        }
-
-        // x . s / |x| is a lower bound on the distance
+        // x . s / |x| is a lower bound on the distance: positive means separated
         let lower = dot(&x, &s);
-        if !want_dist {
-            if lower > 0.0 {
+        if lower > 0.0 {
+            if !want_dist || (st.dist_cutoff < MAX_LIMIT && lower >= st.dist_cutoff * xnorm) {
                 st.set_separated(k);
                 return;
             }
-        } else if st.dist_cutoff < MAX_LIMIT && lower > 0.0 && lower >= st.dist_cutoff * xnorm {
-            st.set_separated(k);
-            return;
+            st.separated = true;
         }
 
-        // with a full tetrahedron and no distance wanted, the intersection test is cheaper
-        if n == 3 && try_intersect {
-            st.gjk_iterations = k;
-            let r = intersect(st, o1, o2);
-            if r != -1 {
-                st.nx = 0;
-                st.separated = r == 0;
-                st.dist[0] = if r > 0 { 0.0 } else { MAX_LIMIT };
-                return;
+        // Frank-Wolfe duality gap: |f(x) - f(x*)| is bounded by x . (x - s)
+        if k > 0 {
+            let gap = [x[0] - s[0], x[1] - s[1], x[2] - s[2]];
+            if dot(&x, &gap) < epsilon {
+                break;
             }
-            k = st.gjk_iterations;
-            try_intersect = false;
         }
 
         subdistance(&mut lambda, n + 1, &st.simplex);
@@ -196,16 +190,17 @@ pub(crate) fn gjk(st: &mut Status, o1: &mut ConvexObj, o2: &mut ConvexObj) {
             st.set_separated(k);
             return;
         }
-
-        let verts: [[f64; 3]; 4] = std::array::from_fn(|i| st.simplex[i].vert);
-        x = lincomb(&lambda, n, &verts);
-        // the initial guess is not a simplex point: a first projection of the same length is
-        // not a stall (MuJoCo 4.0.0, measured: two half-size mesh cubes 0.45 apart, offset
-        // (0.1, 0.2), have |c1 - c2| equal to their corner distance; 4.0.0 finds the overlap)
-        xnorm_prev = if k == 0 { 0.0 } else { xnorm };
-        xnorm = norm(&x);
         if n == 4 {
             // the tetrahedron encloses the origin
+            break;
+        }
+        x = next_point(&st.simplex, &lambda, n);
+        let prev = xnorm;
+        xnorm = norm(&x);
+        if xnorm < if n == 1 { MINVAL } else { min_norm } {
+            break;
+        }
+        if k > 0 && (xnorm - prev).abs() < MINVAL {
             break;
         }
         k += 1;
@@ -219,9 +214,11 @@ pub(crate) fn gjk(st: &mut Status, o1: &mut ConvexObj, o2: &mut ConvexObj) {
     }
 
     // stopped early: one more support query settles separation
-    let t = support_toward_origin(o1, o2, &x, xnorm);
-    if dot(&x, &t.vert) > 0.0 {
-        st.separated = true;
+    if n <= 3 && !st.separated && xnorm >= MINVAL {
+        let t = support_toward_origin(o1, o2, &x, xnorm);
+        if dot(&x, &t.vert) > 0.0 {
+            st.separated = true;
+        }
     }
     st.nx = 1;
     st.gjk_iterations = k;
@@ -229,69 +226,24 @@ pub(crate) fn gjk(st: &mut Status, o1: &mut ConvexObj, o2: &mut ConvexObj) {
     st.dist[0] = if n == 4 && !st.separated { 0.0 } else { xnorm };
 }
 
-/// Signed distance of the origin's side of the triangle `(a, b, c)` with normal `(c-a) x (b-a)`;
-/// `MAX_LIMIT` when the normal is degenerate (the face is then ignored).
-fn signed_distance(normal: &mut [f64; 3], a: &Vertex, b: &Vertex, c: &Vertex) -> f64 {
-    let d1 = sub3(&c.vert, &a.vert);
-    let d2 = sub3(&b.vert, &a.vert);
-    *normal = cross(&d1, &d2);
-    let n2 = dot(normal, normal);
-    if n2 > MINVAL * MINVAL && n2 < 1e20 {
-        *normal = scl3(normal, 1.0 / n2.sqrt());
-        return dot(normal, &a.vert);
-    }
-    MAX_LIMIT
-}
-
-/// Tetrahedron walk: 1 if the origin is enclosed (simplex stored for EPA), 0 if separated, -1 if
-/// inconclusive (then GJK continues with distances).
-fn intersect(st: &mut Status, o1: &mut ConvexObj, o2: &mut ConvexObj) -> i32 {
-    let mut simplex = st.simplex;
-    let mut s = [0usize, 1, 2, 3];
-    let mut k = st.gjk_iterations;
-    while k < st.max_iterations {
-        let mut dist = [0.0; 4];
-        let mut nrm = [[0.0; 3]; 4];
-        dist[0] = signed_distance(&mut nrm[0], &simplex[s[2]], &simplex[s[1]], &simplex[s[3]]);
-        dist[1] = signed_distance(&mut nrm[1], &simplex[s[0]], &simplex[s[2]], &simplex[s[3]]);
-        dist[2] = signed_distance(&mut nrm[2], &simplex[s[1]], &simplex[s[0]], &simplex[s[3]]);
-        dist[3] = signed_distance(&mut nrm[3], &simplex[s[0]], &simplex[s[1]], &simplex[s[2]]);
-
-        // origin on a face plane: the walk cannot make progress
-        if dist.contains(&0.0) {
-            st.gjk_iterations = k;
-            return -1;
-        }
-        let i = if dist[0] < dist[1] { 0 } else { 1 };
-        let j = if dist[2] < dist[3] { 2 } else { 3 };
-        let index = if dist[i] < dist[j] { i } else { j };
-
-        // all faces have the origin on their inner side
-        if dist[index] > 0.0 {
-            st.nsimplex = 4;
-            for m in 0..4 {
-                st.simplex[m] = simplex[s[m]];
+/// The point of the kept simplex closest to the origin, projected exactly: the point itself,
+/// the projection on the segment's line, or on the triangle's plane (the barycentric
+/// combination when the segment or triangle is degenerate).
+fn next_point(simplex: &[Vertex; 4], lambda: &[f64; 4], n: usize) -> [f64; 3] {
+    let v: [[f64; 3]; 4] = std::array::from_fn(|i| simplex[i].vert);
+    match n {
+        1 => scl3(&v[0], lambda[0]),
+        2 => {
+            let d = sub3(&v[1], &v[0]);
+            let dd = dot(&d, &d);
+            if dd < MINVAL * MINVAL {
+                return lincomb(lambda, n, &v);
             }
-            st.gjk_iterations = k;
-            return 1;
+            let t = -(dot(&v[1], &d) / dd);
+            [t * d[0] + v[1][0], t * d[1] + v[1][1], t * d[2] + v[1][2]]
         }
-
-        // replace the vertex opposite the face the origin lies beyond
-        let dir = nrm[index];
-        let neg = [-dir[0], -dir[1], -dir[2]];
-        simplex[s[index]] = support_pair(o1, o2, &dir, &neg);
-        if dot(&nrm[index], &simplex[s[index]].vert) < 0.0 {
-            st.nsimplex = 0;
-            st.gjk_iterations = k;
-            return 0;
-        }
-
-        // keep the orientation consistent after the replacement
-        s.swap((index + 1) & 3, (index + 2) & 3);
-        k += 1;
+        _ => project_origin_plane(&v[0], &v[1], &v[2]).unwrap_or_else(|| lincomb(lambda, n, &v)),
     }
-    st.gjk_iterations = k;
-    -1
 }
 
 /// `sum_i coef[i] * v[i]` over the first `n` vectors, summed in index order.
@@ -335,6 +287,9 @@ pub(crate) fn project_origin_plane(v1: &[f64; 3], v2: &[f64; 3], v3: &[f64; 3]) 
     let n = cross(&d31, &d32);
     let nv = dot(&n, v3);
     let nn = dot(&n, &n);
+    if nn == 0.0 {
+        return None;
+    }
     Some(scl3(&n, nv / nn))
 }
 
@@ -412,23 +367,34 @@ fn s3d(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3], s4: &[f64; 3]) -> [f64; 4] {
 }
 
 /// Closest point on a triangle, computed in the coordinate plane where it projects largest.
+///
+/// MuJoCo 4.0.0 (read from the library, confirmed side by side): the minors come from the edge
+/// vectors, the sub-areas from the corners relative to the projected origin, and the weights are
+/// the sub-areas over their sum; a triangle whose plane cannot be found falls back to the
+/// closest of its three edges.
 fn s2d(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3]) -> [f64; 3] {
+    let pts = [s1, s2, s3];
     let Some(p) = project_origin_plane(s1, s2, s3) else {
-        let l = s1d(s1, s2);
-        return [l[0], l[1], 0.0];
+        return closest_edge(&pts, [true; 3]);
     };
     let (mmax, x, y) = largest_minor(s1, s2, s3);
     let c = area_cofactors(s1, s2, s3, &p, x, y);
-    let comp = [same_sign(mmax, c[0]), same_sign(mmax, c[1]), same_sign(mmax, c[2])];
-    if comp.iter().all(|&c| c != 0) {
-        return [c[0] / mmax, c[1] / mmax, c[2] / mmax];
+    let comp = [same_sign(mmax, c[0]) != 0, same_sign(mmax, c[1]) != 0, same_sign(mmax, c[2]) != 0];
+    if comp.iter().all(|&c| c) {
+        let sum = c[0] + c[1] + c[2];
+        return [c[0] / sum, c[1] / sum, c[2] / sum];
     }
-    let pts = [s1, s2, s3];
+    closest_edge(&pts, comp.map(|c| !c))
+}
+
+/// Weights of the closest point over the triangle's edges opposite the flagged corners (edge
+/// (2,3) for corner 1, (1,3) for 2, (1,2) for 3), keeping the first on ties.
+fn closest_edge(pts: &[&[f64; 3]; 3], flagged: [bool; 3]) -> [f64; 3] {
     let mut lambda = [0.0; 3];
     let mut dmin = MAX_LIMIT;
     let mut first = true;
-    for (drop, &cmp) in comp.iter().enumerate() {
-        if cmp != 0 {
+    for (drop, &f) in flagged.iter().enumerate() {
+        if !f {
             continue;
         }
         let (a, b) = match drop {
@@ -450,11 +416,14 @@ fn s2d(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3]) -> [f64; 3] {
     lambda
 }
 
-/// The minor of the triangle with the largest magnitude and the two axes it keeps.
+/// The minor of the triangle with the largest magnitude and the two axes it keeps (the
+/// components of the normal `(s2 - s1) x (s3 - s1)`, as MuJoCo 4.0.0 forms them).
 pub(crate) fn largest_minor(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3]) -> (f64, usize, usize) {
-    let m14 = s2[1] * s3[2] - s2[2] * s3[1] - s1[1] * s3[2] + s1[2] * s3[1] + s1[1] * s2[2] - s1[2] * s2[1];
-    let m24 = s2[0] * s3[2] - s2[2] * s3[0] - s1[0] * s3[2] + s1[2] * s3[0] + s1[0] * s2[2] - s1[2] * s2[0];
-    let m34 = s2[0] * s3[1] - s2[1] * s3[0] - s1[0] * s3[1] + s1[1] * s3[0] + s1[0] * s2[1] - s1[1] * s2[0];
+    let e1 = sub3(s2, s1);
+    let e2 = sub3(s3, s1);
+    let m14 = e1[1] * e2[2] - e1[2] * e2[1];
+    let m24 = e1[0] * e2[2] - e1[2] * e2[0];
+    let m34 = e1[0] * e2[1] - e1[1] * e2[0];
     let (mu1, mu2, mu3) = (m14.abs(), m24.abs(), m34.abs());
     if mu1 >= mu2 && mu1 >= mu3 {
         (m14, 1, 2)
@@ -465,8 +434,8 @@ pub(crate) fn largest_minor(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3]) -> (f64
     }
 }
 
-/// Signed areas of the sub-triangles `(p, s2, s3)`, `(p, s1, s3)` [as `(p, s3, s1)`], `(p, s1, s2)`
-/// in the `(x, y)` coordinate plane.
+/// Signed areas of the sub-triangles `(p, s2, s3)`, `(p, s3, s1)`, `(p, s1, s2)` in the `(x, y)`
+/// coordinate plane, from the corners relative to `p`.
 pub(crate) fn area_cofactors(
     s1: &[f64; 3],
     s2: &[f64; 3],
@@ -475,13 +444,21 @@ pub(crate) fn area_cofactors(
     x: usize,
     y: usize,
 ) -> [f64; 3] {
-    let area =
-        |a: &[f64; 3], b: &[f64; 3]| p[x] * a[y] + p[y] * b[x] + a[x] * b[y] - p[x] * b[y] - p[y] * a[x] - b[x] * a[y];
-    [area(s2, s3), area(s3, s1), area(s1, s2)]
+    let rel = |s: &[f64; 3]| [s[x] - p[x], s[y] - p[y]];
+    let (a, b, c) = (rel(s1), rel(s2), rel(s3));
+    let area = |u: [f64; 2], v: [f64; 2]| u[0] * v[1] - v[0] * u[1];
+    [area(b, c), area(c, a), area(a, b)]
 }
 
 /// Closest point on a segment, via the coordinate axis with the largest extent.
+///
+/// MuJoCo 4.0.0: a degenerate segment gives the second point, and a projection beyond the first
+/// point gives the first point (3.x gave the second in both cases).
 fn s1d(s1: &[f64; 3], s2: &[f64; 3]) -> [f64; 2] {
+    let d = sub3(s2, s1);
+    if dot(&d, &d) < MINVAL * MINVAL {
+        return [0.0, 1.0];
+    }
     let p = project_origin_line(s1, s2);
     let mut mu_max = s1[0] - s2[0];
     let mut index = 0;
@@ -494,9 +471,12 @@ fn s1d(s1: &[f64; 3], s2: &[f64; 3]) -> [f64; 2] {
     }
     let c1 = p[index] - s2[index];
     let c2 = s1[index] - p[index];
-    if same_sign(mu_max, c1) != 0 && same_sign(mu_max, c2) != 0 {
+    let (a, b) = (same_sign(mu_max, c1) != 0, same_sign(mu_max, c2) != 0);
+    if a && b {
         [c1 / mu_max, c2 / mu_max]
-    } else {
+    } else if !a {
         [0.0, 1.0]
+    } else {
+        [1.0, 0.0]
     }
 }

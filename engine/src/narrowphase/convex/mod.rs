@@ -16,17 +16,16 @@
 //!    ellipsoids) get extra contacts by re-running CCD with both geoms tilted slightly.
 //!
 //! Provenance: the algorithms follow MuJoCo's `engine_collision_gjk.c` / `_convex.c` as of
-//! 3.12.1 (August 2026), and reproduce that code bit for bit on the tested cases (checked by
-//! compiling the snapshot's GJK/EPA against the same inputs). MuJoCo 4.0.0 changed four things
-//! after that snapshot (changelog 3.13-4.0): cylinder and capsule single-pass contacts, margins
-//! in single-pass contacts, a rewritten plane-mesh collider, and "improved numerical stability"
-//! of GJK/EPA. The first three were reconstructed by probing 4.0.0 (see the tests). Of the last,
-//! the parts visible in the MuJoCo Warp 4.0.0 port (which mirrors the C pipeline) and confirmed
-//! on 4.0.0 are in: GJK's first iteration is never a stall, multi-contact takes the most nearly
-//! opposed facing faces and projects clipped points onto the clipping face
-//! (`engine/tests/convex_mujoco40.rs`). The rest is unknown, so EPA on smooth shapes can end on
-//! a slightly different face than 4.0.0 (depth within the CCD tolerance, normals within ~1e-2
-//! in the worst case measured).
+//! 3.12.1 (August 2026), with the changes MuJoCo made up to 4.0.0 (changelog 3.13-4.0: cylinder
+//! and capsule single-pass contacts, margins in single-pass contacts, a rewritten plane-mesh
+//! collider, "improved numerical stability" of GJK/EPA). No source of those versions is public;
+//! the changes were read from the released 4.0.0 library (unstripped, compared function by
+//! function with 3.17.0's) and each was confirmed by running MuJoCo's own `mjc_ccd` and this
+//! code on the same random poses: GJK's iteration ([`gjk`]), the sub-simplex weights, EPA's
+//! termination and horizon tolerance ([`epa`]), and the half margins taken off both supports
+//! while a sphere or capsule runs on its core. Agreement with 4.0.0 per type pair is in
+//! `tests/narrowphase_oracle.rs` and the README; what is not reproduced yet: 4.0.0's repair of
+//! degenerate initial polytopes (`polytope2`-`4`) and parts of its multi-contact.
 
 mod epa;
 mod gjk;
@@ -71,11 +70,18 @@ fn ccd(
     if round(o1.ty) || round(o2.ty) {
         // run GJK on the cores, with the radii (and half margins) added back afterwards
         let (m1, m2) = (o1.margin, o2.margin);
+        // MuJoCo 4.0.0 also takes the other geom's half margin off its support for this run and
+        // adds it back with the radii (3.x kept it on the support; measured: a sphere and an
+        // ellipsoid with margins agree with 4.0.0 on 509 of 509 poses this way, 226 the other)
         let shrink = |o: &mut ConvexObj| -> f64 {
             let core = match o.ty {
                 GeomType::Sphere => Core::Point,
                 GeomType::Capsule => Core::Segment,
-                _ => return 0.0,
+                _ => {
+                    let half = 0.5 * o.margin;
+                    o.margin = 0.0;
+                    return half;
+                }
             };
             let full = o.size[0] + 0.5 * o.margin;
             o.core = core;
