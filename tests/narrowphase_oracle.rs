@@ -144,8 +144,8 @@ const PAIRS: &[(GeomType, GeomType, f64, f64)] = {
         (Ellipsoid, Box, 0.97, 1e-6),
         (Ellipsoid, Mesh, 0.98, 1e-6),
         (Cylinder, Cylinder, 0.96, 1e-6),
-        (Cylinder, Box, 0.97, 1e-6),
-        (Cylinder, Mesh, 0.95, 1e-6),
+        (Cylinder, Box, 0.95, 1e-6),
+        (Cylinder, Mesh, 0.94, 1e-6),
         (Box, Mesh, 0.94, 1e-6),
         (Mesh, Mesh, 0.93, 1e-6),
     ]
