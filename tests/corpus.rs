@@ -57,11 +57,9 @@ fn check_matches_mujoco_on_every_corpus_file() {
 /// general convex path, GJK/EPA and its multi-contact: see the README's agreement report).
 const DIFF_GAPS: &[&str] = &[
     "mjx/mujoco/mjx/test_data/convex.xml",
-    "model/balloons/balloons.xml",
     "model/cube/cube_3x3x3.xml",
     "model/humanoid/humanoid100.xml",
     "model/replicate/bunnies.xml",
-    "model/replicate/leaves.xml",
     "model/surfacevel/carousel.xml",
     "test/engine/testdata/actuation/actuator_group_disable.xml",
     "test/engine/testdata/collision_convex/perf/mixed.xml",

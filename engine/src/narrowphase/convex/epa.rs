@@ -14,7 +14,8 @@
 //!    support points; the depth is `-|v|`.
 
 use super::gjk::{
-    area_cofactors, det3, largest_minor, lincomb, project_origin_plane, support_pair, Status, Vertex, MAX_LIMIT, MINVAL,
+    area_cofactors, det3, largest_minor, lincomb, project_origin_plane, s2d, support_pair, Status, Vertex, MAX_LIMIT,
+    MINVAL,
 };
 use super::support::ConvexObj;
 use crate::math::{add3, cross, dot3 as dot, mul_mat_vec3, norm3 as norm, scl3, sub3};
@@ -265,27 +266,87 @@ fn restart_from_triangle(
     o1: &mut ConvexObj,
     o2: &mut ConvexObj,
 ) -> Result<(), PolytopeError> {
-    st.nsimplex = 3;
-    for (m, &i) in tri.iter().enumerate() {
+    set_simplex(pt, st, &tri);
+    polytope3(pt, st, o1, o2)
+}
+
+/// Make the given polytope vertices GJK's simplex and empty the polytope.
+fn set_simplex(pt: &mut Polytope, st: &mut Status, idx: &[usize]) {
+    st.nsimplex = idx.len();
+    for (m, &i) in idx.iter().enumerate() {
         st.simplex[m] = pt.verts[i];
     }
     pt.faces.clear();
     pt.verts.clear();
     pt.map.clear();
-    polytope3(pt, st, o1, o2)
+}
+
+/// The better of the two triangles `(i1, a, b)` and `(i2, b, a)` on either side of a failed
+/// bipyramid face, made the simplex (MuJoCo 4.0.0): a degenerate one loses, otherwise the one
+/// whose closest point to the origin is nearer, the first on ties.
+fn restart_from_best_triangle(pt: &mut Polytope, st: &mut Status, i1: usize, i2: usize, a: usize, b: usize) {
+    let (p1, p2, pa, pb) = (pt.verts[i1].vert, pt.verts[i2].vert, pt.verts[a].vert, pt.verts[b].vert);
+    let c1 = cross(&sub3(&pa, &p1), &sub3(&pb, &p1));
+    let c2 = cross(&sub3(&pb, &p2), &sub3(&pa, &p2));
+    let (flat1, flat2) = (dot(&c1, &c1) < MINVAL, dot(&c2, &c2) < MINVAL);
+    let second = if flat1 != flat2 {
+        flat1
+    } else {
+        let closest = |t: [[f64; 3]; 3]| {
+            let l = s2d(&t[0], &t[1], &t[2]);
+            let x = lincomb(&l, 3, &t);
+            dot(&x, &x)
+        };
+        closest([p1, pa, pb]) > closest([p2, pb, pa])
+    };
+    let tri = if second { [i2, b, a] } else { [i1, a, b] };
+    set_simplex(pt, st, &tri);
+}
+
+/// True if the origin lies on the segment `a`-`b` (within 1e-15), seen from `b`.
+fn origin_on_edge(a: &[f64; 3], b: &[f64; 3]) -> bool {
+    // (a NaN product also gives false)
+    if dot(a, b).partial_cmp(&0.0) != Some(std::cmp::Ordering::Less) {
+        return false;
+    }
+    let e = sub3(b, a);
+    let ee = dot(&e, &e);
+    if ee < MINDIST2 {
+        return false;
+    }
+    let s = -(dot(b, &e) / ee);
+    let x = [s * e[0] + b[0], s * e[1] + b[1], s * e[2] + b[2]];
+    dot(&x, &x) < MINDIST2
+}
+
+/// The three signed volumes of [`ray_triangle`], `(a, b)`, `(b, c)` and `(c, a)` edges of the
+/// triangle against the segment direction `d`, all relative to `o`.
+fn side_volumes(o: &[f64; 3], d: &[f64; 3], a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> [f64; 3] {
+    let (ra, rb, rc) = (sub3(a, o), sub3(b, o), sub3(c, o));
+    [det3(&ra, &rb, d), det3(&rb, &rc, d), det3(&rc, &ra, d)]
+}
+
+/// All three at least `thr`, or all at most `-thr`.
+fn one_sided(v: &[f64; 3], thr: f64) -> bool {
+    v.iter().all(|&x| x >= thr) || v.iter().all(|&x| x <= -thr)
 }
 
 /// Initial polytope from a segment simplex: a bipyramid of three support points around it.
+///
+/// MuJoCo 4.0.0 (read from its library, confirmed side by side on its `mjc_ccd`): when the three
+/// points do not wind strictly around the segment (a side volume within `1e-15 |d|^3` of zero
+/// or of the wrong sign), the pair of points with the smallest volume between them is widened:
+/// one more support point is taken just off that side, and it replaces the first of the two
+/// points, the second, or the third point that makes all three volumes one-sided. The centre
+/// that orients the faces is the mean of all five vertices, and a face through the origin
+/// restarts from the better of the two triangles on either side of it.
 pub(crate) fn polytope2(
     pt: &mut Polytope,
     st: &mut Status,
     o1: &mut ConvexObj,
     o2: &mut ConvexObj,
 ) -> Result<(), PolytopeError> {
-    let v1 = st.simplex[0].vert;
-    let v2 = st.simplex[1].vert;
-    pt.center = scl3(&add3(&v1, &v2), 0.5);
-    let diff = sub3(&v2, &v1);
+    let diff = sub3(&st.simplex[1].vert, &st.simplex[0].vert);
 
     // the coordinate axis least aligned with the segment gives the best-conditioned normal
     let mut value = MAX_LIMIT;
@@ -309,22 +370,60 @@ pub(crate) fn polytope2(
     let v4i = pt.support(o1, o2, &d2, norm(&d2));
     let v5i = pt.support(o1, o2, &d3, norm(&d3));
 
-    let faces = [
-        ([v1i, v3i, v4i], [1, 3, 2]),
-        ([v1i, v5i, v3i], [2, 4, 0]),
-        ([v1i, v4i, v5i], [0, 5, 1]),
-        ([v2i, v4i, v3i], [5, 0, 4]),
-        ([v2i, v3i, v5i], [3, 1, 5]),
-        ([v2i, v5i, v4i], [4, 2, 3]),
-    ];
-    for (t, adj) in faces {
-        if pt.attach(t[0], t[1], t[2], adj) < MINDIST2 {
-            return restart_from_triangle(pt, st, t, o1, o2);
+    let v1 = pt.verts[v1i].vert;
+    let d = sub3(&pt.verts[v2i].vert, &v1);
+    let dd = dot(&d, &d);
+    let thr = (dd * MINVAL) * dd.sqrt();
+    let vol = side_volumes(&v1, &d, &pt.verts[v3i].vert, &pt.verts[v4i].vert, &pt.verts[v5i].vert);
+    if !one_sided(&vol, thr) {
+        // the side (p, q) with the smallest volume and the remaining point s
+        let (p, q, s) = if vol[0] <= vol[1] && vol[0] <= vol[2] {
+            (v3i, v4i, v5i)
+        } else if vol[1] > vol[0] || vol[1] > vol[2] {
+            (v5i, v3i, v4i)
+        } else {
+            (v4i, v5i, v3i)
+        };
+        let (pv, qv) = (sub3(&pt.verts[p].vert, &v1), sub3(&pt.verts[q].vert, &v1));
+        let sv = sub3(&pt.verts[s].vert, &v1);
+        let edge = sub3(&pt.verts[q].vert, &pt.verts[p].vert);
+        let n = cross(&edge, &d);
+        let sigma = if 0.5 * dd <= dot(&sv, &d) { 0.001 } else { -0.001 };
+        let k = norm(&edge) * sigma;
+        let dir = [d[0] * k + n[0], n[1] + d[1] * k, d[2] * k + n[2]];
+        let wi = pt.support(o1, o2, &dir, norm(&dir));
+        let w = pt.verts.pop().expect("the vertex just added");
+        debug_assert_eq!(wi, pt.verts.len());
+        let wv = sub3(&w.vert, &v1);
+        let candidates = [
+            (p, [det3(&wv, &qv, &d), det3(&qv, &sv, &d), det3(&sv, &wv, &d)]),
+            (q, [det3(&pv, &wv, &d), det3(&wv, &sv, &d), det3(&sv, &pv, &d)]),
+            (s, [det3(&pv, &qv, &d), det3(&qv, &wv, &d), det3(&wv, &pv, &d)]),
+        ];
+        if let Some(&(slot, _)) = candidates.iter().find(|(_, v)| one_sided(v, thr)) {
+            pt.verts[slot] = w;
         }
     }
-    let (a, b, c, d, e) =
-        (pt.verts[v1i].vert, pt.verts[v2i].vert, pt.verts[v3i].vert, pt.verts[v4i].vert, pt.verts[v5i].vert);
-    if ray_triangle(&a, &b, &c, &d, &e) == 0 {
+
+    let p: [[f64; 3]; 5] = [v1i, v2i, v3i, v4i, v5i].map(|i| pt.verts[i].vert);
+    pt.center = scl3(&add3(&add3(&add3(&add3(&p[0], &p[1]), &p[2]), &p[3]), &p[4]), 0.2);
+
+    // each face with the side (a, b) of the triangles to restart from if it holds the origin
+    let faces = [
+        ([v1i, v3i, v4i], [1, 3, 2], (v3i, v4i)),
+        ([v1i, v5i, v3i], [2, 4, 0], (v5i, v3i)),
+        ([v1i, v4i, v5i], [0, 5, 1], (v4i, v5i)),
+        ([v2i, v4i, v3i], [5, 0, 4], (v3i, v4i)),
+        ([v2i, v3i, v5i], [3, 1, 5], (v5i, v3i)),
+        ([v2i, v5i, v4i], [4, 2, 3], (v4i, v5i)),
+    ];
+    for (t, adj, (a, b)) in faces {
+        if pt.attach(t[0], t[1], t[2], adj) < MINDIST2 {
+            restart_from_best_triangle(pt, st, v1i, v2i, a, b);
+            return polytope3_from(pt, st, o1, o2, false);
+        }
+    }
+    if ray_triangle(&p[0], &p[1], &p[2], &p[3], &p[4]) == 0 {
         return Err(PolytopeError::P2NonConvex);
     }
     pt.fill_map(6);
@@ -338,17 +437,37 @@ pub(crate) fn polytope3(
     o1: &mut ConvexObj,
     o2: &mut ConvexObj,
 ) -> Result<(), PolytopeError> {
-    let (v1, v2, v3) = (st.simplex[0].vert, st.simplex[1].vert, st.simplex[2].vert);
-    pt.center = scl3(&add3(&add3(&v1, &v2), &v3), 1.0 / 3.0);
+    polytope3_from(pt, st, o1, o2, true)
+}
+
+/// [`polytope3`]; `may_restart` allows the fall-back to a segment through the origin (not when
+/// called from [`polytope2`]'s own fall-back).
+///
+/// MuJoCo 4.0.0 (read from its library, confirmed side by side): an apex closer than `1e-15 |n|`
+/// to the triangle's plane fails; when the segment between the apexes misses the triangle, the
+/// polytope is the bipyramid over the triangle rotated so that the segment crosses it if exactly
+/// one side volume is positive (the other two below -1e-15), else the tetrahedron of the
+/// smallest-volume edge and both apexes; the orienting centre is the mean of the solid's
+/// vertices; a face through the origin restarts from an edge of the triangle that holds the
+/// origin; and a face whose plane separates its opposite vertex from the origin (farther than
+/// the tolerance) means the solid misses the origin.
+fn polytope3_from(
+    pt: &mut Polytope,
+    st: &mut Status,
+    o1: &mut ConvexObj,
+    o2: &mut ConvexObj,
+    may_restart: bool,
+) -> Result<(), PolytopeError> {
+    let v1i = pt.insert(st.simplex[0]);
+    let v2i = pt.insert(st.simplex[1]);
+    let v3i = pt.insert(st.simplex[2]);
+    let (v1, v2, v3) = (pt.verts[v1i].vert, pt.verts[v2i].vert, pt.verts[v3i].vert);
     let n = cross(&sub3(&v2, &v1), &sub3(&v3, &v1));
     let nn = norm(&n);
     if nn < MINVAL {
         return Err(PolytopeError::P3BadNormal);
     }
     let nneg = scl3(&n, -1.0);
-    let v1i = pt.insert(st.simplex[0]);
-    let v2i = pt.insert(st.simplex[1]);
-    let v3i = pt.insert(st.simplex[2]);
     let v5i = pt.support(o1, o2, &nneg, nn);
     let v4i = pt.support(o1, o2, &n, nn);
     let v4 = pt.verts[v4i].vert;
@@ -356,24 +475,78 @@ pub(crate) fn polytope3(
     if tri_point(&v1, &v2, &v3, &v4) || tri_point(&v1, &v2, &v3, &v5) {
         return Err(PolytopeError::P3InvalidApex);
     }
-    // when the origin is off the triangle, one of the two tetrahedra must enclose it
-    if st.dist[0] > 10.0 * MINVAL && !test_tetra(&v1, &v2, &v3, &v4) && !test_tetra(&v1, &v2, &v3, &v5) {
-        return Err(PolytopeError::P3MissingOrigin);
+    if dot(&sub3(&v4, &v1), &n) < MINVAL * nn || dot(&sub3(&v5, &v1), &nneg) < MINVAL * nn {
+        return Err(PolytopeError::P3OriginOnFace);
     }
-    let faces = [
-        ([v4i, v1i, v2i], [1, 3, 2]),
-        ([v4i, v3i, v1i], [2, 4, 0]),
-        ([v4i, v2i, v3i], [0, 5, 1]),
-        ([v5i, v2i, v1i], [5, 0, 4]),
-        ([v5i, v1i, v3i], [3, 1, 5]),
-        ([v5i, v3i, v2i], [4, 2, 3]),
-    ];
-    for (t, adj) in faces {
-        if pt.attach(t[0], t[1], t[2], adj) < MINDIST2 {
-            return Err(PolytopeError::P3OriginOnFace);
+
+    // the solid: a bipyramid [base0, base1, base2, apex, apex] or a tetrahedron
+    let mut idx = [v1i, v2i, v3i, v4i, v5i];
+    let mut hexa = true;
+    let d45 = sub3(&v5, &v4);
+    let vol = side_volumes(&v4, &d45, &v1, &v2, &v3);
+    if ray_triangle(&v4, &v5, &v1, &v2, &v3) == 0 {
+        let neg = |x: f64| x < -MINVAL;
+        if vol[0] > 0.0 && neg(vol[1]) && neg(vol[2]) {
+            idx = [v3i, v5i, v4i, v1i, v2i];
+        } else if vol[1] > 0.0 && neg(vol[0]) && neg(vol[2]) {
+            idx = [v1i, v5i, v4i, v2i, v3i];
+        } else if neg(vol[0]) && neg(vol[1]) && vol[2] > 0.0 {
+            idx = [v2i, v5i, v4i, v3i, v1i];
+        } else {
+            hexa = false;
+            let (a, b) = if vol[0] <= vol[1] && vol[0] <= vol[2] {
+                (v1i, v2i)
+            } else if vol[1] <= vol[2] {
+                (v2i, v3i)
+            } else {
+                (v3i, v1i)
+            };
+            idx[0] = a;
+            idx[1] = b;
         }
     }
-    pt.fill_map(6);
+    let p: [[f64; 3]; 5] = idx.map(|i| pt.verts[i].vert);
+    let [i0, i1, i2, i3, i4] = idx;
+    let faces: Vec<([usize; 3], [usize; 3], [f64; 3])> = if hexa {
+        pt.center = scl3(&add3(&add3(&add3(&add3(&p[0], &p[1]), &p[2]), &p[3]), &p[4]), 0.2);
+        vec![
+            ([i3, i0, i1], [1, 3, 2], p[2]),
+            ([i3, i2, i0], [2, 4, 0], p[1]),
+            ([i3, i1, i2], [0, 5, 1], p[0]),
+            ([i4, i1, i0], [5, 0, 4], p[2]),
+            ([i4, i0, i2], [3, 1, 5], p[1]),
+            ([i4, i2, i1], [4, 2, 3], p[0]),
+        ]
+    } else {
+        pt.center = scl3(&add3(&add3(&add3(&p[0], &p[1]), &p[3]), &p[4]), 0.25);
+        vec![
+            ([i0, i1, i3], [1, 3, 2], p[4]),
+            ([i0, i4, i1], [2, 3, 0], p[3]),
+            ([i0, i3, i4], [0, 3, 1], p[1]),
+            ([i4, i3, i1], [2, 0, 1], p[0]),
+        ]
+    };
+    // every face is attached before any is checked
+    let dist2: Vec<f64> = faces.iter().map(|(t, adj, _)| pt.attach(t[0], t[1], t[2], *adj)).collect();
+    if dist2.iter().any(|&d| d < MINDIST2) {
+        if may_restart {
+            for (a, b) in [(v1i, v2i), (v2i, v3i), (v3i, v1i)] {
+                if origin_on_edge(&pt.verts[a].vert, &pt.verts[b].vert) {
+                    set_simplex(pt, st, &[a, b]);
+                    return polytope2(pt, st, o1, o2);
+                }
+            }
+        }
+        return Err(PolytopeError::P3OriginOnFace);
+    }
+    let tol2 = st.tolerance * st.tolerance;
+    for ((t, _, opposite), &d2) in faces.iter().zip(&dist2) {
+        let [a, b, c] = t.map(|i| pt.verts[i].vert);
+        if !same_side(&a, &b, &c, opposite) && d2 >= tol2 {
+            return Err(PolytopeError::P3MissingOrigin);
+        }
+    }
+    pt.fill_map(faces.len());
     Ok(())
 }
 

@@ -372,7 +372,7 @@ fn s3d(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3], s4: &[f64; 3]) -> [f64; 4] {
 /// vectors, the sub-areas from the corners relative to the projected origin, and the weights are
 /// the sub-areas over their sum; a triangle whose plane cannot be found falls back to the
 /// closest of its three edges.
-fn s2d(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3]) -> [f64; 3] {
+pub(crate) fn s2d(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3]) -> [f64; 3] {
     let pts = [s1, s2, s3];
     let Some(p) = project_origin_plane(s1, s2, s3) else {
         return closest_edge(&pts, [true; 3]);
