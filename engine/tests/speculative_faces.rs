@@ -47,12 +47,14 @@ const DEFAULT: PairParams = PairParams { margin: 0.0, solref: [0.02, 1.0], solim
 /// `margin - width`).
 const CRADLE: PairParams = PairParams { margin: 0.0, solref: [0.0, -499.0], solimp: [0.995, 0.995, 0.001, 0.5, 2.0] };
 
-fn run<F>(s1: &SweptGeom, s2: &SweptGeom, pair: &PairParams, h: f64, occluded: F) -> Vec<ContactPoint>
+/// Runs the pair with `occluded` applied to each of the three line-of-sight segments of every
+/// point (whichever geom they are seen from).
+fn run<F>(s1: &SweptGeom, s2: &SweptGeom, pair: &PairParams, h: f64, mut occluded: F) -> Vec<ContactPoint>
 where
     F: FnMut(&[f64; 3], &[f64; 3]) -> bool,
 {
     let mut out = [ContactPoint::default(); 8];
-    let n = speculative_contacts(s1, s2, pair, &options(h), occluded, &mut out);
+    let n = speculative_contacts(s1, s2, pair, &options(h), |_, a, b| occluded(a, b), &mut out);
     out[..n].to_vec()
 }
 
@@ -148,9 +150,10 @@ fn each_point_has_its_own_line_of_sight() {
 
 #[test]
 fn the_rest_of_the_step_must_close_the_gap() {
-    // cradle step 907, plates 3 and 5: advancement stops at t = 0.97972 (short of 0.98) with
-    // 50.8 um left while the plates close 1.93 mm per step, so 39 um in the rest of the step:
-    // MuJoCo has no contact
+    // cradle step 907, plates 3 and 5: the plates close 1.93 mm per step and MuJoCo has no
+    // contact. In 4.0.0's advancement the pair is given up on the way (after an evaluation the
+    // rest of the step's sweep cannot close the gap, or the 16 steps end short of the target and
+    // the witnesses' closing speed cannot close it either)
     let p3 = plate(
         [0.1094372138423238, 0.0, 0.33259780101077074],
         [
@@ -171,9 +174,8 @@ fn the_rest_of_the_step_must_close_the_gap() {
     );
     let s3 = swept(p3, [0.0003158960789469508, 0.0, 0.0002065133370553475], [0.0, -0.0018870485624103163, 0.0]);
     let s5 = swept(p5, [-0.0012789580400049184, 0.0, -0.0007005884628395323], [0.0, 0.007291361090971083, 0.0]);
-    let imp = specula_engine::speculative::advance(&p3, &s3.motion, &p5, &s5.motion, 0.0, &CollideOptions::default())
-        .expect("advancement reaches the target");
-    assert!(imp.t < 0.98 && imp.dist > (1.0 - imp.t) * imp.h_vn(), "{imp:?}");
+    let imp = specula_engine::speculative::advance(&p3, &s3.motion, &p5, &s5.motion, 0.0, &CollideOptions::default());
+    assert!(imp.is_none(), "{imp:?}");
     assert!(run(&s3, &s5, &CRADLE, 0.004, |_, _| false).is_empty());
 }
 

@@ -12,7 +12,7 @@
 //!   traversal is bypassed for body pairs containing a fast-moving geom"). The swept tests
 //!   include the static ones, so slow pairs keep exactly the contacts they had.
 
-use super::model::{CollisionModel, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE};
+use super::model::{CollisionModel, DSBL_FILTERPARENT, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE, ENBL_OVERRIDE};
 use super::state::State;
 use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 use crate::speculative::sweep::{geom_motion, min_half_extent, swept_plane_prune, swept_sphere_prune};
@@ -85,6 +85,30 @@ impl Motions {
                     }
                 }
                 (self.cvel[b], self.cvel_end[b], self.moves[b]) = (v, ve, any);
+            }
+            // The step motion itself sums as MuJoCo 4.0.0's `mjc_geomStepMotion` does (read from
+            // the released library): from the body's weld body up to the root, each body's dofs
+            // in order, skipping zero velocities. Same value as the root-first sum above up to
+            // rounding.
+            if m.body_weldid.len() == nb {
+                for b in 1..nb {
+                    let mut v = [0.0; 6];
+                    let mut k = m.body_weldid[b];
+                    while k > 0 {
+                        if let Ok(adr) = usize::try_from(m.body_dofadr[k]) {
+                            for j in adr..adr + m.body_dofnum[k] {
+                                let (Some(c), Some(&q)) = (spec.cdof.get(j), spec.qvel.get(j)) else { continue };
+                                if q != 0.0 {
+                                    for i in 0..6 {
+                                        v[i] += q * c[i];
+                                    }
+                                }
+                            }
+                        }
+                        k = m.body_parentid[k];
+                    }
+                    self.cvel[b] = v;
+                }
             }
         }
         for g in 0..ng {
@@ -241,6 +265,134 @@ fn occluded<'a>(
     })
 }
 
+/// MuJoCo 4.0.0's line-of-sight test (`isRayOccluded`, read from the released library): true
+/// when the segment `a`-`b`, seen from geom `ga` of a pair with `gb`, is hidden by another geom.
+///
+/// - The segment is shortened by 1e-5 of its length at both ends; a segment shorter than 1e-15
+///   hides nothing.
+/// - Candidates: planes and sphere to mesh types (height fields and SDFs never occlude), other
+///   than `ga` and `gb`, whose bounding sphere (when `rbound > 0`) reaches the segment's
+///   bounding sphere; not welded to `ga`'s weld body (even the world), nor to `gb`'s unless that
+///   is the world; either joined to `ga` by an explicit pair, or collidable with `ga` (contype /
+///   conaffinity, the excluded body pairs, and the parent filter unless disabled or a weld body
+///   is the world).
+/// - Planes are tested analytically as infinite two-sided planes (a crossing, with a 1e-5 dead
+///   band at the plane); the other types by ray casting, a hit counting at ray parameter 0 to 1.
+/// - A hit geom within `margin + ccd_tolerance` of `ga` (the pair margin of `ga` and it, the
+///   override margin under override) does not occlude; two planes always do.
+///
+/// Measured with the earlier single-segment reading and consistent with these rules: a plate on
+/// the world body hides the world's floor from a falling ball; a plate that cannot touch the ball
+/// hides nothing; a static box over one of two edge points of a plate pair removes that point.
+#[allow(clippy::too_many_arguments)]
+fn ray_occluded<'a>(
+    m: &'a CollisionModel,
+    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    opt: &SpeculativeOptions,
+    ga: usize,
+    gb: usize,
+    a: &[f64; 3],
+    b: &[f64; 3],
+) -> bool {
+    let ab = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let len2 = (ab[0] * ab[0] + ab[1] * ab[1]) + ab[2] * ab[2];
+    if 1e-30 > len2 {
+        return false;
+    }
+    let start = [ab[0] * 1e-5 + a[0], ab[1] * 1e-5 + a[1], ab[2] * 1e-5 + a[2]];
+    let vec = [ab[0] * 0.99998, ab[1] * 0.99998, ab[2] * 0.99998];
+    let mid = [ab[0] * 0.5 + a[0], ab[1] * 0.5 + a[1], ab[2] * 0.5 + a[2]];
+    let half = len2.sqrt() * 0.5;
+    let weld = |g: usize| m.body_weldid[m.geom_bodyid[g]];
+    let (wa, wb) = (weld(ga), weld(gb));
+    let wa_parent = m.body_weldid[m.body_parentid[wa]];
+    let parent_filter = !m.opt.disabled(DSBL_FILTERPARENT) && wa != 0;
+    let ba = m.geom_bodyid[ga];
+    for g in 0..m.ngeom() {
+        if g == ga || g == gb {
+            continue;
+        }
+        let ty = m.geom_type[g];
+        if !matches!(
+            ty,
+            GeomType::Plane
+                | GeomType::Sphere
+                | GeomType::Capsule
+                | GeomType::Ellipsoid
+                | GeomType::Cylinder
+                | GeomType::Box
+                | GeomType::Mesh
+        ) {
+            continue;
+        }
+        // the geom at t = 0 (a mesh without a hull cannot be tested)
+        let Some(og) = geom(g) else { continue };
+        let rb = m.geom_rbound[g];
+        if rb > 0.0 {
+            let p = &og.pos;
+            let d = [p[0] - mid[0], p[1] - mid[1], p[2] - mid[2]];
+            let reach = half + rb;
+            if (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2] > reach * reach {
+                continue;
+            }
+        }
+        let wg = weld(g);
+        if wg == wa || (wb != 0 && wg == wb) {
+            continue;
+        }
+        let pair = (0..m.pair_geom1.len()).find(|&p| {
+            let (p1, p2) = (m.pair_geom1[p], m.pair_geom2[p]);
+            (p1 == ga && p2 == g) || (p1 == g && p2 == ga)
+        });
+        if pair.is_none() {
+            let collide = (m.geom_conaffinity[g] & m.geom_contype[ga]) | (m.geom_contype[g] & m.geom_conaffinity[ga]);
+            if collide == 0 {
+                continue;
+            }
+            let bg = m.geom_bodyid[g];
+            let sig = ((ba.min(bg) as u32) << 16) + bg.max(ba) as u32;
+            if m.exclude_signature.contains(&sig) {
+                continue;
+            }
+            if wg != 0 && parent_filter && (wa == m.body_weldid[m.body_parentid[wg]] || wg == wa_parent) {
+                continue;
+            }
+        }
+        let hit = if ty == GeomType::Plane {
+            let (p, x) = (&og.pos, &og.mat);
+            let z = [x[2], x[5], x[8]];
+            let rel = [a[0] - p[0], a[1] - p[1], a[2] - p[2]];
+            let along = (ab[0] * z[0] + ab[1] * z[1]) + ab[2] * z[2];
+            let above = (rel[0] * z[0] + rel[1] * z[1]) + rel[2] * z[2];
+            let end = along + above;
+            (above * end).partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+                && (above.abs() > 1e-5 || end.abs() > 1e-5)
+        } else {
+            let x = sight::ray_geom(&og, &start, &vec);
+            (0.0..=1.0).contains(&x)
+        };
+        if !hit {
+            continue;
+        }
+        let mut margin = match pair {
+            Some(p) => m.pair_margin[p],
+            None => m.geom_margin[ga] + m.geom_margin[g],
+        };
+        if m.opt.enabled(ENBL_OVERRIDE) {
+            margin = m.opt.o_margin;
+        }
+        if m.geom_type[ga] == GeomType::Plane && ty == GeomType::Plane {
+            return true;
+        }
+        let reach = margin + opt.collide.ccd_tolerance;
+        let Some(pa) = geom(ga) else { return true };
+        if reach < crate::speculative::advance::fresh_distance(&pa, &og, reach, &opt.collide) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Robust-mode contact points of a separated pair (see [`crate::speculative::robust`]).
 #[allow(clippy::too_many_arguments)]
 pub fn robust_points<'a>(
@@ -367,7 +519,9 @@ pub fn pair_points<'a>(
         return 0;
     }
     let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
-    let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
-    let occluded = |p: &[f64; 3], q: &[f64; 3]| occluded(m, (g1, &s1.geom), (g2, &s2.geom), fast, geom, &opt, p, q);
+    let occluded = |k: usize, p: &[f64; 3], q: &[f64; 3]| {
+        let (ga, gb) = if k == 0 { (g1, g2) } else { (g2, g1) };
+        ray_occluded(m, geom, &opt, ga, gb, p, q)
+    };
     speculative_contacts(&s1, &s2, &PairParams { margin, solref, solimp }, &opt, occluded, out)
 }

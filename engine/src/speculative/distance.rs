@@ -66,6 +66,81 @@ pub fn effective_distance(margin: f64, t: f64, h_vn: f64, b0: f64, k0: f64, widt
     margin - num / k0 * h_vn
 }
 
+/// Effective `contact.dist` of a speculative contact as MuJoCo 4.0.0 computes it
+/// (`contactDist`, read from the released library), `t` being the time of impact and `hvn` the
+/// closing displacement `h |v_n|`:
+/// - a `solref` whose two entries differ in sign is replaced by the default `(0.02, 1)`;
+/// - `width = max(1e-4, solimp[2])`; a non-positive timestep or `k0 <= 1e-15` gives
+///   `margin - width`;
+/// - standard `solref`: `tc = solref[0]` raised to `2h` (refsafe) except under the discrete
+///   integrator or with refsafe disabled, where it is only kept above 1e-15; `dr =
+///   max(1e-15, solref[1])`; `b0 = 2h / tc`, `k0 = h^2 / max(1e-15, tc^2 dr^2)`;
+///   direct `solref`: `b0 = -h solref[1]`, `k0 = -h^2 solref[0]`;
+/// - discrete integrator with a standard `solref` and refsafe on: when `k0` exceeds
+///   `dmax = min(0.9999, max(1e-4, solimp[1]))`, `k0 = dmax` and `b0` becomes the smaller of
+///   `b0 / sqrt(k0 / dmax)` and `dmax max(0, 0.9999 (1 - dmax) / max(1e-15, dmax 1e-4) - 2)`
+///   (the largest damping that keeps the update stable);
+/// - then as [`effective_distance`]: `margin - ((1 - t) - b0) / k0 hvn`, or under the discrete
+///   integrator `margin - ((1 - t) - t (b0 + k0)) / k0 hvn`.
+#[allow(clippy::too_many_arguments)]
+pub fn contact_distance(
+    margin: f64,
+    t: f64,
+    hvn: f64,
+    solref: &[f64; 2],
+    solimp: &[f64; 5],
+    h: f64,
+    integrator: Integrator,
+    refsafe: bool,
+) -> f64 {
+    let (mut r0, mut r1) = (solref[0], solref[1]);
+    if (r0 > 0.0) != (r1 > 0.0) {
+        (r0, r1) = (0.02, 1.0);
+    }
+    let width = if 1e-4 >= solimp[2] { 1e-4 } else { solimp[2] };
+    if h <= 0.0 {
+        return margin - width;
+    }
+    let discrete = integrator == Integrator::Discrete;
+    let (mut b0, mut k0);
+    if r0 > 0.0 {
+        let h2 = h + h;
+        let tc = if !refsafe || discrete {
+            r0.max(MINVAL)
+        } else if r0 <= h2 {
+            h2
+        } else {
+            r0
+        };
+        let dr = r1.max(MINVAL);
+        b0 = h2 / tc;
+        k0 = (h * h) / (dr * ((tc * tc) * dr)).max(MINVAL);
+    } else {
+        b0 = h * -r1;
+        k0 = h * (h * -r0);
+    }
+    if discrete {
+        if r0 > 0.0 {
+            let dmax = solimp[1].clamp(1e-4, 0.9999);
+            if k0 > dmax && refsafe {
+                let limit = ((1.0 - dmax) * 0.9999) / (dmax * 9.999999999998899e-05).max(MINVAL) + -2.0;
+                let limit = dmax * if limit <= 0.0 { 0.0 } else { limit };
+                let scaled = b0 / (k0 / dmax).sqrt();
+                b0 = if scaled <= limit { scaled } else { limit };
+                k0 = dmax;
+            }
+        }
+        if k0 <= MINVAL {
+            return margin - width;
+        }
+        return margin - (((1.0 - t) - t * (b0 + k0)) / k0) * hvn;
+    }
+    if k0 <= MINVAL {
+        return margin - width;
+    }
+    margin - (((1.0 - t) - b0) / k0) * hvn
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,12 +34,13 @@
 //!   face is the clipped polygon, so its winding sets the order.
 //!
 //! Vertices are kept within `spread` of the lowest one (the reach rule of the plane case) and
-//! more than four are pruned with [`super::manifold::polygon_quad`].
+//! more than four are pruned with MuJoCo 4.0.0's walk, [`super::manifold::polygon_quad_40`],
+//! emitted in its order.
 
 use crate::math::{add3, cross, dot3, mul_mat_t_vec3, mul_mat_vec3, scl3, sub3, MINVAL};
 use crate::narrowphase::{Geom, GeomType};
 
-use super::manifold::{polygon_quad, BOX_FACES};
+use super::manifold::{polygon_quad_40, BOX_FACES};
 
 /// MuJoCo's tolerance for two face normals to count as facing each other (`mjFACE_TOL`).
 pub const FACE_TOL: f64 = 0.996;
@@ -184,7 +185,7 @@ fn keep(pairs: Vec<([f64; 3], [f64; 3])>, heights: &[f64], spread: f64) -> Vec<(
         return kept;
     }
     let pts: Vec<[f64; 3]> = kept.iter().map(|k| k.1).collect();
-    polygon_quad(&pts).iter().map(|&i| kept[i]).collect()
+    polygon_quad_40(&pts).iter().map(|&i| kept[i]).collect()
 }
 
 /// Feature dimension (1 vertex, 2 edge, 3 face or curved) of `g` at its surface point `x` and

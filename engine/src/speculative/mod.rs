@@ -7,9 +7,10 @@
 //!    swept bounding-sphere / plane filters and the swept broadphase interval.
 //! 2. [`advance`](mod@advance): when the ordinary narrowphase found no contact and the pair is fast,
 //!    conservative advancement to the time of impact `t` in [0, 1), stopping 2% of the initial
-//!    gap short of the margin; the rest of the step must close what is left.
-//! 3. [`sight`]: the segment between the two t = 0 points of each contact must not cross
-//!    another collidable geom.
+//!    gap short of the margin, in at most 16 steps plus one extrapolated step (MuJoCo 4.0.0's
+//!    `mjc_advanceGeomPair`, read from the released library).
+//! 3. [`sight`]: three segments per contact point (each geom's own path to the time of impact,
+//!    and the gap there) must not be hidden by another geom (`collision::speculate`).
 //! 4. [`distance`]: an effective `dist` that makes the solver remove `(1 - t)` of the closing
 //!    speed during this step.
 //!
@@ -29,15 +30,16 @@
 //! - **Contact position**: `w1 x1(0) + w2 x2(0)` with `w_i = s_i / (s1 + s2)` as documented
 //!   (two balls closing at 20 m/s each put it half-way between the t = 0 witnesses; a static
 //!   obstacle puts it on the moving geom, which is the measurements' "moving geom's witness").
-//! - **Advancement** stops when `dist(t) - target < 0.01 (d0 - margin)` or `< ccd_tolerance`
-//!   (also at t = 0: a gap below `ccd_tolerance / 0.98` impacts at t = 0) and allows 16 steps;
-//!   what MuJoCo does after 16 steps is not reproduced (see [`advance`](mod@advance)). No
-//!   contact when `dist(t) - margin > (1 - t) h|v_n|` (the rest of the step does not close the
-//!   gap; two cradle plates stopping at t = 0.97972 with 50.8 um left, closing 39 um).
+//! - **Advancement** stops when `dist(t) - target <= max(0.01 (d0 - margin), ccd_tolerance)`
+//!   (also at t = 0: a gap below `ccd_tolerance / 0.98` impacts at t = 0) and takes at most 16
+//!   steps, then one step with the witnesses' closing speed; a pair is given up when, after any
+//!   evaluation, `dist - margin > (1 - t)(s1 + s2)` (see [`advance`](mod@advance); two cradle
+//!   plates closing 1.93 mm per step, step 907, get no contact).
 //! - **Several contacts** (when `multiccd` is on, or against a plane): all of a pair's contacts
 //!   share one `dist` and one normal. Against a plane, the facing box face / cylinder cap
-//!   (16-gon) / capsule ends at the advanced pose keep the vertices within
-//!   `dist(t) + (1 - t) h|v_n| + ccd_tolerance` of the lowest one, pruned to 4 ([`manifold`]); a
+//!   (16-gon) at the advanced pose keep the vertices within
+//!   `W = 2 dist(t) + (1 - t') h|v_n| + ccd_tolerance` of the plane, pruned to 4 by MuJoCo
+//!   4.0.0's quadrilateral walk in its vertex order ([`manifold`]); a
 //!   2 cm cube tilted 10 degrees gives 4 contacts at a 5 mm gap and 2 at a 10 mm gap (10 m/s,
 //!   h = 1.25 ms). Other pairs: nearly parallel faces (box faces, cylinder caps, within
 //!   MuJoCo's face tolerance) are clipped, an edge (box edge, capsule segment) lying in the other
@@ -47,33 +49,27 @@
 //!   mapped back to the t = 0 poses and blended; for clipped faces the two points are not the
 //!   clipped vertex and its projection but are pushed apart along `n + n2` (pair normal plus
 //!   geom 2's face normal) by `(dist(t) + spread) / 2` (see [`faces`]).
-//! - **Line of sight**: an occluder must be bitmask-compatible with the *fast* geom; whether it
-//!   can collide with the other one does not matter, nor does sharing its body (a plate on the
+//! - **Line of sight** (4.0.0's `isRayOccluded`, read from the released library): per point,
+//!   geom 1's path `X1(0) -> x1(t)` seen from geom 1, geom 2's path seen from geom 2 and the gap
+//!   `x1(t) -> x2(t)` seen from the faster geom; an occluder must be collidable with the geom the
+//!   segment is seen from (or paired with it explicitly), not welded to it, nor to the other
+//!   geom unless that is the world, and farther than `margin + ccd_tolerance` from it (the
+//!   driver, `collision::speculate`). This agrees with the earlier measurements: a plate on the
 //!   world body hides the world's floor from a falling ball; a plate that cannot touch the ball
-//!   hides nothing; a plate that can touch the ball but not the floor still hides the floor).
-//!   With several points, each point's own pair of surface points is tested and only occluded
-//!   points are dropped (a static box over one of two edge points of a plate pair removes that
-//!   point; a plate between the two plates but off the points' segments hides nothing).
-//!   Geoms on either geom's body (the world body excepted) and geoms in contact with either
-//!   geom never occlude; the driver applies these two rules (`collision::speculate`).
+//!   hides nothing; a static box over one of two edge points of a plate pair removes that
+//!   point only.
 //!
-//! Known differences from MuJoCo 4.0.0 (measured, not reproduced):
-//! - advancement that needs more than 16 steps (spin much faster than the approach, e.g. a 2 cm
-//!   cube at 10 m/s spinning at 1700 rad/s about an axis in the wall plane: MuJoCo -1.9604, this
-//!   module -2.0071; a spinning coin over the floor: -0.04737 against -0.04663; two cradle
-//!   plates under the discrete integrator, step 10: MuJoCo has a contact, this module none);
-//!   see [`advance`](mod@advance);
-//! - mesh hull faces are not clipped (the pair's own narrowphase stands in);
-//! - which four vertices survive the pruning of a cylinder cap (more than four within reach):
-//!   MuJoCo keeps evenly spaced ones (a flat cap: 0, 67.5, 157.5, 247.5 degrees; a tilted cap
-//!   with vertices 2..11 in reach: 2, 5, 8, 11), the greedy walk here gives 270 instead of
-//!   247.5 degrees and 2, 4, 8, 11; over a box face MuJoCo's picks depend on rounding (two
-//!   identical coins: 157.5, 90, 0, 270 for both, here one of them gets the set turned by one
-//!   vertex); box faces (4 vertices) are unaffected;
-//! - the position of a single contact whose witness is not unique (a cylinder's flat cap parallel
-//!   to a box face: GJK picks another point of the face, 3e-5 away) and the order of two
-//!   edge contacts of box-box pairs;
-//! - bit-exactness: `t` comes from GJK, so `dist` agrees to about 1e-14 relative, not bitwise.
+//! Known differences from MuJoCo 4.0.0 (not reproduced):
+//! - the contact points of several-contact pairs: 4.0.0 runs its `mjc_multicontact` at the pose
+//!   of the last evaluation on GJK's final features, with both objects inflated by `W / 2`;
+//!   here the face, edge and plane rules of [`faces`] and [`manifold`] stand in (they agree on
+//!   the project's cradle and plane cases); mesh hull faces are not clipped (the pair's own
+//!   narrowphase stands in);
+//! - the driver speculates only when the narrowphase returned no contact; 4.0.0 also does when
+//!   every returned contact has `dist >= margin` (contacts inside the gap band), and replaces
+//!   them;
+//! - the position of a single contact whose witness is not unique (two parallel capsules of the
+//!   chain under the implicit integrators) and the order of two edge contacts of box-box pairs.
 //!
 //! The entry point is [`speculative_contacts`]; the driver wiring is described there.
 
@@ -147,13 +143,25 @@ pub struct SpeculativeOptions {
 /// [`GeomMotion::ZERO`]) and `min_half` from `geom_aabb`. The pair must have reached this point
 /// through the swept filters ([`sweep::swept_sphere_prune`] / [`sweep::swept_plane_prune`] with
 /// margin + gap instead of the static sphere test, no mid-phase or oriented-box pruning) when it
-/// is fast ([`sweep::pair_is_fast`]); slow pairs return 0 here anyway.
-/// `occluded(a, b)` must return true when the segment `a`-`b` crosses a collidable geom other
-/// than the pair's two that is bitmask-compatible with the fast geom (see
-/// [`sight::segment_occluded`]). The returned points carry the shared effective `dist`, the
+/// is fast; slow pairs return 0 here anyway.
+/// `occluded(k, a, b)` must return true when the segment `a`-`b` is hidden from geom `k` of the
+/// pair (0 or 1) by another geom, as MuJoCo 4.0.0's `isRayOccluded` decides it (see
+/// `collision::speculate`). The returned points carry the shared effective `dist`, the
 /// position and the frame; the driver fills the parameters as for an ordinary contact
 /// (`includemargin` = margin; measured 0 with gap 0.01) but must set `exclude = 0` even when
 /// `dist >= includemargin` (measured: `dist` +0.0392 with a pair gap of 0.01 stays in the solver).
+///
+/// MuJoCo 4.0.0 (`collisionTask` and `mjc_advanceGeomPair`, read from the released library):
+/// - a pair is swept when one of its non-plane geoms has a positive sweep at least the
+///   threshold, the smaller of both geoms' smallest AABB half-extents (planes excepted);
+/// - the contact points are taken at the pose of the last evaluation ([`Impact::t`]) and spread
+///   by `W = 2 max(dist, 0) + (1 - t') h|v_n| + ccd_tolerance` (both objects inflated by `W / 2`);
+///   with several points (multiccd on, or a plane in the pair) a single witness point is the
+///   witness moved out by `W / 2` along the normal and back, as the inflation does;
+/// - each point is mapped back to t = 0 on both geoms (`X1`, `X2`) and dropped when any of three
+///   segments is hidden: `X1 -> x1(t)` from geom 1, `X2 -> x2(t)` from geom 2 and
+///   `x1(t) -> x2(t)` from the faster geom (`s1 >= s2`: geom 1);
+/// - the position blends the mapped-back points, `X1 s1 / (s1 + s2) + X2 s2 / (s1 + s2)`.
 pub fn speculative_contacts<F>(
     s1: &SweptGeom,
     s2: &SweptGeom,
@@ -163,87 +171,100 @@ pub fn speculative_contacts<F>(
     out: &mut [ContactPoint],
 ) -> usize
 where
-    F: FnMut(&[f64; 3], &[f64; 3]) -> bool,
+    F: FnMut(usize, &[f64; 3], &[f64; 3]) -> bool,
 {
     let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
     if out.is_empty() || unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
         return 0;
     }
-    let (w1, w2) = (s1.sweep(), s2.sweep());
-    if !pair_is_fast(w1, w2, pair_threshold(s1.min_half, s2.min_half)) {
+    let w1 = advance::compat_sweep(s1.geom.ty, s1.geom.rbound, &s1.motion);
+    let w2 = advance::compat_sweep(s2.geom.ty, s2.geom.rbound, &s2.motion);
+    let thr = pair_threshold(s1.min_half, s2.min_half);
+    let fast = |g: &SweptGeom, w: f64| g.geom.ty != GeomType::Plane && w >= thr && w > 0.0;
+    if !(fast(s1, w1) || fast(s2, w2)) {
         return 0;
     }
     let Some(imp) = advance(&s1.geom, &s1.motion, &s2.geom, &s2.motion, pair.margin, &opt.collide) else {
         return 0;
     };
-    let h = opt.timestep;
     let h_vn = imp.h_vn();
-    // the rest of the step must close the remaining gap (measured: two cradle plates closing
-    // at 1.93 mm per step with 50.8 um left at t = 0.97972 get no contact; for a straight
-    // approach this is the `t <= 0.98` rule of `advance`)
-    if imp.dist - pair.margin > (1.0 - imp.t) * h_vn {
-        return 0;
-    }
-    let (b0, k0) = step_damping_stiffness(&pair.solref, h, opt.refsafe);
-    let dist = effective_distance(pair.margin, imp.t, h_vn, b0, k0, pair.solimp[2], opt.integrator);
+    let tp = imp.t_impact;
+    let dist = distance::contact_distance(
+        pair.margin,
+        tp,
+        h_vn,
+        &pair.solref,
+        &pair.solimp,
+        opt.timestep,
+        opt.integrator,
+        opt.refsafe,
+    );
+    let dpos = if imp.dist <= 0.0 { 0.0 } else { imp.dist };
+    let spread = ((dpos + dpos) + h_vn * (1.0 - tp)) + opt.collide.ccd_tolerance;
     let wsum = w1 + w2;
-    let blend = |x1: &[f64; 3], x2: &[f64; 3]| add3(&scl3(x1, w1 / wsum), &scl3(x2, w2 / wsum));
+    let (f1, f2) = (w1 / wsum, w2 / wsum);
+    let n = imp.normal;
 
     let multi = opt.collide.multiccd || s1.geom.ty == GeomType::Plane || s2.geom.ty == GeomType::Plane;
-    let n = if multi { multi_points(s1, s2, &imp, h_vn, opt, out) } else { 0 };
-    if n == 0 {
-        if occluded(&imp.x_0[0], &imp.x_0[1]) {
-            return 0;
+    let mut pairs = if multi { multi_points(s1, s2, &imp, spread, opt) } else { Vec::new() };
+    if pairs.is_empty() {
+        let (mut x1, mut x2) = (imp.x_t[0], imp.x_t[1]);
+        if multi {
+            // the witness inflated by W/2 on each side, then moved back along the normal
+            let (up, down) = (spread * 0.5, spread * -0.5);
+            for k in 0..3 {
+                x1[k] += n[k] * up;
+                x2[k] += n[k] * down;
+                x1[k] += n[k] * down;
+                x2[k] += n[k] * up;
+            }
         }
-        out[0] = ContactPoint { dist, pos: blend(&imp.x_0[0], &imp.x_0[1]), frame: frame_from_normal(&imp.normal) };
-        return 1;
+        pairs.push((x1, x2));
     }
-    // each point has its own line of sight (measured: a static box hiding one of the two edge
-    // points of a plate pair removes that point only)
+    let fast_k = if w1 >= w2 { 0 } else { 1 };
     let mut kept = 0;
-    for k in 0..n {
-        // `pos` holds the geom-1 point, `frame[3..6]` the geom-2 point (both at t = 0)
-        let x1 = out[k].pos;
-        let x2 = [out[k].frame[3], out[k].frame[4], out[k].frame[5]];
-        if occluded(&x1, &x2) {
+    for (p1, p2) in pairs.iter().take(MAX_POINTS) {
+        if kept == out.len() {
+            break;
+        }
+        let x1 = advance::pull_back(&s1.geom, &imp.pose[0].0, &imp.pose[0].1, p1);
+        let x2 = advance::pull_back(&s2.geom, &imp.pose[1].0, &imp.pose[1].1, p2);
+        if occluded(0, &x1, p1) || occluded(1, &x2, p2) || occluded(fast_k, p1, p2) {
             continue;
         }
-        out[kept] = ContactPoint { dist, pos: blend(&x1, &x2), frame: frame_from_normal(&imp.normal) };
+        let pos = [x1[0] * f1 + x2[0] * f2, x1[1] * f1 + x2[1] * f2, x1[2] * f1 + x2[2] * f2];
+        out[kept] = ContactPoint { dist, pos, frame: frame_from_normal(&n) };
         kept += 1;
     }
     kept
 }
 
-/// Contact points at the advanced pose, mapped back to t = 0: for each point, `pos` is set to
-/// the geom-1 surface point and `frame[3..6]` to the geom-2 surface point (scratch use of the
-/// output, finished by the caller).
+/// Contact point pairs `(on geom 1, on geom 2)` at the pose of the last evaluation, from the
+/// face, edge and plane rules ([`manifold`], [`faces`]) or the pair's own narrowphase for
+/// meshes; empty when none applies (the caller then uses the witness pair).
 fn multi_points(
     s1: &SweptGeom,
     s2: &SweptGeom,
     imp: &Impact,
-    h_vn: f64,
+    spread: f64,
     opt: &SpeculativeOptions,
-    out: &mut [ContactPoint],
-) -> usize {
-    let e1 = sweep::effective_motion(s1.geom.ty, &s1.motion);
-    let e2 = sweep::effective_motion(s2.geom.ty, &s2.motion);
-    let (a1, q1) = advance::advanced_geom(&s1.geom, &e1, imp.t);
-    let (a2, q2) = advance::advanced_geom(&s2.geom, &e2, imp.t);
-    // surface point pairs (geom 1, geom 2) at the advanced pose
+) -> Vec<([f64; 3], [f64; 3])> {
+    let (mut a1, mut a2) = (s1.geom, s2.geom);
+    (a1.pos, a1.mat) = imp.pose[0];
+    (a2.pos, a2.mat) = imp.pose[1];
     let mut pairs: Vec<([f64; 3], [f64; 3])> = Vec::new();
+    // how far above the lowest point a point may be in the rules that measure from it
+    let above = spread - imp.dist.max(0.0);
     if a1.ty == GeomType::Plane {
-        let spread = imp.dist + (1.0 - imp.t) * h_vn + opt.collide.ccd_tolerance;
         let n = [a1.mat[2], a1.mat[5], a1.mat[8]];
-        if let Some(pts) = manifold::plane_points(&a1, &a2, spread) {
+        if let Some(pts) = manifold::plane_points_40(&a1, &a2, spread, imp.dist) {
             pairs.extend(pts.iter().map(|(p, h)| (sub3(p, &scl3(&n, *h)), *p)));
         } else if a2.ty == GeomType::Mesh {
-            collider_points(&a1, &a2, imp.dist + spread, opt, &mut pairs);
+            collider_points(&a1, &a2, imp.dist + above, opt, &mut pairs);
         }
     } else {
-        // points on the touching features only; the docs allow at most four per pair
         // nearly parallel faces: geom 2's face clipped by geom 1's (see [`faces`])
-        let spread = imp.dist + (1.0 - imp.t) * h_vn + opt.collide.ccd_tolerance;
-        if let Some(pts) = faces::face_points(&a1, &a2, &imp.normal, &imp.x_t[0], &imp.x_t[1], imp.dist, spread) {
+        if let Some(pts) = faces::face_points(&a1, &a2, &imp.normal, &imp.x_t[0], &imp.x_t[1], imp.dist, above) {
             pairs.extend(pts);
         } else if a1.ty == GeomType::Mesh || a2.ty == GeomType::Mesh {
             // hull faces are not clipped here yet: the pair's own multi-contact narrowphase
@@ -254,15 +275,7 @@ fn multi_points(
         // falling chain, end to end or side by side, get one contact each)
         pairs.truncate(MAX_POINTS);
     }
-    let n = pairs.len().min(out.len());
-    for (c, (x1t, x2t)) in out.iter_mut().zip(&pairs[..n]) {
-        let x1 = advance::map_back(&s1.geom, &e1, imp.t, &q1, x1t);
-        let x2 = advance::map_back(&s2.geom, &e2, imp.t, &q2, x2t);
-        let mut frame = [0.0; 9];
-        frame[3..6].copy_from_slice(&x2);
-        *c = ContactPoint { dist: 0.0, pos: x1, frame };
-    }
-    n
+    pairs
 }
 
 /// Surface point pairs from the pair's narrowphase run with margin `reach`: each contact's

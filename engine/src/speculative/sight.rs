@@ -1,6 +1,8 @@
-//! Stage 3: line of sight. A speculative contact is dropped when the segment between its two
-//! t = 0 witness points passes through another collidable geom (docs, "Line-of-sight
-//! raycasting"): a ball falling towards the floor through a tabletop must hit the tabletop.
+//! Stage 3: line of sight. A speculative contact is dropped when another collidable geom hides
+//! one of its segments (docs, "Line-of-sight raycasting"): a ball falling towards the floor
+//! through a tabletop must hit the tabletop. MuJoCo 4.0.0 tests three segments per point (each
+//! geom's own path from t = 0 to the time of impact, and the gap there); the rules on which
+//! geoms count are in `collision::speculate` (`ray_occluded`), the ray casts here.
 //!
 //! Ray conventions follow MuJoCo's `mj_ray`: a ray is `pnt + x vec` with `vec` not necessarily
 //! unit; each function returns the smallest `x >= 0` where the ray meets the geom's surface, or

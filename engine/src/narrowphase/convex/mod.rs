@@ -35,8 +35,11 @@ mod support;
 
 use crate::math::{add3, dot3, frame_from_normal, mul_mat_t_vec3, normalize3, scl3, sub3};
 use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
-use gjk::{Status, MAX_LIMIT};
-use support::{ConvexObj, Core};
+use gjk::MAX_LIMIT;
+// The speculative stage runs GJK alone on objects it keeps across its advancement steps (warm
+// start, MuJoCo 4.0.0's `evalGeomPairDist`), so it needs the objects and the GJK run itself.
+pub(crate) use gjk::{gjk as run_gjk, Status};
+pub(crate) use support::{ConvexObj, Core};
 
 /// Contacts closer than this fraction of the smaller bounding radius are merged (perturbation
 /// multi-contact).
