@@ -340,13 +340,32 @@ impl CollisionStage {
         };
         let pp = PairParams { margin, solref, solimp };
         let n = match (n, ctx.spec, geom(ctx, g1), geom(ctx, g2)) {
-            (0, Some(mo), Some(a), Some(b)) => {
+            (0, Some(mo), Some(a), Some(b)) if m.opt.robust => {
                 speculative = true;
                 let view = |g: usize| geom(ctx, g);
-                if m.opt.robust {
-                    speculate::robust_points(m, mo, g1, g2, a, b, pp, &view, &mut self.points)
-                } else {
-                    speculate::pair_points(m, mo, g1, g2, a, b, margin, solref, solimp, &view, &mut self.points)
+                speculate::robust_points(m, mo, g1, g2, a, b, pp, &view, &mut self.points)
+            }
+            // MuJoCo 4.0.0 (read from its collision task): a pair is speculated unless one of
+            // its contacts lies within the margin (contacts in the gap band alone do not stop
+            // it, and are replaced if speculation finds contacts), and never with MuJoCo's own
+            // GJK/EPA disabled
+            (n, Some(mo), Some(a), Some(b))
+                if !m.opt.robust
+                    && !m.opt.disabled(DSBL_NATIVECCD)
+                    && self.points[..n.min(self.points.len())].iter().all(|p| p.dist >= margin) =>
+            {
+                let view = |g: usize| geom(ctx, g);
+                let kept = (n > 0).then(|| self.points[..n.min(self.points.len())].to_vec());
+                let k = speculate::pair_points(m, mo, g1, g2, a, b, margin, solref, solimp, &view, &mut self.points);
+                match kept {
+                    Some(kept) if k == 0 => {
+                        self.points[..kept.len()].copy_from_slice(&kept);
+                        kept.len()
+                    }
+                    _ => {
+                        speculative = k > 0;
+                        k
+                    }
                 }
             }
             (n, Some(mo), Some(a), Some(b)) if m.opt.robust => {
