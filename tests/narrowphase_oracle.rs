@@ -2,9 +2,14 @@
 //! the same poses) on thousands of random poses per type pair.
 //!
 //! Analytic pairs must agree exactly (count, order, and dist/pos/frame within 1e-9). Pairs that go
-//! through the general convex path (GJK/EPA, multi-contact) must agree within 1e-6 on a floor
-//! fraction of the poses, written per pair below: the parts of 4.0.0's convex path specula does
-//! not reproduce yet (listed in the README) are rare, and the floors keep them from growing.
+//! through the general convex path (GJK/EPA, multi-contact) must agree on a floor fraction of the
+//! poses, written per pair below: within 1e-9 for primitives, within 1e-6 for meshes. Meshes
+//! differ for a reason outside the narrowphase: the hull polygon table the engine rebuilds from
+//! the hull triangles has MuJoCo's polygons but not its order (MuJoCo lists them in its compiler's
+//! hash-map order) nor its normals (computed from the double-precision vertices; the engine only
+//! has the float ones, ~1e-8 off). Handed MuJoCo's own table for the mesh below, every
+//! box/capsule/cylinder/mesh-mesh pair agreed on 1500 of 1500 poses within 1e-9.
+//! `ORACLE_VERBOSE=1` lists the disagreeing poses.
 
 use specula::mj::collision::library_pair_contacts;
 use specula::mj::{Data, Model};
@@ -106,6 +111,14 @@ fn run_pair(t1: GeomType, t2: GeomType, seed: u64, tol: f64) -> (usize, usize, S
                     && a.pos.iter().zip(&b.pos).all(|(x, y)| (x - y).abs() <= tol)
                     && a.frame[..3].iter().zip(&b.frame[..3]).all(|(x, y)| (x - y).abs() <= tol)
             });
+        if !same && std::env::var_os("ORACLE_VERBOSE").is_some() {
+            let err = cpts.iter().zip(&buf[..n]).fold(0.0f64, |e, (a, b)| {
+                let d = (a.dist - b.dist).abs();
+                let p = a.pos.iter().zip(&b.pos).map(|(x, y)| (x - y).abs()).fold(d, f64::max);
+                a.frame[..3].iter().zip(&b.frame[..3]).map(|(x, y)| (x - y).abs()).fold(e.max(p), f64::max)
+            });
+            println!("  {t1:?}-{t2:?} pose {i} margin {margin:.4}: MuJoCo {} specula {n} err {err:.2e}", cpts.len());
+        }
         if same {
             agree += 1;
         } else if first_bad.is_empty() {
@@ -117,7 +130,7 @@ fn run_pair(t1: GeomType, t2: GeomType, seed: u64, tol: f64) -> (usize, usize, S
 }
 
 /// (type 1, type 2, required fraction of agreeing poses, tolerance). The convex-path floors are
-/// the measured agreement (1500 poses, this seed) less about one point.
+/// the measured agreement (1500 poses, this seed) less about half a point.
 const PAIRS: &[(GeomType, GeomType, f64, f64)] = {
     use GeomType::*;
     &[
@@ -126,28 +139,28 @@ const PAIRS: &[(GeomType, GeomType, f64, f64)] = {
         (Plane, Cylinder, 1.0, 1e-9),
         (Plane, Box, 1.0, 1e-9),
         (Plane, Ellipsoid, 1.0, 1e-9),
-        (Plane, Mesh, 0.97, 1e-6),
+        (Plane, Mesh, 0.98, 1e-6),
         (Sphere, Sphere, 1.0, 1e-9),
         (Sphere, Capsule, 1.0, 1e-9),
         (Sphere, Cylinder, 1.0, 1e-9),
         (Sphere, Box, 1.0, 1e-9),
-        (Sphere, Ellipsoid, 0.99, 1e-6),
-        (Sphere, Mesh, 0.99, 1e-6),
+        (Sphere, Ellipsoid, 0.99, 1e-9),
+        (Sphere, Mesh, 0.995, 1e-9),
         (Capsule, Capsule, 1.0, 1e-9),
         (Capsule, Box, 1.0, 1e-9),
-        (Capsule, Cylinder, 0.97, 1e-6),
-        (Capsule, Ellipsoid, 0.99, 1e-6),
-        (Capsule, Mesh, 0.93, 1e-6),
+        (Capsule, Cylinder, 0.995, 1e-9),
+        (Capsule, Ellipsoid, 0.995, 1e-9),
+        (Capsule, Mesh, 0.965, 1e-6),
         (Box, Box, 1.0, 1e-9),
-        (Ellipsoid, Ellipsoid, 0.98, 1e-6),
-        (Ellipsoid, Cylinder, 0.98, 1e-6),
-        (Ellipsoid, Box, 0.97, 1e-6),
-        (Ellipsoid, Mesh, 0.98, 1e-6),
-        (Cylinder, Cylinder, 0.96, 1e-6),
-        (Cylinder, Box, 0.95, 1e-6),
-        (Cylinder, Mesh, 0.94, 1e-6),
-        (Box, Mesh, 0.94, 1e-6),
-        (Mesh, Mesh, 0.93, 1e-6),
+        (Ellipsoid, Ellipsoid, 0.995, 1e-9),
+        (Ellipsoid, Cylinder, 0.995, 1e-9),
+        (Ellipsoid, Box, 0.995, 1e-9),
+        (Ellipsoid, Mesh, 0.995, 1e-9),
+        (Cylinder, Cylinder, 0.995, 1e-9),
+        (Cylinder, Box, 0.995, 1e-9),
+        (Cylinder, Mesh, 0.98, 1e-6),
+        (Box, Mesh, 0.97, 1e-6),
+        (Mesh, Mesh, 0.95, 1e-6),
     ]
 };
 

@@ -10,10 +10,11 @@
 //! 3. Otherwise GJK ([`gjk`]) decides overlap; overlapping shapes go to EPA ([`epa`]) for depth,
 //!    normal and witness points. Contact position is the midpoint of the witnesses, the normal
 //!    points from geom 1 to geom 2, `dist = margin + depth`.
-//! 4. With multi-contact on, pairs of boxes, meshes and cylinders get up to four contacts in the
-//!    same pass by clipping the touching faces ([`multiccd`]; cylinder caps are 16-gons), and a
-//!    capsule lying along a box/mesh face gets its two ends. Other pairs (not spheres or
-//!    ellipsoids) get extra contacts by re-running CCD with both geoms tilted slightly.
+//! 4. With multi-contact on, a pass may return several contacts: up to 4 for pairs of boxes,
+//!    meshes and cylinders, 2 for a capsule with one of those ([`max_contacts`]). The features
+//!    each shape contributed to the final GJK simplex (or EPA face) decide whether two faces,
+//!    or an edge and a face, touch; if so they are clipped ([`multiccd`]; cylinder caps are
+//!    16-gons). This also runs when only the inflated shapes touch (step 2).
 //!
 //! Provenance: the algorithms follow MuJoCo's `engine_collision_gjk.c` / `_convex.c` as of
 //! 3.12.1 (August 2026), with the changes MuJoCo made up to 4.0.0 (changelog 3.13-4.0: cylinder
@@ -25,16 +26,19 @@
 //! termination and horizon tolerance ([`epa`]), and the half margins taken off both supports
 //! while a sphere or capsule runs on its core. Agreement with 4.0.0 per type pair is in
 //! `tests/narrowphase_oracle.rs` and the README; what is not reproduced yet: 4.0.0's repair of
-//! degenerate initial polytopes (`polytope2`-`4`) and parts of its multi-contact.
+//! degenerate initial polytopes (`polytope2`-`4`), and for meshes the order and exact normals of
+//! MuJoCo's hull polygon table (see `polygon.rs`), which multi-contact reads.
 
 mod epa;
+mod features;
 mod gjk;
 mod multiccd;
 mod polygon;
 mod support;
 
 use crate::math::{add3, dot3, frame_from_normal, mul_mat_t_vec3, normalize3, scl3, sub3};
-use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
+use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
+use features::Features;
 use gjk::MAX_LIMIT;
 // The speculative stage runs GJK alone on objects it keeps across its advancement steps (warm
 // start, MuJoCo 4.0.0's `evalGeomPairDist`), so it needs the objects and the GJK run itself.
@@ -57,7 +61,8 @@ struct CcdResult {
     status: Status,
 }
 
-/// MuJoCo's `mjc_ccd`: distance (positive) or penetration (negative) between two objects.
+/// MuJoCo's `mjc_ccd`: distance (positive) or penetration (negative) between two objects, and
+/// with `max_contacts > 1` the multi-contact witnesses.
 fn ccd(
     o1: &mut ConvexObj,
     o2: &mut ConvexObj,
@@ -68,6 +73,7 @@ fn ccd(
     let mut st = Status::new(opt.ccd_iterations, opt.ccd_tolerance, dist_cutoff);
     st.x1[0] = o1.pos;
     st.x2[0] = o2.pos;
+    let maxc = max_contacts.min(MAX_CONTACTS);
 
     let round = |t: GeomType| matches!(t, GeomType::Sphere | GeomType::Capsule);
     // MuJoCo 4.0.0 also takes this distance-first route for any pair with a positive margin
@@ -98,6 +104,7 @@ fn ccd(
         let full2 = shrink(o2);
         st.dist_cutoff += full1 + full2;
         gjk::gjk(&mut st, o1, o2);
+        let (f1, f2) = Features::from_simplex(&st);
         st.dist_cutoff = dist_cutoff;
         o1.margin = m1;
         o2.margin = m2;
@@ -106,23 +113,16 @@ fn ccd(
 
         // cores apart: the shapes' distance is the core distance minus the radii
         if st.dist[0] > st.tolerance {
-            // a capsule lying along a face touches it along a segment: clip that instead
-            let n = sub3(&st.x2[0], &st.x1[0]);
             inflate(&mut st, full1, full2);
             if st.dist[0] > st.dist_cutoff {
                 st.dist[0] = MAX_LIMIT;
-            } else if max_contacts > 1
-                && st.dist[0] < 0.0
-                && o1.ty == GeomType::Capsule
-                && multiccd::capsule_contacts(&mut st, o1, o2, &n)
-            {
-                let m = 0.5 * o1.margin + 0.5 * o2.margin;
-                let mut min = MAX_LIMIT;
-                for d in &mut st.dist[..st.nx] {
-                    *d -= m;
-                    min = min.min(*d);
-                }
-                return CcdResult { dist: min, status: st };
+                return CcdResult { dist: MAX_LIMIT, status: st };
+            }
+            // touching only once inflated (a capsule on a face, shapes within their margins):
+            // MuJoCo 4.0.0 runs multi-contact on the features of the cores' GJK simplex
+            if st.dist[0] < 0.0 && max_contacts >= 2 && f1.n > 0 {
+                st.nx = multiccd::multicontact(&mut st, o1, o2, &f1, &f2, maxc);
+                return CcdResult { dist: min_dist(&st), status: st };
             }
             return CcdResult { dist: st.dist[0], status: st };
         }
@@ -136,6 +136,7 @@ fn ccd(
         st.x1[0] = o1.pos;
         st.x2[0] = o2.pos;
     }
+    st.nsimplex = 0;
     gjk::gjk(&mut st, o1, o2);
     if max_contacts == 0 {
         let d = st.dist[0];
@@ -151,51 +152,37 @@ fn ccd(
             _ => epa::polytope4(&mut pt, &mut st, o1, o2),
         };
         if built.is_ok() {
-            let face = epa::epa(&mut st, &mut pt, o1, o2);
-            if let Some(f) = face {
-                let deep_capsule = |st: &mut Status, o1: &ConvexObj, o2: &ConvexObj| {
-                    // a capsule sunk along a face: same single-pass pair of contacts
-                    let n = sub3(&st.x1[0], &st.x2[0]);
-                    o1.ty == GeomType::Capsule && st.dist[0] < 0.0 && multiccd::capsule_contacts(st, o1, o2, &n)
-                };
-                if max_contacts > 1
-                    && (multiccd::multicontact(&pt, f, &mut st, o1, o2) || deep_capsule(&mut st, o1, o2))
-                {
-                    // clipped distances are between the bare faces; the margins inflate both
-                    let m = 0.5 * o1.margin + 0.5 * o2.margin;
-                    if m != 0.0 {
-                        for d in &mut st.dist[..st.nx] {
-                            *d -= m;
-                        }
-                    }
+            if let Some(f) = epa::epa(&mut st, &mut pt, o1, o2) {
+                if max_contacts >= 2 {
+                    // the EPA face's vertices replace the GJK simplex as the features
+                    let (f1, f2) = Features::from_face(pt.faces[f].verts.map(|i| pt.verts[i]));
+                    st.nx = multiccd::multicontact(&mut st, o1, o2, &f1, &f2, maxc);
                 }
             }
         }
     }
+    CcdResult { dist: min_dist(&st), status: st }
+}
+
+/// Smallest distance over the witness pairs (the first one if there are none).
+fn min_dist(st: &Status) -> f64 {
     let mut min = st.dist[0];
     for &d in &st.dist[1..st.nx.max(1)] {
         if d < min {
             min = d;
         }
     }
-    CcdResult { dist: min, status: st }
+    min
 }
 
 /// Push the witness points outward by the core radii along the line joining them.
 fn inflate(st: &mut Status, m1: f64, m2: f64) {
+    if m1 == 0.0 && m2 == 0.0 {
+        return;
+    }
     let mut n = sub3(&st.x2[0], &st.x1[0]);
     normalize3(&mut n);
-    if m1 != 0.0 {
-        for (x, ni) in st.x1[0].iter_mut().zip(n) {
-            *x += m1 * ni;
-        }
-    }
-    if m2 != 0.0 {
-        for (x, ni) in st.x2[0].iter_mut().zip(n) {
-            *x -= m2 * ni;
-        }
-    }
-    st.dist[0] -= m1 + m2;
+    multiccd::inflate_along(st, st.nx, m1, m2, &n);
 }
 
 /// MuJoCo's `mjc_penetration`: contacts (if penetrating within `margin`) from one CCD run.
@@ -222,30 +209,29 @@ fn penetration(
     n
 }
 
-/// Contacts one CCD pass may return for this pair (MuJoCo's `maxContacts`).
+/// Contacts one CCD pass may return for this pair (the budget `mjc_Convex` gives `mjc_ccd`).
 ///
-/// Cylinders and capsules against boxes and meshes also get single-pass contacts in 4.0.0
-/// (changelog 3.13-3.15; measured). MuJoCo 3.12 allowed several contacts only without margin;
-/// 4.0.0 also clips faces of
-/// box/mesh pairs with a positive margin (measured: a mesh cube resting 0.05 deep on another
-/// with `margin=0.01` gives the same four contacts, same `dist`, as without margin).
+/// MuJoCo 4.0.0 (read from the library, confirmed by the contact counts on every tested pose):
+/// without native CCD 1; two boxes 8 (they normally go to the box-box collider); with multi-contact off, 1; pairs
+/// of cylinders, boxes and meshes 4; a capsule with one of those (or another capsule) 2;
+/// everything else (spheres, ellipsoids) 1. Margins do not change the budget.
 fn max_contacts(o1: &ConvexObj, o2: &ConvexObj, opt: &CollideOptions) -> usize {
-    let flat = |t: GeomType| matches!(t, GeomType::Box | GeomType::Mesh | GeomType::Cylinder);
-    if o1.ty == GeomType::Box && o2.ty == GeomType::Box && o1.margin == 0.0 && o2.margin == 0.0 {
+    let big = |t: GeomType| matches!(t, GeomType::Box | GeomType::Mesh | GeomType::Cylinder);
+    let cap = |t: GeomType| t == GeomType::Capsule;
+    if !opt.nativeccd {
+        // libccd's single contact (specula runs the native path regardless)
+        return 1;
+    }
+    if o1.ty == GeomType::Box && o2.ty == GeomType::Box {
         return 8;
     }
-    if flat(o1.ty) && flat(o2.ty) && opt.multiccd {
+    if !opt.multiccd {
+        return 1;
+    }
+    if big(o1.ty) && big(o2.ty) {
         return 4;
     }
-    // MuJoCo 4.0.0: a capsule resting along a box, mesh or cylinder-cap face gives its two ends
-    // in one pass (and otherwise one contact, without the tilt search)
-    if o1.ty == GeomType::Capsule
-        && matches!(o2.ty, GeomType::Box | GeomType::Mesh | GeomType::Cylinder)
-        && opt.multiccd
-    {
-        return 2;
-    }
-    1
+    1 + ((big(o2.ty) && cap(o1.ty)) || (big(o1.ty) && cap(o2.ty)) || (cap(o1.ty) && cap(o2.ty))) as usize
 }
 
 /// General convex-convex collision (MuJoCo's `mjc_Convex`), same signature as the pair table.

@@ -109,6 +109,8 @@ impl<'a> ConvexObj<'a> {
             GeomType::Cylinder => {
                 let n2 = l[0] * l[0] + l[1] * l[1];
                 let scl = if n2 >= MINVAL2 { s[0] / n2.sqrt() } else { 0.0 };
+                // feature id for multi-contact: the cap the point is on (0 top, 1 bottom)
+                self.vertindex = (l[2] < 0.0) as i32;
                 [scl * l[0], scl * l[1], if l[2] >= 0.0 { s[1] } else { -s[1] }]
             }
             GeomType::Box => {
