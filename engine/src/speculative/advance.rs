@@ -44,7 +44,7 @@
 use crate::math::{
     add3, axis_angle2quat, cross, dot3, mul_mat_mat3, mul_mat_t_vec3, mul_mat_vec3, norm3, quat2mat, scl3, sub3,
 };
-use crate::narrowphase::convex::{geom_distance, run_gjk, ConvexObj, Core, Status};
+use crate::narrowphase::convex::{geom_distance, run_gjk, CcdFeatures, ConvexObj, Core, Status};
 use crate::narrowphase::{CollideOptions, Geom, GeomType};
 
 use super::sweep::GeomMotion;
@@ -87,6 +87,8 @@ pub struct Impact {
     pub closing_at_t: f64,
     /// Relative normal displacement over the whole step, `h |v_n|` (module notes, item 5).
     pub hvn: f64,
+    /// The features the last distance query left on each geom (for multi-contact).
+    pub(crate) features: [CcdFeatures; 2],
 }
 
 impl Impact {
@@ -131,6 +133,9 @@ fn core_radius(g: &Geom) -> f64 {
 pub(crate) struct Probe<'a> {
     obj: ConvexObj<'a>,
     radius: f64,
+    /// What the last distance query left on this object for multi-contact: its side of the
+    /// final GJK simplex, or the support point against a plane.
+    feat: CcdFeatures,
 }
 
 impl<'a> Probe<'a> {
@@ -142,7 +147,7 @@ impl<'a> Probe<'a> {
             GeomType::Capsule => Core::Segment,
             _ => Core::Full,
         };
-        Probe { obj, radius: core_radius(g) }
+        Probe { obj, radius: core_radius(g), feat: CcdFeatures::default() }
     }
 }
 
@@ -167,6 +172,7 @@ pub(crate) fn pair_distance<'a>(
         let (plane, other, sgn) = if plane1 { (&p1.obj, &mut *p2, 1.0) } else { (&p2.obj, &mut *p1, -1.0) };
         let z = [plane.mat[2], plane.mat[5], plane.mat[8]];
         let s = other.obj.support(&[-z[0], -z[1], -z[2]]);
+        other.feat = CcdFeatures::single(s, other.obj.vertindex);
         let r = other.radius;
         let po = [s[0] - r * z[0], s[1] - r * z[1], s[2] - r * z[2]];
         let pp = &plane.pos;
@@ -186,6 +192,7 @@ pub(crate) fn pair_distance<'a>(
     st.x1[0] = *x1;
     st.x2[0] = *x2;
     run_gjk(&mut st, &mut p1.obj, &mut p2.obj);
+    (p1.feat, p2.feat) = CcdFeatures::from_simplex(&st);
     *x1 = st.x1[0];
     *x2 = st.x2[0];
     let dc = st.dist[0];
@@ -371,6 +378,7 @@ pub fn advance(
         steps,
         closing_at_t: closing,
         hvn,
+        features: [p1.feat, p2.feat],
     })
 }
 

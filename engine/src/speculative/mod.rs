@@ -81,8 +81,9 @@ pub mod robust;
 pub mod sight;
 pub mod sweep;
 
-use crate::math::{add3, frame_from_normal, scl3, sub3};
-use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
+use crate::math::frame_from_normal;
+use crate::narrowphase::convex::{speculative_points, ConvexObj, Core};
+use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
 
 pub use advance::{advance, Impact};
 pub use distance::{effective_distance, step_damping_stiffness, Integrator};
@@ -206,21 +207,7 @@ where
     let n = imp.normal;
 
     let multi = opt.collide.multiccd || s1.geom.ty == GeomType::Plane || s2.geom.ty == GeomType::Plane;
-    let mut pairs = if multi { multi_points(s1, s2, &imp, spread, opt) } else { Vec::new() };
-    if pairs.is_empty() {
-        let (mut x1, mut x2) = (imp.x_t[0], imp.x_t[1]);
-        if multi {
-            // the witness inflated by W/2 on each side, then moved back along the normal
-            let (up, down) = (spread * 0.5, spread * -0.5);
-            for k in 0..3 {
-                x1[k] += n[k] * up;
-                x2[k] += n[k] * down;
-                x1[k] += n[k] * down;
-                x2[k] += n[k] * up;
-            }
-        }
-        pairs.push((x1, x2));
-    }
+    let pairs = if multi { multi_points(s1, s2, &imp, spread) } else { vec![(imp.x_t[0], imp.x_t[1])] };
     let fast_k = if w1 >= w2 { 0 } else { 1 };
     let mut kept = 0;
     for (p1, p2) in pairs.iter().take(MAX_POINTS) {
@@ -239,52 +226,22 @@ where
     kept
 }
 
-/// Contact point pairs `(on geom 1, on geom 2)` at the pose of the last evaluation, from the
-/// face, edge and plane rules ([`manifold`], [`faces`]) or the pair's own narrowphase for
-/// meshes; empty when none applies (the caller then uses the witness pair).
-fn multi_points(
-    s1: &SweptGeom,
-    s2: &SweptGeom,
-    imp: &Impact,
-    spread: f64,
-    opt: &SpeculativeOptions,
-) -> Vec<([f64; 3], [f64; 3])> {
+/// Contact point pairs `(on geom 1, on geom 2)` at the pose of the last evaluation: MuJoCo
+/// 4.0.0's multi-contact on the features of the last distance query, with both geoms inflated
+/// by `spread / 2` (see `narrowphase::convex::speculative_points`). A single pair when the
+/// touching features are not a face or an edge lying in a face.
+fn multi_points(s1: &SweptGeom, s2: &SweptGeom, imp: &Impact, spread: f64) -> Vec<([f64; 3], [f64; 3])> {
     let (mut a1, mut a2) = (s1.geom, s2.geom);
     (a1.pos, a1.mat) = imp.pose[0];
     (a2.pos, a2.mat) = imp.pose[1];
-    let mut pairs: Vec<([f64; 3], [f64; 3])> = Vec::new();
-    // how far above the lowest point a point may be in the rules that measure from it
-    let above = spread - imp.dist.max(0.0);
-    if a1.ty == GeomType::Plane {
-        let n = [a1.mat[2], a1.mat[5], a1.mat[8]];
-        if let Some(pts) = manifold::plane_points_40(&a1, &a2, spread, imp.dist) {
-            pairs.extend(pts.iter().map(|(p, h)| (sub3(p, &scl3(&n, *h)), *p)));
-        } else if a2.ty == GeomType::Mesh {
-            collider_points(&a1, &a2, imp.dist + above, opt, &mut pairs);
-        }
-    } else {
-        // nearly parallel faces: geom 2's face clipped by geom 1's (see [`faces`])
-        if let Some(pts) = faces::face_points(&a1, &a2, &imp.normal, &imp.x_t[0], &imp.x_t[1], imp.dist, above) {
-            pairs.extend(pts);
-        } else if a1.ty == GeomType::Mesh || a2.ty == GeomType::Mesh {
-            // hull faces are not clipped here yet: the pair's own multi-contact narrowphase
-            let reach = imp.dist + advance::TOLERANCE_FRACTION * (imp.dist0 - imp.dist);
-            collider_points(&a1, &a2, reach, opt, &mut pairs);
-        }
-        // anything else keeps the single witness contact (measured: two parallel capsules of a
-        // falling chain, end to end or side by side, get one contact each)
-        pairs.truncate(MAX_POINTS);
+    let (mut o1, mut o2) = (ConvexObj::new(&a1, 0.0), ConvexObj::new(&a2, 0.0));
+    for (o, g) in [(&mut o1, &a1), (&mut o2, &a2)] {
+        o.core = match g.ty {
+            GeomType::Sphere => Core::Point,
+            GeomType::Capsule => Core::Segment,
+            _ => Core::Full,
+        };
     }
-    pairs
-}
-
-/// Surface point pairs from the pair's narrowphase run with margin `reach`: each contact's
-/// midpoint moved half its distance back along the normal onto either surface.
-fn collider_points(a1: &Geom, a2: &Geom, reach: f64, opt: &SpeculativeOptions, pairs: &mut Vec<([f64; 3], [f64; 3])>) {
-    let mut buf = [ContactPoint::default(); MAX_CONTACTS];
-    let n = table::collide(a1, a2, reach, &opt.collide, &mut buf).unwrap_or(0);
-    for b in &buf[..n] {
-        let nrm = b.normal();
-        pairs.push((sub3(&b.pos, &scl3(&nrm, 0.5 * b.dist)), add3(&b.pos, &scl3(&nrm, 0.5 * b.dist))));
-    }
+    let [f1, f2] = &imp.features;
+    speculative_points(&mut o1, &mut o2, f1, f2, &imp.x_t[0], &imp.x_t[1], &imp.normal, imp.dist, spread)
 }

@@ -68,7 +68,7 @@ const SIN16: [f64; 16] = [
 /// finds a face, overwrites them with that face's three vertices. Multi-contact therefore works
 /// from the EPA face for penetrating shapes and from the GJK simplex for shapes that only touch
 /// once radii or margins are added back.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Features {
     /// Support points (including the margin inflation the support query added).
     pub v: [[f64; 3]; 4],
@@ -90,6 +90,15 @@ impl Features {
             f2.i[k] = v.index2;
         }
         (f1, f2)
+    }
+
+    /// A single support point (what a distance query against a plane leaves on the other
+    /// shape).
+    pub fn single(v: [f64; 3], i: i32) -> Features {
+        let mut f = Features { n: 1, ..Features::default() };
+        f.v[0] = v;
+        f.i[0] = i;
+        f
     }
 
     /// The final GJK simplex.

@@ -44,6 +44,7 @@ use gjk::MAX_LIMIT;
 // start, MuJoCo 4.0.0's `evalGeomPairDist`), so it needs the objects and the GJK run itself.
 pub(crate) use gjk::{gjk as run_gjk, Status};
 pub(crate) use support::{ConvexObj, Core};
+pub(crate) use features::Features as CcdFeatures;
 
 /// Contacts closer than this fraction of the smaller bounding radius are merged (perturbation
 /// multi-contact).
@@ -367,4 +368,40 @@ pub fn geom_distance(g1: &Geom, g2: &Geom, distmax: f64, opt: &CollideOptions) -
         fromto[3..].copy_from_slice(&r.status.x2[0]);
     }
     (if r.dist < distmax { r.dist } else { distmax }, fromto)
+}
+
+/// Contact point pairs `(on geom 1, on geom 2)` that MuJoCo 4.0.0's speculative stage takes at
+/// the advanced pose: both objects inflated by `w / 2`, its witness points `x1`, `x2` moved out
+/// along the normal `n` by the same, multi-contact from the features of the last distance query
+/// (`f1`, `f2`; a plane has none), then every point moved back along `n` (not along the face
+/// normal the inflation used). One pair when the features do not touch along a face or edge.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn speculative_points(
+    o1: &mut ConvexObj,
+    o2: &mut ConvexObj,
+    f1: &CcdFeatures,
+    f2: &CcdFeatures,
+    x1: &[f64; 3],
+    x2: &[f64; 3],
+    n: &[f64; 3],
+    dist: f64,
+    w: f64,
+) -> Vec<([f64; 3], [f64; 3])> {
+    let (up, down) = (w * 0.5, w * -0.5);
+    o1.margin = w;
+    o2.margin = w;
+    let mut st = Status::new(0, 0.0, 0.0);
+    st.x1[0] = [up * n[0] + x1[0], up * n[1] + x1[1], up * n[2] + x1[2]];
+    st.x2[0] = [down * n[0] + x2[0], down * n[1] + x2[1], down * n[2] + x2[2]];
+    st.dist[0] = dist;
+    let k = multiccd::multicontact(&mut st, o1, o2, f1, f2, 4).min(4);
+    (0..k)
+        .map(|j| {
+            let (a, b) = (st.x1[j], st.x2[j]);
+            (
+                [down * n[0] + a[0], down * n[1] + a[1], down * n[2] + a[2]],
+                [up * n[0] + b[0], up * n[1] + b[1], up * n[2] + b[2]],
+            )
+        })
+        .collect()
 }

@@ -126,7 +126,8 @@ pub(crate) fn multicontact(
     f2: &Features,
     max_contacts: usize,
 ) -> usize {
-    if f1.n == 0 || f2.n == 0 {
+    let (plane1, plane2) = (o1.ty == GeomType::Plane, o2.ty == GeomType::Plane);
+    if (!plane1 && f1.n == 0) || (!plane2 && f2.n == 0) {
         return 1;
     }
     let d1 = o1.hull.zip(o1.data.as_ref());
@@ -140,18 +141,30 @@ pub(crate) fn multicontact(
         return 1;
     }
 
-    let (v1i, mut v1, dim1) = f1.distinct();
-    let (v2i, mut v2, dim2) = f2.distinct();
-    let dir = sub3(&st.x2[0], &st.x1[0]);
-    let dir_neg = sub3(&st.x1[0], &st.x2[0]);
-    let n1 = face_normals(o1, tab1, dim1, &v1i, &dir_neg);
-    let n2 = face_normals(o2, tab2, dim2, &v2i, &dir);
+    // a plane (MuJoCo 4.0.0, the speculative stage's only caller with one) has no features: its
+    // one face is its z axis through its position, and the direction is fixed by that axis
+    let (v1i, mut v1, dim1) = if plane1 { ([0; 3], [[0.0; 3]; 3], 3) } else { f1.distinct() };
+    let (v2i, mut v2, dim2) = if plane2 { ([0; 3], [[0.0; 3]; 3], 3) } else { f2.distinct() };
+    let zaxis = |o: &ConvexObj| [o.mat[2], o.mat[5], o.mat[8]];
+    let (dir, dir_neg) = if plane1 {
+        let z = zaxis(o1);
+        ([-z[0], -z[1], -z[2]], z)
+    } else if plane2 {
+        let z = zaxis(o2);
+        (z, [-z[0], -z[1], -z[2]])
+    } else {
+        (sub3(&st.x2[0], &st.x1[0]), sub3(&st.x1[0], &st.x2[0]))
+    };
+    let n1 = if plane1 { vec![(zaxis(o1), 0)] } else { face_normals(o1, tab1, dim1, &v1i, &dir_neg) };
+    let n2 = if plane2 { vec![(zaxis(o2), 0)] } else { face_normals(o2, tab2, dim2, &v2i, &dir) };
+    let faces = |o: &ConvexObj, t, idx| if o.ty == GeomType::Plane { vec![o.pos] } else { face_vertices(o, t, idx) };
 
     // 2. the most anti-parallel pair of faces that face each other
     let mut pairing = None;
     if !n1.is_empty() && !n2.is_empty() {
         let thr = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt() * EDGE_TOL;
-        let mut best = -FACE_TOL;
+        // with a plane any anti-parallel pair qualifies
+        let mut best = if plane1 || plane2 { -0.0 } else { -FACE_TOL };
         for (i, a) in n1.iter().enumerate() {
             if dot3(&dir, &a.0) >= -thr {
                 continue;
@@ -203,6 +216,22 @@ pub(crate) fn multicontact(
     let margin = m1 + m2;
     let neg = |n: &[f64; 3]| [-n[0], -n[1], -n[2]];
     let (k, idir) = match pairing {
+        // a plane's one-point face is the clipping face: the other shape's face is only pruned
+        // by its height over the plane, as an edge lying in a face is (MuJoCo 4.0.0)
+        Pairing::Faces(i, j) if plane1 => {
+            let face2 = face_vertices(o2, tab2, n2[j].1);
+            let wit = neg(&n1[i].0);
+            let (xa, xb) = (&mut st.x1, &mut st.x2);
+            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &[o1.pos], &face2, &n1[i].0, &wit, margin);
+            (k, n1[i].0)
+        }
+        Pairing::Faces(i, j) if plane2 => {
+            let face1 = face_vertices(o1, tab1, n1[i].1);
+            let wit = neg(&n2[j].0);
+            let (xa, xb) = (&mut st.x2, &mut st.x1);
+            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &[o2.pos], &face1, &n2[j].0, &wit, margin);
+            (k, wit)
+        }
         Pairing::Faces(i, j) => {
             let face1 = face_vertices(o1, tab1, n1[i].1);
             let face2 = face_vertices(o2, tab2, n2[j].1);
@@ -212,14 +241,14 @@ pub(crate) fn multicontact(
         }
         Pairing::Edge1(_, f) => {
             // the face of geom 2 clips the edge; the witnesses come out on geom 2's side first
-            let face2 = face_vertices(o2, tab2, n2[f].1);
+            let face2 = faces(o2, tab2, n2[f].1);
             let wit = neg(&n2[f].0);
             let (xa, xb) = (&mut st.x2, &mut st.x1);
             let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &face2, &[edge.0, edge.1], &n2[f].0, &wit, margin);
             (k, wit)
         }
         Pairing::Edge2(_, f) => {
-            let face1 = face_vertices(o1, tab1, n1[f].1);
+            let face1 = faces(o1, tab1, n1[f].1);
             let wit = neg(&n1[f].0);
             let (xa, xb) = (&mut st.x1, &mut st.x2);
             let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &face1, &[edge.0, edge.1], &n1[f].0, &wit, margin);
@@ -278,11 +307,14 @@ fn polygon_clip(
     margin: f64,
 ) -> usize {
     let nf1 = face1.len();
-    if nf1 < 3 {
+    // a plane's "face" is its one point: nothing clips the other polygon, which is only pruned
+    // by its height over the plane (MuJoCo 4.0.0's `polygonClip` with no clipping vertices)
+    let clips = nf1 != 1;
+    if clips && nf1 < 3 {
         return 0;
     }
     // side planes: through each edge of face1, containing the normal, pointing inward
-    let pn: Vec<[f64; 3]> = (0..nf1)
+    let pn: Vec<[f64; 3]> = (0..if clips { nf1 } else { 0 })
         .map(|i| {
             let (a, b) = (&face1[i], &face1[(i + 1) % nf1]);
             let up = [a[0] + n[0], a[1] + n[1], a[2] + n[2]];
