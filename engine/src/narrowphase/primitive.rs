@@ -385,12 +385,11 @@ pub fn sphere_cylinder(g1: &Geom, g2: &Geom, margin: f64, _opt: &CollideOptions,
 /// `|d1 x d2|^2 <= PARALLEL_SIN2 * |d1|^2 |d2|^2`, i.e. the sine of the angle between them is
 /// at most 1e-4.
 ///
-/// Measured on MuJoCo 4.0.0 (not in the snapshot source): two capsules, the second turned by
-/// theta about the normal of the plane containing both axes, bisected on theta for where the
-/// contact count drops from 2 (parallel branch) to 1. The switch sits at theta = 1.0e-4 for
-/// half-lengths (0.3, 0.2), (3, 2) and (0.03, 0.02) alike, at the theta where `|d1 x d2|^2`
-/// crosses `1e-8 |d1|^2 |d2|^2` (the value of `|d1|^2 |d2|^2 - (d1.d2)^2` is identical on
-/// both sides of the switch, so the test is on the cross product).
+/// Read from MuJoCo 4.0.0's `mjc_segWeights` (the constant at 0x9ff40 of the library is 1e-8;
+/// the comparison is `n.n > (a * 1e-8) * e` for the skew branch, so the product is formed in that
+/// order, and a NaN falls to the parallel branch). It agrees with the earlier measurement: two
+/// capsules, the second turned by theta in the plane of both axes, switch from two contacts to
+/// one at theta = 1.0e-4 for half-lengths (0.3, 0.2), (3, 2) and (0.03, 0.02) alike.
 const PARALLEL_SIN2: f64 = 1e-8;
 
 /// `x` clamped to [0, 1], with `mju_clip`'s NaN behaviour.
@@ -399,26 +398,88 @@ fn clip01(x: f64) -> f64 {
     clip(x, 0.0, 1.0)
 }
 
+/// Segment parameters of the nearest points of segments `p1 p2` and `q1 q2`, as MuJoCo 4.0.0's
+/// `mjc_segWeights` picks them (read from the library's disassembly; 3.16 rewrote it to fix
+/// cancellation for parallel axes). Each pair `(s, t)` names the points `p1 + s (p2 - p1)` and
+/// `q1 + t (q2 - q1)`; the function returns one pair, or two for parallel segments.
+///
+/// With `d1 = p2 - p1`, `d2 = q2 - q1`, `r = p1 - q1`, `a = d1.d1`, `e = d2.d2`, `b = d1.d2`,
+/// `c = d1.r`, `f = d2.r`, `n = d1 x d2` (dot products summed x, y, then z):
+/// - Degenerate segments (squared length at most `MINVAL`): both points, `(0, 0)`; a point
+///   first segment, `(0, clip(f/e))`; a point second segment, `(clip(-c/a), 0)`. The first
+///   segment is tested before `c`, `b` or `n` are formed.
+/// - Skew (`n.n > (1e-8 a) e`): s is the closest point of the two lines,
+///   `((q1 - p1) x d2).n / n.n`, clamped; then `t = (b s + f) / e`. A t below 0 becomes 0 with
+///   `s = clip(-c/a)` (q1 projected on segment 1), a t above 1 becomes 1 with
+///   `s = clip((b - c)/a)` (q2 projected); otherwise both stand. No cancellation-prone
+///   `a e - b^2` determinant any more, which is what 3.16 changed.
+/// - Parallel: the two ends of the *first* segment, in the order p1 then p2, each projected
+///   onto the second: `t = f/e` for p1, `t = (f + b)/e` for p2. When that t lies in [0, 1]
+///   (inclusive) the pair is (0 or 1 exactly, t). When it falls below 0 the pair becomes
+///   `(clip(-c/a), 0)`, above 1 `(clip((b - c)/a), 1)`: the clamped end of the second segment
+///   projected back onto the first. So overlapping parallel capsules touch at both ends of their
+///   overlap, and disjoint ones get the same pair twice.
+fn seg_weights(p1: &[f64; 3], p2: &[f64; 3], q1: &[f64; 3], q2: &[f64; 3]) -> ([[f64; 2]; 2], usize) {
+    let d1 = sub3(p2, p1);
+    let d2 = sub3(q2, q1);
+    let a = dot3(&d1, &d1);
+    let e = dot3(&d2, &d2);
+    if a <= MINVAL && e <= MINVAL {
+        return ([[0.0, 0.0]; 2], 1);
+    }
+    let r = sub3(p1, q1);
+    let f = dot3(&d2, &r);
+    if a <= MINVAL {
+        return ([[0.0, clip01(f / e)], [0.0; 2]], 1);
+    }
+    let c = dot3(&d1, &r);
+    // -c/a: q1 projected onto segment 1; (b - c)/a: q2 projected (MuJoCo divides the negated
+    // c, which is the same bits as negating the quotient).
+    let s_q1 = -c / a;
+    if e <= MINVAL {
+        return ([[clip01(s_q1), 0.0], [0.0; 2]], 1);
+    }
+    let b = dot3(&d1, &d2);
+    let s_q2 = (b - c) / a;
+    let n = cross(&d1, &d2);
+    let nn = dot3(&n, &n);
+
+    if nn > PARALLEL_SIN2 * a * e {
+        let w = sub3(q1, p1);
+        let s = clip01(dot3(&cross(&w, &d2), &n) / nn);
+        let t = (b * s + f) / e;
+        let st = if t < 0.0 {
+            [clip01(s_q1), 0.0]
+        } else if t > 1.0 {
+            [clip01(s_q2), 1.0]
+        } else {
+            [s, t]
+        };
+        return ([st, [0.0; 2]], 1);
+    }
+
+    // Parallel: one pair per end of segment 1 (`s_end` is 0 for p1, 1 for p2).
+    let pair = |s_end: f64, t: f64| {
+        if t < 0.0 {
+            [clip01(s_q1), 0.0]
+        } else if t > 1.0 {
+            [clip01(s_q2), 1.0]
+        } else {
+            [s_end, t]
+        }
+    };
+    ([pair(0.0, f / e), pair(1.0, (f + b) / e)], 2)
+}
+
 /// Kernel of capsule-capsule (`mjraw_CapsuleCapsule` as MuJoCo 4.0.0 computes it): up to two
 /// contacts.
 ///
-/// MuJoCo 4.0.0 differs from the older snapshot source here: it parametrises each axis segment
-/// from its end points (`p1 + s d1`, `q1 + t d2` with `p1 = pos1 - half1`, `d1 = p2 - p1`,
-/// s, t in [0, 1]). This was established by reproducing 4.0.0's contacts bit for bit over
-/// thousands of random poses with a Python model of each candidate formula (probe: two free
-/// capsules, random `qpos`, `mj_forward`, compare `d.contact`); only this form matches.
-///
-/// Algorithm (with `r = p1 - q1`, `a = d1.d1`, `e = d2.d2`, `b = d1.d2`, `c = d1.r`,
-/// `f = d2.r`, `n = d1 x d2`):
-/// 1. Not parallel (`n.n > PARALLEL_SIN2 a e`): the closest points of the two lines have
-///    `s = ((q1 - p1) x d2) . n / n.n`. Clamp s to [0, 1], then `t = (b s + f) / e`; if t
-///    leaves [0, 1], clamp it and recompute `s = (b t - c) / a` clamped. One sphere-sphere test
-///    between `p1 + s d1` and `q1 + t d2`.
-/// 2. Parallel: project both ends of segment 2 onto segment 1 (`s = -c/a` for q1,
-///    `s = (b - c)/a` for q2) and visit them in increasing s. An end whose projection lies
-///    strictly inside segment 1 is paired with itself (t exactly 0 or 1); otherwise s is clamped and t is the
-///    clamped projection back onto segment 2. Each pair gets a sphere-sphere test, so
-///    overlapping parallel capsules touch at both ends of their overlap.
+/// MuJoCo 4.0.0 (read from the library) puts each axis segment between its end points,
+/// `p1 = pos1 - half1`, `p2 = pos1 + half1` with `half1 = size1[1] * z1` (likewise q1, q2),
+/// asks [`seg_weights`] for one or two parameter pairs `(s, t)`, and runs one sphere-sphere
+/// test per pair between `p1 + s (p2 - p1)` and `q1 + t (q2 - q1)` with the capsule radii and
+/// the capsule frames (the frames only matter for coincident points). Contacts are written in
+/// pair order, skipping pairs beyond the margin.
 #[allow(clippy::too_many_arguments)]
 pub fn capsule_capsule_raw(
     pos1: &[f64; 3],
@@ -436,63 +497,16 @@ pub fn capsule_capsule_raw(
     let p2 = add3(pos1, &half1);
     let q1 = sub3(pos2, &half2);
     let q2 = add3(pos2, &half2);
+    let (weights, npair) = seg_weights(&p1, &p2, &q1, &q2);
+    // The points are rebuilt from the same end points the weights were computed from.
     let d1 = sub3(&p2, &p1);
     let d2 = sub3(&q2, &q1);
-    let r = sub3(&p1, &q1);
 
-    let a = dot3(&d1, &d1);
-    let e = dot3(&d2, &d2);
-    let b = dot3(&d1, &d2);
-    let c = dot3(&d1, &r);
-    let f = dot3(&d2, &r);
-    let n = cross(&d1, &d2);
-    let nn = dot3(&n, &n);
-
-    let (r1, r2) = (size1[0], size2[0]);
-    let test = |s: f64, t: f64| {
+    let mut count = 0;
+    for &[s, t] in &weights[..npair] {
         let v1 = add_scl3(&p1, &d1, s);
         let v2 = add_scl3(&q1, &d2, t);
-        sphere_sphere_raw(&v1, mat1, r1, &v2, mat2, r2, margin)
-    };
-
-    // Step 1: skew axes, one contact.
-    if nn > PARALLEL_SIN2 * a * e {
-        let w = sub3(&q1, &p1);
-        let mut s = clip01(dot3(&cross(&w, &d2), &n) / nn);
-        let mut t = (b * s + f) / e;
-        if t < 0.0 {
-            t = 0.0;
-            s = clip01(-c / a);
-        } else if t > 1.0 {
-            t = 1.0;
-            s = clip01((b - c) / a);
-        }
-        return match test(s, t) {
-            Some(contact) => {
-                out[0] = contact;
-                1
-            }
-            None => 0,
-        };
-    }
-
-    // Step 2: parallel axes, the two ends of segment 2 in order along segment 1.
-    let mut ends = [(-c / a, 0.0), ((b - c) / a, 1.0)];
-    if ends[0].0 > ends[1].0 {
-        ends.swap(0, 1);
-    }
-    let mut count = 0;
-    for (s, t_end) in ends {
-        // Strictly inside: an end projecting exactly onto an end of segment 1 takes the
-        // clamped path instead (measured: MuJoCo 4.0.0 pairs it by projection, not with t
-        // exactly 0 or 1; see the `mujoco_capsule_capsule_par*` tests).
-        let (s, t) = if s > 0.0 && s < 1.0 {
-            (s, t_end)
-        } else {
-            let s = clip01(s);
-            (s, clip01((b * s + f) / e))
-        };
-        if let Some(contact) = test(s, t) {
+        if let Some(contact) = sphere_sphere_raw(&v1, mat1, size1[0], &v2, mat2, size2[0], margin) {
             out[count] = contact;
             count += 1;
         }

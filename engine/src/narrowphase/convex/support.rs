@@ -243,22 +243,3 @@ pub(crate) fn to_global(m: &[f64; 9], pos: &[f64; 3], p: &[f64; 3]) -> [f64; 3] 
     r[2] += pos[2];
     r
 }
-
-/// Support point used by the plane-vs-convex path for non-mesh geoms (MuJoCo routes it through
-/// its libccd support function, whose ellipsoid rounding differs slightly from the native one:
-/// normalise the scaled direction first, then scale). Returns the world point.
-pub(crate) fn plane_support(g: &Geom, dir: &[f64; 3]) -> [f64; 3] {
-    let l = to_local(&g.mat, dir);
-    let s = &g.size;
-    let p = match g.ty {
-        GeomType::Ellipsoid => {
-            let mut p = [l[0] * s[0], l[1] * s[1], l[2] * s[2]];
-            crate::math::normalize3(&mut p);
-            [p[0] * s[0], p[1] * s[1], p[2] * s[2]]
-        }
-        // other types reach the plane path only without data (e.g. a mesh with no hull)
-        _ => [0.0; 3],
-    };
-    let r = crate::math::mul_mat_vec3(&g.mat, &p);
-    crate::math::add3(&r, &g.pos)
-}
