@@ -139,7 +139,7 @@ const PAIRS: &[(GeomType, GeomType, f64, f64)] = {
         (Plane, Cylinder, 1.0, 1e-9),
         (Plane, Box, 1.0, 1e-9),
         (Plane, Ellipsoid, 1.0, 1e-9),
-        (Plane, Mesh, 0.98, 1e-6),
+        (Plane, Mesh, 0.995, 1e-6),
         (Sphere, Sphere, 1.0, 1e-9),
         (Sphere, Capsule, 1.0, 1e-9),
         (Sphere, Cylinder, 1.0, 1e-9),
