@@ -4,7 +4,7 @@
 //! MuJoCo 3.16 rewrote this collider's parallel handling, so random poses (tests/narrowphase_oracle.rs)
 //! almost never reach the code that differs. Here every pose has the second capsule's axis
 //! within a small angle of the first's (or of its reverse): exactly the same orientation, a
-//! turn of 1e-16 to 1e-2 radians (log-uniform, so both sides of the 1e-4 parallel switch are
+//! turn of 1e-16 to 1e-1 radians (log-uniform, so both sides of the 1e-4 parallel switch are
 //! covered), with the second capsule slid along the first's axis so the segments overlap, meet
 //! end to end (as in a chain), or miss each other, and offset sideways by about the radius sum.
 //! Margins are zero, small, or large. Contact count and order must match, and every contact's
@@ -107,7 +107,7 @@ fn run(sizes: ([f64; 2], [f64; 2]), seed: u64, poses: usize, tally: &mut Tally) 
         match i % 4 {
             0 => {}
             _ => {
-                let angle = 10f64.powf(rng.range(-16.0, -2.0));
+                let angle = 10f64.powf(rng.range(-16.0, -1.0));
                 q2 = qmul(axis_angle(rng.unit(), angle), q2);
             }
         }
@@ -189,6 +189,6 @@ fn near_parallel_capsules_agree_with_mujoco() {
     );
     // The poses must actually reach both branches with contacts, or the comparison says little.
     assert!(tally.two > tally.poses / 10, "too few two-contact (parallel) poses: {}", tally.two);
-    assert!(tally.some - tally.two > tally.poses / 10, "too few one-contact poses: {}", tally.some - tally.two);
+    assert!(tally.some - tally.two > tally.poses / 20, "too few one-contact poses: {}", tally.some - tally.two);
     assert_eq!(tally.agree, tally.poses, "first disagreement: {}", tally.first_bad);
 }

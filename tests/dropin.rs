@@ -203,13 +203,10 @@ fn c_example_preloaded_on_the_project_scenes_agrees_with_specula_diff() {
         assert_eq!(calls, STEPS as u64 + 1, "{}: {r}", scene.display());
         // Every call is served by the Rust stage (speculative contacts included): no silent fallback.
         assert_eq!(served, calls, "{}: {r}", scene.display());
-        if diff_says_match(&scene) {
-            assert_agree(&scene, &plain, &rust, "rust preload");
-        } else {
-            // The engine still differs on this scene (see `specula diff`); the preloaded program
-            // must then differ too, rather than silently running MuJoCo's collision.
-            assert!(!bitwise(&plain, &rust), "{}: diff says differ but the preload is bitwise", scene.display());
-        }
+        // `specula diff` calls every project scene a match, so the preloaded program must agree
+        // with the plain one as the diff defines it
+        assert!(diff_says_match(&scene), "{}: `specula diff` no longer says match", scene.display());
+        assert_agree(&scene, &plain, &rust, "rust preload");
     }
 }
 
@@ -231,32 +228,10 @@ fn diff_mode_finds_no_mismatch_on_the_project_scenes() {
             // Diff mode keeps MuJoCo's contacts: the trajectory is MuJoCo's, bit for bit.
             assert!(bitwise(&plain, &kept), "{}: diff mode changed the trajectory", file.display());
             assert_eq!(n(&r, "diff_calls") + n(&r, "fallback_calls"), n(&r, "calls"), "{r}");
-            if variant == "as_is" {
-                // The drop-in's diff mode and `specula diff` agree on whether the Rust stage
-                // matches MuJoCo on this scene.
-                let expected_clean = diff_says_match(&file);
-                assert_eq!(n(&r, "mismatches") == 0, expected_clean, "{}: {r}", file.display());
-                continue;
-            }
+            // Zero mismatches on every project scene, with and without speculative contacts.
             assert_eq!(n(&r, "diff_calls"), STEPS as u64 + 1, "{}: {r}", file.display());
             assert!(n(&r, "diff_contacts") > 0, "{}: nothing was compared: {r}", file.display());
-            if n(&r, "mismatches") > 0 {
-                // Without speculative contacts the engine itself may still differ on GJK/EPA pairs
-                // (thin_parts does at the time of writing): accept that only if the mismatches
-                // are GJK-only and `specula diff` sees the same on this file.
-                for ex in r["mismatch_examples"].as_array().unwrap() {
-                    let ex = ex.as_str().unwrap();
-                    assert!(ex.contains("missing 0, extra 0; worst error 0.000e0 (GJK"), "{}: {ex}", file.display());
-                }
-                let cli = Command::new(env!("CARGO_BIN_EXE_specula"))
-                    .args(["diff", file.to_str().unwrap(), "--json", "--steps", &STEPS.to_string()])
-                    .output()
-                    .unwrap();
-                let v: Value = serde_json::from_slice(&cli.stdout).unwrap();
-                let gjk = v["max_err_gjk"]["dist"].as_f64().unwrap().max(v["max_err_gjk"]["pos"].as_f64().unwrap());
-                assert!(gjk > 1e-6, "{}: only the drop-in diff sees a mismatch: {r}", file.display());
-                eprintln!("{}: {} GJK/EPA mismatches, as `specula diff` reports", file.display(), n(&r, "mismatches"));
-            }
+            assert_eq!(n(&r, "mismatches"), 0, "{}: {r}", file.display());
         }
     }
 }
