@@ -104,17 +104,17 @@ fn run(sizes: ([f64; 2], [f64; 2]), seed: u64, poses: usize, tally: &mut Tally) 
             let n = (perp[0] * perp[0] + perp[1] * perp[1] + perp[2] * perp[2]).sqrt();
             q2 = qmul(axis_angle(perp.map(|x| x / n), std::f64::consts::PI), q2);
         }
-        match i % 4 {
-            0 => {}
-            _ => {
-                let angle = 10f64.powf(rng.range(-16.0, -1.0));
-                q2 = qmul(axis_angle(rng.unit(), angle), q2);
-            }
+        let angle = if i % 4 == 0 { 0.0 } else { 10f64.powf(rng.range(-16.0, -1.0)) };
+        if angle > 0.0 {
+            q2 = qmul(axis_angle(rng.unit(), angle), q2);
         }
+        // Ends meant to meet are placed within what the turn can tilt them apart, so the
+        // projections of the two near ends onto the other segment land on either side.
+        let jitter = 1e-12 + angle * (h1 + h2 + r1 + r2);
         // Placement: slide along z1, then sideways by about the radius sum.
         let along = match rng.next() {
-            x if x < 0.25 => (h1 + h2) * if rng.next() < 0.5 { 1.0 } else { -1.0 } + rng.range(-1e-6, 1e-6),
-            x if x < 0.4 => (h1 - h2) * if rng.next() < 0.5 { 1.0 } else { -1.0 } + rng.range(-1e-6, 1e-6),
+            x if x < 0.25 => (h1 + h2) * if rng.next() < 0.5 { 1.0 } else { -1.0 } + rng.range(-jitter, jitter),
+            x if x < 0.4 => (h1 - h2) * if rng.next() < 0.5 { 1.0 } else { -1.0 } + rng.range(-jitter, jitter),
             _ => rng.range(-(h1 + h2 + 0.1), h1 + h2 + 0.1),
         };
         let side = rng.unit();

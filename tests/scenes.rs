@@ -28,15 +28,7 @@ const INTEGRATORS: &[Integrator] =
     &[Integrator::Euler, Integrator::Implicit, Integrator::ImplicitFast, Integrator::Discrete, Integrator::Rk4];
 
 /// (scene, speculative on, integrator or None for all) cases that still differ, and why.
-const GAPS: &[(&str, bool, Option<Integrator>, &str)] = &[
-    ("thin_parts.xml", false, None, "cylinder-box GJK/EPA contact positions (convex path)"),
-    ("thin_parts.xml", true, None, "cylinder-box GJK/EPA contact positions; plane-cylinder contact positions"),
-    ("newton_cradle.xml", true, Some(Integrator::Rk4), "speculative contacts in RK4's inner collision calls"),
-    ("chain.xml", true, Some(Integrator::Implicit), "parallel capsules: the witness point is not unique"),
-    ("chain.xml", true, Some(Integrator::ImplicitFast), "parallel capsules: the witness point is not unique"),
-    ("chain.xml", true, Some(Integrator::Rk4), "speculative contacts in RK4's inner collision calls"),
-    ("ball_plate.xml", true, Some(Integrator::Rk4), "speculative contacts in RK4's inner collision calls"),
-];
+const GAPS: &[(&str, bool, Option<Integrator>, &str)] = &[];
 
 fn gap(name: &str, spec: bool, integ: Integrator) -> bool {
     GAPS.iter().any(|(n, s, i, _)| *n == name && *s == spec && i.is_none_or(|i| i == integ))
