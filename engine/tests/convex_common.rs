@@ -57,7 +57,12 @@ pub fn cube_hull() -> ConvexHull {
     }
     let f: [u32; 36] =
         [2, 3, 0, 3, 1, 0, 1, 5, 0, 5, 4, 0, 3, 5, 1, 5, 3, 7, 6, 2, 0, 4, 6, 0, 6, 3, 2, 3, 6, 7, 5, 6, 4, 6, 5, 7];
-    ConvexHull { vert: CUBE_MESH.to_vec(), adjacency, face: f.chunks(3).map(|c| [c[0], c[1], c[2]]).collect() }
+    ConvexHull {
+        vert: CUBE_MESH.to_vec(),
+        adjacency,
+        face: f.chunks(3).map(|c| [c[0], c[1], c[2]]).collect(),
+        polygons: None,
+    }
 }
 
 /// Vertex neighbours from triangles, in order of first appearance.

@@ -139,6 +139,12 @@ pub struct Model {
     pub nmeshface: usize,
     /// Number of ints in mesh graph data.
     pub nmeshgraph: usize,
+    /// Number of hull polygons of all meshes.
+    pub nmeshpoly: usize,
+    /// Number of polygon vertex entries (`mesh_polyvert`).
+    pub nmeshpolyvert: usize,
+    /// Number of vertex-to-polygon entries (`mesh_polymap`).
+    pub nmeshpolymap: usize,
     /// Number of height fields.
     pub nhfield: usize,
     /// Number of explicit contact pairs.
@@ -405,6 +411,24 @@ pub struct Model {
     pub mesh_pos: Vec<[f64; 3]>,
     /// Rotation applied to the asset vertices.
     pub mesh_quat: Vec<[f64; 4]>,
+    /// Number of hull polygons of each mesh.
+    pub mesh_polynum: Vec<usize>,
+    /// First polygon of each mesh.
+    pub mesh_polyadr: Vec<usize>,
+    /// Unit normal of each polygon in the mesh frame.
+    pub mesh_polynormal: Vec<[f64; 3]>,
+    /// First `mesh_polyvert` entry of each polygon.
+    pub mesh_polyvertadr: Vec<usize>,
+    /// Number of vertices of each polygon.
+    pub mesh_polyvertnum: Vec<usize>,
+    /// Polygon vertex cycles (mesh-local vertex ids, counter-clockwise seen from outside).
+    pub mesh_polyvert: Vec<i32>,
+    /// First `mesh_polymap` entry of each mesh vertex.
+    pub mesh_polymapadr: Vec<usize>,
+    /// Number of polygons through each mesh vertex.
+    pub mesh_polymapnum: Vec<usize>,
+    /// Polygons through each vertex (mesh-local polygon ids, in polygon order).
+    pub mesh_polymap: Vec<i32>,
 
     // ------------------------------------------------------------------ height fields
     /// (x, y, z-top, base) sizes.

@@ -13,7 +13,7 @@ use std::ffi::{c_void, CStr};
 use std::os::raw::{c_char, c_int, c_ulong};
 
 use mujoco_sys as sys;
-use specula_engine::collision::model::hull_from_graph;
+use specula_engine::collision::model::hull_with_polygons;
 use specula_engine::collision::{CollisionModel, CollisionOptions};
 use specula_model::GeomType;
 
@@ -120,12 +120,39 @@ pub fn collision_model(m: &sys::mjModel) -> Result<CollisionModel, String> {
             slice(m.mesh_graph, count(m.nmeshgraph)),
         )
     };
+    let npoly = count(m.nmeshpoly);
+    // SAFETY: mjModel holds nmesh polygon counts and addresses, nmeshpoly polygon vertex
+    // counts, addresses and normals (3 doubles each), and nmeshpolyvert polygon vertices.
+    let (polyadr, polynum, pvadr, pvnum, pvert, pnormal) = unsafe {
+        (
+            slice(m.mesh_polyadr, nmesh),
+            slice(m.mesh_polynum, nmesh),
+            slice(m.mesh_polyvertadr, npoly),
+            slice(m.mesh_polyvertnum, npoly),
+            slice(m.mesh_polyvert, count(m.nmeshpolyvert)),
+            rows::<f64, 3>(m.mesh_polynormal, npoly),
+        )
+    };
     cm.hulls = (0..nmesh)
         .map(|i| {
             let (Ok(adr), Ok(num)) = (usize::try_from(vertadr[i]), usize::try_from(vertnum[i])) else {
                 return None;
             };
-            hull_from_graph(vert, adr, num, graph, graphadr[i])
+            // MuJoCo's own polygon table, so the narrowphase uses exactly its polygons
+            let polys = match (usize::try_from(polyadr[i]), usize::try_from(polynum[i])) {
+                (Ok(a), Ok(n)) if a + n <= npoly => a..a + n,
+                _ => 0..0,
+            };
+            let cycles: Option<Vec<&[i32]>> = polys
+                .clone()
+                .map(|p| {
+                    let a = usize::try_from(pvadr[p]).ok()?;
+                    pvert.get(a..a.checked_add(usize::try_from(pvnum[p]).ok()?)?)
+                })
+                .collect();
+            let cycles = cycles.unwrap_or_default();
+            let normals = if cycles.is_empty() { &pnormal[0..0] } else { &pnormal[polys] };
+            hull_with_polygons(vert, adr, num, graph, graphadr[i], (cycles, normals))
         })
         .collect();
     Ok(cm)

@@ -8,7 +8,7 @@
 use specula_model::Model;
 
 use super::bvh::{build_body_tree, TreeLeaf};
-use crate::narrowphase::{ConvexHull, GeomType};
+use crate::narrowphase::{ConvexHull, GeomType, PolygonTable};
 
 /// `mjDSBL_CONSTRAINT`: the whole constraint solver is off (no contacts are generated).
 pub const DSBL_CONSTRAINT: u32 = 1 << 0;
@@ -419,6 +419,46 @@ pub fn hull_from_graph(
     Some(hull)
 }
 
+/// One mesh's polygon arrays as `mjModel` stores them: cycles of mesh vertex ids
+/// (`mesh_polyvert` slices) and their normals (`mesh_polynormal` rows).
+pub type MeshPolygons<'a> = (Vec<&'a [i32]>, &'a [[f64; 3]]);
+
+/// [`hull_from_graph`] with the mesh's polygon table attached (its mesh vertex ids mapped to
+/// hull vertex ids). The table is left out if a polygon names a vertex that is not on the hull
+/// or the counts disagree; the narrowphase then rebuilds the polygons from the hull's faces.
+pub fn hull_with_polygons(
+    mesh_vert: &[[f32; 3]],
+    vertadr: usize,
+    vertnum: usize,
+    graph: &[i32],
+    graphadr: i32,
+    polygons: MeshPolygons,
+) -> Option<ConvexHull> {
+    let mut hull = hull_from_graph(mesh_vert, vertadr, vertnum, graph, graphadr)?;
+    let (cycles, normals) = polygons;
+    if graphadr < 0 || cycles.is_empty() || cycles.len() != normals.len() {
+        return Some(hull);
+    }
+    let g = &graph[graphadr as usize..];
+    let numvert = g[0] as usize;
+    let mut hull_id = vec![u32::MAX; vertnum];
+    for (k, &gid) in g[2 + numvert..2 + 2 * numvert].iter().enumerate() {
+        if let Some(slot) = usize::try_from(gid).ok().and_then(|i| hull_id.get_mut(i)) {
+            *slot = k as u32;
+        }
+    }
+    let map = |c: &[i32]| -> Option<Vec<u32>> {
+        c.iter()
+            .map(|&v| usize::try_from(v).ok().and_then(|i| hull_id.get(i).copied()).filter(|&k| k != u32::MAX))
+            .collect()
+    };
+    let verts: Option<Vec<Vec<u32>>> = cycles.iter().map(|c| map(c)).collect();
+    if let Some(verts) = verts {
+        hull.polygons = Some(PolygonTable { verts, normals: normals.to_vec() });
+    }
+    Some(hull)
+}
+
 impl From<&Model> for CollisionModel {
     /// Gather the collision data of a compiled specula model.
     ///
@@ -447,7 +487,20 @@ impl From<&Model> for CollisionModel {
         }
         let hulls = (0..m.mesh_vertadr.len())
             .map(|i| {
-                hull_from_graph(&m.mesh_vert, m.mesh_vertadr[i], m.mesh_vertnum[i], &m.mesh_graph, m.mesh_graphadr[i])
+                let polys = m.mesh_polyadr.get(i).map_or(0..0, |&a| a..a + m.mesh_polynum[i]);
+                let cycles = polys
+                    .clone()
+                    .map(|p| &m.mesh_polyvert[m.mesh_polyvertadr[p]..m.mesh_polyvertadr[p] + m.mesh_polyvertnum[p]])
+                    .collect();
+                let normals = &m.mesh_polynormal[polys];
+                hull_with_polygons(
+                    &m.mesh_vert,
+                    m.mesh_vertadr[i],
+                    m.mesh_vertnum[i],
+                    &m.mesh_graph,
+                    m.mesh_graphadr[i],
+                    (cycles, normals),
+                )
             })
             .collect();
         CollisionModel {

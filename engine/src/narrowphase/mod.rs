@@ -26,6 +26,19 @@ pub struct ConvexHull {
     pub adjacency: Vec<Vec<u32>>,
     /// Hull faces as vertex-index triangles (outward winding).
     pub face: Vec<[u32; 3]>,
+    /// The compiler's polygon table (`mesh_polyvert`, `mesh_polynormal`), when the hull comes
+    /// from a model that has one; without it the polygons are rebuilt from `face`.
+    pub polygons: Option<PolygonTable>,
+}
+
+/// A mesh's flat hull polygons as MuJoCo's compiler lists them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PolygonTable {
+    /// Each polygon's vertex cycle in hull vertex ids (indices into `ConvexHull::vert`),
+    /// counter-clockwise seen from outside, starting where MuJoCo's cycle starts.
+    pub verts: Vec<Vec<u32>>,
+    /// Each polygon's outward unit normal in the hull frame.
+    pub normals: Vec<[f64; 3]>,
 }
 
 /// One geom as the narrowphase sees it: type, size, world pose and (meshes only) its hull.

@@ -122,6 +122,21 @@ pub fn fill_mesh_arrays(m: &mut Model, assets: &[RawMeshAsset], meshes: &[MeshDa
             }
             None => m.mesh_graphadr.push(-1),
         }
+        m.mesh_polyadr.push(m.mesh_polynum.iter().sum());
+        m.mesh_polynum.push(d.polygon.len());
+        for (p, n) in d.polygon.iter().zip(&d.polygon_normal) {
+            m.mesh_polyvertadr.push(m.mesh_polyvert.len());
+            m.mesh_polyvertnum.push(p.len());
+            m.mesh_polyvert.extend_from_slice(p);
+            m.mesh_polynormal.push(*n);
+        }
+        // MuJoCo sizes the vertex-to-polygon map by the vertex count even without a hull
+        for v in 0..d.vert.len() / 3 {
+            let list = d.polygon_map.get(v).map_or(&[][..], Vec::as_slice);
+            m.mesh_polymapadr.push(m.mesh_polymap.len());
+            m.mesh_polymapnum.push(list.len());
+            m.mesh_polymap.extend_from_slice(list);
+        }
         m.mesh_scale.push(d.scale);
         m.mesh_pos.push(d.pos);
         m.mesh_quat.push(d.quat);
@@ -129,6 +144,9 @@ pub fn fill_mesh_arrays(m: &mut Model, assets: &[RawMeshAsset], meshes: &[MeshDa
     m.nmeshvert = m.mesh_vert.len();
     m.nmeshface = m.mesh_face.len();
     m.nmeshgraph = m.mesh_graph.len();
+    m.nmeshpoly = m.mesh_polynum.iter().sum();
+    m.nmeshpolyvert = m.mesh_polyvert.len();
+    m.nmeshpolymap = m.mesh_polymap.len();
 }
 
 /// The directory relative asset files resolve against: the main file's directory.

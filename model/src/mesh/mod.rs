@@ -158,7 +158,8 @@ pub struct MeshData {
     /// order and the triangulation of flat facets may differ.
     pub graph: Option<Vec<i32>>,
     /// Flat hull polygons as vertex cycles (`mesh_polyvert` per polygon; `mesh_polynum` is the
-    /// count). Same set as MuJoCo's, order and cycle start may differ (see [`polygon`]).
+    /// count), in MuJoCo 4.0.0's order for this hull's faces; as the hull's face order is not
+    /// qhull's, the order and cycle starts may still differ from MuJoCo's (see [`polygon`]).
     pub polygon: Vec<Vec<i32>>,
     /// `mesh_polynormal`: unit normal of each polygon in the mesh frame.
     pub polygon_normal: Vec<[f64; 3]>,

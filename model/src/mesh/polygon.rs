@@ -4,21 +4,31 @@
 //! multiples of 0.01 rad, and stores each merged region as a vertex cycle.
 //!
 //! Algorithm:
-//! 1. For each hull triangle (raw, untransformed vertices), the key is
+//! 1. For each hull triangle (raw, untransformed vertices, in the hull's face order), the key is
 //!    `(round(atan2(ny, nx) / 0.01), round(acos(nz) / 0.01))` of its unit normal, with the
-//!    azimuth forced to 0 near the poles (|nz| > 1 - 1e-7) and the polar angle pi for the south
+//!    azimuth forced to 0 near the poles (|nz| > 1 - 1e-7) and the polar angle 314 for the south
 //!    pole. Degenerate triangles are skipped.
 //! 2. Triangles with equal keys are merged edge by edge: an edge shared with the reverse of a
 //!    boundary edge removes it, otherwise it is added. Pieces not yet connected are tracked as
 //!    islands and renumbered when a triangle joins two of them.
-//! 3. Each island's boundary edges are chained into a vertex cycle; only cycles that close
-//!    are kept.
+//! 3. The keys are listed in the iteration order of the compiler's hash map (see [`HashOrder`]);
+//!    each key's islands give one boundary cycle each, starting at the island's first remaining
+//!    edge; only cycles of three or more vertices are kept.
 //! 4. The stored normal is recomputed from the first three vertices of the cycle in the final
 //!    (centred, rotated) frame.
 //!
-//! MuJoCo iterates its polygon table in hash order, and its cycles start where qhull's
-//! triangulation puts them; here polygons come in order of their first triangle and cycles
-//! start at the first boundary edge, so the *set* of polygons agrees but not their order.
+//! Measured from MuJoCo 4.0.0's released library (`libmujoco.so.4.0.0`, disassembly of
+//! `mjCMesh::Process`), where it differs from the pre-4.0 source: the table is a libc++
+//! `std::unordered_map` (the wheel is built with clang and a static libc++, not libstdc++), whose
+//! key hash is a boost-style combine of the two angles' bit patterns, `h1 ^ (h2 + 0x9e3779b9 +
+//! (h1 << 6) + (h1 >> 2))` with `hi` = the double's bits (0 for +-0.0); `std::round` is compiled
+//! as `trunc(x + copysign(0.49999999999999994, x))`. With MuJoCo's own hull faces
+//! (`mesh_graph`) as input, this order reproduced `mesh_polyvert` of the 8-vertex mesh of
+//! `tests/narrowphase_oracle.rs` exactly, where the libstdc++ order did not.
+//!
+//! What still differs from MuJoCo: the hull faces come from [`super::hull`], whose face order
+//! and vertex rotation are not qhull's, and both the map order and each cycle's start depend on
+//! them. The set of cycles (up to rotation) and their normals (to rounding) agree.
 
 use std::collections::HashMap;
 
@@ -40,10 +50,16 @@ fn key(v1: &[f64], v2: &[f64], v3: &[f64]) -> Option<(f64, f64)> {
     // Adding 0.0 turns -0.0 into +0.0, which matters to atan2.
     let n = [n[0] / norm + 0.0, n[1] / norm + 0.0, n[2] / norm + 0.0];
     if n[2].abs() > 1.0 - 1e-7 {
-        let phi = if n[2] < 0.0 { (std::f64::consts::PI / ANGLE_TOL).round() } else { 0.0 };
+        let phi = if n[2] < 0.0 { c_round(std::f64::consts::PI / ANGLE_TOL) } else { 0.0 };
         return Some((0.0, phi));
     }
-    Some(((n[1].atan2(n[0]) / ANGLE_TOL).round(), (n[2].acos() / ANGLE_TOL).round()))
+    Some((c_round(n[1].atan2(n[0]) / ANGLE_TOL), c_round(n[2].acos() / ANGLE_TOL)))
+}
+
+/// `std::round` as MuJoCo 4.0.0's library computes it (clang's lowering: add the largest double
+/// below one half, with the sign of `x`, then truncate).
+fn c_round(x: f64) -> f64 {
+    (x + 0.499_999_999_999_999_94_f64.copysign(x)).trunc()
 }
 
 /// A polygon under construction: its boundary edges and the island of each edge.
@@ -131,10 +147,11 @@ impl Piece {
     }
 }
 
-/// Polygons of the hull `faces` (raw vertices `raw`), each a vertex cycle.
+/// Polygons of the hull `faces` (raw vertices `raw`), each a vertex cycle, in MuJoCo's order.
 pub fn make_polygons(raw: &[f64], faces: &[[usize; 3]]) -> Vec<Vec<usize>> {
     let mut index: HashMap<(u64, u64), usize> = HashMap::new();
     let mut pieces: Vec<Piece> = Vec::new();
+    let mut order = HashOrder::default();
     for f in faces {
         let p = |i: usize| &raw[3 * f[i]..3 * f[i] + 3];
         let Some((theta, phi)) = key(p(0), p(1), p(2)) else { continue };
@@ -143,10 +160,164 @@ pub fn make_polygons(raw: &[f64], faces: &[[usize; 3]]) -> Vec<Vec<usize>> {
             None => {
                 index.insert((theta.to_bits(), phi.to_bits()), pieces.len());
                 pieces.push(Piece::new(f[0], f[1], f[2]));
+                order.insert(key_hash(theta, phi));
             }
         }
     }
-    pieces.iter().flat_map(|p| p.paths()).filter(|path| path.len() >= 3).collect()
+    order.iter().flat_map(|k| pieces[k].paths()).filter(|path| path.len() >= 3).collect()
+}
+
+/// Bits of a double as libc++'s `std::hash<double>` returns them (both zeros hash to 0).
+fn double_hash(x: f64) -> u64 {
+    if x == 0.0 {
+        0
+    } else {
+        x.to_bits()
+    }
+}
+
+/// Hash of a polygon key in MuJoCo 4.0.0 (boost-style combine of the two angle hashes).
+fn key_hash(theta: f64, phi: f64) -> u64 {
+    let h1 = double_hash(theta);
+    h1 ^ double_hash(phi).wrapping_add(0x9e37_79b9).wrapping_add(h1 << 6).wrapping_add(h1 >> 2)
+}
+
+/// No node / empty bucket.
+const NIL: usize = usize::MAX;
+
+/// The iteration order of a libc++ `std::unordered_map` with unique keys, max load factor 1,
+/// filled by inserting keys of the given hashes one by one (each new; lookups do not reorder).
+///
+/// libc++ keeps all nodes in one singly linked list that starts at a sentinel (node 0 here);
+/// each bucket remembers the node *before* its first node. A key whose bucket is empty goes to
+/// the front of the list; otherwise it goes right before its bucket's first node. When the
+/// size would exceed the bucket count, the table grows to the next prime at or above
+/// `max(2 * count + 1, size)` (2 for the first insertion) and relinks the list in one pass:
+/// a node stays where it is if its new bucket is the previous node's or is still empty,
+/// otherwise it moves right before that bucket's first node. Bucket index: `hash % count`
+/// (`hash & (count - 1)` for powers of two).
+#[derive(Default)]
+pub struct HashOrder {
+    /// Hash of each node (index 0 is the sentinel).
+    hash: Vec<u64>,
+    /// Next node of each node.
+    next: Vec<usize>,
+    /// Per bucket, the node before its first node.
+    bucket: Vec<usize>,
+}
+
+impl HashOrder {
+    /// Bucket of hash `h` for the current bucket count.
+    fn index(&self, h: u64) -> usize {
+        constrain(h, self.bucket.len())
+    }
+
+    /// Inserts a new key with hash `h`; its insertion number is its index in [`HashOrder::iter`].
+    pub fn insert(&mut self, h: u64) {
+        if self.hash.is_empty() {
+            self.hash.push(0);
+            self.next.push(NIL);
+        }
+        let size = self.hash.len() - 1;
+        let bc = self.bucket.len();
+        // libc++ compares in float: size + 1 > bc * max_load_factor
+        if bc == 0 || (size + 1) as f32 > bc as f32 {
+            let pow2 = bc > 2 && bc.is_power_of_two();
+            self.rehash((2 * bc + usize::from(!pow2)).max(size + 1));
+        }
+        let node = self.hash.len();
+        self.hash.push(h);
+        self.next.push(NIL);
+        let b = self.index(h);
+        let before = self.bucket[b];
+        if before == NIL {
+            self.next[node] = self.next[0];
+            self.next[0] = node;
+            self.bucket[b] = 0;
+            let after = self.next[node];
+            if after != NIL {
+                let ab = self.index(self.hash[after]);
+                self.bucket[ab] = node;
+            }
+        } else {
+            self.next[node] = self.next[before];
+            self.next[before] = node;
+        }
+    }
+
+    /// Grows to `n` buckets (rounded up to a prime unless a power of two).
+    fn rehash(&mut self, n: usize) {
+        let n = if n == 1 {
+            2
+        } else if n.is_power_of_two() {
+            n
+        } else {
+            next_prime(n)
+        };
+        if n <= self.bucket.len() {
+            return;
+        }
+        self.bucket = vec![NIL; n];
+        let mut pp = 0;
+        let mut cp = self.next[0];
+        if cp == NIL {
+            return;
+        }
+        let mut phash = self.index(self.hash[cp]);
+        self.bucket[phash] = pp;
+        pp = cp;
+        cp = self.next[cp];
+        while cp != NIL {
+            let chash = self.index(self.hash[cp]);
+            if chash == phash {
+                pp = cp;
+            } else if self.bucket[chash] == NIL {
+                self.bucket[chash] = pp;
+                pp = cp;
+                phash = chash;
+            } else {
+                let before = self.bucket[chash];
+                self.next[pp] = self.next[cp];
+                self.next[cp] = self.next[before];
+                self.next[before] = cp;
+            }
+            cp = self.next[pp];
+        }
+    }
+
+    /// Insertion numbers (0-based) in iteration order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut cur = self.next.first().copied().unwrap_or(NIL);
+        std::iter::from_fn(move || {
+            if cur == NIL {
+                return None;
+            }
+            let k = cur - 1;
+            cur = self.next[cur];
+            Some(k)
+        })
+    }
+}
+
+/// libc++'s bucket index.
+fn constrain(h: u64, bc: usize) -> usize {
+    let bc = bc as u64;
+    if bc.is_power_of_two() {
+        (h & (bc - 1)) as usize
+    } else if h < bc {
+        h as usize
+    } else {
+        (h % bc) as usize
+    }
+}
+
+/// Smallest prime at or above `n` (n >= 2).
+fn next_prime(mut n: usize) -> usize {
+    let is_prime = |n: usize| n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0);
+    while !is_prime(n) {
+        n += 1;
+    }
+    n
 }
 
 /// Unit normal of the triangle (a, b, c), or (1, 0, 0) if degenerate (MuJoCo's `makenormal`).
@@ -157,4 +328,76 @@ pub fn polygon_normal(a: &[f64], b: &[f64], c: &[f64]) -> [f64; 3] {
         return [1.0, 0.0, 0.0];
     }
     [n[0] / nrm, n[1] / nrm, n[2] / nrm]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 8-point mesh of `tests/narrowphase_oracle.rs` with MuJoCo 4.0.0's own hull faces
+    /// (`mesh_graph` of that model, mesh-vertex ids): the polygons come out as MuJoCo 4.0.0 lists
+    /// them (`mesh_polyvert`, probed with the Python bindings), in libc++ hash-map order.
+    #[test]
+    fn order_of_mujoco_hull_faces() {
+        let raw: Vec<f64> = [
+            0.2, 0.0, 0.0, -0.15, 0.1, 0.05, 0.0, -0.18, 0.1, 0.0, 0.05, -0.2, 0.1, 0.12, 0.15, -0.1, -0.1, -0.1, 0.05,
+            0.2, -0.05, -0.2, 0.02, 0.12,
+        ]
+        .iter()
+        .map(|&x: &f64| f64::from(x as f32))
+        .collect();
+        let faces = [
+            [3, 6, 0],
+            [6, 4, 0],
+            [2, 4, 7],
+            [4, 2, 0],
+            [3, 1, 6],
+            [4, 1, 7],
+            [1, 4, 6],
+            [5, 3, 0],
+            [2, 5, 0],
+            [5, 2, 7],
+            [1, 5, 7],
+            [5, 1, 3],
+        ];
+        let expected = [
+            [5, 1, 3],
+            [5, 3, 0],
+            [4, 1, 7],
+            [3, 6, 0],
+            [3, 1, 6],
+            [1, 4, 6],
+            [4, 2, 0],
+            [2, 4, 7],
+            [1, 5, 7],
+            [5, 2, 7],
+            [2, 5, 0],
+            [6, 4, 0],
+        ];
+        let got = make_polygons(&raw, &faces);
+        assert_eq!(got, expected.map(|p| p.to_vec()).to_vec());
+    }
+
+    /// Hand-derived libc++ behaviour: 0 and 1 fill the two initial buckets, each going to the
+    /// front ([1, 0]); the third key grows the table to 5 buckets, the relink keeps [1, 0]
+    /// (each lands in a new bucket), and 2 goes to the empty bucket 2, i.e. to the front.
+    #[test]
+    fn hash_order_small() {
+        let mut o = HashOrder::default();
+        for h in [0, 1, 2] {
+            o.insert(h);
+        }
+        assert_eq!(o.iter().collect::<Vec<_>>(), vec![2, 1, 0]);
+        // a key in a non-empty bucket goes right before that bucket's first node (5 % 5 = 0)
+        o.insert(5);
+        assert_eq!(o.iter().collect::<Vec<_>>(), vec![2, 1, 3, 0]);
+    }
+
+    /// The rounding matches C's `round` (half away from zero) on the values that matter.
+    #[test]
+    fn c_round_is_half_away_from_zero() {
+        for (x, r) in [(0.5, 1.0), (-0.5, -1.0), (2.5, 3.0), (0.49999999999999994, 0.0), (-314.159, -314.0)] {
+            assert_eq!(c_round(x), r, "{x}");
+        }
+    }
 }

@@ -1,9 +1,12 @@
 //! Hull polygons: coplanar hull triangles merged into faces with ordered vertex loops.
 //!
-//! MuJoCo stores these per mesh (`mesh_polyvert`, `mesh_polynormal`, `mesh_polymap`); specula's
-//! [`ConvexHull`] keeps triangles, so the polygons are rebuilt here when a path needs them
-//! (plane-vs-mesh contacts, flat multi-contact). Each loop runs counter-clockwise seen from
-//! outside, i.e. around the outward normal by the right-hand rule, as MuJoCo's do.
+//! MuJoCo stores these per mesh (`mesh_polyvert`, `mesh_polynormal`, `mesh_polymap`), and the
+//! paths that use them (plane-vs-mesh contacts, flat multi-contact) depend on their order, on
+//! where each loop starts and on the normals' last bits. A [`ConvexHull`] built from a compiled
+//! model carries that table ([`crate::narrowphase::PolygonTable`]) and it is served as is; for a
+//! hull without one (made by hand, or from triangles only) the polygons are rebuilt here from
+//! the hull triangles. Each loop runs counter-clockwise seen from outside, i.e. around the
+//! outward normal by the right-hand rule, as MuJoCo's do.
 
 use crate::math::{cross, dot3, sub3};
 use crate::narrowphase::ConvexHull;
@@ -41,8 +44,42 @@ pub(crate) struct HullPolygons {
 }
 
 impl HullPolygons {
-    /// Build the polygon table of `h`.
+    /// The polygon table of `h`: the compiler's if the hull carries one, else rebuilt.
     fn new(h: &ConvexHull) -> Self {
+        match &h.polygons {
+            Some(t) => Self::from_table(h.vert.len(), t),
+            None => Self::rebuild(h),
+        }
+    }
+
+    /// The compiler's table; `polymap` lists, per vertex, the polygons through it in polygon
+    /// order (how MuJoCo fills `mesh_polymap`).
+    fn from_table(n: usize, t: &crate::narrowphase::PolygonTable) -> Self {
+        let polys: Vec<Polygon> = t
+            .verts
+            .iter()
+            .zip(&t.normals)
+            .map(|(v, &normal)| Polygon { verts: v.iter().map(|&k| k as usize).collect(), normal })
+            .collect();
+        let mut polymap = vec![Vec::new(); n];
+        let mut touched = vec![false; n];
+        let mut group_verts = Vec::with_capacity(polys.len());
+        for (p, poly) in polys.iter().enumerate() {
+            for &v in &poly.verts {
+                if let Some(list) = polymap.get_mut(v) {
+                    list.push(p);
+                    touched[v] = true;
+                }
+            }
+            let mut g = poly.verts.clone();
+            g.sort_unstable();
+            group_verts.push(g.into());
+        }
+        HullPolygons { polys, polymap, touched, group_verts }
+    }
+
+    /// Rebuilt from the hull's triangles (see [`polygon_groups`]).
+    fn rebuild(h: &ConvexHull) -> Self {
         let n = h.vert.len();
         let mut polys = Vec::new();
         let mut touched = vec![false; n];
@@ -116,6 +153,8 @@ struct CacheEntry {
     face: Vec<[u32; 3]>,
     /// Its adjacency length.
     nadj: usize,
+    /// Its polygon table.
+    polygons: Option<crate::narrowphase::PolygonTable>,
     /// The derived data.
     data: std::rc::Rc<HullData>,
 }
@@ -127,6 +166,7 @@ impl CacheEntry {
             && self.nadj == h.adjacency.len()
             && self.vert.len() == h.vert.len()
             && self.face == h.face
+            && self.polygons == h.polygons
             && self.vert.iter().zip(&h.vert).all(|(a, b)| *a == b.map(f64::to_bits))
     }
 }
@@ -156,6 +196,7 @@ pub(crate) fn hull_data(
             vert: h.vert.iter().map(|v| v.map(f64::to_bits)).collect(),
             face: h.face.clone(),
             nadj: h.adjacency.len(),
+            polygons: h.polygons.clone(),
             data: data.clone(),
         });
         data
@@ -193,12 +234,13 @@ pub(crate) fn hull_polygons(h: &ConvexHull, through: Option<&[usize]>) -> Vec<Po
 /// frame; here the (rotated) hull frame is used, which can differ only for faces whose normal
 /// lies within rounding of a bucket boundary.
 ///
-/// Known differences from MuJoCo 4.0.0's table, which multi-contact depends on (measured on the
-/// 8-vertex mesh of `tests/narrowphase_oracle.rs`): MuJoCo lists the polygons in the iteration
-/// order of its compiler's hash map of keys, and each loop starts where that map's merge left
-/// it, while here polygons come in order of their first triangle; and MuJoCo's normals come from
-/// the double-precision vertices (they differ from ones computed from the stored float vertices
-/// by ~1e-8). With MuJoCo's own table substituted, mesh pairs agreed with its pair functions on
+/// This is the fallback for hulls without the compiler's table. Known differences from MuJoCo
+/// 4.0.0's table, which multi-contact depends on (measured on the 8-vertex mesh of
+/// `tests/narrowphase_oracle.rs`): MuJoCo lists the polygons in the iteration order of its
+/// compiler's hash map of keys, and each loop starts where that map's merge left it, while here
+/// polygons come in order of their first triangle; and MuJoCo's normals come from the
+/// double-precision vertices (they differ from ones computed from the stored float vertices by
+/// ~1e-8). With MuJoCo's own table substituted, mesh pairs agreed with its pair functions on
 /// 1500 of 1500 poses within 1e-9; with this one, 95-98% within 1e-6.
 fn polygon_groups(h: &ConvexHull) -> Vec<(Vec<usize>, Vec<Polygon>)> {
     let Some(faces) = local_faces(h) else {
@@ -503,7 +545,7 @@ mod tests {
         let vert = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 1.0]];
         let face = vec![[0, 2, 1], [0, 3, 2], [0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]];
         let adjacency = vec![vec![1, 2, 3, 4], vec![0, 2, 4], vec![0, 1, 3, 4], vec![0, 2, 4], vec![0, 1, 2, 3]];
-        ConvexHull { vert, adjacency, face }
+        ConvexHull { vert, adjacency, face, polygons: None }
     }
 
     /// The cached table holds exactly the polygons the from-scratch build gives, and for each
