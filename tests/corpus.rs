@@ -58,10 +58,8 @@ fn check_matches_mujoco_on_every_corpus_file() {
 const DIFF_GAPS: &[&str] = &[
     "mjx/mujoco/mjx/test_data/convex.xml",
     "model/cube/cube_3x3x3.xml",
-    "model/humanoid/humanoid100.xml",
     "model/replicate/bunnies.xml",
     "model/surfacevel/carousel.xml",
-    "test/engine/testdata/actuation/actuator_group_disable.xml",
     "test/engine/testdata/collision_convex/perf/mixed.xml",
     "test/engine/testdata/collision_convex/stacked_boxes.xml",
 ];
