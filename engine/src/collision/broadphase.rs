@@ -412,12 +412,14 @@ mod tests {
     #[test]
     fn touching_boxes_are_swept_as_overlapping() {
         // box 0 ends exactly where box 1 begins on the sweep axis; box 2 lies beyond a gap
-        let mut sc = BroadphaseScratch::default();
-        sc.aamm = vec![
-            [-3.0, -1.0, -1.0, -1.0, 1.0, 1.0],
-            [-1.0, -1.0, -1.0, 1.0, 1.0, 1.0],
-            [1.5, -1.0, -1.0, 2.5, 1.0, 1.0],
-        ];
+        let mut sc = BroadphaseScratch {
+            aamm: vec![
+                [-3.0, -1.0, -1.0, -1.0, 1.0, 1.0],
+                [-1.0, -1.0, -1.0, 1.0, 1.0, 1.0],
+                [1.5, -1.0, -1.0, 2.5, 1.0, 1.0],
+            ],
+            ..Default::default()
+        };
         sweep_and_prune(&mut sc);
         assert_eq!(sc.sap_pairs, vec![(0, 1)]);
     }

@@ -128,6 +128,8 @@ struct Ctx<'a> {
     opt: CollideOptions,
     /// Geom motions when speculative contacts are on.
     spec: Option<&'a Motions>,
+    /// Robust mode with every pair too slow to matter this call (see [`Motions::robust_idle`]).
+    robust_idle: bool,
 }
 
 impl CollisionStage {
@@ -200,6 +202,7 @@ impl CollisionStage {
                 nativeccd: !m.opt.disabled(DSBL_NATIVECCD),
             },
             spec,
+            robust_idle: m.opt.robust && spec.is_some_and(|mo| mo.robust_idle(m)),
         };
 
         broadphase(m, s, sleep_filter, spec, &mut self.broad);
@@ -340,6 +343,7 @@ impl CollisionStage {
         };
         let pp = PairParams { margin, solref, solimp };
         let n = match (n, ctx.spec, geom(ctx, g1), geom(ctx, g2)) {
+            (0, _, _, _) if m.opt.robust && ctx.robust_idle => 0,
             (0, Some(mo), Some(a), Some(b)) if m.opt.robust => {
                 speculative = true;
                 let view = |g: usize| geom(ctx, g);
@@ -377,9 +381,13 @@ impl CollisionStage {
                         speculative = true;
                     }
                 }
-                let total = speculate::robust_predicted(m, mo, g1, g2, a, b, pp, n, &mut self.points);
-                speculative |= total > n;
-                total
+                if ctx.robust_idle {
+                    n
+                } else {
+                    let total = speculate::robust_predicted(m, mo, g1, g2, a, b, pp, n, &mut self.points);
+                    speculative |= total > n;
+                    total
+                }
             }
             (n, ..) => n,
         };

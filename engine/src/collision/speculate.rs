@@ -36,6 +36,42 @@ pub struct Motions {
 }
 
 impl Motions {
+    /// Whether robust mode can skip every pair's separated and predicted contacts this call:
+    /// the two largest geom sweeps together stay within what the softest contact of the model
+    /// absorbs at the smallest safe depth, so [`robust::can_matter`] is false for every pair
+    /// (a resting scene then costs what the compatible mode costs). Conservative: false when any
+    /// contact reference is a direct (negative) one, whose mixing is not bounded this way.
+    pub fn robust_idle(&self, m: &CollisionModel) -> bool {
+        let (mut top1, mut top2) = (0.0f64, 0.0f64);
+        let mut depth = f64::INFINITY;
+        for g in 0..m.ngeom().min(self.motion.len()) {
+            let sw = crate::speculative::sweep_distance(&self.motion[g], m.geom_type[g], m.geom_rbound[g]);
+            if sw > top1 {
+                top2 = top1;
+                top1 = sw;
+            } else if sw > top2 {
+                top2 = sw;
+            }
+            let a = &m.geom_aabb[g];
+            depth = depth.min(robust::safe_depth(min_half_extent(m.geom_type[g], &[a[3], a[4], a[5]]), f64::INFINITY));
+        }
+        let h = m.opt.timestep;
+        let refsafe = !m.opt.disabled(DSBL_REFSAFE);
+        let override_ref = m.opt.enabled(ENBL_OVERRIDE).then_some(m.opt.o_solref);
+        let mut stop: f64 = 0.0;
+        for r in m.geom_solref.iter().chain(&m.pair_solref).chain(override_ref.iter()) {
+            if r[0] <= 0.0 {
+                return false;
+            }
+            stop = stop.max(robust::stop_time(r, h, refsafe));
+        }
+        if !(stop > 0.0 && stop.is_finite()) {
+            return false;
+        }
+        // a hair of slack for the rounding of mixed references
+        top1 + top2 <= depth / stop * h * (1.0 - 1e-9)
+    }
+
     /// Computes every geom's motion for this call; false (and no motions) when the state lacks
     /// the speculative inputs.
     pub fn compute(&mut self, m: &CollisionModel, s: &State) -> bool {
