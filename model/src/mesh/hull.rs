@@ -22,6 +22,11 @@
 //!
 //! With `maxhullvert`, as qhull's `Q9 TA(n-4)`, step 3 always takes the farthest point over all
 //! outside sets and stops after `maxhullvert - 4` points have been added.
+//!
+//! Face order: without `maxhullvert`, [`convex_hull`] returns the faces in qhull's facet-list
+//! order and rotation (as MuJoCo stores them in `mesh_graph`) whenever [`super::qhull`] can
+//! replay qhull's build, i.e. the points are in general position (no facet merging); flat
+//! facets (boxes, dodecahedra, grids) still get this module's own order and triangulation.
 
 use std::collections::HashMap;
 
@@ -356,6 +361,18 @@ pub fn convex_hull(pts: &[f64], maxhullvert: Option<usize>) -> Result<Hull, Hull
     let mut vert: Vec<usize> = faces.iter().flatten().copied().collect();
     vert.sort_unstable();
     vert.dedup();
+    // In general position, replay qhull's facet order (see `super::qhull`); keep it only if it
+    // found the same polytope.
+    if maxhullvert.is_none() {
+        if let Some(qfaces) = super::qhull::qhull_faces(pts) {
+            let mut qv: Vec<usize> = qfaces.iter().flatten().copied().collect();
+            qv.sort_unstable();
+            qv.dedup();
+            if qv == vert && qfaces.len() == faces.len() {
+                return Ok(Hull { vert, face: qfaces });
+            }
+        }
+    }
     Ok(Hull { vert, face: faces })
 }
 

@@ -27,6 +27,7 @@ mod normal;
 pub mod obj;
 pub mod polygon;
 mod process;
+pub mod qhull;
 pub mod stl;
 
 use std::path::{Path, PathBuf};

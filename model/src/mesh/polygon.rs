@@ -26,9 +26,11 @@
 //! (`mesh_graph`) as input, this order reproduced `mesh_polyvert` of the 8-vertex mesh of
 //! `tests/narrowphase_oracle.rs` exactly, where the libstdc++ order did not.
 //!
-//! What still differs from MuJoCo: the hull faces come from [`super::hull`], whose face order
-//! and vertex rotation are not qhull's, and both the map order and each cycle's start depend on
-//! them. The set of cycles (up to rotation) and their normals (to rounding) agree.
+//! What still differs from MuJoCo: for hulls with flat facets the faces come from
+//! [`super::hull`]'s own quickhull, whose face order and vertex rotation are not qhull's, and
+//! both the map order and each cycle's start depend on them (in general position
+//! [`super::qhull`] supplies qhull's order). The set of cycles (up to rotation) and their
+//! normals (to rounding) agree.
 
 use std::collections::HashMap;
 
