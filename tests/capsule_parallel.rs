@@ -14,18 +14,15 @@ use specula::mj::collision::library_pair_contacts;
 use specula::mj::{Data, Model};
 use specula_engine::narrowphase::{primitive, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
+mod common;
+use common::Rng;
+
+/// Extra draws this test needs.
+trait Unit {
+    fn unit(&mut self) -> [f64; 3];
+}
+
+impl Unit for Rng {
     fn unit(&mut self) -> [f64; 3] {
         loop {
             let v = [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)];

@@ -40,26 +40,16 @@ const COS16: [f64; 16] = [
     0.707106781186547,
     0.923879532511287,
 ];
-/// Sines of the 16-gon corners: the cosine table shifted by a quarter turn.
-#[allow(clippy::approx_constant)] // as for `COS16`
-const SIN16: [f64; 16] = [
-    0.0,
-    0.38268343236509,
-    0.707106781186547,
-    0.923879532511287,
-    1.0,
-    0.923879532511287,
-    0.707106781186548,
-    0.38268343236509,
-    0.0,
-    -0.38268343236509,
-    -0.707106781186547,
-    -0.923879532511287,
-    -1.0,
-    -0.923879532511287,
-    -0.707106781186548,
-    -0.38268343236509,
-];
+/// Sines of the 16-gon corners: the cosine table shifted by a quarter turn (the same constants).
+const SIN16: [f64; 16] = {
+    let mut s = [0.0; 16];
+    let mut k = 0;
+    while k < 16 {
+        s[k] = COS16[(k + 12) % 16];
+        k += 1;
+    }
+    s
+};
 
 /// The support points (and their vertex ids) one object contributed to the last GJK simplex or
 /// EPA face.

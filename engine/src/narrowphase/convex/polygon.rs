@@ -538,6 +538,24 @@ pub(crate) fn polygon_quad(p: &[[f64; 3]]) -> [usize; 4] {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cap_prune_keeps_mujocos_vertices() {
+        // MuJoCo 4.0.0 measured (speculative contacts of a coin): a flat cap keeps the vertices
+        // at 0, 67.5, 157.5 and 247.5 degrees; a tilted cap whose vertices at 45 to 247.5 degrees
+        // are in reach (walked in the opposite direction, as the clockwise top cap is) keeps 45,
+        // 112.5, 180 and 247.5. The regular polygon is full of area ties, so rounding takes part:
+        // these are unit-radius caps at the origin.
+        let step = 2.0 * crate::math::PI / 16.0;
+        let cap: Vec<[f64; 3]> = (0..16).map(|k| [(k as f64 * step).cos(), (k as f64 * step).sin(), 0.0]).collect();
+        let mut flat = polygon_quad(&cap);
+        flat.sort_unstable();
+        assert_eq!(flat, [0, 3, 7, 11]);
+        let reach: Vec<[f64; 3]> = (2..12).rev().map(|k| cap[k]).collect();
+        let mut tilted = polygon_quad(&reach).map(|i| 11 - i);
+        tilted.sort_unstable();
+        assert_eq!(tilted, [2, 5, 8, 11]);
+    }
+
     use super::*;
 
     /// A square pyramid: apex over a unit square base (two base triangles merge into a quad).
