@@ -267,7 +267,7 @@ pub fn body_inertial_poses<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [[f
 }
 
 /// What speculative sweeps read from the position stage: `qvel` (nv), `subtree_com` (nbody),
-/// `cdof` (nv rows of 6), and the previous step's acceleration `qacc_warmstart` (nv).
+/// `cdof` (nv rows of 6), and the previous step's unconstrained acceleration `qacc_smooth` (nv).
 #[allow(clippy::type_complexity)]
 pub fn speculative_inputs<'a>(
     m: &sys::mjModel,
@@ -280,7 +280,7 @@ pub fn speculative_inputs<'a>(
             super::data::slice(d.qvel as *const f64, nv),
             super::data::slice(d.subtree_com as *const [f64; 3], nb),
             super::data::slice(d.cdof as *const [f64; 6], nv),
-            super::data::slice(d.qacc_warmstart as *const f64, nv),
+            super::data::slice(d.qacc_smooth as *const f64, nv),
         )
     }
 }

@@ -28,8 +28,9 @@ pub struct SpeculativeInput<'a> {
     pub subtree_com: &'a [[f64; 3]],
     /// `mjData.cdof` (nv): com-based motion axes.
     pub cdof: &'a [[f64; 6]],
-    /// `mjData.qacc_warmstart` (nv): the previous step's acceleration (robust mode only, to
-    /// catch bodies re-accelerated within the step).
+    /// `mjData.qacc_smooth` (nv) as the collision stage finds it: the previous step's
+    /// acceleration without constraint forces (robust mode only, to catch bodies that actuators
+    /// or applied forces re-accelerate within the step).
     pub qacc: Option<&'a [f64]>,
 }
 

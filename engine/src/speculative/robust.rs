@@ -100,9 +100,19 @@ pub fn arresting_distance(
     opt: &SpeculativeOptions,
 ) -> f64 {
     let h = opt.timestep;
-    let keep = if h_vn > 0.0 { (v_safe * h / h_vn).min(t.max(0.0)) } else { t };
+    let keep = keep_fraction(t, h_vn, v_safe, h);
     let (b0, k0) = step_damping_stiffness(&pair.solref, h, opt.refsafe);
     effective_distance(margin, keep, h_vn, b0, k0, pair.solimp[2], opt.integrator)
+}
+
+/// Fraction of the closing displacement `h_vn` an arrest at time of impact `t` leaves: what
+/// reaches the surface, at most `v_safe h`.
+fn keep_fraction(t: f64, h_vn: f64, v_safe: f64, h: f64) -> f64 {
+    if h_vn > 0.0 {
+        (v_safe * h / h_vn).min(t.max(0.0))
+    } else {
+        t
+    }
 }
 
 /// Displacement over the step of the material point at `x` of a geom centred at `c`.
@@ -207,7 +217,8 @@ where
     let h = opt.timestep;
     // an impact at t = 0 has no gap closed per unit time: the witnesses' closing speed alone
     let closed = if hit.t > 0.0 { (hit.dist0 - hit.dist) / hit.t } else { hit.closing_at_t };
-    let h_vn = closed.max(hit.closing_at_t).abs();
+    // a pair that separates at the impact (closing_at_t < 0 with t = 0) has nothing to arrest
+    let h_vn = closed.max(hit.closing_at_t);
     let v_safe = safe_speed(&pair.solref, safe_depth(s1.min_half, s2.min_half), h, opt.refsafe);
     if h_vn <= v_safe * h {
         return 0;
@@ -233,11 +244,51 @@ where
         out[0] = ContactPoint { dist, pos: blend(&hit.x_0[0], &hit.x_0[1]), frame };
         return 1;
     }
+    let (e1, e2) = (effective_motion(s1.geom.ty, &s1.motion), effective_motion(s2.geom.ty, &s2.motion));
+    let allow = keep_fraction(hit.t, h_vn, v_safe, h) * h_vn;
     let n = pts.len().min(out.len());
     for (c, (x1, x2)) in out.iter_mut().zip(&pts[..n]) {
-        *c = ContactPoint { dist, pos: blend(x1, x2), frame };
+        let d = point_distance(s1, &e1, s2, &e2, (x1, x2), &hit.normal, allow, h_vn - allow, pair, opt);
+        *c = ContactPoint { dist: d, pos: blend(x1, x2), frame };
     }
     n
+}
+
+/// Effective distance of one point of a separated pair's arrest (material points `x1`, `x2` at
+/// t = 0, closing along `normal`), when the arrest at the impact removes `removal` of the
+/// closing displacement and leaves `allow`.
+///
+/// Every point gets the impact's arrest, but none is pushed past its own closing: a point that
+/// closes by `c` keeps at least `c - removal` and at least `allow`. One distance shared by all
+/// points (as MuJoCo shares one per pair) pushes a point that closes slower, or already
+/// separates, as hard as the fastest one needs, which is work the impact never had: a 2 mm coin
+/// tilted 12 degrees hitting a pane at 12.29 m/s (h = 0.156 ms, sweep preset b) spun up to
+/// 955 rad/s on its first arrest, and the second arrest, shared by rim points its spin was
+/// already lifting, sent it up at 11.6 m/s with 13% more energy than it came with. Points that
+/// close as fast as the impact are still all stopped together (a box landing almost flat stops
+/// flat instead of pivoting about its first edge and sliding away).
+#[allow(clippy::too_many_arguments)]
+fn point_distance(
+    s1: &SweptGeom,
+    e1: &GeomMotion,
+    s2: &SweptGeom,
+    e2: &GeomMotion,
+    x: (&[f64; 3], &[f64; 3]),
+    normal: &[f64; 3],
+    allow: f64,
+    removal: f64,
+    pair: &PairParams,
+    opt: &SpeculativeOptions,
+) -> f64 {
+    let (x1, x2) = x;
+    let c = dot3(normal, &sub3(&point_motion(e1, &s1.geom.pos, x1), &point_motion(e2, &s2.geom.pos, x2)));
+    let allow_here = allow.max(c - removal);
+    if c > 0.0 {
+        let (b0, k0) = step_damping_stiffness(&pair.solref, opt.timestep, opt.refsafe);
+        effective_distance(pair.margin, allow_here / c, c, b0, k0, pair.solimp[2], opt.integrator)
+    } else {
+        limiting_distance(pair.margin, c, allow_here, pair, opt)
+    }
 }
 
 /// Surface point pairs of the touching features at the time of impact, mapped back to t = 0.
