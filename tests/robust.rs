@@ -185,3 +185,55 @@ fn thin_parts_thrown_onto_the_pane_gain_no_energy() {
     // Contacts only take energy out (the soft contact's spring gives back at most what it took).
     assert!(worst.0 <= 1e-9, "energy grew by {:.3e} ({})", worst.0, worst.1);
 }
+
+/// A ball, a cube and a capsule settling on a plate (default contacts).
+const RESTING: &str = r#"<mujoco>
+  <option timestep="0.00125"/>
+  <worldbody>
+    <geom type="plane" size="1 1 .1"/>
+    <geom name="plate" type="box" size=".3 .3 .005" pos="0 0 .295"/>
+    <body pos="-.1 0 .32"><freejoint/><geom type="sphere" size=".02" density="7850"/></body>
+    <body pos=".1 0 .33"><freejoint/><geom type="box" size=".025 .025 .025"/></body>
+    <body pos="0 .1 .32"><freejoint/><geom type="capsule" size=".01 .03" euler="0 90 0"/></body>
+  </worldbody>
+</mujoco>"#;
+
+/// Steps `d` on the rust route `steps` times, with robust mode on or off; the qpos after each.
+fn rust_steps(c: &Model, rust: &specula_model::Model, d: &mut Data, robust: bool, steps: usize) -> Vec<Vec<f64>> {
+    let mut stage = specula::route::RustStage::new(rust);
+    stage.set_robust(robust);
+    let mut replace = |m: &mujoco_sys::mjModel, dd: &mut mujoco_sys::mjData| {
+        stage.replace(m, dd).unwrap();
+    };
+    let mut out = Vec::new();
+    specula::mj::collision::with_collision(c.raw(), &mut replace, || {
+        for _ in 0..steps {
+            d.step().unwrap();
+            out.push(d.qpos().to_vec());
+        }
+    });
+    out
+}
+
+#[test]
+fn a_scene_at_rest_steps_exactly_as_without_robust_mode() {
+    let c = Model::from_xml_str(RESTING).unwrap();
+    let rust = specula_model::load_str(RESTING, Path::new("."), "resting.xml").unwrap();
+    let mut settled = Data::new(&c).unwrap();
+    rust_steps(&c, &rust, &mut settled, false, 1200);
+    let state = (settled.qpos().to_vec(), settled.qvel().to_vec());
+    let run = |robust: bool| {
+        let mut d = Data::new(&c).unwrap();
+        d.qpos_mut().copy_from_slice(&state.0);
+        d.qvel_mut().copy_from_slice(&state.1);
+        rust_steps(&c, &rust, &mut d, robust, 400)
+    };
+    // Nothing moves fast enough for robust mode to add or change a contact: the trajectories
+    // are the same bit for bit (robust mode then also takes the plain path, see the driver).
+    assert_eq!(run(true), run(false));
+    // ...and the bodies really are resting on the plate (centres 20, 25 and 10 mm above its top).
+    let q = run(true).pop().unwrap();
+    for (i, r) in [(0, 0.02), (7, 0.025), (14, 0.01)] {
+        assert!((q[i + 2] - 0.3 - r).abs() < 1e-3, "body at qpos[{i}]: z {}", q[i + 2]);
+    }
+}

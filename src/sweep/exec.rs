@@ -6,7 +6,11 @@
 //!   the top face;
 //! * **BOUNCE**: at the end it is above the plate (its centre above the top face) but not at rest;
 //! * **STUCK**: its centre is at or below the top face, yet it is not completely below the plate:
-//!   embedded in it, or skewered through it.
+//!   embedded in it, or skewered through it;
+//! * **OFF** (specula's own label): it ended below the plate, but its centre was outside the
+//!   plate's footprint when it got there: it left over an edge (skidding or bouncing sideways),
+//!   it did not go through. The measurements have no such runs; specula's robust mode can throw
+//!   a fast tilted coin sideways off the pane.
 //!
 //! The measurements do not spell out where BOUNCE ends and STUCK begins. Judging by the centre
 //! reproduces table A5's BOUNCE counts (14 for 10/5 with speculation off; judging by the lowest point
@@ -26,7 +30,7 @@ use crate::route::RustStage;
 use crate::sim::Route;
 use crate::tunnel::TunnelDetector;
 
-use super::scene::{self, Part, SceneKind, PLATE_TOP};
+use super::scene::{self, Part, SceneKind, PLATE_HALF, PLATE_TOP};
 use super::RunSpec;
 
 /// Speed below which a part counts as at rest (m/s).
@@ -45,6 +49,8 @@ pub enum Outcome {
     Bounce,
     /// Embedded in the plate.
     Stuck,
+    /// Ended below the plate after leaving it over an edge.
+    Off,
     /// Scene C: the two bodies passed through each other.
     Swap,
     /// Scene C: they did not.
@@ -59,6 +65,7 @@ impl Outcome {
             Outcome::Land => "LAND",
             Outcome::Bounce => "BOUNCE",
             Outcome::Stuck => "STUCK",
+            Outcome::Off => "OFF",
             Outcome::Swap => "SWAP",
             Outcome::Stop => "STOP",
         }
@@ -198,6 +205,7 @@ fn run_plate(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result
     let mut dip: f64 = 0.0;
     let mut steps = 0;
     let mut passed = false;
+    let mut off = false;
     while steps < total {
         step(&mut data, r.route)?;
         // mj_step leaves the pre-step poses; recompute them for the new state.
@@ -207,6 +215,8 @@ fn run_plate(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result
         let (low, high) = extent(&data);
         dip = dip.max(PLATE_TOP - low);
         if high < bottom {
+            let pose = data.body_pose_id(part).expect("the part's id is in range");
+            off = pose.pos[0].abs() > PLATE_HALF || pose.pos[1].abs() > PLATE_HALF;
             passed = true;
             break;
         }
@@ -215,7 +225,9 @@ fn run_plate(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result
     let centre = 0.5 * (low + high);
     let v = data.qvel();
     let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let outcome = if passed {
+    let outcome = if off {
+        Outcome::Off
+    } else if passed {
         Outcome::Pass
     } else if speed < REST_SPEED && (low - PLATE_TOP).abs() <= REST_BAND {
         Outcome::Land

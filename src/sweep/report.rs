@@ -224,7 +224,11 @@ fn summary_b(results: &[&RunResult]) -> String {
     }
     let mut out = String::new();
     let names: Vec<String> = modes.iter().map(|(r, m)| format!("{r}:{}", m.name())).collect();
-    let _ = writeln!(out, "tunnels (PASS) out of the runs per cell, {}; +nS = STUCK", names.join(" / "));
+    let _ = writeln!(
+        out,
+        "tunnels (PASS) out of the runs per cell, {}; +nS = STUCK, +nO = OFF (left over an edge)",
+        names.join(" / ")
+    );
     let _ = write!(out, "{:<22}", "part");
     for (h, v) in &cols {
         let _ = write!(out, " | {:>18}", format!("{} ms, {} m/s", ms(f64::from_bits(*h)), f64::from_bits(*v)));
@@ -248,11 +252,15 @@ fn summary_b(results: &[&RunResult]) -> String {
                         .collect();
                     let p = runs.iter().filter(|r| r.outcome == Outcome::Pass).count();
                     let s = runs.iter().filter(|r| r.outcome == Outcome::Stuck).count();
+                    let o = runs.iter().filter(|r| r.outcome == Outcome::Off).count();
+                    let mut cell = format!("{p}");
                     if s > 0 {
-                        format!("{p}+{s}S")
-                    } else {
-                        format!("{p}")
+                        cell.push_str(&format!("+{s}S"));
                     }
+                    if o > 0 {
+                        cell.push_str(&format!("+{o}O"));
+                    }
+                    cell
                 })
                 .collect();
             let n = results.iter().filter(|r| &r.spec.case == part && r.spec.timestep.to_bits() == h).count();
@@ -265,7 +273,8 @@ fn summary_b(results: &[&RunResult]) -> String {
         let runs: Vec<_> = results.iter().filter(|r| r.spec.route.name() == route && r.spec.mode == mode).collect();
         let p = runs.iter().filter(|r| r.outcome == Outcome::Pass).count();
         let s = runs.iter().filter(|r| r.outcome == Outcome::Stuck).count();
-        let _ = writeln!(out, "total {route}:{}: {p}/{} tunnel, {s} STUCK", mode.name(), runs.len());
+        let o = runs.iter().filter(|r| r.outcome == Outcome::Off).count();
+        let _ = writeln!(out, "total {route}:{}: {p}/{} tunnel, {s} STUCK, {o} OFF", mode.name(), runs.len());
     }
     out
 }

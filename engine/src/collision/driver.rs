@@ -128,8 +128,6 @@ struct Ctx<'a> {
     opt: CollideOptions,
     /// Geom motions when speculative contacts are on.
     spec: Option<&'a Motions>,
-    /// Robust mode with every pair too slow to matter this call (see [`Motions::robust_idle`]).
-    robust_idle: bool,
 }
 
 impl CollisionStage {
@@ -175,7 +173,11 @@ impl CollisionStage {
             self.motions = motions;
             return Err(CollideError::SpeculativeUnsupported);
         }
-        let result = self.collide_with(m, s, spec.then_some(&motions), out, report);
+        // Robust mode with every pair too slow to matter adds nothing to what the narrowphase
+        // finds (no separated, predicted or persisting contact passes `can_matter`), so a scene
+        // at rest takes the plain path: static broadphase, no per-pair speculative checks.
+        let idle = m.opt.robust && motions.robust_idle(m);
+        let result = self.collide_with(m, s, (spec && !idle).then_some(&motions), out, report);
         self.motions = motions;
         result
     }
@@ -202,7 +204,6 @@ impl CollisionStage {
                 nativeccd: !m.opt.disabled(DSBL_NATIVECCD),
             },
             spec,
-            robust_idle: m.opt.robust && spec.is_some_and(|mo| mo.robust_idle(m)),
         };
 
         broadphase(m, s, sleep_filter, spec, &mut self.broad);
@@ -343,7 +344,6 @@ impl CollisionStage {
         };
         let pp = PairParams { margin, solref, solimp };
         let n = match (n, ctx.spec, geom(ctx, g1), geom(ctx, g2)) {
-            (0, _, _, _) if m.opt.robust && ctx.robust_idle => 0,
             (0, Some(mo), Some(a), Some(b)) if m.opt.robust => {
                 speculative = true;
                 let view = |g: usize| geom(ctx, g);
@@ -381,13 +381,9 @@ impl CollisionStage {
                         speculative = true;
                     }
                 }
-                if ctx.robust_idle {
-                    n
-                } else {
-                    let total = speculate::robust_predicted(m, mo, g1, g2, a, b, pp, n, &mut self.points);
-                    speculative |= total > n;
-                    total
-                }
+                let total = speculate::robust_predicted(m, mo, g1, g2, a, b, pp, n, &mut self.points);
+                speculative |= total > n;
+                total
             }
             (n, ..) => n,
         };

@@ -36,7 +36,7 @@ pub struct Motions {
 }
 
 impl Motions {
-    /// Whether robust mode can skip every pair's separated and predicted contacts this call:
+    /// Whether robust mode can skip every pair's separated, predicted and persisting contacts:
     /// the two largest geom sweeps together stay within what the softest contact of the model
     /// absorbs at the smallest safe depth, so [`robust::can_matter`] is false for every pair
     /// (a resting scene then costs what the compatible mode costs). Conservative: false when any
@@ -44,8 +44,8 @@ impl Motions {
     pub fn robust_idle(&self, m: &CollisionModel) -> bool {
         let (mut top1, mut top2) = (0.0f64, 0.0f64);
         let mut depth = f64::INFINITY;
-        for g in 0..m.ngeom().min(self.motion.len()) {
-            let sw = crate::speculative::sweep_distance(&self.motion[g], m.geom_type[g], m.geom_rbound[g]);
+        for g in 0..m.ngeom().min(self.sweep.len()) {
+            let sw = self.sweep[g];
             if sw > top1 {
                 top2 = top1;
                 top1 = sw;
