@@ -70,6 +70,8 @@ pub struct RunReport {
     pub timestep: f64,
     /// Whether the model's `speculative` flag was on.
     pub speculative: bool,
+    /// Whether specula's robust mode ran (rust route).
+    pub robust: bool,
     /// Largest number of contacts seen after any step.
     pub ncon_max: usize,
     /// Rust route: geom pairs computed by MuJoCo's own pair function because specula has no
@@ -181,6 +183,7 @@ fn run_steps(
         steps: opts.steps,
         timestep: model.timestep(),
         speculative: model.speculative(),
+        robust: opts.robust && opts.route == Route::Rust,
         ncon_max,
         fallback_pairs: 0,
         warnings: data.warnings().to_vec(),
@@ -207,6 +210,7 @@ impl RunReport {
             "steps": self.steps,
             "timestep": self.timestep,
             "speculative": self.speculative,
+            "robust": self.robust,
             "ncon_max": self.ncon_max,
             "fallback_pairs": self.fallback_pairs,
             "warnings": self.warnings,

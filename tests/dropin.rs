@@ -355,18 +355,31 @@ fn robust_mode_keeps_the_thin_parts_on_the_pane_in_python() {
     let s = scene.to_str().unwrap();
     // The pane's bottom face is at 0.295 m; the parts start just above its top (0.3 m) falling at
     // 4.43 m/s (the scene's first keyframe, which the example starts from). 400 steps = 0.5 s.
-    let lowest = |spec: &str| {
-        let env = [("SPECULA_COLLISION", "rust"), ("SPECULA_SPECULATIVE", spec)];
-        let traj = trajectory(&run(&py, &[script.to_str().unwrap(), s, "400"], &env, true));
+    let lowest_in = |scene: &str, env: &[(&str, &str)]| {
+        let traj = trajectory(&run(&py, &[script.to_str().unwrap(), scene, "400"], env, true));
         let last = traj.last().expect("the example printed its steps").clone();
         (0..9).map(|k| last[7 * k + 2]).fold(f64::INFINITY, f64::min)
     };
+    let lowest = |spec: &str| lowest_in(s, &[("SPECULA_COLLISION", "rust"), ("SPECULA_SPECULATIVE", spec)]);
     // MuJoCo-compatible speculative contacts let some parts through (the measurements' tilted coin
     // and thin capsules): at least one ends below the pane.
     assert!(lowest("compat") < 0.295, "compat mode no longer lets a part through");
     // Robust mode: every part ends above the pane's bottom face.
     let low = lowest("robust");
     assert!(low > 0.295, "robust mode let a part through: lowest centre at {low}");
+    // The same scene asking for robust mode itself (a custom numeric MuJoCo ignores), with no
+    // SPECULA_SPECULATIVE: robust; and an explicit compat still wins over the model.
+    let text = std::fs::read_to_string(&scene).unwrap();
+    let at = text.find("<worldbody>").expect("the scene has a worldbody");
+    let asking =
+        format!("{}<custom><numeric name=\"specula_robust\" data=\"1\"/></custom>\n  {}", &text[..at], &text[at..]);
+    let path = scratch("scenes").join("thin_parts_asks_robust.xml");
+    std::fs::write(&path, asking).unwrap();
+    let p = path.to_str().unwrap();
+    let asked = lowest_in(p, &[("SPECULA_COLLISION", "rust")]);
+    let overridden = lowest_in(p, &[("SPECULA_COLLISION", "rust"), ("SPECULA_SPECULATIVE", "compat")]);
+    assert!(asked > 0.295, "the model's request for robust mode was ignored: lowest centre at {asked}");
+    assert!(overridden < 0.295, "SPECULA_SPECULATIVE=compat did not override the model");
 }
 
 #[test]

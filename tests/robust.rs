@@ -237,3 +237,32 @@ fn a_scene_at_rest_steps_exactly_as_without_robust_mode() {
         assert!((q[i + 2] - 0.3 - r).abs() < 1e-3, "body at qpos[{i}]: z {}", q[i + 2]);
     }
 }
+
+#[test]
+fn a_model_can_ask_for_robust_mode_and_the_cli_honours_it() {
+    // thin_parts.xml plus the custom numeric MuJoCo ignores.
+    let text = std::fs::read_to_string(scene("thin_parts.xml")).unwrap();
+    let at = text.find("<worldbody>").unwrap();
+    let asking =
+        format!("{}<custom><numeric name=\"specula_robust\" data=\"1\"/></custom>\n  {}", &text[..at], &text[at..]);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("thin_parts_asks_robust.xml");
+    std::fs::write(&path, asking).unwrap();
+    let run_json = |extra: &[&str]| {
+        let mut args = vec!["run", path.to_str().unwrap(), "--key", "drop", "--steps", "400", "--json"];
+        args.extend_from_slice(extra);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_specula")).args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    // Asked for: rust route, robust, nothing passes.
+    let v = run_json(&[]);
+    assert_eq!((v["route"].as_str(), v["robust"].as_bool()), (Some("rust"), Some(true)));
+    assert_eq!(v["tunnels"].as_array().unwrap().len(), 0, "{}", v["tunnels"]);
+    // An explicit choice wins: MuJoCo's compatible mode, which lets parts through here.
+    for extra in [&["--speculative", "compat"][..], &["--route", "c"][..]] {
+        let v = run_json(extra);
+        assert_eq!(v["robust"].as_bool(), Some(false), "{extra:?}");
+        assert!(!v["tunnels"].as_array().unwrap().is_empty(), "{extra:?}: no tunnel without robust mode");
+    }
+}

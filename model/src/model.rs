@@ -105,6 +105,10 @@ impl Default for Options {
     }
 }
 
+/// Name of the custom numeric that asks for robust mode (`<custom><numeric name="specula_robust"
+/// data="1"/></custom>`).
+pub const ROBUST_NUMERIC: &str = "specula_robust";
+
 /// A compiled MuJoCo model.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
@@ -161,6 +165,8 @@ pub struct Model {
     pub nkey: usize,
     /// Number of mocap bodies.
     pub nmocap: usize,
+    /// Number of custom numeric fields.
+    pub nnumeric: usize,
     /// Number of kinematic trees under the world body.
     pub ntree: usize,
     /// Number of bounding-volume nodes (body trees only).
@@ -468,6 +474,16 @@ pub struct Model {
     /// Excluded body pairs: `(body1 << 16) + body2`.
     pub exclude_signature: Vec<i32>,
 
+    // ------------------------------------------------------------------ custom numerics
+    /// Start of each numeric field in `numeric_data`.
+    pub numeric_adr: Vec<usize>,
+    /// Size of each numeric field.
+    pub numeric_size: Vec<usize>,
+    /// Values of all numeric fields.
+    pub numeric_data: Vec<f64>,
+    /// Numeric field names.
+    pub numeric_names: Vec<String>,
+
     // ------------------------------------------------------------------ keyframes
     /// Key time.
     pub key_time: Vec<f64>,
@@ -516,6 +532,18 @@ pub struct Model {
 }
 
 impl Model {
+    /// Values of the named custom numeric field.
+    pub fn numeric(&self, name: &str) -> Option<&[f64]> {
+        let i = self.numeric_names.iter().position(|n| n == name)?;
+        self.numeric_data.get(self.numeric_adr[i]..self.numeric_adr[i] + self.numeric_size[i])
+    }
+
+    /// Whether the model asks for specula's robust speculative mode: a custom numeric
+    /// `specula_robust` whose first value is not 0 (MuJoCo C keeps it as user data and ignores it).
+    pub fn asks_robust(&self) -> bool {
+        self.numeric(ROBUST_NUMERIC).is_some_and(|v| v.first().is_some_and(|&x| x != 0.0))
+    }
+
     /// Id of the named body.
     pub fn body_id(&self, name: &str) -> Option<usize> {
         self.body_names.iter().position(|n| n == name)

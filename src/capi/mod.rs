@@ -44,7 +44,7 @@ pub mod api;
 mod run;
 mod stats;
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 pub use run::collide;
@@ -82,7 +82,7 @@ impl Mode {
 pub enum Speculative {
     /// As MuJoCo 4.0.0 computes them.
     Compat = 0,
-    /// specula's tunnelling-proof variant (not implemented yet: behaves as `Compat`).
+    /// specula's robust mode, in which nothing tunnels (see `specula_engine::speculative::robust`).
     Robust = 1,
 }
 
@@ -112,10 +112,15 @@ pub struct Config {
     pub test_break: bool,
     /// Problems with the environment, as printed on stderr.
     pub problems: Vec<String>,
+    /// Whether `SPECULA_SPECULATIVE` named a mode.
+    pub speculative_chosen: bool,
 }
 
 static MODE: AtomicU8 = AtomicU8::new(Mode::C as u8);
 static SPECULATIVE: AtomicU8 = AtomicU8::new(Speculative::Compat as u8);
+/// Whether the mode was chosen (`SPECULA_SPECULATIVE` or `specula_set_speculative`); if not,
+/// a model that asks for robust mode itself gets it.
+static SPECULATIVE_CHOSEN: AtomicBool = AtomicBool::new(false);
 
 /// The configuration; the first call reads the environment (inside the shared library only),
 /// sets the mode and registers the exit report.
@@ -131,6 +136,7 @@ pub fn config() -> &'static Config {
         }
         MODE.store(mode as u8, Ordering::Relaxed);
         SPECULATIVE.store(spec as u8, Ordering::Relaxed);
+        SPECULATIVE_CHOSEN.store(cfg.speculative_chosen, Ordering::Relaxed);
         if cfg.report.is_some() && !crate::mj::from_c::at_exit(stats::report_at_exit) {
             eprintln!("specula: cannot register the exit handler; SPECULA_REPORT will not be written");
         }
@@ -164,6 +170,7 @@ fn read_env(get: &dyn Fn(&str) -> Option<String>) -> (Config, Mode, Speculative)
             Speculative::Compat
         }
     };
+    cfg.speculative_chosen = matches!(get("SPECULA_SPECULATIVE").as_deref(), Some("compat" | "robust"));
     cfg.report = get("SPECULA_REPORT");
     cfg.test_break = get("SPECULA_TEST_BREAK").as_deref() == Some("1");
     (cfg, mode, spec)
@@ -187,10 +194,22 @@ pub fn speculative() -> Speculative {
     Speculative::from_index(i32::from(SPECULATIVE.load(Ordering::Relaxed))).unwrap_or(Speculative::Compat)
 }
 
+/// The speculative-contact mode for model `m`: the chosen one, else robust when the model asks
+/// for it (custom numeric `specula_robust`), else compat.
+pub fn speculative_for(m: &mujoco_sys::mjModel) -> Speculative {
+    config();
+    if SPECULATIVE_CHOSEN.load(Ordering::Relaxed) || !crate::mj::from_c::asks_robust(m) {
+        speculative()
+    } else {
+        Speculative::Robust
+    }
+}
+
 /// Sets the speculative-contact mode (`Robust` applies in `rust` mode).
 pub fn set_speculative(s: Speculative) {
     config();
     SPECULATIVE.store(s as u8, Ordering::Relaxed);
+    SPECULATIVE_CHOSEN.store(true, Ordering::Relaxed);
 }
 
 #[cfg(test)]

@@ -145,7 +145,7 @@ fn rust_part(m: &sys::mjModel, d: &mut sys::mjData, diff: bool) -> Outcome {
         add(&COUNTERS.refresh_nanos, t.elapsed().as_nanos() as u64);
         let stage = &mut entry.stage;
         // Robust mode replaces MuJoCo's behaviour; diff mode compares with it, so it stays compat.
-        stage.set_robust(!diff && super::speculative() == super::Speculative::Robust);
+        stage.set_robust(!diff && super::speculative_for(m) == super::Speculative::Robust);
         let before = stage.stats.clone();
         let result =
             if diff { stage.compute(m, d).map(|c| c.to_vec()) } else { stage.replace(m, d).map(|()| Vec::new()) };

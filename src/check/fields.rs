@@ -47,7 +47,7 @@ fn kind_of(name: &str) -> FieldKind {
 pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
     let mut out = rust_sizes!(m;
         nq, nv, nu, nactuator, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface,
-        nmeshgraph, nhfield, npair, nexclude, neq, ntendon, nsensor, nkey, nmocap, ntree, nm,
+        nmeshgraph, nhfield, npair, nexclude, neq, ntendon, nsensor, nkey, nmocap, ntree, nm, nnumeric,
     );
     out.extend(rust_arrays!(m;
         tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, qpos0, qpos_spring, body_parentid, body_rootid,
@@ -67,7 +67,7 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
         mesh_graph, mesh_scale, mesh_pos, mesh_quat, hfield_size, hfield_nrow, hfield_ncol, hfield_adr,
         hfield_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction,
         pair_solimp, pair_margin, pair_gap, pair_adhesion, pair_friction, exclude_signature, key_time,
-        key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl,
+        key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, numeric_adr, numeric_size, numeric_data,
     ));
     out.extend(with_opt_names!(opt_fields, m.opt));
     finish(out)

@@ -54,7 +54,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         }
     };
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
-    let robust = args.speculative == Some(SpeculativeArg::Robust);
+    // A model may ask for robust mode itself (custom numeric `specula_robust`); an explicit
+    // --speculative wins, and so does an explicit --route c (MuJoCo ignores the request).
+    let robust = match args.speculative {
+        Some(s) => s == SpeculativeArg::Robust,
+        None => model.asks_robust() && args.route != Some(RouteArg::C),
+    };
     let route = args.route.unwrap_or(if robust { RouteArg::Rust } else { RouteArg::C });
     if robust && route == RouteArg::C {
         return Err(format!("{file}: --speculative robust runs specula's collision stage: use --route rust"));

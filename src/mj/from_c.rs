@@ -287,6 +287,20 @@ fn object_of(addr: *const c_void) -> Option<(usize, String)> {
     Some((info.fbase as usize, name))
 }
 
+/// Whether the C model asks for specula's robust mode: the custom numeric named
+/// [`specula_model::model::ROBUST_NUMERIC`] with a first value other than 0.
+pub fn asks_robust(m: &sys::mjModel) -> bool {
+    let Ok(name) = std::ffi::CString::new(specula_model::model::ROBUST_NUMERIC) else { return false };
+    // SAFETY: a valid model and a NUL-terminated name; mj_name2id only reads the name table.
+    let id = unsafe { sys::mj_name2id(m, sys::mjOBJ_NUMERIC as c_int, name.as_ptr()) };
+    let Ok(id) = usize::try_from(id) else { return false };
+    // SAFETY: `id` < nnumeric; numeric_adr/size have nnumeric entries, numeric_data nnumericdata.
+    unsafe {
+        let (adr, size) = (*m.numeric_adr.add(id), *m.numeric_size.add(id));
+        size > 0 && adr >= 0 && i64::from(adr) < m.nnumericdata && *m.numeric_data.add(adr as usize) != 0.0
+    }
+}
+
 /// Whether this code runs from a shared object (libspecula.so, preloaded or linked) rather than
 /// from an executable that links specula statically (the `specula` CLI, the test binaries).
 ///

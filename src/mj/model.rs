@@ -43,6 +43,8 @@ pub enum ObjType {
     Site,
     /// A keyframe.
     Key,
+    /// A custom numeric field.
+    Numeric,
 }
 
 impl ObjType {
@@ -53,6 +55,7 @@ impl ObjType {
             ObjType::Geom => sys::mjOBJ_GEOM,
             ObjType::Site => sys::mjOBJ_SITE,
             ObjType::Key => sys::mjOBJ_KEY,
+            ObjType::Numeric => sys::mjOBJ_NUMERIC,
         }) as i32
     }
 }
@@ -183,6 +186,12 @@ impl Model {
         // SAFETY: valid model and NUL-terminated name.
         let id = guard(|| unsafe { sys::mj_name2id(self.raw(), ty.raw(), cname.as_ptr()) }).ok()?;
         (id >= 0).then_some(id as usize)
+    }
+
+    /// Whether the model asks for specula's robust speculative mode (a custom numeric
+    /// `specula_robust` whose first value is not 0; MuJoCo itself ignores it).
+    pub fn asks_robust(&self) -> bool {
+        super::from_c::asks_robust(self.mj())
     }
 
     /// The name of object `id` of kind `ty` (empty when it has none or `id` is out of range).

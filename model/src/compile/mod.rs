@@ -26,6 +26,7 @@ pub mod attrs;
 pub mod body;
 pub mod bvh;
 pub mod contact;
+pub mod custom;
 pub mod fluid;
 pub mod geom;
 pub mod hfield;
@@ -285,6 +286,9 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     let sd: Vec<[f64; 2]> = bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.spec.springdamper)).collect();
     springdamper::apply(&mut m, &sd);
+    for s in sections("custom") {
+        custom::read_custom(s, &mut m)?;
+    }
     Ok(m)
 }
 
