@@ -102,3 +102,21 @@ fn tetrahedron_stl_matches_qhull_face_list() {
     let h = m.hull.as_ref().unwrap();
     assert_eq!(h.face, vec![[2, 3, 0], [1, 2, 0], [3, 1, 0], [1, 3, 2]]);
 }
+
+#[test]
+fn general_position_cloud_graph_matches_mujoco() {
+    // The same probe's `mesh_graph`: vertex order (qhull's vertex list: each new facet moves its
+    // corners to the end) and each vertex's neighbour order (its facets in list order, their
+    // corners in qhull's decreasing-id order).
+    let pts: Vec<f64> = CLOUD.iter().map(|&x| x as f64).collect();
+    let g = convex_hull(&pts, None).unwrap().graph();
+    let (nv, nf) = (g[0] as usize, g[1] as usize);
+    assert_eq!((nv, nf), (9, 14));
+    assert_eq!(&g[2..2 + nv], &[0, 5, 9, 15, 21, 26, 31, 38, 46]);
+    assert_eq!(&g[2 + nv..2 + 2 * nv], &[4, 2, 3, 8, 10, 1, 6, 0, 7]);
+    let edges = [
+        6, 8, 2, 7, -1, 2, 3, 7, -1, 6, 3, 0, 7, 1, -1, 6, 2, 1, 7, 5, -1, 5, 6, 7, 8, -1, 6, 3, 7, 4, -1, 2, 3, 0, 8,
+        5, 4, -1, 0, 8, 2, 1, 3, 5, 4, -1, 0, 6, 7, 4, -1,
+    ];
+    assert_eq!(&g[2 + 2 * nv..2 + 3 * nv + 3 * nf], &edges);
+}

@@ -39,6 +39,9 @@ pub struct Hull {
     pub vert: Vec<usize>,
     /// Triangles, counter-clockwise seen from outside (normals point out).
     pub face: Vec<[usize; 3]>,
+    /// qhull's vertex-list order and per-triangle corner order, when the hull is qhull's (they
+    /// decide the order of MuJoCo's graph, see [`Hull::graph`]).
+    pub qhull_order: Option<(Vec<usize>, Vec<[usize; 3]>)>,
 }
 
 /// Why no hull could be built.
@@ -364,16 +367,16 @@ pub fn convex_hull(pts: &[f64], maxhullvert: Option<usize>) -> Result<Hull, Hull
     // In general position, replay qhull's facet order (see `super::qhull`); keep it only if it
     // found the same polytope.
     if maxhullvert.is_none() {
-        if let Some(qfaces) = super::qhull::qhull_faces(pts) {
-            let mut qv: Vec<usize> = qfaces.iter().flatten().copied().collect();
+        if let Some(q) = super::qhull::qhull_hull(pts) {
+            let mut qv: Vec<usize> = q.faces.iter().flatten().copied().collect();
             qv.sort_unstable();
             qv.dedup();
-            if qv == vert && qfaces.len() == faces.len() {
-                return Ok(Hull { vert, face: qfaces });
+            if qv == vert && q.faces.len() == faces.len() {
+                return Ok(Hull { vert, face: q.faces, qhull_order: Some((q.vertices, q.facet_vertices)) });
             }
         }
     }
-    Ok(Hull { vert, face: faces })
+    Ok(Hull { vert, face: faces, qhull_order: None })
 }
 
 impl Hull {
@@ -383,16 +386,32 @@ impl Hull {
     /// edge_localid[numvert + 3*numface], face_globalid[3*numface]`. For hull vertex `i`,
     /// `edge_localid[vert_edgeadr[i]..]` lists its neighbours (as hull-local indices) and ends
     /// with -1; `vert_globalid` and `face_globalid` are indices into the mesh vertices.
+    ///
+    /// For a hull from qhull's build ([`Hull::qhull_order`]) the vertices come in qhull's
+    /// vertex-list order and each vertex's neighbours as MuJoCo's compiler meets them: its
+    /// triangles in facet-list order, each triangle's corners in qhull's order (checked against
+    /// MuJoCo 4.0.0's `mesh_graph`, `tests/mesh_qhull.rs`). The order matters to the collision:
+    /// multi-contact walks a vertex's edges in this order and keeps the first that fits.
     pub fn graph(&self) -> Vec<i32> {
-        let nv = self.vert.len();
+        let (vert, corners) = match &self.qhull_order {
+            Some((v, c)) => (v.as_slice(), c.as_slice()),
+            None => (self.vert.as_slice(), self.face.as_slice()),
+        };
+        let nv = vert.len();
         let nf = self.face.len();
-        let local: HashMap<usize, usize> = self.vert.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let local: HashMap<usize, usize> = vert.iter().enumerate().map(|(i, &v)| (v, i)).collect();
         // Neighbours of each vertex in the order its faces are met.
         let mut nbr: Vec<Vec<i32>> = vec![Vec::new(); nv];
-        for f in &self.face {
+        for f in corners {
             for k in 0..3 {
                 let me = local[&f[k]];
-                for other in [f[(k + 1) % 3], f[(k + 2) % 3]] {
+                // qhull's corner order as it is; otherwise around the triangle from this corner
+                let others = if self.qhull_order.is_some() {
+                    [f[if k == 0 { 1 } else { 0 }], f[if k == 2 { 1 } else { 2 }]]
+                } else {
+                    [f[(k + 1) % 3], f[(k + 2) % 3]]
+                };
+                for other in others {
                     let o = local[&other] as i32;
                     if !nbr[me].contains(&o) {
                         nbr[me].push(o);
@@ -408,7 +427,7 @@ impl Hull {
             g.push(adr);
             adr += list.len() as i32 + 1;
         }
-        g.extend(self.vert.iter().map(|&v| v as i32));
+        g.extend(vert.iter().map(|&v| v as i32));
         for list in &nbr {
             g.extend_from_slice(list);
             g.push(-1);

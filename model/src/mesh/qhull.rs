@@ -63,6 +63,10 @@ struct Qh<'a> {
     scan_new: bool,
     /// qh.findbest_notsharp: the cone was tested and is not sharp.
     notsharp: bool,
+    /// qh.vertex_list: vertex ids in list order.
+    vlist: Vec<usize>,
+    /// Vertices already moved to the end of `vlist` by the current point's new facets.
+    moved: Vec<usize>,
 }
 
 /// Point `i` of a flat xyz array.
@@ -117,6 +121,15 @@ impl<'a> Qh<'a> {
             self.edges.entry(ekey(x, y)).or_default().push(id);
         }
         self.list.push(id);
+        // qhull moves each vertex of a new facet to the end of its vertex list, once per added
+        // point (apex first, then the others in the facet's decreasing-id order).
+        for v in vid {
+            if !self.moved.contains(&v) {
+                self.vlist.retain(|&x| x != v);
+                self.vlist.push(v);
+                self.moved.push(v);
+            }
+        }
         id
     }
 
@@ -295,6 +308,7 @@ impl<'a> Qh<'a> {
 
     /// qh_addpoint for point `p`, the furthest point of facet `start`.
     fn addpoint(&mut self, p: usize, start: usize) {
+        self.moved.clear();
         // Horizon: visible facets breadth-first, moved to the end of the list.
         self.move_to_end(start);
         let mut visible = vec![start];
@@ -405,9 +419,28 @@ fn det_simplex(pts: &[f64], apex: usize, simplex: &[usize]) -> f64 {
     }
 }
 
+/// The hull as qhull leaves it, in point indices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QhullHull {
+    /// Triangles in facet-list order, counter-clockwise from outside (MuJoCo's `mesh_graph`
+    /// faces).
+    pub faces: Vec<[usize; 3]>,
+    /// Corners in qhull's vertex-list order (MuJoCo's `vert_globalid`).
+    pub vertices: Vec<usize>,
+    /// Each triangle's corners in qhull's own order (decreasing vertex id), which decides the
+    /// order of each corner's neighbours in MuJoCo's graph.
+    pub facet_vertices: Vec<[usize; 3]>,
+}
+
 /// Triangles of the hull of `pts` in MuJoCo's `mesh_graph` order (counter-clockwise from
 /// outside), or `None` if the input needs qhull's facet merging (see the module docs).
 pub fn qhull_faces(pts: &[f64]) -> Option<Vec<[usize; 3]>> {
+    qhull_hull(pts).map(|h| h.faces)
+}
+
+/// The hull of `pts` as qhull builds it (see [`QhullHull`]), or `None` if the input needs
+/// qhull's facet merging (see the module docs).
+pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
     let n = pts.len() / 3;
     if n < 4 {
         return None;
@@ -484,6 +517,8 @@ pub fn qhull_faces(pts: &[f64]) -> Option<Vec<[usize; 3]>> {
         bail: false,
         scan_new: false,
         notsharp: false,
+        vlist: vec![1, 2, 3, 4],
+        moved: vec![1, 2, 3, 4],
     };
     let desc = [4, 3, 2, 1];
     for skip in 0..4 {
@@ -553,13 +588,21 @@ pub fn qhull_faces(pts: &[f64]) -> Option<Vec<[usize; 3]>> {
         }
     }
     // Output: vertex order with the orientation made counter-clockwise from outside.
-    let mut out = Vec::new();
+    let mut faces = Vec::new();
+    let mut facet_vertices = Vec::new();
+    let mut used = vec![false; qh.vpoint.len()];
     for &f in &qh.list {
         let fc = &qh.facets[f];
         let [a, b, c] = fc.vid.map(|v| qh.vpoint[v]);
         let (pa, pb, pc) = (pt(pts, a), pt(pts, b), pt(pts, c));
         let nrm = cross(&sub(&pb, &pa), &sub(&pc, &pa));
-        out.push(if dot3(&nrm, &fc.normal) > 0.0 { [a, b, c] } else { [b, a, c] });
+        faces.push(if dot3(&nrm, &fc.normal) > 0.0 { [a, b, c] } else { [b, a, c] });
+        facet_vertices.push([a, b, c]);
+        for v in fc.vid {
+            used[v] = true;
+        }
     }
-    Some(out)
+    // vertices left inside the hull were deleted from the list
+    let vertices = qh.vlist.iter().filter(|&&v| used[v]).map(|&v| qh.vpoint[v]).collect();
+    Some(QhullHull { faces, vertices, facet_vertices })
 }
