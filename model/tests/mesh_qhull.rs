@@ -103,6 +103,168 @@ fn tetrahedron_stl_matches_qhull_face_list() {
     assert_eq!(h.face, vec![[2, 3, 0], [1, 2, 0], [3, 1, 0], [1, 3, 2]]);
 }
 
+/// Hull faces and polygons of `pts` (f32 coordinates, as MuJoCo reads them).
+fn faces_and_polygons(pts: &[f32]) -> (Vec<[usize; 3]>, Vec<Vec<usize>>) {
+    let pts: Vec<f64> = pts.iter().map(|&x| x as f64).collect();
+    let h = convex_hull(&pts, None).unwrap();
+    let polys = make_polygons(&pts, &h.face);
+    (h.face, polys)
+}
+
+// Flat facets: qhull merges each new facet that lies on a coplanar horizon into it and `Qt`
+// triangulates the merged facets at the end of the list (fans from their newest vertex).
+// References: Python mujoco 4.0.0 on `<mesh name="m" vertex="..."/>` with these points, read
+// out as in the module docs.
+
+#[test]
+fn unit_cube_matches_qhull_face_list() {
+    let cube =
+        [-1., -1., -1., 1., -1., -1., 1., 1., -1., 1., 1., 1., 1., -1., 1., -1., 1., -1., -1., 1., 1., -1., -1., 1.];
+    let (faces, polys) = faces_and_polygons(&cube);
+    let want = [
+        [3, 4, 2],
+        [2, 4, 1],
+        [5, 2, 1],
+        [5, 1, 0],
+        [4, 7, 1],
+        [1, 7, 0],
+        [6, 3, 2],
+        [5, 6, 2],
+        [6, 4, 3],
+        [6, 7, 4],
+        [6, 5, 0],
+        [7, 6, 0],
+    ];
+    assert_eq!(faces, want);
+    let want_polys = [[6, 5, 0, 7], [4, 3, 6, 7], [4, 7, 0, 1], [5, 2, 1, 0], [6, 3, 2, 5], [3, 4, 1, 2]];
+    assert_eq!(polys, want_polys.map(|p| p.to_vec()));
+}
+
+#[test]
+fn square_pyramid_matches_qhull_face_list() {
+    // The first two x-extremes and the apex are collinear in (x, y), so qhull's initial
+    // simplex scans all points for its third vertex.
+    let pyr = [-0.2, -0.2, 0., 0.2, 0.2, 0., 0.2, -0.2, 0., -0.2, 0.2, 0., 0., 0., 0.4];
+    let (faces, polys) = faces_and_polygons(&pyr);
+    assert_eq!(faces, [[2, 4, 0], [4, 2, 1], [4, 3, 0], [3, 4, 1], [2, 3, 1], [3, 2, 0]]);
+    let want_polys: [&[usize]; 5] = [&[3, 4, 1], &[4, 3, 0], &[4, 2, 1], &[3, 1, 2, 0], &[2, 4, 0]];
+    assert_eq!(polys, want_polys.map(|p| p.to_vec()));
+}
+
+#[test]
+fn hexagonal_prism_matches_qhull_face_list() {
+    // Regular hexagon (cos, sin of k * 60 degrees, rounded to f32) at z = 0 and z = 1: the
+    // hexagons are fans of 4 triangles whose ridges through the fan's apex make no triangle.
+    let (c, s, e) = (0.5_f32, 0.866_025_4_f32, 1.224_646_9e-16_f32);
+    let hex = [
+        1., 0., 0., c, s, 0., -c, s, 0., -1., e, 0., -c, -s, 0., c, -s, 0., //
+        1., 0., 1., c, s, 1., -c, s, 1., -1., e, 1., -c, -s, 1., c, -s, 1.,
+    ];
+    let (faces, polys) = faces_and_polygons(&hex);
+    let want = [
+        [4, 10, 3],
+        [10, 9, 3],
+        [1, 7, 0],
+        [7, 6, 0],
+        [11, 5, 0],
+        [6, 11, 0],
+        [5, 11, 4],
+        [11, 10, 4],
+        [5, 2, 0],
+        [2, 4, 3],
+        [2, 5, 4],
+        [2, 1, 0],
+        [10, 8, 9],
+        [7, 8, 6],
+        [8, 11, 6],
+        [11, 8, 10],
+        [9, 8, 3],
+        [8, 2, 3],
+        [8, 7, 1],
+        [2, 8, 1],
+    ];
+    assert_eq!(faces, want);
+    let want_polys: [&[usize]; 8] = [
+        &[8, 7, 1, 2],
+        &[9, 8, 2, 3],
+        &[0, 5, 4, 3, 2, 1],
+        &[5, 11, 10, 4],
+        &[11, 5, 0, 6],
+        &[8, 9, 10, 11, 6, 7],
+        &[1, 7, 6, 0],
+        &[4, 10, 9, 3],
+    ];
+    assert_eq!(polys, want_polys.map(|p| p.to_vec()));
+}
+
+#[test]
+fn dodecahedron_stl_matches_qhull_face_list_and_polygons() {
+    // mjx/mujoco/mjx/test_data/convex.xml, mesh "dodecahedron" (scale 0.04). The pentagon
+    // (9, 8, 5, 0, 3) has triangle normals with azimuths of both signs around 0: rounded to
+    // -0.0 and +0.0 they are one key for MuJoCo (14 polygons, not 16).
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/mjcf/corpus");
+    let rel = "mjx/mujoco/mjx/test_data/meshes/dodecahedron.stl";
+    let spec = MeshSpec { file: Some(rel.into()), scale: [0.04; 3], need_hull: true, ..Default::default() };
+    let m = load_mesh(&spec, &dir).unwrap();
+    let h = m.hull.as_ref().unwrap();
+    let want: [[usize; 3]; 36] = [
+        [13, 7, 5],
+        [7, 1, 5],
+        [4, 1, 11],
+        [8, 9, 13],
+        [8, 13, 5],
+        [9, 8, 5],
+        [3, 9, 5],
+        [4, 3, 1],
+        [9, 3, 15],
+        [9, 17, 13],
+        [6, 7, 11],
+        [1, 6, 11],
+        [7, 6, 1],
+        [7, 18, 11],
+        [17, 18, 13],
+        [18, 17, 19],
+        [4, 16, 15],
+        [18, 16, 11],
+        [16, 18, 19],
+        [16, 17, 15],
+        [17, 16, 19],
+        [1, 0, 5],
+        [0, 3, 5],
+        [3, 0, 1],
+        [2, 4, 15],
+        [3, 2, 15],
+        [2, 3, 4],
+        [14, 9, 15],
+        [17, 14, 15],
+        [14, 17, 9],
+        [12, 7, 13],
+        [18, 12, 13],
+        [12, 18, 7],
+        [10, 4, 11],
+        [16, 10, 11],
+        [10, 16, 4],
+    ];
+    assert_eq!(h.face, want);
+    let want_polys: [&[i32]; 14] = [
+        &[15, 16, 19, 17, 14],
+        &[16, 18, 19],
+        &[14, 9, 15],
+        &[9, 8, 5, 0, 3],
+        &[18, 16, 10, 11],
+        &[6, 7, 12, 18, 11],
+        &[16, 15, 2, 4, 10],
+        &[13, 17, 19, 18, 12],
+        &[1, 4, 2, 3, 0],
+        &[8, 9, 14, 17, 13],
+        &[4, 1, 6, 11, 10],
+        &[9, 3, 2, 15],
+        &[5, 7, 6, 1, 0],
+        &[7, 5, 8, 13, 12],
+    ];
+    assert_eq!(m.polygon, want_polys.map(|p| p.to_vec()));
+}
+
 #[test]
 fn general_position_cloud_graph_matches_mujoco() {
     // The same probe's `mesh_graph`: vertex order (qhull's vertex list: each new facet moves its

@@ -25,8 +25,9 @@
 //!
 //! Face order: without `maxhullvert`, [`convex_hull`] returns the faces in qhull's facet-list
 //! order and rotation (as MuJoCo stores them in `mesh_graph`) whenever [`super::qhull`] can
-//! replay qhull's build, i.e. the points are in general position (no facet merging); flat
-//! facets (boxes, dodecahedra, grids) still get this module's own order and triangulation.
+//! replay qhull's build, including the coplanar-horizon merges and `Qt` triangulation of flat
+//! facets (boxes, pyramids, dodecahedra); cases it does not replay keep this module's own order
+//! and triangulation.
 
 use std::collections::HashMap;
 
@@ -364,15 +365,23 @@ pub fn convex_hull(pts: &[f64], maxhullvert: Option<usize>) -> Result<Hull, Hull
     let mut vert: Vec<usize> = faces.iter().flatten().copied().collect();
     vert.sort_unstable();
     vert.dedup();
-    // In general position, replay qhull's facet order (see `super::qhull`); keep it only if it
-    // found the same polytope.
+    // Replay qhull's facet order (see `super::qhull`); keep it only if it found the same
+    // polytope.
     if maxhullvert.is_none() {
         if let Some(q) = super::qhull::qhull_hull(pts) {
-            let mut qv: Vec<usize> = q.faces.iter().flatten().copied().collect();
+            let qfaces = q.faces;
+            let mut qv: Vec<usize> = qfaces.iter().flatten().copied().collect();
             qv.sort_unstable();
             qv.dedup();
-            if qv == vert && q.faces.len() == faces.len() {
-                return Ok(Hull { vert, face: q.faces, qhull_order: Some((q.vertices, q.facet_vertices)) });
+            // Same corners (by coordinates: with repeated points qhull may keep another copy
+            // than the quickhull above) and the same number of triangles.
+            let coords = |v: &[usize]| {
+                let mut c: Vec<[u64; 3]> = v.iter().map(|&i| pt(pts, i).map(f64::to_bits)).collect();
+                c.sort_unstable();
+                c
+            };
+            if qfaces.len() == faces.len() && coords(&qv) == coords(&vert) {
+                return Ok(Hull { vert: qv, face: qfaces, qhull_order: Some((q.vertices, q.facet_vertices)) });
             }
         }
     }

@@ -28,6 +28,7 @@ pub mod obj;
 pub mod polygon;
 mod process;
 pub mod qhull;
+mod qhull_merge;
 pub mod stl;
 
 use std::path::{Path, PathBuf};

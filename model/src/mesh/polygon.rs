@@ -26,11 +26,10 @@
 //! (`mesh_graph`) as input, this order reproduced `mesh_polyvert` of the 8-vertex mesh of
 //! `tests/narrowphase_oracle.rs` exactly, where the libstdc++ order did not.
 //!
-//! What still differs from MuJoCo: for hulls with flat facets the faces come from
-//! [`super::hull`]'s own quickhull, whose face order and vertex rotation are not qhull's, and
-//! both the map order and each cycle's start depend on them (in general position
-//! [`super::qhull`] supplies qhull's order). The set of cycles (up to rotation) and their
-//! normals (to rounding) agree.
+//! What still differs from MuJoCo: for the hulls that [`super::qhull`] cannot replay (see its
+//! docs) the faces come from [`super::hull`]'s own quickhull, whose face order and vertex
+//! rotation are not qhull's, and both the map order and each cycle's start depend on them. The
+//! set of cycles (up to rotation) and their normals (to rounding) agree.
 
 use std::collections::HashMap;
 
@@ -157,10 +156,15 @@ pub fn make_polygons(raw: &[f64], faces: &[[usize; 3]]) -> Vec<Vec<usize>> {
     for f in faces {
         let p = |i: usize| &raw[3 * f[i]..3 * f[i] + 3];
         let Some((theta, phi)) = key(p(0), p(1), p(2)) else { continue };
-        match index.get(&(theta.to_bits(), phi.to_bits())) {
+        // The compiler's map compares keys with `==`, so a rounded -0.0 (an azimuth just
+        // below zero) is the same key as +0.0: adding 0.0 folds both into +0.0 (measured on
+        // the dodecahedron of mjx's convex.xml, whose pentagon (9, 8, 5, 0, 3) has
+        // azimuths of both signs and is one polygon in MuJoCo 4.0.0).
+        let bits = ((theta + 0.0).to_bits(), (phi + 0.0).to_bits());
+        match index.get(&bits) {
             Some(&k) => pieces[k].insert(f[0], f[1], f[2]),
             None => {
-                index.insert((theta.to_bits(), phi.to_bits()), pieces.len());
+                index.insert(bits, pieces.len());
                 pieces.push(Piece::new(f[0], f[1], f[2]));
                 order.insert(key_hash(theta, phi));
             }

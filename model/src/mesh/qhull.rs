@@ -1,4 +1,4 @@
-//! Emulation of qhull's facet order for convex hulls in general position.
+//! Emulation of qhull's facet order, for hulls in general position and hulls with flat facets.
 //!
 //! MuJoCo stores the hull triangles in the order of qhull's facet list, each rotated by qhull's
 //! vertex order (vertices sorted by decreasing vertex id, the first two swapped when the facet
@@ -7,149 +7,268 @@
 //!
 //! 1. Extreme points per axis (strict comparisons; the minimum is only updated when the point
 //!    is not a new maximum), then the initial simplex: least and greatest x among them, then
-//!    the point of largest |det| among the extremes (first wins ties), falling back to all
-//!    points when the best is degenerate. Vertex ids 1..4 go to the simplex points in that order.
+//!    the point of largest |det| among the extremes (first wins ties; qhull's `det3_` expansion,
+//!    whose rounding decides ties between symmetric points), scanning all points in input order
+//!    when the best is nearly zero or below 1e-3 of the expected size. Vertex ids 1..4 go to
+//!    the simplex points in that order.
 //! 2. The four initial facets omit the vertices in decreasing-id order; facet list = that order.
 //! 3. Partition: each facet in list order takes the remaining points that are at least
-//!    `distoutside` above it (furthest point kept last); the facet of the overall furthest point
-//!    is moved to the front.
+//!    `distoutside` above it (furthest point kept last); the points left over are partitioned
+//!    one by one by scanning all facets; the facet of the overall furthest point moves first.
 //! 4. Loop: the first facet (from `facet_next`) with outside points gives its last point. The
-//!    visible facets are found breadth-first in neighbour order (neighbour `i` is opposite vertex
-//!    `i`) and moved to the end of the list; for each visible facet in that order, each horizon
-//!    neighbour in neighbour order gets a new facet appended (apex first). The outside points of
-//!    each visible facet go, in set order, to the new facet found by a greedy walk from the last
-//!    facet made for that visible facet (qh_findbest), then the best horizon facet search.
-//!    A facet that receives its first outside point is moved behind `facet_next`.
+//!    visible facets are found breadth-first in neighbour order and moved to the end of the
+//!    list; a neighbour within `MINvisible` of the point is a coplanar horizon. For each visible
+//!    facet in that order, new facets are appended: one per ridge with a horizon facet (in ridge
+//!    order) when the facet has explicit ridges, then one per horizon neighbour without a ridge
+//!    (neighbour order, apex first). New facets on a coplanar horizon merge into it
+//!    ([`super::qhull_merge`]). The outside points of each visible facet go, in set order, to the
+//!    new facet found by a greedy walk from its replacement (qh_findbest), then the best horizon
+//!    facet search; after a merge (a non-simplicial new facet) all new facets are scanned
+//!    (qh_findbestnew). A facet that receives its first outside point moves behind
+//!    `facet_next`.
+//! 5. Output (`Qt`): simplicial facets in list order, then the fans of the merged facets.
 //!
-//! Merging of coplanar facets and the triangulation of merged facets (`Qt`) are not emulated:
-//! [`qhull_faces`] returns `None` whenever a point comes within qhull's merge tolerances of a
-//! facet plane, and the caller falls back to [`super::hull`]'s own order.
+//! Planes and distances use qhull's arithmetic bit for bit (qh_sethyperplane_det with its
+//! Gaussian-elimination fallback for thin triangles, qh_normalize2, qh_distplane's summation
+//! order): nearly coplanar facets make ties that the last bit decides (measured on MuJoCo's
+//! `supersphere` meshes of model/surfacevel/carousel.xml, where the previous `dot + offset`
+//! order picked another facet in a findbest walk and the face order diverged after ~1300
+//! facets).
+//!
+//! Not replayed (then [`qhull_faces`] returns `None` and the caller keeps [`super::hull`]'s own
+//! order): merges of non-convex or coplanar new facets (qh_all_merges), renaming a vertex of a
+//! merged facet that only one other facet shares (qh_rename_sharedvertex: a point on a straight
+//! hull edge, e.g. lattice points or makemesh's `supertorus`/`supersphere` with flat parts),
+//! redundant or degenerate neighbours, zero pivots.
+//!
+//! Validated against Python `mujoco` 4.0.0 (`mesh_graph` faces and `mesh_poly*`): identical for
+//! 56 of the 60 hulls of the MJCF corpus (boxes, cubelets, pyramid, dodecahedron, icosahedron,
+//! carousel's bags and ring, bunnies, dice, makemesh's builtins; the other four need vertex
+//! renaming and fall back), for random normal clouds, regular prisms and antiprisms, and random
+//! points on box surfaces.
 
 use std::collections::HashMap;
 
 use super::mass::{cross, dot3};
 
-/// A simplicial facet: vertex ids (decreasing) and their points.
-struct Facet {
-    vid: [usize; 3],
-    normal: [f64; 3],
-    offset: f64,
-    outside: Vec<usize>,
-    furthest: f64,
-    alive: bool,
-    visible: bool,
-    newfacet: bool,
-    replace: Option<usize>,
+/// A facet: vertex ids (decreasing), neighbours and ridges in qhull's set order.
+pub(super) struct Facet {
+    pub(super) vid: Vec<usize>,
+    /// Neighbour facets; for a simplicial facet neighbour `i` is opposite vertex `i`.
+    pub(super) nb: Vec<usize>,
+    /// Explicit ridges (`None` until qhull allocates the set).
+    pub(super) ridges: Option<Vec<usize>>,
+    pub(super) simplicial: bool,
+    pub(super) normal: [f64; 3],
+    pub(super) offset: f64,
+    /// False for a new facet that will merge into its coplanar horizon (qhull makes no plane).
+    pub(super) has_plane: bool,
+    pub(super) outside: Vec<usize>,
+    pub(super) furthest: f64,
+    pub(super) visible: bool,
+    pub(super) newfacet: bool,
+    pub(super) replace: Option<usize>,
+    pub(super) coplanarhorizon: bool,
+    pub(super) mergehorizon: bool,
+    /// Merged in the current step (qhull's `newmerge`).
+    pub(super) newmerge: bool,
+    /// Next facet of the cycle of new facets sharing one coplanar horizon.
+    pub(super) samecycle: Option<usize>,
+    pub(super) newcycle: Option<usize>,
+    pub(super) seen: bool,
+}
+
+/// A ridge (edge) between two facets, vertex ids decreasing.
+pub(super) struct Ridge {
+    pub(super) v: [usize; 2],
+    pub(super) f: [usize; 2],
 }
 
 /// The emulated qhull state.
-struct Qh<'a> {
-    pts: &'a [f64],
+pub(super) struct Qh<'a> {
+    pub(super) pts: &'a [f64],
     /// Point index of each vertex id.
-    vpoint: Vec<usize>,
-    facets: Vec<Facet>,
-    /// Facet list order (qh.facet_list).
-    list: Vec<usize>,
+    pub(super) vpoint: Vec<usize>,
+    pub(super) facets: Vec<Facet>,
+    pub(super) ridges: Vec<Ridge>,
+    /// Facet list order (qh.facet_list), without visible facets once they are deleted.
+    pub(super) list: Vec<usize>,
     /// Index into `list` of qh.facet_next (`list.len()` = tail).
-    next: usize,
-    /// Live facets on each undirected edge (by vertex id).
-    edges: HashMap<(usize, usize), Vec<usize>>,
-    interior: [f64; 3],
-    min_visible: f64,
-    min_outside: f64,
-    /// Set when a tolerance case arises that needs qhull's merging.
-    bail: bool,
+    pub(super) next: usize,
+    pub(super) interior: [f64; 3],
+    pub(super) min_visible: f64,
+    pub(super) min_outside: f64,
+    /// qh.max_outside (raised by coplanar horizons above a facet).
+    pub(super) max_outside: f64,
+    /// Number of merges so far (qhull widens its searches after 50).
+    pub(super) merges: usize,
+    /// Set when a case arises that this emulation does not cover.
+    pub(super) bail: bool,
     /// qh.findbestnew: partition by scanning all new facets (set when the cone is sharp).
     scan_new: bool,
     /// qh.findbest_notsharp: the cone was tested and is not sharp.
     notsharp: bool,
     /// qh.vertex_list: vertex ids in list order.
-    vlist: Vec<usize>,
+    pub(super) vlist: Vec<usize>,
     /// Vertices already moved to the end of `vlist` by the current point's new facets.
-    moved: Vec<usize>,
+    pub(super) moved: Vec<usize>,
 }
 
 /// Point `i` of a flat xyz array.
-fn pt(pts: &[f64], i: usize) -> [f64; 3] {
+pub(super) fn pt(pts: &[f64], i: usize) -> [f64; 3] {
     [pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]]
 }
 
-/// `a - b`.
-fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+/// qh_sethyperplane_gauss for a triangle (rows `p1 - p0`, `p2 - p0`): partial pivoting,
+/// back substitution from a last normal component of 1, normalisation and qhull's offset sum.
+/// The sign is fixed by the caller (negation is exact). `None` for a zero pivot.
+fn gauss_plane(p0: &[f64; 3], p1: &[f64; 3], p2: &[f64; 3]) -> Option<([f64; 3], f64)> {
+    let mut rows = [sub(p1, p0), sub(p2, p0)];
+    if rows[1][0].abs() > rows[0][0].abs() {
+        rows.swap(0, 1);
+    }
+    let pivot = rows[0][0];
+    if pivot == 0.0 {
+        return None;
+    }
+    let m = rows[1][0] / pivot;
+    let r0 = rows[0];
+    for (x, y) in rows[1].iter_mut().zip(r0).skip(1) {
+        *x -= m * y;
+    }
+    let mut n = [0.0, 0.0, 1.0];
+    for i in (0..2).rev() {
+        let mut v = 0.0;
+        for j in i + 1..3 {
+            v -= rows[i][j] * n[j];
+        }
+        if rows[i][i] == 0.0 {
+            return None;
+        }
+        n[i] = v / rows[i][i];
+    }
+    let norm = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    n = n.map(|x| x / norm);
+    let mut offset = -(p0[0] * n[0]);
+    offset -= p0[1] * n[1];
+    offset -= p0[2] * n[2];
+    Some((n, offset))
 }
 
-/// Undirected edge key.
-fn ekey(a: usize, b: usize) -> (usize, usize) {
-    (a.min(b), a.max(b))
+/// Signed distance of `x` above the plane (normal `n`, offset `off`), summed as qh_distplane.
+pub(super) fn plane_dist(n: &[f64; 3], off: f64, x: &[f64; 3]) -> f64 {
+    off + x[0] * n[0] + x[1] * n[1] + x[2] * n[2]
+}
+
+/// `a - b`.
+pub(super) fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
 impl<'a> Qh<'a> {
     /// Coordinates of vertex id `v`.
-    fn vp(&self, v: usize) -> [f64; 3] {
+    pub(super) fn vp(&self, v: usize) -> [f64; 3] {
         pt(self.pts, self.vpoint[v])
     }
 
     /// Signed distance of point `p` above facet `f`.
-    fn dist(&self, f: usize, p: usize) -> f64 {
-        let x = pt(self.pts, p);
-        dot3(&self.facets[f].normal, &x) + self.facets[f].offset
+    pub(super) fn dist(&self, f: usize, p: usize) -> f64 {
+        plane_dist(&self.facets[f].normal, self.facets[f].offset, &pt(self.pts, p))
     }
 
-    /// Creates facet with vertex ids `vid` (decreasing), oriented away from the interior point.
-    fn make(&mut self, vid: [usize; 3]) -> usize {
-        let (a, b, c) = (self.vp(vid[0]), self.vp(vid[1]), self.vp(vid[2]));
-        let mut n = cross(&sub(&b, &a), &sub(&c, &a));
-        let len = dot3(&n, &n).sqrt();
-        n = [n[0] / len, n[1] / len, n[2] / len];
-        if dot3(&n, &sub(&self.interior, &a)) > 0.0 {
-            n = [-n[0], -n[1], -n[2]];
-        }
+    /// qhull's DISToutside: how far above a facet a point is certainly outside.
+    fn dist_outside(&self) -> f64 {
+        let k = if self.merges > 50 { 2.0 } else { 1.0 };
+        k * (2.0 * self.min_outside).max(self.max_outside)
+    }
+
+    /// qhull's SEARCHdist for the horizon search.
+    fn search_dist(&self) -> f64 {
+        let k = if self.merges > 50 { 2.0 } else { 1.0 };
+        k * (self.max_outside + self.min_visible + self.min_visible)
+    }
+
+    /// Creates a simplicial facet with vertex ids `vid` (decreasing) appended to the list.
+    pub(super) fn make(&mut self, vid: [usize; 3], nb: Vec<usize>) -> usize {
         let id = self.facets.len();
         self.facets.push(Facet {
-            vid,
-            normal: n,
-            offset: -dot3(&n, &a),
+            vid: vid.to_vec(),
+            nb,
+            ridges: None,
+            simplicial: true,
+            normal: [0.0; 3],
+            offset: 0.0,
+            has_plane: false,
             outside: Vec::new(),
             furthest: 0.0,
-            alive: true,
             visible: false,
             newfacet: true,
             replace: None,
+            coplanarhorizon: false,
+            mergehorizon: false,
+            newmerge: false,
+            samecycle: None,
+            newcycle: None,
+            seen: false,
         });
-        for (x, y) in [(vid[0], vid[1]), (vid[1], vid[2]), (vid[0], vid[2])] {
-            self.edges.entry(ekey(x, y)).or_default().push(id);
-        }
         self.list.push(id);
-        // qhull moves each vertex of a new facet to the end of its vertex list, once per added
-        // point (apex first, then the others in the facet's decreasing-id order).
-        for v in vid {
+        self.touch(&vid);
+        id
+    }
+
+    /// qhull moves each vertex of a new facet to the end of its vertex list, once per added
+    /// point (apex first, then the others in the facet's decreasing-id order).
+    pub(super) fn touch(&mut self, vid: &[usize]) {
+        for &v in vid {
             if !self.moved.contains(&v) {
                 self.vlist.retain(|&x| x != v);
                 self.vlist.push(v);
                 self.moved.push(v);
             }
         }
-        id
     }
 
-    /// Neighbours of `f` in qhull's order (neighbour `i` is opposite vertex `i`).
-    fn neighbors(&self, f: usize) -> [Option<usize>; 3] {
-        let v = self.facets[f].vid;
-        let mut out = [None; 3];
-        for (i, o) in out.iter_mut().enumerate() {
-            let (x, y) = match i {
-                0 => (v[1], v[2]),
-                1 => (v[0], v[2]),
-                _ => (v[0], v[1]),
-            };
-            *o = self.edges.get(&ekey(x, y)).and_then(|l| l.iter().copied().find(|&g| g != f));
+    /// Sets the hyperplane of facet `f` through its first three vertices, oriented away from
+    /// the interior point, with qhull's arithmetic (qh_sethyperplane_det, qh_normalize2):
+    /// distances that decide ties between nearly coplanar facets depend on the last bit.
+    fn set_plane(&mut self, f: usize) {
+        let v = &self.facets[f].vid;
+        let (p0, p1, p2) = (self.vp(v[0]), self.vp(v[1]), self.vp(v[2]));
+        let d1 = sub(&p1, &p0);
+        let d2 = sub(&p2, &p0);
+        let mut n = [d2[1] * d1[2] - d2[2] * d1[1], d1[0] * d2[2] - d1[2] * d2[0], d2[0] * d1[1] - d2[1] * d1[0]];
+        let mut norm = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        // qhull picks the sign from the facet's orientation flag; the result is the normal
+        // pointing away from the interior, and negating the divisor negates exactly.
+        let out = sub(&p0, &self.interior);
+        if n[0] * out[0] + n[1] * out[1] + n[2] * out[2] < 0.0 {
+            norm = -norm;
         }
-        out
+        n = [n[0] / norm, n[1] / norm, n[2] / norm];
+        let offset = -(p0[0] * n[0] + p0[1] * n[1] + p0[2] * n[2]);
+        // A plane that misses its own vertices by more than the round-off is recomputed by
+        // Gaussian elimination (qh_sethyperplane_gauss), as qhull does for thin triangles.
+        let (mut n, mut offset) = (n, offset);
+        let near = [p1, p2]
+            .iter()
+            .any(|q| (offset + (q[0] * n[0] + q[1] * n[1] + q[2] * n[2])).abs() > 0.5 * self.min_visible);
+        if near {
+            match gauss_plane(&p0, &p1, &p2) {
+                Some((gn, go)) => {
+                    let inside = plane_dist(&gn, go, &self.interior);
+                    (n, offset) = if inside > 0.0 { (gn.map(|x| -x), -go) } else { (gn, go) };
+                }
+                None => self.bail = true,
+            }
+        }
+        let fc = &mut self.facets[f];
+        fc.normal = n;
+        fc.offset = offset;
+        fc.has_plane = true;
     }
 
     /// Removes facet `f` from the list (advancing `facet_next` past it).
-    fn remove(&mut self, f: usize) {
+    pub(super) fn remove(&mut self, f: usize) {
         let pos = self.list.iter().position(|&g| g == f).expect("facet in list");
         self.list.remove(pos);
         if pos < self.next {
@@ -158,15 +277,20 @@ impl<'a> Qh<'a> {
     }
 
     /// Moves facet `f` to the end of the list.
-    fn move_to_end(&mut self, f: usize) {
+    pub(super) fn move_to_end(&mut self, f: usize) {
         self.remove(f);
         self.list.push(f);
+    }
+
+    /// Index in `list` of the first new facet (qh.newfacet_list).
+    fn first_new(&self) -> usize {
+        self.list.iter().position(|&g| self.facets[g].newfacet).unwrap_or(self.list.len())
     }
 
     /// Whether the normals of the new facets (list order from the first new facet) leave
     /// the sign pattern of the first one (qh_sharpnewfacets).
     fn sharp(&self) -> bool {
-        let first = self.list.iter().position(|&g| self.facets[g].newfacet).unwrap_or(self.list.len());
+        let first = self.first_new();
         let q = |g: usize| self.facets[g].normal.map(|x| x > 0.0);
         let Some(&f0) = self.list.get(first) else { return false };
         self.list[first..].iter().any(|&g| q(g) != q(f0))
@@ -175,10 +299,10 @@ impl<'a> Qh<'a> {
     /// qh_findbestnew: scan the new facets from `start` (wrapping to the first new facet),
     /// early out when clearly outside, then the horizon search.
     fn findbestnew(&self, p: usize, start: usize) -> (usize, f64) {
-        let first = self.list.iter().position(|&g| self.facets[g].newfacet).unwrap_or(self.list.len());
+        let first = self.first_new();
         let s = self.list.iter().position(|&g| g == start).unwrap_or(first);
         let order = self.list[s..].iter().chain(self.list[first.min(s)..s].iter());
-        let distoutside = 2.0 * self.min_outside;
+        let distoutside = self.dist_outside();
         let mut best: Option<usize> = None;
         let mut bestdist = f64::MIN / 2.0;
         for &g in order {
@@ -194,7 +318,7 @@ impl<'a> Qh<'a> {
         self.findbesthorizon(p, best.unwrap_or(start), bestdist)
     }
 
-    /// qh_findbest for a point after new facets were made (no merges).
+    /// qh_findbest for a point after new facets were made.
     fn findbest(&mut self, p: usize, start: usize) -> (usize, f64) {
         if self.scan_new {
             return self.findbestnew(p, start);
@@ -208,7 +332,7 @@ impl<'a> Qh<'a> {
         let mut facet = Some(start);
         while let Some(f) = facet {
             facet = None;
-            for g in self.neighbors(f).into_iter().flatten() {
+            for &g in &self.facets[f].nb {
                 if !self.facets[g].newfacet || visited.contains(&g) {
                     continue;
                 }
@@ -237,7 +361,7 @@ impl<'a> Qh<'a> {
 
     /// qh_findbesthorizon: searches neighbours that are better or nearly as good.
     fn findbesthorizon(&self, p: usize, start: usize, mut bestdist: f64) -> (usize, f64) {
-        let searchdist = self.min_visible + self.min_visible;
+        let searchdist = self.search_dist();
         let mut minsearch = bestdist - searchdist;
         let mut best = start;
         let mut visited = vec![start];
@@ -245,7 +369,7 @@ impl<'a> Qh<'a> {
         let mut facet = Some(start);
         let mut nextfacet: Option<usize> = None;
         while let Some(f) = facet {
-            for g in self.neighbors(f).into_iter().flatten() {
+            for &g in &self.facets[f].nb {
                 if visited.contains(&g) {
                     continue;
                 }
@@ -275,8 +399,9 @@ impl<'a> Qh<'a> {
     fn partition(&mut self, p: usize, start: usize) {
         let (best, d) = self.findbest(p, start);
         if d < self.min_outside {
-            if d > 0.0 {
-                self.bail = true;
+            // A coplanar point (qh_partitioncoplanar) is dropped, but raises qh.max_outside.
+            if d >= -self.min_visible && d > self.max_outside {
+                self.max_outside = d;
             }
             return;
         }
@@ -297,7 +422,7 @@ impl<'a> Qh<'a> {
         if isnew && next_facet != Some(best) {
             if self.facets[best].newfacet {
                 if next_facet.is_some_and(|n| self.facets[n].newfacet) {
-                    self.next = self.list.iter().position(|&g| self.facets[g].newfacet).unwrap_or(self.list.len());
+                    self.next = self.first_new();
                 }
             } else {
                 self.move_to_end(best);
@@ -306,10 +431,9 @@ impl<'a> Qh<'a> {
         }
     }
 
-    /// qh_addpoint for point `p`, the furthest point of facet `start`.
-    fn addpoint(&mut self, p: usize, start: usize) {
-        self.moved.clear();
-        // Horizon: visible facets breadth-first, moved to the end of the list.
+    /// qh_findhorizon: visible facets breadth-first in neighbour order, moved to the end of
+    /// the list; marks coplanar horizon facets.
+    fn findhorizon(&mut self, p: usize, start: usize) -> Vec<usize> {
         self.move_to_end(start);
         let mut visible = vec![start];
         self.facets[start].visible = true;
@@ -318,7 +442,7 @@ impl<'a> Qh<'a> {
         while k < visible.len() {
             let f = visible[k];
             k += 1;
-            for g in self.neighbors(f).into_iter().flatten() {
+            for g in self.facets[f].nb.clone() {
                 if seen.contains(&g) {
                     continue;
                 }
@@ -329,52 +453,89 @@ impl<'a> Qh<'a> {
                     self.facets[g].visible = true;
                     visible.push(g);
                 } else if d >= -self.min_visible {
-                    // Coplanar horizon: qhull would merge.
-                    self.bail = true;
+                    self.facets[g].coplanarhorizon = true;
+                    if d > 0.0 {
+                        self.max_outside = self.max_outside.max(d);
+                    }
+                } else {
+                    self.facets[g].coplanarhorizon = false;
                 }
             }
         }
+        visible
+    }
+
+    /// qh_addpoint for point `p`, the furthest point of facet `start`.
+    fn addpoint(&mut self, p: usize, start: usize) {
+        self.moved.clear();
+        let visible = self.findhorizon(p, start);
         let apex = self.vpoint.len();
         self.vpoint.push(p);
-        // Drop visible facets from the edge map, then create the new facets in order.
+        let first_new_id = self.facets.len();
+        // qh_makenewfacets: note that both "last new facet" variables persist across
+        // visible facets, as in qhull.
+        let (mut nf_simp, mut nf_non) = (None, None);
         for &f in &visible {
-            let v = self.facets[f].vid;
-            for (x, y) in [(v[0], v[1]), (v[1], v[2]), (v[0], v[2])] {
-                if let Some(l) = self.edges.get_mut(&ekey(x, y)) {
-                    l.retain(|&g| g != f);
-                }
+            for g in self.facets[f].nb.clone() {
+                self.facets[g].seen = false;
             }
-            self.facets[f].alive = false;
-        }
-        for &f in &visible {
-            let v = self.facets[f].vid;
-            let mut last = None;
-            for i in 0..3 {
-                let (x, y) = match i {
-                    0 => (v[1], v[2]),
-                    1 => (v[0], v[2]),
-                    _ => (v[0], v[1]),
-                };
-                let horizon = self.edges.get(&ekey(x, y)).and_then(|l| {
-                    l.iter()
-                        .copied()
-                        .find(|&g| !self.facets[g].visible && self.facets[g].alive && !self.facets[g].newfacet)
-                });
-                if horizon.is_none() {
-                    continue;
-                }
-                last = Some(self.make([apex, x, y]));
+            if self.facets[f].ridges.is_some() {
+                nf_non = self.makenew_nonsimplicial(f, apex);
             }
-            self.facets[f].replace = last;
+            if self.facets[f].simplicial {
+                nf_simp = self.makenew_simplicial(f, apex);
+            }
+            if nf_non.is_some() {
+                nf_simp = nf_non;
+            }
+            if nf_simp.is_some() {
+                self.facets[f].replace = nf_simp;
+            }
         }
-        // Partition the outside points of the visible facets.
-        let first_new = self.list.iter().position(|&g| self.facets[g].newfacet).unwrap_or(self.list.len());
+        // qh_matchnewfacets: neighbour i of a new facet is the new facet across the ridge
+        // opposite vertex i.
+        let mut by_ridge: HashMap<usize, Vec<usize>> = HashMap::new();
+        for nf in first_new_id..self.facets.len() {
+            for k in 1..3 {
+                by_ridge.entry(self.facets[nf].vid[k]).or_default().push(nf);
+            }
+        }
+        for nf in first_new_id..self.facets.len() {
+            let v = self.facets[nf].vid.clone();
+            for k in 1..3 {
+                let other = v[3 - k];
+                let m: Vec<usize> = by_ridge[&other].iter().copied().filter(|&g| g != nf).collect();
+                if m.len() != 1 {
+                    self.bail = true;
+                    return;
+                }
+                self.facets[nf].nb.push(m[0]);
+            }
+            if !self.facets[nf].mergehorizon {
+                self.set_plane(nf);
+            }
+        }
+        self.premerge(first_new_id);
+        if self.bail {
+            return;
+        }
+        // After merges qhull partitions by scanning all new facets (qh_findbestnew) when a new
+        // facet is not simplicial or after 50 merges.
+        let first = self.first_new();
+        if self.merges > 50 || self.list[first..].iter().any(|&g| !self.facets[g].simplicial) {
+            self.scan_new = true;
+        }
+        // qh_partitionvisible: outside points of each visible facet, from its replacement.
         for &f in &visible {
             let outside = std::mem::take(&mut self.facets[f].outside);
             if outside.is_empty() {
                 continue;
             }
-            let start = self.facets[f].replace.unwrap_or(self.list[first_new]);
+            let mut start = self.facets[f].replace;
+            while let Some(s) = start.filter(|&s| self.facets[s].visible) {
+                start = self.facets[s].replace;
+            }
+            let start = start.unwrap_or(self.list[self.first_new()]);
             for q in outside {
                 self.partition(q, start);
             }
@@ -385,7 +546,9 @@ impl<'a> Qh<'a> {
             self.remove(f);
         }
         for &g in &self.list {
-            self.facets[g].newfacet = false;
+            let fc = &mut self.facets[g];
+            fc.newfacet = false;
+            fc.coplanarhorizon = false;
         }
     }
 }
@@ -415,7 +578,13 @@ fn det_simplex(pts: &[f64], apex: usize, simplex: &[usize]) -> f64 {
     if r.len() == 2 {
         (r[0][0] * r[1][1] - r[0][1] * r[1][0]).abs()
     } else {
-        dot3(&r[0], &cross(&r[1], &r[2])).abs()
+        // qhull's det3_ expansion along the first column (ties between symmetric candidates
+        // are decided by its rounding).
+        let (a, b, c) = (r[0], r[1], r[2]);
+        let det2 = |p: f64, q: f64, u: f64, v: f64| p * v - q * u;
+        (a[0] * det2(b[1], b[2], c[1], c[2]) - b[0] * det2(a[1], a[2], c[1], c[2])
+            + c[0] * det2(a[1], a[2], b[1], b[2]))
+        .abs()
     }
 }
 
@@ -433,13 +602,13 @@ pub struct QhullHull {
 }
 
 /// Triangles of the hull of `pts` in MuJoCo's `mesh_graph` order (counter-clockwise from
-/// outside), or `None` if the input needs qhull's facet merging (see the module docs).
+/// outside), or `None` where the replay does not cover qhull's build (see the module docs).
 pub fn qhull_faces(pts: &[f64]) -> Option<Vec<[usize; 3]>> {
     qhull_hull(pts).map(|h| h.faces)
 }
 
-/// The hull of `pts` as qhull builds it (see [`QhullHull`]), or `None` if the input needs
-/// qhull's facet merging (see the module docs).
+/// The hull of `pts` as qhull builds it (see [`QhullHull`]), or `None` where the replay does
+/// not cover qhull's build (see the module docs).
 pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
     let n = pts.len() / 3;
     if n < 4 {
@@ -473,6 +642,8 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
     }
     let mut simplex = vec![minx, maxx];
     let mut prevdet = width;
+    // qh_detroundoff's NEARzero for 2 and 3 rows (cumulative sums of the per-axis maxima).
+    let nearzero = [10.0 * 80.0 * (maxabs[0] + maxabs[1]) * f64::EPSILON, 10.0 * 80.0 * maxsum * f64::EPSILON];
     for i in 2..4 {
         let mut best: Option<(usize, f64)> = None;
         for &p in &maxp {
@@ -485,14 +656,33 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
             }
         }
         let target = prevdet * width;
-        let ok = best.is_some_and(|(_, d)| d > 0.0 && d / target >= 1e-3);
-        if !ok {
-            // qhull then scans all points; keep it simple and let the caller fall back.
+        let mindet = 10.0 * 1e-3 * target;
+        let (mut maxpoint, mut maxdet) = best.map_or((None, -1.0), |(p, d)| (Some(p), d));
+        let near = |d: f64| d < nearzero[i - 2];
+        let falsenarrow = maxdet > 0.0 && maxdet / target < 1e-3;
+        if maxpoint.is_none() || near(maxdet) || falsenarrow {
+            // qh_maxsimplex then scans the other points in input order, stopping at the first
+            // one that is clearly better than `mindet`.
+            for p in 0..n {
+                if maxp.contains(&p) || simplex.contains(&p) {
+                    continue;
+                }
+                let d = det_simplex(pts, p, &simplex[..i]);
+                if d > maxdet {
+                    maxdet = d;
+                    maxpoint = Some(p);
+                    if !near(d) && d > mindet {
+                        break;
+                    }
+                }
+            }
+        }
+        let p = maxpoint?;
+        if near(maxdet) {
             return None;
         }
-        let (p, d) = best?;
         simplex.push(p);
-        prevdet = d;
+        prevdet = maxdet;
     }
     let mut interior = [0.0; 3];
     for &s in &simplex {
@@ -508,22 +698,28 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
         pts,
         vpoint,
         facets: Vec::new(),
+        ridges: Vec::new(),
         list: Vec::new(),
         next: 0,
-        edges: HashMap::new(),
         interior,
         min_visible,
         min_outside,
+        max_outside: 0.0,
+        merges: 0,
         bail: false,
         scan_new: false,
         notsharp: false,
-        vlist: vec![1, 2, 3, 4],
+        vlist: vec![4, 3, 2, 1],
         moved: vec![1, 2, 3, 4],
     };
+    // Facet k omits the k-th vertex of (4, 3, 2, 1); its neighbours are the other three
+    // facets in creation order (so neighbour i is opposite vertex i).
     let desc = [4, 3, 2, 1];
     for skip in 0..4 {
         let v: Vec<usize> = desc.iter().copied().filter(|&x| x != desc[skip]).collect();
-        qh.make([v[0], v[1], v[2]]);
+        let nb: Vec<usize> = (0..4).filter(|&k| k != skip).collect();
+        let f = qh.make([v[0], v[1], v[2]], nb);
+        qh.set_plane(f);
     }
     // Partition all other points.
     let distoutside = 2.0 * min_outside;
@@ -552,12 +748,13 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
         }
         rest = keep;
     }
+    // With merging, qhull partitions the points left over by scanning all facets (all new).
+    qh.scan_new = true;
     for &p in &rest {
-        let max = qh.list.iter().map(|&f| qh.dist(f, p)).fold(f64::MIN, f64::max);
-        if max >= -min_visible {
-            return None;
-        }
+        let start = qh.list[0];
+        qh.partition(p, start);
     }
+    qh.scan_new = false;
     for &g in &qh.list {
         qh.facets[g].newfacet = false;
     }
@@ -591,18 +788,18 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
     let mut faces = Vec::new();
     let mut facet_vertices = Vec::new();
     let mut used = vec![false; qh.vpoint.len()];
-    for &f in &qh.list {
+    for (f, vid) in qh.triangulate()? {
         let fc = &qh.facets[f];
-        let [a, b, c] = fc.vid.map(|v| qh.vpoint[v]);
+        let [a, b, c] = vid.map(|v| qh.vpoint[v]);
         let (pa, pb, pc) = (pt(pts, a), pt(pts, b), pt(pts, c));
         let nrm = cross(&sub(&pb, &pa), &sub(&pc, &pa));
         faces.push(if dot3(&nrm, &fc.normal) > 0.0 { [a, b, c] } else { [b, a, c] });
         facet_vertices.push([a, b, c]);
-        for v in fc.vid {
+        for v in vid {
             used[v] = true;
         }
     }
-    // vertices left inside the hull were deleted from the list
+    // vertices left inside the hull (or dropped by merges) are no longer in the list
     let vertices = qh.vlist.iter().filter(|&&v| used[v]).map(|&v| qh.vpoint[v]).collect();
     Some(QhullHull { faces, vertices, facet_vertices })
 }

@@ -1,0 +1,490 @@
+//! Cone construction with explicit ridges, coplanar-horizon merges and the `Qt` triangulation
+//! of merged facets, for [`super::qhull`].
+//!
+//! When a new point lies on the plane of a horizon facet (within qhull's `MINvisible`), the new
+//! facets built on that horizon merge into it (qhull's premerge of a "coplanar horizon"). The
+//! order of the final triangles depends on the bookkeeping of these merges, replayed here:
+//!
+//! * A simplicial facet gets explicit ridges (edges) the first time it takes part in a merge,
+//!   one per neighbour in neighbour order, and stops being simplicial (even with 3 vertices).
+//! * A single new facet merges by qh_mergesimplex; several new facets on one horizon (made from
+//!   the ridges of a merged visible facet) form a cycle merged by qh_mergecycle (neighbours,
+//!   then ridges, then vertices). The merged (horizon) facet moves to the end of the facet list
+//!   and counts as new; the absorbed facets are deleted and point to it.
+//! * After the merges of a step, each merged facet drops the vertices on none of its ridges
+//!   (qh_remove_extravertices, including qhull's skip of the next vertex after one that is left
+//!   in no facet).
+//! * qhull's set deletions move the last element into the freed slot (`swap_remove`); its
+//!   compactions keep the order (`retain`).
+//! * `Qt`: every non-simplicial facet, in list order, is replaced at the end of the list by a
+//!   fan from its highest vertex id to each of its ridges (in ridge-set order) that does not
+//!   contain that vertex; simplicial facets keep their place.
+//!
+//! Cases not replayed set `bail` (the caller then keeps its own order): vertex renaming,
+//! redundant or degenerate neighbours, and new facets whose centrums are not clearly below
+//! their neighbours (qhull would merge them as concave or coplanar).
+
+use super::qhull::{plane_dist, Qh, Ridge};
+
+/// Removes the first occurrence of `x` from a qhull set (last element fills the slot).
+fn set_del(set: &mut Vec<usize>, x: usize) {
+    if let Some(pos) = set.iter().position(|&y| y == x) {
+        set.swap_remove(pos);
+    }
+}
+
+/// Replaces the first occurrence of `old` in a qhull set by `new`.
+fn set_replace(set: &mut [usize], old: usize, new: usize) {
+    if let Some(pos) = set.iter().position(|&y| y == old) {
+        set[pos] = new;
+    }
+}
+
+impl Qh<'_> {
+    /// qh_makenew_nonsimplicial: a new facet for each ridge of `vis` with a horizon facet.
+    pub(super) fn makenew_nonsimplicial(&mut self, vis: usize, apex: usize) -> Option<usize> {
+        let mut last = None;
+        let ridges = self.facets[vis].ridges.clone().unwrap_or_default();
+        for r in ridges {
+            let [a, b] = self.ridges[r].f;
+            let nbr = if a == vis { b } else { a };
+            if !self.facets[nbr].visible {
+                let rv = self.ridges[r].v;
+                let nf = self.make([apex, rv[0], rv[1]], vec![nbr]);
+                last = Some(nf);
+                if self.facets[nbr].coplanarhorizon {
+                    self.facets[nf].mergehorizon = true;
+                    if !self.facets[nbr].seen {
+                        self.facets[nf].samecycle = Some(nf);
+                        self.facets[nbr].newcycle = Some(nf);
+                    } else {
+                        let head = self.facets[nbr].newcycle.expect("cycle head");
+                        self.facets[nf].samecycle = self.facets[head].samecycle;
+                        self.facets[head].samecycle = Some(nf);
+                    }
+                }
+                if self.facets[nbr].seen {
+                    self.facets[nbr].nb.push(nf);
+                } else if let Some(pos) = self.facets[nbr].nb.iter().position(|&g| g == vis) {
+                    self.facets[nbr].nb[pos] = nf;
+                }
+                if self.facets[nbr].simplicial {
+                    if let Some(rs) = self.facets[nbr].ridges.as_mut() {
+                        if let Some(pos) = rs.iter().position(|&x| x == r) {
+                            rs.swap_remove(pos);
+                        }
+                    }
+                } else {
+                    self.facets[nf].ridges.get_or_insert_with(Vec::new).push(r);
+                    let rf = &mut self.ridges[r].f;
+                    *rf = if rf[0] == vis { [nf, rf[1]] } else { [rf[0], nf] };
+                }
+            }
+            self.facets[nbr].seen = true;
+        }
+        last
+    }
+
+    /// qh_makenew_simplicial: a new facet for each horizon neighbour of `vis` without a ridge.
+    pub(super) fn makenew_simplicial(&mut self, vis: usize, apex: usize) -> Option<usize> {
+        let mut last = None;
+        let nb = self.facets[vis].nb.clone();
+        for (i, &g) in nb.iter().enumerate() {
+            if self.facets[g].seen || self.facets[g].visible {
+                continue;
+            }
+            let v = &self.facets[vis].vid;
+            let rest: Vec<usize> = (0..3).filter(|&k| k != i).map(|k| v[k]).collect();
+            let nf = self.make([apex, rest[0], rest[1]], vec![g]);
+            last = Some(nf);
+            if self.facets[g].coplanarhorizon {
+                self.facets[nf].samecycle = Some(nf);
+                self.facets[nf].mergehorizon = true;
+            }
+            if let Some(pos) = self.facets[g].nb.iter().position(|&x| x == vis) {
+                self.facets[g].nb[pos] = nf;
+            }
+        }
+        last
+    }
+
+    /// qh_makeridges: explicit ridges for a simplicial facet's neighbours that have none.
+    fn makeridges(&mut self, f: usize) {
+        if !self.facets[f].simplicial {
+            return;
+        }
+        self.facets[f].simplicial = false;
+        let have: Vec<usize> = self.facets[f]
+            .ridges
+            .iter()
+            .flatten()
+            .map(|&r| {
+                let [a, b] = self.ridges[r].f;
+                if a == f {
+                    b
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let nb = self.facets[f].nb.clone();
+        for (i, &g) in nb.iter().enumerate() {
+            if have.contains(&g) {
+                continue;
+            }
+            let v = &self.facets[f].vid;
+            let rest: Vec<usize> = (0..3).filter(|&k| k != i).map(|k| v[k]).collect();
+            let r = self.ridges.len();
+            self.ridges.push(Ridge { v: [rest[0], rest[1]], f: [f, g] });
+            self.facets[f].ridges.get_or_insert_with(Vec::new).push(r);
+            self.facets[g].ridges.get_or_insert_with(Vec::new).push(r);
+        }
+    }
+
+    /// qh_mergefacet of the simplicial new facet `f1` into its coplanar horizon `f2`
+    /// (qh_mergesimplex with the apex).
+    fn merge_into_horizon(&mut self, f1: usize, f2: usize) {
+        self.makeridges(f1);
+        self.makeridges(f2);
+        let apex = self.facets[f1].vid[0];
+        if self.facets[f2].vid[0] != apex {
+            self.facets[f2].vid.insert(0, apex);
+        }
+        let mut marked: Vec<usize> = self.facets[f2].nb.clone();
+        let mut i = 0;
+        while i < self.facets[f1].ridges.as_ref().map_or(0, |r| r.len()) {
+            let r = self.facets[f1].ridges.as_ref().expect("ridges")[i];
+            let [a, b] = self.ridges[r].f;
+            let other = if a == f1 { b } else { a };
+            if other == f2 {
+                // The shared ridge disappears; the slot gets the last ridge, visited next.
+                for g in [f1, f2] {
+                    if let Some(rs) = self.facets[g].ridges.as_mut() {
+                        set_del(rs, r);
+                    }
+                }
+                set_del(&mut self.facets[f2].nb, f1);
+                continue;
+            }
+            self.facets[f2].ridges.get_or_insert_with(Vec::new).push(r);
+            if !marked.contains(&other) {
+                self.facets[f2].nb.push(other);
+                set_replace(&mut self.facets[other].nb, f1, f2);
+                marked.push(other);
+            } else {
+                self.makeridges(other);
+                if self.facets[other].nb.first() == Some(&f1) {
+                    set_del(&mut self.facets[other].nb, f2);
+                    set_replace(&mut self.facets[other].nb, f1, f2);
+                } else {
+                    set_del(&mut self.facets[other].nb, f1);
+                }
+            }
+            let rf = &mut self.ridges[r].f;
+            *rf = if rf[0] == f1 { [f2, rf[1]] } else { [rf[0], f2] };
+            i += 1;
+        }
+        self.move_to_end(f2);
+        self.facets[f2].newfacet = true;
+        self.facets[f2].newmerge = true;
+        self.merges += 1;
+        self.facets[f1].visible = true;
+        self.facets[f1].replace = Some(f2);
+        self.remove(f1);
+    }
+
+    /// The facets of the cycle through `head`, in qhull's order (from the one after `head`,
+    /// ending with `head`).
+    fn cycle(&self, head: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut same = self.facets[head].samecycle.expect("cycle");
+        loop {
+            out.push(same);
+            if same == head || out.len() > self.facets.len() {
+                break;
+            }
+            same = self.facets[same].samecycle.expect("cycle");
+        }
+        out
+    }
+
+    /// qh_mergecycle: merges the cycle of new facets through `head` (all on the coplanar
+    /// horizon `nf`) into `nf`: neighbours, then ridges, then the apex, then the list.
+    fn merge_cycle(&mut self, head: usize, nf: usize) {
+        let cyc = self.cycle(head);
+        let apex = self.facets[head].vid[0];
+        self.makeridges(nf);
+        // qh_mergecycle_neighbors: drop the cycle from nf's neighbours (order kept), then add
+        // each cycle facet's other neighbours.
+        self.facets[nf].nb.retain(|g| !cyc.contains(g));
+        let mut marked: Vec<usize> = self.facets[nf].nb.clone();
+        marked.push(nf);
+        for &same in &cyc {
+            for nbr in self.facets[same].nb.clone() {
+                if cyc.contains(&nbr) {
+                    continue;
+                }
+                if self.facets[nbr].simplicial {
+                    if !marked.contains(&nbr) {
+                        self.facets[nf].nb.push(nbr);
+                        set_replace(&mut self.facets[nbr].nb, same, nf);
+                        marked.push(nbr);
+                        let rs = self.facets[nbr].ridges.clone().unwrap_or_default();
+                        if let Some(&r) = rs.iter().find(|&&r| self.ridges[r].f.contains(&same)) {
+                            let rf = &mut self.ridges[r].f;
+                            *rf = if rf[0] == same { [nf, rf[1]] } else { [rf[0], nf] };
+                        }
+                    } else {
+                        self.makeridges(nbr);
+                        set_del(&mut self.facets[nbr].nb, same);
+                    }
+                } else {
+                    set_del(&mut self.facets[nbr].nb, same);
+                    if !marked.contains(&nbr) {
+                        self.facets[nbr].nb.push(nf);
+                        self.facets[nf].nb.push(nbr);
+                        marked.push(nbr);
+                    }
+                }
+            }
+        }
+        // qh_mergecycle_ridges.
+        let other = |qh: &Self, r: usize, f: usize| {
+            let [a, b] = qh.ridges[r].f;
+            if a == f {
+                b
+            } else {
+                a
+            }
+        };
+        let keep: Vec<usize> =
+            self.facets[nf].ridges.iter().flatten().copied().filter(|&r| !cyc.contains(&other(self, r, nf))).collect();
+        self.facets[nf].ridges = Some(keep);
+        for &same in &cyc {
+            for r in self.facets[same].ridges.clone().unwrap_or_default() {
+                let [a, b] = self.ridges[r].f;
+                let nbr = if a == same {
+                    self.ridges[r].f = [nf, b];
+                    b
+                } else if b == same {
+                    self.ridges[r].f = [a, nf];
+                    a
+                } else {
+                    // Already moved to nf by the neighbour pass.
+                    self.facets[nf].ridges.get_or_insert_with(Vec::new).push(r);
+                    continue;
+                };
+                if nbr == nf {
+                    continue;
+                }
+                if cyc.contains(&nbr) {
+                    if let Some(rs) = self.facets[nbr].ridges.as_mut() {
+                        set_del(rs, r);
+                    }
+                } else {
+                    self.facets[nf].ridges.get_or_insert_with(Vec::new).push(r);
+                }
+            }
+            if let Some(rs) = self.facets[same].ridges.as_mut() {
+                rs.clear();
+            }
+            if !self.facets[same].simplicial {
+                continue;
+            }
+            for (i, nbr) in self.facets[same].nb.clone().into_iter().enumerate() {
+                if !cyc.contains(&nbr) && self.facets[nbr].simplicial {
+                    let v = &self.facets[same].vid;
+                    let rest: Vec<usize> = (0..3).filter(|&k| k != i).map(|k| v[k]).collect();
+                    let r = self.ridges.len();
+                    self.ridges.push(Ridge { v: [rest[0], rest[1]], f: [nf, nbr] });
+                    self.facets[nf].ridges.get_or_insert_with(Vec::new).push(r);
+                    self.facets[nbr].ridges.get_or_insert_with(Vec::new).push(r);
+                }
+            }
+        }
+        // qh_mergecycle_vneighbors: a base vertex of the cycle left in no other facet (now
+        // inside the merged facet) is deleted from it.
+        let mut base: Vec<usize> = Vec::new();
+        for &same in &cyc {
+            for &v in &self.facets[same].vid[1..] {
+                if !base.contains(&v) {
+                    base.push(v);
+                }
+            }
+        }
+        for v in base {
+            let elsewhere = self
+                .list
+                .iter()
+                .any(|&g| g != nf && !cyc.contains(&g) && !self.facets[g].visible && self.facets[g].vid.contains(&v));
+            if !elsewhere {
+                self.facets[nf].vid.retain(|&x| x != v);
+            }
+        }
+        if self.facets[nf].vid[0] != apex {
+            self.facets[nf].vid.insert(0, apex);
+        }
+        // qh_mergecycle_facets.
+        self.move_to_end(nf);
+        let fc = &mut self.facets[nf];
+        fc.newfacet = true;
+        fc.simplicial = false;
+        fc.newmerge = true;
+        self.merges += 1;
+        for &same in &cyc {
+            self.facets[same].visible = true;
+            self.facets[same].replace = Some(nf);
+            self.remove(same);
+        }
+    }
+
+    /// qh_reducevertices (3-d part): each facet merged in this step, in list order, drops the
+    /// vertices that are on none of its ridges. As in qhull, a dropped vertex that is left
+    /// in no facet makes the scan skip the vertex after it.
+    fn remove_extravertices(&mut self) {
+        let news: Vec<usize> = self.list.iter().copied().filter(|&g| self.facets[g].newmerge).collect();
+        for &f in &news {
+            self.facets[f].newmerge = false;
+            let on_ridge: Vec<usize> = self.facets[f].ridges.iter().flatten().flat_map(|&r| self.ridges[r].v).collect();
+            let mut i = 0;
+            while i < self.facets[f].vid.len() {
+                let v = self.facets[f].vid[i];
+                if on_ridge.contains(&v) {
+                    i += 1;
+                    continue;
+                }
+                self.facets[f].vid.remove(i);
+                let elsewhere =
+                    self.list.iter().any(|&g| g != f && !self.facets[g].visible && self.facets[g].vid.contains(&v));
+                if !elsewhere {
+                    i += 1;
+                }
+            }
+        }
+        // A vertex of a merged facet that only one other facet shares lies on a straight
+        // edge; qhull renames it away (qh_rename_sharedvertex), which is not replayed.
+        for &f in &news {
+            for &v in &self.facets[f].vid {
+                let n =
+                    self.list.iter().filter(|&&g| !self.facets[g].visible && self.facets[g].vid.contains(&v)).count();
+                if n == 2 {
+                    self.bail = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// qh_premerge after new facets `first_new_id..` were made.
+    pub(super) fn premerge(&mut self, first_new_id: usize) {
+        let merges_before = self.merges;
+        let new: Vec<usize> = self.list.iter().copied().filter(|&g| g >= first_new_id).collect();
+        for f in new {
+            if self.facets[f].has_plane || self.facets[f].visible {
+                continue;
+            }
+            let horizon = self.facets[f].nb[0];
+            if self.facets[f].samecycle == Some(f) {
+                self.merge_into_horizon(f, horizon);
+            } else {
+                self.merge_cycle(f, horizon);
+                if self.bail {
+                    return;
+                }
+            }
+        }
+        if self.merges > merges_before {
+            self.remove_extravertices();
+            if self.bail {
+                return;
+            }
+        }
+        // Redundant or degenerate neighbours of merged facets would be merged next.
+        let news: Vec<usize> = self.list.iter().copied().filter(|&g| self.facets[g].newfacet).collect();
+        for &f in &news {
+            if !self.facets[f].coplanarhorizon {
+                continue;
+            }
+            if self.facets[f].nb.len() < 3 {
+                self.bail = true;
+                return;
+            }
+            for &g in &self.facets[f].nb {
+                if self.facets[g].vid.iter().all(|v| self.facets[f].vid.contains(v)) {
+                    self.bail = true;
+                    return;
+                }
+            }
+        }
+        // qh_getmergeset_initial: a new facet and a neighbour whose centrums are not clearly
+        // below each other's planes get merged (concave or coplanar); not replayed.
+        let radius = self.min_visible;
+        let mut done: Vec<usize> = Vec::new();
+        for &f in &news {
+            done.push(f);
+            for &g in &self.facets[f].nb {
+                if done.contains(&g) {
+                    continue;
+                }
+                if self.centrum_dist(f, g) >= -radius || self.centrum_dist(g, f) >= -radius {
+                    self.bail = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Distance of facet `f`'s centrum (vertex mean projected to its plane) above facet `g`.
+    fn centrum_dist(&self, f: usize, g: usize) -> f64 {
+        let fc = &self.facets[f];
+        let mut c = [0.0; 3];
+        for &v in &fc.vid {
+            for (ck, xk) in c.iter_mut().zip(self.vp(v)) {
+                *ck += xk;
+            }
+        }
+        let nv = fc.vid.len() as f64;
+        c = c.map(|x| x / nv);
+        let d = plane_dist(&fc.normal, fc.offset, &c);
+        for (ck, nk) in c.iter_mut().zip(fc.normal) {
+            *ck -= d * nk;
+        }
+        plane_dist(&self.facets[g].normal, self.facets[g].offset, &c)
+    }
+
+    /// The triangles of the final facet list with `Qt` (vertex ids, decreasing), or `None`
+    /// when a merged facet is not a plain polygon of ridges.
+    pub(super) fn triangulate(&self) -> Option<Vec<(usize, [usize; 3])>> {
+        let mut out = Vec::new();
+        for &f in &self.list {
+            let fc = &self.facets[f];
+            if fc.simplicial {
+                out.push((f, [fc.vid[0], fc.vid[1], fc.vid[2]]));
+            }
+        }
+        for &f in &self.list {
+            let fc = &self.facets[f];
+            if fc.simplicial {
+                continue;
+            }
+            let ridges = fc.ridges.as_ref()?;
+            // Every vertex must be a polygon corner: on exactly two ridges.
+            for v in &fc.vid {
+                if ridges.iter().filter(|&&r| self.ridges[r].v.contains(v)).count() != 2 {
+                    return None;
+                }
+            }
+            if ridges.len() != fc.vid.len() {
+                return None;
+            }
+            let apex = fc.vid[0];
+            for &r in ridges {
+                let [a, b] = self.ridges[r].v;
+                if a != apex && b != apex {
+                    out.push((f, [apex, a, b]));
+                }
+            }
+        }
+        Some(out)
+    }
+}
