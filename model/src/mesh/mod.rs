@@ -29,6 +29,7 @@ pub mod polygon;
 mod process;
 pub mod qhull;
 mod qhull_merge;
+mod qhull_simplex;
 pub mod stl;
 
 use std::path::{Path, PathBuf};
