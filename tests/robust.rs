@@ -186,18 +186,6 @@ fn thin_parts_thrown_onto_the_pane_gain_no_energy() {
     assert!(worst.0 <= 1e-9, "energy grew by {:.3e} ({})", worst.0, worst.1);
 }
 
-/// A ball, a cube and a capsule settling on a plate (default contacts).
-const RESTING: &str = r#"<mujoco>
-  <option timestep="0.00125"/>
-  <worldbody>
-    <geom type="plane" size="1 1 .1"/>
-    <geom name="plate" type="box" size=".3 .3 .005" pos="0 0 .295"/>
-    <body pos="-.1 0 .32"><freejoint/><geom type="sphere" size=".02" density="7850"/></body>
-    <body pos=".1 0 .33"><freejoint/><geom type="box" size=".025 .025 .025"/></body>
-    <body pos="0 .1 .32"><freejoint/><geom type="capsule" size=".01 .03" euler="0 90 0"/></body>
-  </worldbody>
-</mujoco>"#;
-
 /// Steps `d` on the rust route `steps` times, with robust mode on or off; the qpos after each.
 fn rust_steps(c: &Model, rust: &specula_model::Model, d: &mut Data, robust: bool, steps: usize) -> Vec<Vec<f64>> {
     let mut stage = specula::route::RustStage::new(rust);
@@ -217,8 +205,8 @@ fn rust_steps(c: &Model, rust: &specula_model::Model, d: &mut Data, robust: bool
 
 #[test]
 fn a_scene_at_rest_steps_exactly_as_without_robust_mode() {
-    let c = Model::from_xml_str(RESTING).unwrap();
-    let rust = specula_model::load_str(RESTING, Path::new("."), "resting.xml").unwrap();
+    let c = Model::from_xml_path(&scene("resting.xml")).unwrap();
+    let rust = specula_model::load_file(&scene("resting.xml")).unwrap();
     let mut settled = Data::new(&c).unwrap();
     rust_steps(&c, &rust, &mut settled, false, 1200);
     let state = (settled.qpos().to_vec(), settled.qvel().to_vec());

@@ -22,6 +22,7 @@ const SCENES: &[(&str, &str)] = &[
     ("flipper.xml", "strike"),
     ("newton_cradle.xml", "swing"),
     ("thin_parts.xml", "drop"),
+    ("resting.xml", "drop"),
 ];
 
 const INTEGRATORS: &[Integrator] =
