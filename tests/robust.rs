@@ -205,7 +205,7 @@ fn rust_steps(c: &Model, rust: &specula_model::Model, d: &mut Data, robust: bool
 
 #[test]
 fn a_scene_at_rest_steps_exactly_as_without_robust_mode() {
-    let c = Model::from_xml_path(&scene("resting.xml")).unwrap();
+    let c = Model::from_xml_path(scene("resting.xml")).unwrap();
     let rust = specula_model::load_file(&scene("resting.xml")).unwrap();
     let mut settled = Data::new(&c).unwrap();
     rust_steps(&c, &rust, &mut settled, false, 1200);
