@@ -62,6 +62,7 @@ pub fn cube_hull() -> ConvexHull {
         adjacency,
         face: f.chunks(3).map(|c| [c[0], c[1], c[2]]).collect(),
         polygons: None,
+        mesh_id: Vec::new(),
     }
 }
 

@@ -42,6 +42,7 @@ fn tetra() -> ConvexHull {
         adjacency: vec![vec![1, 2, 3], vec![0, 2, 3], vec![0, 1, 3], vec![0, 1, 2]],
         face: vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [2, 0, 3]],
         polygons: None,
+        mesh_id: Vec::new(),
     }
 }
 

@@ -48,6 +48,8 @@ fn hull_from_graph_reads_mujocos_layout() {
     let h = hull_from_graph(&verts, 0, 4, &graph, 0).expect("valid graph");
     assert_eq!(h.vert, vec![[0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
     assert_eq!(h.adjacency[2], vec![0, 1, 3]);
+    // each hull vertex keeps its mesh vertex id (the exhaustive support search runs in that order)
+    assert_eq!(h.mesh_id, vec![3, 0, 1, 2]);
     // faces are stored in hull-vertex ids: mesh vertices 1, 2, 3 are hull vertices 2, 3, 0
     assert_eq!(h.face[3], [2, 3, 0]);
     // no graph: every mesh vertex, no adjacency

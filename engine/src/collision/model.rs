@@ -393,6 +393,7 @@ pub fn hull_from_graph(
     for k in 0..numvert {
         let gid = usize::try_from(globalid[k]).ok()?;
         hull.vert.push(widen(verts.get(gid)?));
+        hull.mesh_id.push(gid as u32);
         let mut adj = Vec::new();
         let mut e = usize::try_from(edgeadr[k]).ok()?;
         loop {

@@ -29,6 +29,10 @@ pub struct ConvexHull {
     /// The compiler's polygon table (`mesh_polyvert`, `mesh_polynormal`), when the hull comes
     /// from a model that has one; without it the polygons are rebuilt from `face`.
     pub polygons: Option<PolygonTable>,
+    /// Each hull vertex's index in the mesh's own vertex list (`vert_globalid` of MuJoCo's
+    /// `mesh_graph`), when the hull lists them in another order; empty means the same order.
+    /// Small hulls are searched exhaustively in mesh order, which settles exact ties.
+    pub mesh_id: Vec<u32>,
 }
 
 /// A mesh's flat hull polygons as MuJoCo's compiler lists them.

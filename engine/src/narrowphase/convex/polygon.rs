@@ -127,6 +127,9 @@ impl HullPolygons {
 pub(crate) struct HullData {
     /// Hill-climbing seeds (see `ConvexObj`), for hulls that hill-climb.
     pub extrema: Option<[u32; 27]>,
+    /// Hull vertex ids in the order of the mesh's own vertex list (`ConvexHull::mesh_id`), the
+    /// order of the exhaustive support search; empty when that is the hull's order.
+    pub scan: Vec<usize>,
     /// Polygon table, built on first use.
     polys: std::cell::OnceCell<HullPolygons>,
 }
@@ -155,6 +158,8 @@ struct CacheEntry {
     nadj: usize,
     /// Its polygon table.
     polygons: Option<crate::narrowphase::PolygonTable>,
+    /// Its mesh vertex ids.
+    mesh_id: Vec<u32>,
     /// The derived data.
     data: std::rc::Rc<HullData>,
 }
@@ -167,6 +172,7 @@ impl CacheEntry {
             && self.vert.len() == h.vert.len()
             && self.face == h.face
             && self.polygons == h.polygons
+            && self.mesh_id == h.mesh_id
             && self.vert.iter().zip(&h.vert).all(|(a, b)| *a == b.map(f64::to_bits))
     }
 }
@@ -187,7 +193,8 @@ pub(crate) fn hull_data(
         if let Some(e) = c.iter().find(|e| e.is_for(h)) {
             return e.data.clone();
         }
-        let data = std::rc::Rc::new(HullData { extrema: extrema(h), polys: std::cell::OnceCell::new() });
+        let data =
+            std::rc::Rc::new(HullData { extrema: extrema(h), scan: scan_order(h), polys: std::cell::OnceCell::new() });
         if c.len() >= CACHE_SIZE {
             c.remove(0);
         }
@@ -197,10 +204,22 @@ pub(crate) fn hull_data(
             face: h.face.clone(),
             nadj: h.adjacency.len(),
             polygons: h.polygons.clone(),
+            mesh_id: h.mesh_id.clone(),
             data: data.clone(),
         });
         data
     })
+}
+
+/// Hull vertex ids sorted by their mesh vertex id (empty if the hull carries no ids, or they
+/// are already in order).
+fn scan_order(h: &ConvexHull) -> Vec<usize> {
+    if h.mesh_id.len() != h.vert.len() || h.mesh_id.windows(2).all(|w| w[0] < w[1]) {
+        return Vec::new();
+    }
+    let mut order: Vec<usize> = (0..h.vert.len()).collect();
+    order.sort_by_key(|&k| h.mesh_id[k]);
+    order
 }
 
 /// The hull's polygons through at least one of the vertices in `through` (all if `None`),
@@ -563,7 +582,7 @@ mod tests {
         let vert = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 1.0]];
         let face = vec![[0, 2, 1], [0, 3, 2], [0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]];
         let adjacency = vec![vec![1, 2, 3, 4], vec![0, 2, 4], vec![0, 1, 3, 4], vec![0, 2, 4], vec![0, 1, 2, 3]];
-        ConvexHull { vert, adjacency, face, polygons: None }
+        ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new() }
     }
 
     /// The cached table holds exactly the polygons the from-scratch build gives, and for each

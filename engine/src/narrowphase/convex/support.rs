@@ -141,18 +141,31 @@ impl<'a> ConvexObj<'a> {
     fn hull_support(&mut self, h: &ConvexHull, l: &[f64; 3]) -> usize {
         let n = h.vert.len();
         if n < HILLCLIMB_MIN || h.adjacency.len() != n {
-            // exhaustive search, warm-started at the previous answer
-            let (mut best, mut imax) = (f64::from(f32::MIN), 0);
+            // exhaustive search, warm-started at the previous answer, over the vertices in the
+            // mesh's own order: MuJoCo scans `mesh_vert`, and on an exact tie (two vertices of a
+            // face the direction is normal to) the first one in that order wins. Found on the
+            // oracle's 8-vertex mesh: a sphere's GJK ended on a face whose vertices tied, and
+            // scanning in hull (`mesh_graph`) order reordered the simplex, moving the witness by
+            // an ulp (8 of 4500 sphere/capsule/box-mesh poses); a C model scanning `mesh_vert`
+            // reproduced MuJoCo 4.0.0 exactly.
+            let scan = self.data.as_ref().map_or(&[][..], |d| &d.scan[..]);
+            let first = if scan.len() == n { scan[0] } else { 0 };
+            let (mut best, mut imax) = (f64::from(f32::MIN), first);
             if self.vertindex >= 0 && (self.vertindex as usize) < n {
                 imax = self.vertindex as usize;
                 best = dot(l, &h.vert[imax]);
             }
-            for (i, v) in h.vert.iter().enumerate() {
-                let d = dot(l, v);
+            let mut visit = |i: usize| {
+                let d = dot(l, &h.vert[i]);
                 if d > best {
                     best = d;
                     imax = i;
                 }
+            };
+            if scan.len() == n {
+                scan.iter().for_each(|&i| visit(i));
+            } else {
+                (0..n).for_each(visit);
             }
             return imax;
         }
@@ -242,4 +255,37 @@ pub(crate) fn to_global(m: &[f64; 9], pos: &[f64; 3], p: &[f64; 3]) -> [f64; 3] 
     r[1] += pos[1];
     r[2] += pos[2];
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Vertices 0 and 1 tie along +x. The exhaustive search keeps the first in the mesh's
+    /// vertex order (MuJoCo scans `mesh_vert`), which is the hull order unless `mesh_id` says
+    /// otherwise.
+    #[test]
+    fn exhaustive_search_breaks_ties_in_mesh_order() {
+        let support_x = |mesh_id: Vec<u32>| {
+            let hull = ConvexHull {
+                vert: vec![[1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+                mesh_id,
+                ..ConvexHull::default()
+            };
+            let g = Geom {
+                ty: GeomType::Mesh,
+                size: [0.0; 3],
+                pos: [0.0; 3],
+                mat: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+                rbound: 2.0,
+                hull: Some(&hull),
+            };
+            let mut o = ConvexObj::new(&g, 0.0);
+            o.support(&[1.0, 0.0, 0.0]);
+            o.vertindex
+        };
+        assert_eq!(support_x(Vec::new()), 0);
+        assert_eq!(support_x(vec![0, 1, 2, 3]), 0);
+        assert_eq!(support_x(vec![2, 0, 1, 3]), 1);
+    }
 }
