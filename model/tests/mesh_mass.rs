@@ -206,3 +206,27 @@ fn eig3_relative_tolerance_matches_mujoco_4() {
     let w = 0.5000000000000007;
     assert_eq!(m.quat, [w, w, w, w]);
 }
+
+#[test]
+fn mesh_frame_of_an_irregular_cloud_is_mujocos_to_the_bit() {
+    // The 8-point mesh of tests/narrowphase_oracle.rs. Probed with MuJoCo 4.0.0's Python
+    // bindings (`m.mesh_quat[0]`): the Jacobi rotations' half-angles come from their tangent;
+    // the older `sqrt(0.5 - 0.5 cos)` (the source snapshot's) left this frame 1.9e-12 off, which
+    // rotated the hull polygons' normals by as much and flipped near-ties in multi-contact.
+    let xml = r#"<mujoco><asset><mesh name="poly" vertex="0.2 0 0  -0.15 0.1 0.05  0 -0.18 0.1
+        0 0.05 -0.2  0.1 0.12 0.15  -0.1 -0.1 -0.1  0.05 0.2 -0.05  -0.2 0.02 0.12"/></asset>
+        <worldbody><body><freejoint/><geom type="mesh" mesh="poly"/></body></worldbody></mujoco>"#;
+    let m = specula_model::load_str(xml, std::path::Path::new("."), "cloud.xml").unwrap();
+    let want = [0.13587192229863926, 0.4903864427814973, 0.641339185261819, 0.5742334080447523];
+    assert_eq!(m.mesh_quat[0], want);
+    assert_eq!(m.body_iquat[1], want);
+    // independently: the frame diagonalises the mesh's inertia (the body's, at density 1000)
+    let r = specula_model::mesh::eig3::quat2mat(&want);
+    let i = m.body_inertia[1];
+    let full: Vec<f64> =
+        (0..9).map(|k| (0..3).map(|j| r[3 * (k / 3) + j] * i[j] * r[3 * (k % 3) + j]).sum::<f64>()).collect();
+    let back = specula_model::mesh::eig3::eig3(&full.try_into().unwrap());
+    for (a, b) in back.val.iter().zip(i) {
+        assert!((a - b).abs() < 1e-13 * b, "{:?} vs {:?}", back.val, i);
+    }
+}

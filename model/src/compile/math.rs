@@ -236,9 +236,6 @@ pub fn offcenter(mass: f64, v: &[f64; 3]) -> [f64; 6] {
     ]
 }
 
-/// Threshold of the Jacobi eigen-solver (MuJoCo's `mjMINVAL * 1000`).
-const EIG_EPS: f64 = 1e-12;
-
 /// Quaternion product without renormalisation.
 fn mulquat_raw(qa: &[f64; 4], qb: &[f64; 4]) -> [f64; 4] {
     [
@@ -262,27 +259,37 @@ pub fn normalize4(v: &mut [f64; 4]) {
     }
 }
 
-/// Eigen-decomposition of a symmetric 3×3 matrix: eigenvalues (descending) and the rotation
-/// quaternion whose matrix columns are the eigenvectors.
+/// Eigen-decomposition of a symmetric 3×3 matrix as MuJoCo 4.0.0's compiler does it
+/// (`mjuu_eig3`, which takes a tolerance): eigenvalues (descending), the rotation quaternion
+/// whose matrix columns are the eigenvectors, and the number of Jacobi steps.
 ///
-/// Algorithm (Jacobi iteration on a quaternion, MuJoCo's `mju_eig3` conventions):
-/// 1. Keep the eigenvector frame as a quaternion `q`, starting at identity.
-/// 2. Each iteration: `D = R(q)ᵀ·A·R(q)`; pick the largest off-diagonal entry (ties resolved
-///    in the order (0,1), (0,2), (1,2)); stop once it is below 1e-12.
-/// 3. Solve the 2×2 Schur rotation (tangent `t`, cosine `c`) and turn it into a half-angle
-///    quaternion about the third axis (sign flipped for the y axis); post-multiply onto `q`.
-/// 4. Sort the eigenvalues in decreasing order with bubble passes on index pairs (0,1), (1,2),
-///    (0,1), rotating `q` by 90° about the remaining axis at each swap.
+/// Algorithm, read from the released library's disassembly (the public source snapshot has an
+/// older version without the tolerance argument):
+/// 1. `scale = max |A_ij|` over all nine entries; the iteration stops once the largest
+///    off-diagonal entry of `D` is at most `max(4e-15, tol) * scale`, and the sort treats
+///    eigenvalues within `max(1e-12, tol) * scale` as equal. The mesh compiler passes
+///    `tol = 1e-7`, the body compiler `4e-15`.
+/// 2. Each step: `D = R(q)ᵀ·A·R(q)` (identity `q` gives `R = I` exactly); pick the largest
+///    off-diagonal entry (ties resolved in the order (0,1), (0,2), (1,2)); `tau`, then the
+///    tangent `t` of the Schur rotation; the half-angle comes from its tangent
+///    `h = t / (1 + sqrt(1 + t²))`: `cos = 1 / sqrt(1 + h²)`, `sin = h cos` (negated except about
+///    the y axis). There is no early stop on the cosine (the snapshot's `c > 1 - 1e-12`), and no
+///    `sqrt(0.5 - 0.5 c)`, whose cancellation left mesh frames 2e-12 off.
+/// 3. `q = q ⊗ step`, normalised twice (the product normalises, then the caller does);
+///    normalising divides by the norm only when it is 1e-14 or more away from 1.
+/// 4. Bubble passes on the pairs (0,1), (1,2), (0,1) in decreasing order, turning `q` by 90°
+///    about the remaining axis at each swap (MuJoCo's 15-digit cos 45°), normalised twice.
 ///
-/// The MuJoCo 4.0.0 library differs from the older source snapshot here: it iterates until the
-/// off-diagonal is below 1e-12 (no early stop on the cosine) and keeps tiny rotations accurate.
-/// Measured with `mujoco.mju_eig3` on 205 symmetric positive matrices: this version matches the
-/// iteration count in most cases and the quaternion to < 1e-12, while the snapshot's half-angle
-/// formula `sqrt(0.5 - 0.5c)` stopped early and differed by up to 5e-7.
-pub fn eig3(mat: &[f64; 9]) -> ([f64; 3], [f64; 4]) {
+/// Checked bit for bit against MuJoCo 4.0.0 with the Python bindings: `body_iquat` and
+/// `body_inertia` of 176 random `fullinertia` bodies, and the `mesh_quat` of the oracle's
+/// 8-point mesh (which the snapshot's version got 1.9e-12 wrong).
+pub fn eig3_tol(mat: &[f64; 9], tol: f64) -> ([f64; 3], [f64; 4], usize) {
+    let scale = mat.iter().fold(0.0f64, |m, x| x.abs().max(m));
+    let stop = tol.max(4e-15) * scale;
     let mut quat = QUNIT;
     let mut eigval = [0.0; 3];
-    for _ in 0..500 {
+    let mut steps = 0;
+    while steps < 500 {
         let ev = quat2mat(&quat);
         let tmp = mulmat(&transpose(&ev), mat);
         let d = mulmat(&tmp, &ev);
@@ -294,36 +301,47 @@ pub fn eig3(mat: &[f64; 9]) -> ([f64; 3], [f64; 4]) {
         } else {
             (1, 2, 0)
         };
-        if d[3 * rk + ck].abs() < EIG_EPS {
+        let off = d[3 * rk + ck];
+        if stop >= off.abs() {
             break;
         }
-        let tau = (d[4 * ck] - d[4 * rk]) / (2.0 * d[3 * rk + ck]);
-        let t =
-            if tau >= 0.0 { 1.0 / (tau + (1.0 + tau * tau).sqrt()) } else { -1.0 / (-tau + (1.0 + tau * tau).sqrt()) };
-        let c = 1.0 / (1.0 + t * t).sqrt();
-        // sin(θ/2) = sin θ / sqrt(2 (1 + cos θ)) stays accurate for tiny angles
-        let half_sin = t * c / (2.0 * (1.0 + c)).sqrt();
-        let mut rq = [0.0; 4];
-        rq[rotk + 1] = if rotk == 1 { half_sin } else { -half_sin };
-        rq[0] = (1.0 - half_sin * half_sin).sqrt();
-        normalize4(&mut rq);
-        quat = mulquat_raw(&quat, &rq);
-        normalize4(&mut quat);
+        let tau = (d[4 * ck] - d[4 * rk]) / (off + off);
+        let root = (1.0 + tau * tau).sqrt();
+        let t = if tau >= 0.0 { 1.0 / (tau + root) } else { -1.0 / (root - tau) };
+        let h = t / (1.0 + (1.0 + t * t).sqrt());
+        let cos = 1.0 / (1.0 + h * h).sqrt();
+        let mut step = [cos, 0.0, 0.0, 0.0];
+        step[rotk + 1] = if rotk == 1 { h * cos } else { -h * cos };
+        quat = mulquat_raw(&quat, &step);
+        normvec(&mut quat);
+        normvec(&mut quat);
+        steps += 1;
     }
+    let same = tol.max(1e-12) * scale;
     for j in 0..3 {
         let j1 = j % 2;
-        if eigval[j1] + EIG_EPS < eigval[j1 + 1] {
+        if eigval[j1] + same < eigval[j1 + 1] {
             eigval.swap(j1, j1 + 1);
             // MuJoCo's 15-digit literal, which is not the correctly rounded 1/sqrt(2)
             #[allow(clippy::approx_constant)]
-            let mut rq = [0.707106781186548, 0.0, 0.0, 0.0];
-            rq[(j1 + 2) % 3 + 1] = rq[0];
-            quat = mulquat_raw(&quat, &rq);
-            normalize4(&mut quat);
+            let mut turn = [0.707106781186548, 0.0, 0.0, 0.0];
+            turn[(j1 + 2) % 3 + 1] = turn[0];
+            quat = mulquat_raw(&quat, &turn);
+            normvec(&mut quat);
+            normvec(&mut quat);
         }
     }
-    (eigval, quat)
+    (eigval, quat, steps)
 }
+
+/// [`eig3_tol`] with the body compiler's tolerance: eigenvalues (descending) and quaternion.
+pub fn eig3(mat: &[f64; 9]) -> ([f64; 3], [f64; 4]) {
+    let (val, quat, _) = eig3_tol(mat, BODY_EIG_TOL);
+    (val, quat)
+}
+
+/// The tolerance MuJoCo's body compiler passes to its eigen-solver.
+pub const BODY_EIG_TOL: f64 = 4e-15;
 
 /// Principal axes of a full inertia `[xx, yy, zz, xy, xz, yz]`: `(quat, diagonal)`, or an
 /// error message when an eigenvalue is not positive.
