@@ -33,7 +33,6 @@
 
 use std::collections::HashMap;
 
-use super::eig3::MJ_EPS;
 use super::mass::{cross, dot3, MJ_MINVAL};
 
 /// Angle quantum used to decide that two triangle normals are the same.
@@ -326,14 +325,28 @@ fn next_prime(mut n: usize) -> usize {
     n
 }
 
-/// Unit normal of the triangle (a, b, c), or (1, 0, 0) if degenerate (MuJoCo's `makenormal`).
-pub fn polygon_normal(a: &[f64], b: &[f64], c: &[f64]) -> [f64; 3] {
-    let n = cross(&[b[0] - a[0], b[1] - a[1], b[2] - a[2]], &[c[0] - a[0], c[1] - a[1], c[2] - a[2]]);
-    let nrm = dot3(&n, &n).sqrt();
-    if nrm < MJ_EPS {
+/// Unit normal of the polygon with corners `cycle` (indices into the xyz array `vert`), as
+/// MuJoCo 4.0.0's compiler computes `mesh_polynormal`: Newell's sum over all edges, in cycle
+/// order, normalised when its length is at least 1e-14, else (1, 0, 0).
+///
+/// Read from the released library (the inlined loop in `mjCMesh::Process`); the source snapshot
+/// instead took the cross product of the first three corners, which differs in the last bits
+/// (checked: the 12 normals of the oracle's 8-point mesh are bit for bit MuJoCo's this way, 1 of
+/// 12 the other).
+pub fn newell_normal(vert: &[f64], cycle: &[usize]) -> [f64; 3] {
+    let (mut nx, mut ny, mut nz) = (0.0, 0.0, 0.0);
+    for (i, &a) in cycle.iter().enumerate() {
+        let b = cycle[(i + 1) % cycle.len()];
+        let (p, q) = (&vert[3 * a..3 * a + 3], &vert[3 * b..3 * b + 3]);
+        nx += (p[1] - q[1]) * (p[2] + q[2]);
+        ny += (p[2] - q[2]) * (p[0] + q[0]);
+        nz += (p[0] - q[0]) * (p[1] + q[1]);
+    }
+    let len = (nz * nz + (nx * nx + ny * ny)).sqrt();
+    if len < 1e-14 {
         return [1.0, 0.0, 0.0];
     }
-    [n[0] / nrm, n[1] / nrm, n[2] / nrm]
+    [nx / len, ny / len, nz / len]
 }
 
 #[cfg(test)]

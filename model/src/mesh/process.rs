@@ -18,7 +18,7 @@ use super::eig3::{eig3, normvec, quat2mat};
 use super::hull::{convex_hull, Hull};
 use super::mass::{self, cross, dot3, triangle, MJ_MINVAL};
 use super::normal::{make_normals, rotate_normals, transform_normals};
-use super::polygon::{make_polygons, polygon_normal};
+use super::polygon::{make_polygons, newell_normal};
 use super::{MeshData, MeshError, MeshInertia, MeshSpec};
 
 /// Raw mesh data before processing (as loaded from a file or given inline).
@@ -292,13 +292,7 @@ pub fn process(raw: RawMesh, spec: &MeshSpec) -> Result<MeshData, MeshError> {
         }
     }
     rotate_normals(&mut normal, &rot);
-    let polygon_normal = polygons
-        .iter()
-        .map(|p| {
-            let v = |k: usize| &dvert[3 * p[k]..3 * p[k] + 3];
-            polygon_normal(v(0), v(1), v(2))
-        })
-        .collect();
+    let polygon_normal = polygons.iter().map(|p| newell_normal(&dvert, p)).collect();
     let mut polygon_map = vec![Vec::new(); nvert];
     for (i, p) in polygons.iter().enumerate() {
         for &v in p {
