@@ -5,9 +5,11 @@
 //!    carrying a plane, pair it with every collidable body that passes the body-pair rules
 //!    ([`filter_body_pair`]). No bounding test: planes are infinite.
 //! 2. Principal axes: the mean and covariance of the centres of all geoms not on the world body,
-//!    and their eigenvectors (`mju_eig3`), give a frame aligned with the scene's spread. The
-//!    sweep axes are the eigenvectors, i.e. the *columns* of `mju_eig3`'s matrix (largest
-//!    eigenvalue first). The Aug-2026 source reads rows; 4.0.0 was measured to use columns: on a
+//!    and their eigenvectors (`mju_eig3Tol` with tolerance 1e-3, [`eig3_tol`]), give a frame
+//!    aligned with the scene's spread. The sweep axes are the eigenvectors, i.e. the *columns*
+//!    of the eigenvector matrix (largest eigenvalue first). The Aug-2026 source reads rows;
+//!    4.0.0 transposes the matrix after the call (seen in its disassembly) and was measured
+//!    to use columns: on a
 //!    random scene (override on, two bodies whose boxes are separated along eigenvector 0 only)
 //!    the o_margin at which the pair starts colliding, found by bisection with `mj_collision`,
 //!    was 0.0129524564, where the column boxes touch (to the f32 rounding of the sweep axis);
@@ -27,9 +29,7 @@ use super::model::{CollisionModel, DSBL_FILTERPARENT, ENBL_OVERRIDE};
 use super::sort::mj_sort;
 use super::speculate::Motions;
 use super::state::{State, SLEEP_ASLEEP};
-use crate::math::{
-    dot3, mul_mat_mat3, mul_mat_t_mat3, mul_mat_vec3, mul_quat, normalize4, quat2mat, transpose3, MINVAL,
-};
+use crate::math::{dot3, mul_mat_mat3, mul_mat_t_mat3, mul_mat_vec3, mul_quat, normalize4, quat2mat, transpose3};
 use crate::narrowphase::GeomType;
 use crate::speculative::sweep::{rotation_radius, swept_interval};
 use std::cmp::Ordering;
@@ -58,11 +58,39 @@ pub struct BroadphaseScratch {
     sap_pairs: Vec<(usize, usize)>,
 }
 
+/// Relative tolerance the broadphase hands to the eigen-decomposition of the covariance.
+///
+/// MuJoCo 4.0.0's `mj_collision` calls `mju_eig3Tol(.., 1e-3)` here (read from the released
+/// library: the `call mju_eig3Tol` in `mj_collision` is preceded by loading the constant
+/// 0.001), not the source's `mju_eig3` with its absolute 1e-12. What made
+/// `collision_convex/stacked_boxes.xml` differ is the eigenvalue sort, whose tolerance became
+/// relative too (see [`eig3_tol`]): that scene is a 3x3x2 grid of touching boxes, so the x and
+/// y variances are nearly equal (6.6666666669e-3 and 6.6666666694e-3 after one step, 4e-13
+/// apart). MuJoCo swaps them (4e-13 > 1e-12 * 6.7e-3) and sweeps along y; the absolute 1e-12
+/// kept x. The sweep axis compares end points in `f32`, which merges the ~1e-11 gaps between
+/// touching boxes, while the other axes compare in `f64` and prune them, so the x and y
+/// neighbour pairs traded places (probe: covariance from `mujoco` geom_xpos, decomposed by
+/// `mju_eig3Tol` through ctypes).
+pub const BROADPHASE_EIG_TOL: f64 = 1e-3;
+
 /// Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations accumulated in a
-/// quaternion (`mju_eig3`); returns the eigenvalues (decreasing) and the row-major matrix of
-/// that quaternion, whose columns are the eigenvectors (the broadphase's sweep axes).
-pub fn eig3(mat: &[f64; 9]) -> ([f64; 3], [f64; 9]) {
-    const EPS: f64 = MINVAL * 1000.0;
+/// quaternion, as MuJoCo 4.0.0's `mju_eig3Tol`; returns the eigenvalues (decreasing) and the
+/// row-major matrix of that quaternion, whose columns are the eigenvectors.
+///
+/// Read from the disassembly of the released library (the source we have predates it):
+/// - tolerances are relative to `a = max |mat_ij|`: a rotation is made only while the largest
+///   off-diagonal entry exceeds `max(tol, 4e-15) * a`, and eigenvalues are swapped only when
+///   they differ by more than `1e-12 * a` (`mju_eig3` passes `tol` = 4e-15);
+/// - there is no test on the rotation cosine, and the step quaternion comes from the tangent
+///   of the half angle, `h = t / (1 + sqrt(1 + t^2))`, as `(1, h) / sqrt(1 + h^2)` (no extra
+///   normalisation of the step).
+///
+/// Checked bit for bit (eigenvalues and matrix) against `mju_eig3Tol` called through ctypes,
+/// with a temporary probe binary, on 20000 random symmetric matrices (30 % with two equal or
+/// nearly equal eigenvalues, scales 1e-6..1e2, tol 1e-3, 1e-7 or 4e-15): no mismatch.
+pub fn eig3_tol(mat: &[f64; 9], tol: f64) -> ([f64; 3], [f64; 9]) {
+    let scale = mat.iter().fold(0.0_f64, |m, x| if x.abs() > m { x.abs() } else { m });
+    let eps = if tol > 4e-15 { tol } else { 4e-15 } * scale;
     let mut quat = [1.0, 0.0, 0.0, 0.0];
     let mut val = [0.0; 3];
     for _ in 0..500 {
@@ -78,36 +106,31 @@ pub fn eig3(mat: &[f64; 9]) -> ([f64; 3], [f64; 9]) {
         } else {
             (1, 2, 0)
         };
-        if d[3 * rk + ck].abs() < EPS {
+        let off = d[3 * rk + ck];
+        // the library's test, `eps >= |off|`, lets a NaN entry keep iterating
+        if eps >= off.abs() {
             break;
         }
 
-        // 2x2 Schur rotation that zeroes it
-        let tau = (d[4 * ck] - d[4 * rk]) / (2.0 * d[3 * rk + ck]);
-        let t =
-            if tau >= 0.0 { 1.0 / (tau + (1.0 + tau * tau).sqrt()) } else { -1.0 / (-tau + (1.0 + tau * tau).sqrt()) };
-        let c = 1.0 / (1.0 + t * t).sqrt();
-        if c > 1.0 - EPS {
-            break;
-        }
+        // 2x2 Schur rotation that zeroes it, as tangent of the angle, then of the half angle
+        let tau = (d[4 * ck] - d[4 * rk]) / (off + off);
+        let root = (tau * tau + 1.0).sqrt();
+        let t = if tau >= 0.0 { 1.0 / (tau + root) } else { -1.0 / (root - tau) };
+        let half = t / ((t * t + 1.0).sqrt() + 1.0);
+        let w = 1.0 / (half * half + 1.0).sqrt();
 
-        // the same rotation as a quaternion; the middle axis turns the other way
-        let mut step = [0.0; 4];
-        let half = (0.5 - 0.5 * c).sqrt();
-        step[rotk + 1] = if tau >= 0.0 { -half } else { half };
-        if rotk == 1 {
-            step[rotk + 1] = -step[rotk + 1];
-        }
-        step[0] = (1.0 - step[rotk + 1] * step[rotk + 1]).sqrt();
-        normalize4(&mut step);
+        // the middle axis turns the other way
+        let mut step = [w, 0.0, 0.0, 0.0];
+        step[rotk + 1] = if rotk == 1 { half * w } else { -half * w };
         quat = mul_quat(&quat, &step);
         normalize4(&mut quat);
     }
 
     // decreasing order by quarter turns (pairs 0-1, 1-2, 0-1), only for distinct values
+    let sort_eps = scale * 1e-12;
     for j in 0..3 {
         let j1 = j % 2;
-        if val[j1] + EPS < val[j1 + 1] {
+        if val[j1 + 1] > val[j1] + sort_eps {
             val.swap(j1, j1 + 1);
             // MuJoCo's rounded literal, not FRAC_1_SQRT_2 (they differ in the last bits)
             #[allow(clippy::approx_constant)]
@@ -350,7 +373,7 @@ pub fn broadphase(
     for c in cov.iter_mut() {
         *c *= inv;
     }
-    let (_, frame) = eig3(&cov);
+    let (_, frame) = eig3_tol(&cov, BROADPHASE_EIG_TOL);
 
     // 3. boxes of the collidable non-world bodies
     sc.ids.clear();
@@ -390,7 +413,7 @@ mod tests {
 
     #[test]
     fn eig3_of_diagonal_sorts_decreasing() {
-        let (val, vec) = eig3(&[1.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 2.0]);
+        let (val, vec) = eig3_tol(&[1.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 2.0], BROADPHASE_EIG_TOL);
         assert_eq!(val, [3.0, 2.0, 1.0]);
         // rows are unit vectors along the matching axes (up to sign)
         let row = |i: usize| [vec[3 * i], vec[3 * i + 1], vec[3 * i + 2]];
@@ -407,6 +430,39 @@ mod tests {
                 assert!((mv[k] - lambda * v[k]).abs() < 1e-12);
             }
         }
+    }
+
+    #[test]
+    fn eig3_tol_sorts_with_a_relative_tolerance() {
+        // two variances 4e-13 apart at 6.7e-3 (stacked_boxes.xml after one step): more than
+        // 1e-12 of the largest entry, so they are swapped and y becomes the sweep axis
+        let (a, b) = (6.666666666900e-3, 6.666666667300e-3);
+        let (val, vec) = eig3_tol(&[a, 0.0, 0.0, 0.0, b, 0.0, 0.0, 0.0, 2.5e-3], BROADPHASE_EIG_TOL);
+        assert_eq!(val, [b, a, 2.5e-3]);
+        let col0 = [vec[0], vec[3], vec[6]];
+        // (the quarter turn uses a rounded cos(pi/4), so the entries are off by a few ulps)
+        assert!(col0[0].abs() < 1e-14 && (col0[1].abs() - 1.0).abs() < 1e-14 && col0[2].abs() < 1e-14);
+        // 1e-15 apart is within the tolerance (6.7e-15): no swap, x stays first
+        let b = a + 1e-15;
+        let (val, vec) = eig3_tol(&[a, 0.0, 0.0, 0.0, b, 0.0, 0.0, 0.0, 2.5e-3], BROADPHASE_EIG_TOL);
+        assert_eq!((val, vec[0]), ([a, b, 2.5e-3], 1.0));
+    }
+
+    #[test]
+    fn eig3_tol_rotates_only_above_the_tolerance() {
+        // an off-diagonal entry at most 1e-3 of the largest entry leaves the frame alone
+        let m = [2.0, 2e-3, 0.0, 2e-3, 1.0, 0.0, 0.0, 0.0, 0.5];
+        let (val, vec) = eig3_tol(&m, BROADPHASE_EIG_TOL);
+        assert_eq!((val, vec), ([2.0, 1.0, 0.5], [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]));
+        // a larger one is rotated away: [[2, 1], [1, 2]] has eigenvalues 3, 1 along (1, +-1)
+        let m = [2.0, 1.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.5];
+        let (val, vec) = eig3_tol(&m, BROADPHASE_EIG_TOL);
+        for (v, want) in val.iter().zip([3.0, 1.0, 0.5]) {
+            assert!((v - want).abs() < 1e-12, "{val:?}");
+        }
+        let half = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((vec[0].abs() - half).abs() < 1e-12 && (vec[3].abs() - half).abs() < 1e-12);
+        assert!(vec[0] * vec[3] > 0.0);
     }
 
     #[test]
