@@ -55,7 +55,7 @@ fn check_matches_mujoco_on_every_corpus_file() {
 
 /// Corpus files on which the Rust collision stage still differs from MuJoCo's (all through the
 /// general convex path, GJK/EPA and its multi-contact: see the README's agreement report).
-const DIFF_GAPS: &[&str] = &["model/replicate/bunnies.xml"];
+const DIFF_GAPS: &[&str] = &[];
 
 fn diff_all(integrator: Option<Integrator>) {
     let mut failures = Vec::new();

@@ -122,10 +122,12 @@ impl Piece {
     }
 
     /// Closed boundary cycles, one per island.
+    ///
+    /// Every cycle is walked edge to edge, three-edge ones too: a triangle left by merging
+    /// (three hull triangles around a vertex inside them) keeps its edges out of cycle order,
+    /// and listing their start points reversed it (the bunny of `bunnies.xml`, polygon 303:
+    /// MuJoCo 4.0.0 has (1912, 1905, 1713)).
     fn paths(&self) -> Vec<Vec<usize>> {
-        if self.edges.len() == 3 {
-            return vec![self.edges.iter().map(|e| e.0).collect()];
-        }
         let mut out = Vec::new();
         for i in 0..self.nisland {
             let Some(j) = self.island.iter().position(|&k| k == i) else { continue };
