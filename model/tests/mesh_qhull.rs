@@ -282,3 +282,50 @@ fn general_position_cloud_graph_matches_mujoco() {
     ];
     assert_eq!(&g[2 + 2 * nv..2 + 3 * nv + 3 * nf], &edges);
 }
+
+/// The graph block's parts: vertex edge addresses, vertex ids, edge lists, faces.
+fn graph_parts(g: &[i32]) -> (&[i32], &[i32], &[i32], &[i32]) {
+    let (nv, nf) = (g[0] as usize, g[1] as usize);
+    let e = 2 + 3 * nv + 3 * nf;
+    (&g[2..2 + nv], &g[2 + nv..2 + 2 * nv], &g[2 + 2 * nv..e], &g[e..e + 3 * nf])
+}
+
+#[test]
+fn unit_cube_graph_matches_mujoco() {
+    // Full `mesh_graph` of Python mujoco 4.0.0 for the points of `unit_cube_matches_qhull_face_list`
+    // (read out as in the module docs). qhull merges coplanar facets here, so it keeps each
+    // vertex's facet set from the first merge on: the neighbour order records the merges and
+    // the `Qt` fans (new triangles appended, the merged facets removed) instead of following
+    // the final facet list, and the vertex list order records the merged facets' vertices.
+    let cube =
+        [-1., -1., -1., 1., -1., -1., 1., 1., -1., 1., 1., 1., 1., -1., 1., -1., 1., -1., -1., 1., 1., -1., -1., 1.];
+    let pts: Vec<f64> = cube.iter().map(|&x: &f32| x as f64).collect();
+    let g = convex_hull(&pts, None).unwrap().graph();
+    assert_eq!(g[..2], [8, 12]);
+    let (adr, ids, edges, faces) = graph_parts(&g);
+    assert_eq!(adr, [0, 6, 10, 16, 22, 27, 32, 37]);
+    assert_eq!(ids, [4, 3, 2, 1, 5, 0, 7, 6]);
+    let want_edges = [
+        1, 2, 3, 6, 7, -1, 0, 2, 7, -1, 0, 1, 3, 4, 7, -1, 0, 2, 4, 5, 6, -1, 2, 3, 5, 7, -1, 4, 3, 6, 7, -1, 0, 3, 5,
+        7, -1, 1, 2, 4, 0, 6, 5, -1,
+    ];
+    assert_eq!(edges, want_edges);
+    let want_faces =
+        [3, 4, 2, 2, 4, 1, 5, 2, 1, 5, 1, 0, 4, 7, 1, 1, 7, 0, 6, 3, 2, 5, 6, 2, 6, 4, 3, 6, 7, 4, 6, 5, 0, 7, 6, 0];
+    assert_eq!(faces, want_faces);
+}
+
+#[test]
+fn square_pyramid_graph_matches_mujoco() {
+    // Python mujoco 4.0.0's `mesh_graph` for the points of
+    // `square_pyramid_matches_qhull_face_list` (one merge: the square base).
+    let pyr = [-0.2, -0.2, 0., 0.2, 0.2, 0., 0.2, -0.2, 0., -0.2, 0.2, 0., 0., 0., 0.4];
+    let pts: Vec<f64> = pyr.iter().map(|&x: &f32| x as f64).collect();
+    let g = convex_hull(&pts, None).unwrap().graph();
+    assert_eq!(g[..2], [5, 6]);
+    let (adr, ids, edges, faces) = graph_parts(&g);
+    assert_eq!(adr, [0, 5, 10, 15, 19]);
+    assert_eq!(ids, [4, 3, 2, 1, 0]);
+    assert_eq!(edges, [2, 4, 3, 1, -1, 0, 4, 3, 2, -1, 0, 4, 3, 1, -1, 0, 2, 1, -1, 0, 2, 1, -1]);
+    assert_eq!(faces, [2, 4, 0, 4, 2, 1, 4, 3, 0, 3, 4, 1, 2, 3, 1, 3, 2, 0]);
+}

@@ -42,7 +42,19 @@ pub struct Hull {
     pub face: Vec<[usize; 3]>,
     /// qhull's vertex-list order and per-triangle corner order, when the hull is qhull's (they
     /// decide the order of MuJoCo's graph, see [`Hull::graph`]).
-    pub qhull_order: Option<(Vec<usize>, Vec<[usize; 3]>)>,
+    pub qhull_order: Option<QhullOrder>,
+}
+
+/// The orders of qhull's build that decide MuJoCo's graph (see [`Hull::graph`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QhullOrder {
+    /// Hull vertices (input indices) in qhull's vertex-list order.
+    pub vertices: Vec<usize>,
+    /// Each triangle's corners (input indices) in qhull's order (decreasing vertex id).
+    pub corners: Vec<[usize; 3]>,
+    /// For each of `vertices`, its triangles (indices into `corners`) in the order of qhull's
+    /// vertex-neighbour set, when the replay knows it.
+    pub vertex_faces: Option<Vec<Vec<usize>>>,
 }
 
 /// Why no hull could be built.
@@ -381,7 +393,9 @@ pub fn convex_hull(pts: &[f64], maxhullvert: Option<usize>) -> Result<Hull, Hull
                 c
             };
             if qfaces.len() == faces.len() && coords(&qv) == coords(&vert) {
-                return Ok(Hull { vert: qv, face: qfaces, qhull_order: Some((q.vertices, q.facet_vertices)) });
+                let order =
+                    QhullOrder { vertices: q.vertices, corners: q.facet_vertices, vertex_faces: q.vertex_facets };
+                return Ok(Hull { vert: qv, face: qfaces, qhull_order: Some(order) });
             }
         }
     }
@@ -398,12 +412,16 @@ impl Hull {
     ///
     /// For a hull from qhull's build ([`Hull::qhull_order`]) the vertices come in qhull's
     /// vertex-list order and each vertex's neighbours as MuJoCo's compiler meets them: its
-    /// triangles in facet-list order, each triangle's corners in qhull's order (checked against
-    /// MuJoCo 4.0.0's `mesh_graph`, `tests/mesh_qhull.rs`). The order matters to the collision:
-    /// multi-contact walks a vertex's edges in this order and keeps the first that fits.
+    /// triangles in the order of qhull's vertex-neighbour set (the final facet list when qhull
+    /// merged nothing, otherwise the order the build left, see `qhull_vertices.rs`), each
+    /// triangle's corners in qhull's order (checked against MuJoCo 4.0.0's `mesh_graph`,
+    /// `tests/mesh_qhull.rs`; equal on every corpus hull whose faces are replayed). Without the
+    /// set order the triangles are taken in facet-list order. The order matters to the
+    /// collision: multi-contact walks a vertex's edges in this order and keeps the first that
+    /// fits.
     pub fn graph(&self) -> Vec<i32> {
         let (vert, corners) = match &self.qhull_order {
-            Some((v, c)) => (v.as_slice(), c.as_slice()),
+            Some(q) => (q.vertices.as_slice(), q.corners.as_slice()),
             None => (self.vert.as_slice(), self.face.as_slice()),
         };
         let nv = vert.len();
@@ -411,7 +429,22 @@ impl Hull {
         let local: HashMap<usize, usize> = vert.iter().enumerate().map(|(i, &v)| (v, i)).collect();
         // Neighbours of each vertex in the order its faces are met.
         let mut nbr: Vec<Vec<i32>> = vec![Vec::new(); nv];
-        for f in corners {
+        let sets = self.qhull_order.as_ref().and_then(|q| q.vertex_faces.as_ref());
+        if let Some(sets) = sets {
+            // qhull's vertex-neighbour sets: each triangle's corners in qhull's order.
+            for (i, set) in sets.iter().enumerate() {
+                for &t in set {
+                    for &c in &corners[t] {
+                        let o = local[&c] as i32;
+                        if c != vert[i] && !nbr[i].contains(&o) {
+                            nbr[i].push(o);
+                        }
+                    }
+                }
+            }
+        }
+        // Otherwise the triangles in facet-list order.
+        for f in corners.iter().filter(|_| sets.is_none()) {
             for k in 0..3 {
                 let me = local[&f[k]];
                 // qhull's corner order as it is; otherwise around the triangle from this corner

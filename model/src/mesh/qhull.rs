@@ -52,6 +52,10 @@ use std::collections::HashMap;
 use super::mass::{cross, dot3};
 use super::qhull_simplex::{det_simplex, maxmin};
 
+// Declared here rather than in `mesh/mod.rs`, next to the state it extends.
+#[path = "qhull_vertices.rs"]
+mod qhull_vertices;
+
 /// A facet: vertex ids (decreasing), neighbours and ridges in qhull's set order.
 pub(super) struct Facet {
     pub(super) vid: Vec<usize>,
@@ -113,6 +117,8 @@ pub(super) struct Qh<'a> {
     pub(super) vlist: Vec<usize>,
     /// Vertices already moved to the end of `vlist` by the current point's new facets.
     pub(super) moved: Vec<usize>,
+    /// qhull's per-vertex facet sets ([`qhull_vertices`]).
+    vsets: qhull_vertices::VertexSets,
 }
 
 /// Point `i` of a flat xyz array.
@@ -516,6 +522,7 @@ impl<'a> Qh<'a> {
                 self.set_plane(nf);
             }
         }
+        self.vn_cone(first_new_id, &visible);
         self.premerge(first_new_id);
         if self.bail {
             return;
@@ -565,6 +572,9 @@ pub struct QhullHull {
     /// Each triangle's corners in qhull's own order (decreasing vertex id), which decides the
     /// order of each corner's neighbours in MuJoCo's graph.
     pub facet_vertices: Vec<[usize; 3]>,
+    /// For each vertex of [`QhullHull::vertices`], its triangles (indices into `faces`) in the
+    /// order of qhull's vertex-neighbour set, when the replay knows it.
+    pub vertex_facets: Option<Vec<Vec<usize>>>,
 }
 
 /// Triangles of the hull of `pts` in MuJoCo's `mesh_graph` order (counter-clockwise from
@@ -677,6 +687,7 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
         notsharp: false,
         vlist: vec![4, 3, 2, 1],
         moved: vec![1, 2, 3, 4],
+        vsets: Default::default(),
     };
     // Facet k omits the k-th vertex of (4, 3, 2, 1); its neighbours are the other three
     // facets in creation order (so neighbour i is opposite vertex i).
@@ -753,19 +764,15 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
     // Output: vertex order with the orientation made counter-clockwise from outside.
     let mut faces = Vec::new();
     let mut facet_vertices = Vec::new();
-    let mut used = vec![false; qh.vpoint.len()];
-    for (f, vid) in qh.triangulate()? {
+    let tris = qh.triangulate()?;
+    for &(f, vid) in &tris {
         let fc = &qh.facets[f];
         let [a, b, c] = vid.map(|v| qh.vpoint[v]);
         let (pa, pb, pc) = (pt(pts, a), pt(pts, b), pt(pts, c));
         let nrm = cross(&sub(&pb, &pa), &sub(&pc, &pa));
         faces.push(if dot3(&nrm, &fc.normal) > 0.0 { [a, b, c] } else { [b, a, c] });
         facet_vertices.push([a, b, c]);
-        for v in vid {
-            used[v] = true;
-        }
     }
-    // vertices left inside the hull (or dropped by merges) are no longer in the list
-    let vertices = qh.vlist.iter().filter(|&&v| used[v]).map(|&v| qh.vpoint[v]).collect();
-    Some(QhullHull { faces, vertices, facet_vertices })
+    let (vertices, vertex_facets) = qh.vertex_order(&tris);
+    Some(QhullHull { faces, vertices, facet_vertices, vertex_facets })
 }
