@@ -30,6 +30,7 @@ mod process;
 pub mod qhull;
 mod qhull_merge;
 mod qhull_simplex;
+mod qhull_vertices;
 pub mod stl;
 
 use std::path::{Path, PathBuf};

@@ -52,10 +52,7 @@ use std::collections::HashMap;
 use super::mass::{cross, dot3};
 use super::qhull_simplex::{det_simplex, maxmin};
 
-// Declared here rather than in `mesh/mod.rs`, next to the state it extends.
-#[path = "qhull_vertices.rs"]
-mod qhull_vertices;
-
+use super::qhull_vertices;
 /// A facet: vertex ids (decreasing), neighbours and ridges in qhull's set order.
 pub(super) struct Facet {
     pub(super) vid: Vec<usize>,
@@ -118,7 +115,7 @@ pub(super) struct Qh<'a> {
     /// Vertices already moved to the end of `vlist` by the current point's new facets.
     pub(super) moved: Vec<usize>,
     /// qhull's per-vertex facet sets ([`qhull_vertices`]).
-    vsets: qhull_vertices::VertexSets,
+    pub(super) vsets: qhull_vertices::VertexSets,
 }
 
 /// Point `i` of a flat xyz array.

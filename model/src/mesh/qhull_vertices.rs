@@ -35,7 +35,7 @@
 //! replayed hull of 2,800 random clouds (normal, box corners, prisms, points on box faces,
 //! lattices, rounded normal and sphere points), most of them with merges.
 
-use super::Qh;
+use super::qhull::Qh;
 
 /// qhull's `vertex->neighbors` sets while the replay runs.
 #[derive(Default)]
