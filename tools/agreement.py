@@ -17,7 +17,7 @@ EXE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "releas
 CORPUS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "..", "shared", "mjcf", "corpus")
 SHORT = {"dice.xml", "bunnies.xml"}
 SCENES = [("ball_plate", "throw"), ("chain", "yank"), ("flipper", "strike"), ("newton_cradle", "swing"),
-          ("thin_parts", "drop")]
+          ("thin_parts", "drop"), ("resting", "drop")]
 
 
 def run(args):
