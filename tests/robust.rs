@@ -120,16 +120,7 @@ fn energies(r: &specula::sweep::RunSpec) -> (f64, f64) {
     };
     let start = scene::start(r);
     let mut d = Data::new(&c).unwrap();
-    d.qpos_mut()[..7].copy_from_slice(&[
-        start.pos[0],
-        start.pos[1],
-        start.pos[2],
-        start.quat[0],
-        start.quat[1],
-        start.quat[2],
-        start.quat[3],
-    ]);
-    d.qvel_mut()[..3].copy_from_slice(&start.vel);
+    start.apply(&mut d);
     let energy = |d: &Data| {
         let (q, v) = (d.qpos(), d.qvel());
         let lin = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];

@@ -183,16 +183,7 @@ fn run_plate(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result
     let bottom = PLATE_TOP - r.plate;
     let start = scene::start(r);
     let mut data = Data::new(model)?;
-    data.qpos_mut()[..7].copy_from_slice(&[
-        start.pos[0],
-        start.pos[1],
-        start.pos[2],
-        start.quat[0],
-        start.quat[1],
-        start.quat[2],
-        start.quat[3],
-    ]);
-    data.qvel_mut()[..3].copy_from_slice(&start.vel);
+    start.apply(&mut data);
     data.kinematics()?;
     detector.observe(&data);
 

@@ -193,6 +193,16 @@ pub struct Start {
     pub offset: f64,
 }
 
+impl Start {
+    /// Puts the part (the scene's first free joint) at this start: pose and linear velocity.
+    pub fn apply(&self, data: &mut crate::mj::Data) {
+        let [x, y, z] = self.pos;
+        let [w, i, j, k] = self.quat;
+        data.qpos_mut()[..7].copy_from_slice(&[x, y, z, w, i, j, k]);
+        data.qvel_mut()[..3].copy_from_slice(&self.vel);
+    }
+}
+
 fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
     [
         a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
