@@ -11,7 +11,9 @@
 //! centre and `pos12` box 1's centre in box 2's frame.
 
 use super::{clip, emit};
-use crate::math::{dot3, mul_mat_t_mat3, mul_mat_t_vec3, mul_mat_vec3, normalize3, sub3, transpose3, MINVAL};
+use crate::math::{
+    dot3, frame_from_normal, mul_mat_t_mat3, mul_mat_t_vec3, mul_mat_vec3, normalize3, sub3, transpose3, MINVAL,
+};
 use crate::narrowphase::ContactPoint;
 
 /// Separation-test slack, per unit of summed half-sizes: supports are sums of size*rotation
@@ -418,15 +420,17 @@ fn face_contacts(
     // Step 6.
     let nsign = if ref1 { sgn } else { -sgn };
     let normal = [nsign * matref[a], nsign * matref[3 + a], nsign * matref[6 + a]];
-    let mut n = 0;
-    for v in &kept[..nkept] {
+    // All points share the normal: complete its frame once (the same bits as once per point).
+    let frame = frame_from_normal(&normal);
+    let n = nkept.min(out.len());
+    for (c, v) in out.iter_mut().zip(&kept[..n]) {
         let mut local = [0.0; 3];
         local[ax] = v[0];
         local[ay] = v[1];
         local[a] = sgn * (sizeref[a] + 0.5 * v[2]);
         let r = mul_mat_vec3(matref, &local);
         let pos = [r[0] + posref[0], r[1] + posref[1], r[2] + posref[2]];
-        n = emit(out, n, v[2], &pos, &normal);
+        *c = ContactPoint { dist: v[2], pos, frame };
     }
     n
 }

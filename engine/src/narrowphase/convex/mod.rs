@@ -201,11 +201,18 @@ fn penetration(
     }
     let st = &r.status;
     let n = st.nx.min(out.len());
+    // Multi-contact points usually share one normal: complete its frame once.
+    let mut last: Option<([f64; 3], [f64; 9])> = None;
     for (i, c) in out.iter_mut().enumerate().take(n) {
         let pos = scl3(&add3(&st.x1[i], &st.x2[i]), 0.5);
         let mut normal = sub3(&st.x1[i], &st.x2[i]);
         normalize3(&mut normal);
-        *c = ContactPoint { dist: margin + st.dist[i], pos, frame: frame_from_normal(&normal) };
+        let frame = match last {
+            Some((nrm, f)) if nrm == normal => f,
+            _ => frame_from_normal(&normal),
+        };
+        last = Some((normal, frame));
+        *c = ContactPoint { dist: margin + st.dist[i], pos, frame };
     }
     n
 }
