@@ -375,14 +375,8 @@ impl CollisionStage {
             (n, Some(mo), Some(a), Some(b)) if m.opt.robust => {
                 // Robust mode: touching contacts that still close too fast are arrested, and
                 // places the motion brings into contact by the end of the step are added.
-                for k in 0..n.min(self.points.len()) {
-                    if let Some(d) = speculate::robust_persisting(m, mo, g1, g2, a, b, pp, &self.points[k]) {
-                        self.points[k].dist = d;
-                        speculative = true;
-                    }
-                }
-                let total = speculate::robust_predicted(m, mo, g1, g2, a, b, pp, n, &mut self.points);
-                speculative |= total > n;
+                let (total, changed) = speculate::robust_touching(m, mo, g1, g2, a, b, pp, n, &mut self.points);
+                speculative = changed;
                 total
             }
             (n, ..) => n,

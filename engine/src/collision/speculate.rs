@@ -14,6 +14,7 @@
 
 use super::model::{CollisionModel, DSBL_FILTERPARENT, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE, ENBL_OVERRIDE};
 use super::state::State;
+use crate::math::dist3;
 use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 use crate::speculative::sweep::{geom_motion, min_half_extent, swept_plane_prune, swept_sphere_prune};
 use crate::speculative::{
@@ -104,6 +105,9 @@ impl Motions {
         self.cvel_end.resize(nb, [0.0; 6]);
         self.moves.clear();
         self.moves.resize(nb, false);
+        // With weld ids the velocities are summed again below in MuJoCo's order, so this
+        // root-first pass only finds which bodies move (and the extrapolated velocities).
+        let weld_sum = m.body_weldid.len() == nb;
         if have_dofs {
             for b in 1..nb {
                 let parent = m.body_parentid[b];
@@ -113,8 +117,10 @@ impl Motions {
                     for j in adr as usize..adr as usize + m.body_dofnum[b] {
                         let (Some(c), Some(&q)) = (spec.cdof.get(j), spec.qvel.get(j)) else { continue };
                         any = true;
-                        for k in 0..6 {
-                            v[k] += c[k] * q;
+                        if !weld_sum {
+                            for k in 0..6 {
+                                v[k] += c[k] * q;
+                            }
                         }
                         if end {
                             let qe = self.extrapolated[j];
@@ -130,7 +136,7 @@ impl Motions {
             // the released library): from the body's weld body up to the root, each body's dofs
             // in order, skipping zero velocities. Same value as the root-first sum above up to
             // rounding.
-            if m.body_weldid.len() == nb {
+            if weld_sum {
                 for b in 1..nb {
                     let mut v = [0.0; 6];
                     let mut k = m.body_weldid[b];
@@ -433,6 +439,23 @@ fn ray_occluded<'a>(
     false
 }
 
+/// The pair as robust mode sees it, or `None` when robust mode cannot change anything for it:
+/// neither geom moves, or together they sweep less than the pair's contact absorbs.
+fn robust_setup<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    (g1, g2): (usize, usize),
+    a: Geom<'a>,
+    b: Geom<'a>,
+    pair: &PairParams,
+) -> Option<(SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions)> {
+    if !(mo.moving(g1) || mo.moving(g2)) {
+        return None;
+    }
+    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    robust::can_matter(&s1, &s2, pair, &opt).then_some((s1, s2, opt))
+}
+
 /// Robust-mode contact points of a separated pair (see [`crate::speculative::robust`]).
 #[allow(clippy::too_many_arguments)]
 pub fn robust_points<'a>(
@@ -446,13 +469,7 @@ pub fn robust_points<'a>(
     geom: &dyn Fn(usize) -> Option<Geom<'a>>,
     out: &mut [ContactPoint],
 ) -> usize {
-    if !(mo.moving(g1) || mo.moving(g2)) {
-        return 0;
-    }
-    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
-    if !robust::can_matter(&s1, &s2, &pair, &opt) {
-        return 0;
-    }
+    let Some((s1, s2, opt)) = robust_setup(m, mo, (g1, g2), a, b, &pair) else { return 0 };
     let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
     let n = robust::separated_points(
         &s1,
@@ -478,11 +495,12 @@ pub fn robust_points<'a>(
     }
 }
 
-/// Robust-mode contacts predicted at the end of the step for a pair that touches now, written
-/// after the `have` contacts already in `out` (those that land near one of them are dropped:
-/// the existing contact covers that place); returns the new total.
+/// Robust mode on a pair the narrowphase found touching, with its `have` contacts in `out`:
+/// contacts that still close faster than the pair's contact absorbs get an arresting distance,
+/// and contacts predicted at the end of the step are appended unless one already covers their
+/// place. Returns the new total and whether any contact was changed or added.
 #[allow(clippy::too_many_arguments)]
-pub fn robust_predicted<'a>(
+pub fn robust_touching<'a>(
     m: &'a CollisionModel,
     mo: &Motions,
     g1: usize,
@@ -492,51 +510,31 @@ pub fn robust_predicted<'a>(
     pair: PairParams,
     have: usize,
     out: &mut [ContactPoint],
-) -> usize {
-    if !(mo.moving(g1) || mo.moving(g2)) || have >= out.len() {
-        return have;
+) -> (usize, bool) {
+    let have = have.min(out.len());
+    let Some((s1, s2, opt)) = robust_setup(m, mo, (g1, g2), a, b, &pair) else { return (have, false) };
+    let mut changed = false;
+    for c in &mut out[..have] {
+        if let Some(d) = robust::persisting_distance(&s1, &s2, c, &pair, &opt) {
+            c.dist = d;
+            changed = true;
+        }
     }
-    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
-    if !robust::can_matter(&s1, &s2, &pair, &opt) {
-        return have;
+    if have >= out.len() {
+        return (have, changed);
     }
     let mut extra = [ContactPoint::default(); 4];
     let k = robust::predicted_points(&s1, &s2, &pair, &opt, &mut extra);
     let near = 2.0 * robust::safe_depth(s1.min_half, s2.min_half);
     let mut n = have;
     for e in &extra[..k] {
-        let close = out[..have].iter().any(|c| {
-            let d = [c.pos[0] - e.pos[0], c.pos[1] - e.pos[1], c.pos[2] - e.pos[2]];
-            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() < near
-        });
+        let close = out[..have].iter().any(|c| dist3(&c.pos, &e.pos) < near);
         if !close && n < out.len() {
             out[n] = *e;
             n += 1;
         }
     }
-    n
-}
-
-/// Robust-mode effective distance for a contact the narrowphase found, if it must be arrested.
-#[allow(clippy::too_many_arguments)]
-pub fn robust_persisting<'a>(
-    m: &'a CollisionModel,
-    mo: &Motions,
-    g1: usize,
-    g2: usize,
-    a: Geom<'a>,
-    b: Geom<'a>,
-    pair: PairParams,
-    contact: &ContactPoint,
-) -> Option<f64> {
-    if !(mo.moving(g1) || mo.moving(g2)) {
-        return None;
-    }
-    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
-    if !robust::can_matter(&s1, &s2, &pair, &opt) {
-        return None;
-    }
-    robust::persisting_distance(&s1, &s2, contact, &pair, &opt)
+    (n, changed || n > have)
 }
 
 /// Speculative contact points of a pair whose narrowphase found none (geoms in narrowphase

@@ -95,6 +95,12 @@ impl SweptGeom<'_> {
     pub fn sweep(&self) -> f64 {
         sweep_distance(&self.motion, self.geom.ty, self.geom.rbound)
     }
+
+    /// Whether the speculative stages can handle this geom: height fields and SDFs have no
+    /// support function for the advancement.
+    pub fn supported(&self) -> bool {
+        !matches!(self.geom.ty, GeomType::Hfield | GeomType::Sdf)
+    }
 }
 
 /// The pair's contact parameters that shape the effective distance (after mixing).
@@ -160,8 +166,7 @@ pub fn speculative_contacts<F>(
 where
     F: FnMut(usize, &[f64; 3], &[f64; 3]) -> bool,
 {
-    let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
-    if out.is_empty() || unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
+    if out.is_empty() || !s1.supported() || !s2.supported() {
         return 0;
     }
     let w1 = advance::compat_sweep(s1.geom.ty, s1.geom.rbound, &s1.motion);

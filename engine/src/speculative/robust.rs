@@ -99,9 +99,12 @@ pub fn arresting_distance(
     pair: &PairParams,
     opt: &SpeculativeOptions,
 ) -> f64 {
-    let h = opt.timestep;
-    let keep = keep_fraction(t, h_vn, v_safe, h);
-    let (b0, k0) = step_damping_stiffness(&pair.solref, h, opt.refsafe);
+    kept_distance(margin, keep_fraction(t, h_vn, v_safe, opt.timestep), h_vn, pair, opt)
+}
+
+/// Effective distance that leaves the fraction `keep` of the closing displacement `h_vn`.
+fn kept_distance(margin: f64, keep: f64, h_vn: f64, pair: &PairParams, opt: &SpeculativeOptions) -> f64 {
+    let (b0, k0) = step_damping_stiffness(&pair.solref, opt.timestep, opt.refsafe);
     effective_distance(margin, keep, h_vn, b0, k0, pair.solimp[2], opt.integrator)
 }
 
@@ -193,8 +196,9 @@ fn advance_robust(s1: &SweptGeom, s2: &SweptGeom, margin: f64, opt: &Speculative
 }
 
 /// Robust speculative contacts of a separated pair (the narrowphase found none): written to
-/// `out`, all sharing one arresting effective distance; 0 when the pair cannot reach contact
-/// within the step, closes slower than its contact can absorb, or is occluded.
+/// `out`, each with its own arresting effective distance (see `point_distance`); 0 when the
+/// pair cannot reach contact within the step, closes slower than its contact can absorb, or is
+/// occluded.
 pub fn separated_points<F>(
     s1: &SweptGeom,
     s2: &SweptGeom,
@@ -206,8 +210,7 @@ pub fn separated_points<F>(
 where
     F: FnMut(&[f64; 3], &[f64; 3]) -> bool,
 {
-    let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
-    if out.is_empty() || unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
+    if out.is_empty() || !s1.supported() || !s2.supported() {
         return 0;
     }
     if s1.motion.is_zero() && s2.motion.is_zero() {
@@ -284,8 +287,7 @@ fn point_distance(
     let c = dot3(normal, &sub3(&point_motion(e1, &s1.geom.pos, x1), &point_motion(e2, &s2.geom.pos, x2)));
     let allow_here = allow.max(c - removal);
     if c > 0.0 {
-        let (b0, k0) = step_damping_stiffness(&pair.solref, opt.timestep, opt.refsafe);
-        effective_distance(pair.margin, allow_here / c, c, b0, k0, pair.solimp[2], opt.integrator)
+        kept_distance(pair.margin, allow_here / c, c, pair, opt)
     } else {
         limiting_distance(pair.margin, c, allow_here, pair, opt)
     }
@@ -437,8 +439,7 @@ pub fn predicted_points(
     opt: &SpeculativeOptions,
     out: &mut [ContactPoint],
 ) -> usize {
-    let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
-    if out.is_empty() || unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
+    if out.is_empty() || !s1.supported() || !s2.supported() {
         return 0;
     }
     let e1 = effective_motion(s1.geom.ty, &s1.motion);
@@ -484,8 +485,7 @@ pub fn limiting_point(
     pair: &PairParams,
     opt: &SpeculativeOptions,
 ) -> Option<ContactPoint> {
-    let unsupported = |t: GeomType| matches!(t, GeomType::Hfield | GeomType::Sdf);
-    if unsupported(s1.geom.ty) || unsupported(s2.geom.ty) {
+    if !s1.supported() || !s2.supported() {
         return None;
     }
     let (d0, x1, x2) = distance(&s1.geom, &s2.geom, &opt.collide)?;
