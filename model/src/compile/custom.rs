@@ -2,7 +2,7 @@
 //! (`numeric_adr`, `numeric_size`, `numeric_data`) and otherwise ignores. specula reads one of
 //! them itself: `specula_robust` (see [`crate::model::Model::asks_robust`]).
 
-use super::attrs::{err_at, err_attr, nums, Res};
+use super::attrs::{err_at, int, nums, Res};
 use crate::model::Model;
 use crate::xml::Element;
 
@@ -18,16 +18,14 @@ pub fn read_custom(el: &Element, m: &mut Model) -> Res<()> {
             Some(a) => nums(a)?,
             None => Vec::new(),
         };
-        let size = match n.attr("size") {
-            Some(a) => {
-                let s: i64 = a.value.trim().parse().map_err(|_| err_attr(a, "expected an integer"))?;
-                if s < data.len() as i64 {
-                    return Err(err_at(n, "attribute 'data' has too much data"));
-                }
-                s
+        let mut size = data.len() as i64;
+        let mut given = 0;
+        if int(n, "size", &mut given)? {
+            if i64::from(given) < size {
+                return Err(err_at(n, "attribute 'data' has too much data"));
             }
-            None => data.len() as i64,
-        };
+            size = i64::from(given);
+        }
         if size <= 0 {
             return Err(err_at(n, "custom field size must be positive"));
         }

@@ -236,16 +236,6 @@ pub fn offcenter(mass: f64, v: &[f64; 3]) -> [f64; 6] {
     ]
 }
 
-/// Quaternion product without renormalisation.
-fn mulquat_raw(qa: &[f64; 4], qb: &[f64; 4]) -> [f64; 4] {
-    [
-        qa[0] * qb[0] - qa[1] * qb[1] - qa[2] * qb[2] - qa[3] * qb[3],
-        qa[0] * qb[1] + qa[1] * qb[0] + qa[2] * qb[3] - qa[3] * qb[2],
-        qa[0] * qb[2] - qa[1] * qb[3] + qa[2] * qb[0] + qa[3] * qb[1],
-        qa[0] * qb[3] + qa[1] * qb[2] - qa[2] * qb[1] + qa[3] * qb[0],
-    ]
-}
-
 /// Normalises a quaternion by multiplying with the inverse norm, unless already unit to 1e-15.
 pub fn normalize4(v: &mut [f64; 4]) {
     let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]).sqrt();
@@ -312,8 +302,8 @@ pub fn eig3_tol(mat: &[f64; 9], tol: f64) -> ([f64; 3], [f64; 4], usize) {
         let cos = 1.0 / (1.0 + h * h).sqrt();
         let mut step = [cos, 0.0, 0.0, 0.0];
         step[rotk + 1] = if rotk == 1 { h * cos } else { -h * cos };
-        quat = mulquat_raw(&quat, &step);
-        normvec(&mut quat);
+        // the product normalises, then the solver normalises again (both in the library)
+        quat = mulquat(&quat, &step);
         normvec(&mut quat);
         steps += 1;
     }
@@ -326,8 +316,7 @@ pub fn eig3_tol(mat: &[f64; 9], tol: f64) -> ([f64; 3], [f64; 4], usize) {
             #[allow(clippy::approx_constant)]
             let mut turn = [0.707106781186548, 0.0, 0.0, 0.0];
             turn[(j1 + 2) % 3 + 1] = turn[0];
-            quat = mulquat_raw(&quat, &turn);
-            normvec(&mut quat);
+            quat = mulquat(&quat, &turn);
             normvec(&mut quat);
         }
     }
