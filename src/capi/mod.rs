@@ -194,11 +194,12 @@ pub fn speculative() -> Speculative {
     Speculative::from_index(i32::from(SPECULATIVE.load(Ordering::Relaxed))).unwrap_or(Speculative::Compat)
 }
 
-/// The speculative-contact mode for model `m`: the chosen one, else robust when the model asks
-/// for it (custom numeric `specula_robust`), else compat.
-pub fn speculative_for(m: &mujoco_sys::mjModel) -> Speculative {
+/// The speculative-contact mode for a model that does (`asks_robust`) or does not ask for robust
+/// mode itself (custom numeric `specula_robust`): the chosen mode if one was chosen, else the
+/// model's request, else compat.
+pub fn speculative_for(asks_robust: bool) -> Speculative {
     config();
-    if SPECULATIVE_CHOSEN.load(Ordering::Relaxed) || !crate::mj::from_c::asks_robust(m) {
+    if SPECULATIVE_CHOSEN.load(Ordering::Relaxed) || !asks_robust {
         speculative()
     } else {
         Speculative::Robust

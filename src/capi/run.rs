@@ -21,6 +21,8 @@ use crate::route::RustStage;
 struct Entry {
     fingerprint: Fingerprint,
     stage: RustStage,
+    /// Whether the model asks for robust mode itself (read once, when the stage is built).
+    asks_robust: bool,
 }
 
 thread_local! {
@@ -135,7 +137,8 @@ fn rust_part(m: &sys::mjModel, d: &mut sys::mjData, diff: bool) -> Outcome {
                     Err(e) => return Outcome::Fallback(Fallback::Error, e),
                 };
                 add(&COUNTERS.model_builds, 1);
-                stages.insert(key, Entry { fingerprint, stage: RustStage::from_collision_model(cm) });
+                let stage = RustStage::from_collision_model(cm);
+                stages.insert(key, Entry { fingerprint, stage, asks_robust: from_c::asks_robust(m) });
                 match stages.get_mut(&key) {
                     Some(e) => e,
                     None => return Outcome::Fallback(Fallback::Error, "stage cache".into()),
@@ -143,9 +146,10 @@ fn rust_part(m: &sys::mjModel, d: &mut sys::mjData, diff: bool) -> Outcome {
             }
         };
         add(&COUNTERS.refresh_nanos, t.elapsed().as_nanos() as u64);
+        let robust = super::speculative_for(entry.asks_robust) == super::Speculative::Robust;
         let stage = &mut entry.stage;
         // Robust mode replaces MuJoCo's behaviour; diff mode compares with it, so it stays compat.
-        stage.set_robust(!diff && super::speculative_for(m) == super::Speculative::Robust);
+        stage.set_robust(!diff && robust);
         let before = stage.stats.clone();
         let result =
             if diff { stage.compute(m, d).map(|c| c.to_vec()) } else { stage.replace(m, d).map(|()| Vec::new()) };
