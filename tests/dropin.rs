@@ -3,6 +3,8 @@
 //! exactly like the same program without it; diff mode must agree on the project's scenes and
 //! catch a deliberately broken collider; bad configuration must warn once and behave like C.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -369,12 +371,8 @@ fn robust_mode_keeps_the_thin_parts_on_the_pane_in_python() {
     assert!(low > 0.295, "robust mode let a part through: lowest centre at {low}");
     // The same scene asking for robust mode itself (a custom numeric MuJoCo ignores), with no
     // SPECULA_SPECULATIVE: robust; and an explicit compat still wins over the model.
-    let text = std::fs::read_to_string(&scene).unwrap();
-    let at = text.find("<worldbody>").expect("the scene has a worldbody");
-    let asking =
-        format!("{}<custom><numeric name=\"specula_robust\" data=\"1\"/></custom>\n  {}", &text[..at], &text[at..]);
     let path = scratch("scenes").join("thin_parts_asks_robust.xml");
-    std::fs::write(&path, asking).unwrap();
+    common::write_asking_robust(&scene, &path);
     let p = path.to_str().unwrap();
     let asked = lowest_in(p, &[("SPECULA_COLLISION", "rust")]);
     let overridden = lowest_in(p, &[("SPECULA_COLLISION", "rust"), ("SPECULA_SPECULATIVE", "compat")]);

@@ -1,10 +1,13 @@
 //! specula's robust speculative mode: nothing tunnels, bodies still rest where they would, no
 //! energy appears.
 
+mod common;
+
 use std::path::Path;
 
 use specula::mj::{Data, Model};
 use specula::sim::{run, Route, RunOptions, RunReport, Start};
+use specula_engine::math::{mul_mat_t_vec3, quat2mat};
 
 fn scene(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name)
@@ -124,7 +127,7 @@ fn energies(r: &specula::sweep::RunSpec) -> (f64, f64) {
     let energy = |d: &Data| {
         let (q, v) = (d.qpos(), d.qvel());
         let lin = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        let w = to_frame(&iquat, [v[3], v[4], v[5]]);
+        let w = mul_mat_t_vec3(&quat2mat(&iquat), &[v[3], v[4], v[5]]);
         let rot = inertia[0] * w[0] * w[0] + inertia[1] * w[1] * w[1] + inertia[2] * w[2] * w[2];
         0.5 * mass * lin + 0.5 * rot + mass * 9.81 * q[2]
     };
@@ -142,17 +145,6 @@ fn energies(r: &specula::sweep::RunSpec) -> (f64, f64) {
         }
     });
     (emax, e0)
-}
-
-/// `v` expressed in the frame that the unit quaternion `q` (w, x, y, z) rotates to: `R(q)^T v`.
-fn to_frame(q: &[f64; 4], v: [f64; 3]) -> [f64; 3] {
-    let [w, x, y, z] = *q;
-    let r = [
-        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
-        [2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)],
-        [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)],
-    ];
-    [0, 1, 2].map(|k| r[0][k] * v[0] + r[1][k] * v[1] + r[2][k] * v[2])
 }
 
 #[test]
@@ -220,13 +212,8 @@ fn a_scene_at_rest_steps_exactly_as_without_robust_mode() {
 #[test]
 fn a_model_can_ask_for_robust_mode_and_the_cli_honours_it() {
     // thin_parts.xml plus the custom numeric MuJoCo ignores.
-    let text = std::fs::read_to_string(scene("thin_parts.xml")).unwrap();
-    let at = text.find("<worldbody>").unwrap();
-    let asking =
-        format!("{}<custom><numeric name=\"specula_robust\" data=\"1\"/></custom>\n  {}", &text[..at], &text[at..]);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let path = dir.join("thin_parts_asks_robust.xml");
-    std::fs::write(&path, asking).unwrap();
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("thin_parts_asks_robust.xml");
+    common::write_asking_robust(&scene("thin_parts.xml"), &path);
     let run_json = |extra: &[&str]| {
         let mut args = vec!["run", path.to_str().unwrap(), "--key", "drop", "--steps", "400", "--json"];
         args.extend_from_slice(extra);

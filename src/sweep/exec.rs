@@ -187,39 +187,37 @@ fn run_plate(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result
     data.kinematics()?;
     detector.observe(&data);
 
+    // lowest and highest point of the part, and whether its centre is over the plate
     let extent = |data: &Data| {
         let pose = data.body_pose_id(part).expect("the part's id is in range");
         let h = scene::half_height(r.part, pose.quat);
-        (pose.pos[2] - h, pose.pos[2] + h)
+        let over = pose.pos[0].abs() <= PLATE_HALF && pose.pos[1].abs() <= PLATE_HALF;
+        (pose.pos[2] - h, pose.pos[2] + h, over)
     };
     let total = (r.duration / r.timestep).round() as usize;
     let mut dip: f64 = 0.0;
     let mut steps = 0;
-    let mut passed = false;
-    let mut off = false;
+    // set once the part is completely below the plate (the run stops there)
+    let mut below = None;
     while steps < total {
         step(&mut data, r.route)?;
         // mj_step leaves the pre-step poses; recompute them for the new state.
         data.kinematics()?;
         detector.observe(&data);
         steps += 1;
-        let (low, high) = extent(&data);
+        let (low, high, over) = extent(&data);
         dip = dip.max(PLATE_TOP - low);
         if high < bottom {
-            let pose = data.body_pose_id(part).expect("the part's id is in range");
-            off = pose.pos[0].abs() > PLATE_HALF || pose.pos[1].abs() > PLATE_HALF;
-            passed = true;
+            below = Some(if over { Outcome::Pass } else { Outcome::Off });
             break;
         }
     }
-    let (low, high) = extent(&data);
+    let (low, high, _) = extent(&data);
     let centre = 0.5 * (low + high);
     let v = data.qvel();
     let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let outcome = if off {
-        Outcome::Off
-    } else if passed {
-        Outcome::Pass
+    let outcome = if let Some(o) = below {
+        o
     } else if speed < REST_SPEED && (low - PLATE_TOP).abs() <= REST_BAND {
         Outcome::Land
     } else if centre > PLATE_TOP {
