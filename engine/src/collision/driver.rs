@@ -209,6 +209,10 @@ impl CollisionStage {
         broadphase(m, s, sleep_filter, spec, &mut self.broad);
         let npair = m.npair();
         let midphase = !m.opt.disabled(DSBL_MIDPHASE);
+        // a fast body pair skips the trees, whose boxes are not swept (never without native CCD,
+        // where MuJoCo 4.0.0 does not speculate)
+        let swept =
+            |b1: usize, b2: usize| spec.is_some_and(|mo| mo.fast_pair(b1, b2)) && !m.opt.disabled(DSBL_NATIVECCD);
         let mut last_signature = u32::MAX;
         let mut pairadr = 0;
         for k in 0..self.broad.pairs.len() {
@@ -245,11 +249,7 @@ impl CollisionStage {
                 if filter_collision_pair(&ctx, g1, g2, None, skip.clone()) {
                     self.narrow(&ctx, order(m, g1, g2, None), out, &mut report);
                 }
-            } else if midphase
-                && m.body_bvhadr[b1] >= 0
-                && m.body_bvhadr[b2] >= 0
-                && !spec.is_some_and(|mo| mo.fast_body[b1] || mo.fast_body[b2])
-            {
+            } else if midphase && m.body_bvhadr[b1] >= 0 && m.body_bvhadr[b2] >= 0 && !swept(b1, b2) {
                 self.midphase(&ctx, b1, b2, skip, out, &mut report);
             } else {
                 for g1 in body_geoms(m, b1) {
