@@ -84,6 +84,9 @@ pub struct DiffReport {
     pub qpos_divergence: f64,
     /// Largest |Δqpos| between the c route and itself after a 1e-12 perturbation of qpos.
     pub noise_floor: f64,
+    /// Geom pairs the Rust stage handed to MuJoCo's own pair function (height fields, SDFs,
+    /// convex pairs with `nativeccd` disabled), over the contact comparison's calls.
+    pub fallback_pairs: u64,
     /// The first problem seen, in words (a Rust stage error, or the first unmatched contact).
     pub first_problem: Option<String>,
 }
@@ -266,6 +269,7 @@ pub fn diff(
         stepped.0?;
     }
     report.steps = opts.steps;
+    report.fallback_pairs = stage.stats.fallback_pairs;
 
     // 2. Trajectories: rust route vs c route, and the c route's own noise floor.
     let traj_c = trajectory(model, None, Route::C, opts, 0.0, &mut |_| {})?;

@@ -109,6 +109,7 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
                             "frame": num(r.max_err_gjk.frame), "params": num(r.max_err_gjk.params)},
             "qpos_divergence": num(r.qpos_divergence),
             "noise_floor": num(r.noise_floor),
+            "fallback_pairs": r.fallback_pairs,
             "problem": r.first_problem,
             "pairs": r.pairs.iter().map(|((a, b), p)| serde_json::json!({
                 "types": [format!("{a:?}").to_lowercase(), format!("{b:?}").to_lowercase()],
@@ -152,6 +153,12 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
     );
     if let Some(p) = &r.first_problem {
         outln!("  first problem: {p}");
+    }
+    if r.fallback_pairs > 0 {
+        outln!(
+            "  {} geom pairs were computed by MuJoCo's own pair function on both sides (height fields, SDFs, convex pairs with nativeccd disabled)",
+            r.fallback_pairs
+        );
     }
     for ((a, b), p) in &r.pairs {
         outln!(

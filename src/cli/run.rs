@@ -89,7 +89,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         }
         if report.fallback_pairs > 0 {
             outln!(
-                "  {} geom pairs (height field or SDF) were computed by MuJoCo's own pair function: specula has no collider for them",
+                "  {} geom pairs were computed by MuJoCo's own pair function: specula has no collider for them (height fields, SDFs, and convex pairs with nativeccd disabled)",
                 report.fallback_pairs
             );
         }

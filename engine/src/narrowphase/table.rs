@@ -64,8 +64,16 @@ pub fn is_supported(t1: GeomType, t2: GeomType) -> bool {
 /// whichever order they were passed in; equal types keep the given order. Returns `None` when
 /// the pair has no collider (see [`is_supported`]) so callers can report it instead of silently
 /// dropping it, otherwise the number of contacts written to `out`.
+///
+/// With MuJoCo's native CCD disabled (`nativeccd="disable"`) MuJoCo's convex pairs run libccd's
+/// MPR with its own multi-run contacts, which specula does not reproduce: those pairs are `None`
+/// too, so the caller computes them with MuJoCo's own pair function and counts them.
 pub fn collide(g1: &Geom, g2: &Geom, margin: f64, opt: &CollideOptions, out: &mut [ContactPoint]) -> Option<usize> {
     let (func, swap) = lookup(g1.ty, g2.ty)?;
+    let convex: CollideFn = convex::collide_convex;
+    if !opt.nativeccd && std::ptr::fn_addr_eq(func, convex) {
+        return None;
+    }
     let n = if swap { func(g2, g1, margin, opt, out) } else { func(g1, g2, margin, opt, out) };
     Some(n)
 }

@@ -227,7 +227,7 @@ fn max_contacts(o1: &ConvexObj, o2: &ConvexObj, opt: &CollideOptions) -> usize {
     let big = |t: GeomType| matches!(t, GeomType::Box | GeomType::Mesh | GeomType::Cylinder);
     let cap = |t: GeomType| t == GeomType::Capsule;
     if !opt.nativeccd {
-        // libccd's single contact (specula runs the native path regardless)
+        // libccd's single contact (the pair table hands such pairs to MuJoCo instead)
         return 1;
     }
     if o1.ty == GeomType::Box && o2.ty == GeomType::Box {
@@ -245,8 +245,8 @@ fn max_contacts(o1: &ConvexObj, o2: &ConvexObj, opt: &CollideOptions) -> usize {
 /// General convex-convex collision (MuJoCo's `mjc_Convex`), same signature as the pair table.
 ///
 /// `opt.multiccd` means MuJoCo's multi-contact search is on (it is on unless
-/// `mjDSBL_MULTICCD` is set). `opt.nativeccd == false` (libccd's MPR) is not supported; the
-/// native path is used regardless.
+/// `mjDSBL_MULTICCD` is set). `opt.nativeccd == false` (libccd's MPR) is not reproduced: the
+/// pair table does not call this function then (see [`super::table::collide`]).
 pub fn collide_convex(g1: &Geom, g2: &Geom, margin: f64, opt: &CollideOptions, out: &mut [ContactPoint]) -> usize {
     if out.is_empty() {
         return 0;
