@@ -10,6 +10,7 @@ pub mod capi;
 pub mod check;
 pub mod demo;
 pub mod diff;
+pub mod fuzz;
 pub mod mj;
 pub mod route;
 pub mod sim;

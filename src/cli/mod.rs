@@ -12,6 +12,7 @@ macro_rules! outln {
 mod bench;
 mod check;
 mod diff;
+mod fuzz;
 mod run;
 mod sweep;
 
@@ -41,6 +42,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Run the tunneling matrix (parts x obstacles x speeds x offsets x timesteps x routes x modes).
     Sweep(sweep::SweepArgs),
+    /// Generate seeded random scenes and diff each against MuJoCo C; shrink and save failing ones.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 /// Collision route, as chosen on the command line.
@@ -94,6 +97,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, String> {
         Some(Command::Diff(args)) => diff::run(args),
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Sweep(args)) => sweep::run(args),
+        Some(Command::Fuzz(args)) => fuzz::run(args),
         None => run::run(run::RunArgs::default()),
     }
 }

@@ -1,0 +1,377 @@
+//! The differential scene generator (`specula fuzz`): seeded random scenes ([`gen`]), each
+//! compiled by both compilers and run through [`crate::diff`] against MuJoCo C; a scene that
+//! fails is shrunk (parts dropped while it still fails the same way) and written out under its
+//! seed.
+//!
+//! A scene's verdict is one of: both compilers reject it (not counted as a failure: the
+//! generator drew something MuJoCo refuses), the compilers disagree on accepting it, the diff
+//! differs, or the diff could not run. Only the first kind is not a failure.
+
+pub mod gen;
+pub mod scene;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use specula_engine::contact::Contact;
+
+use crate::diff::{diff, DiffOptions, DiffReport, TOL_EXACT, TOL_GJK};
+use crate::mj::Model;
+use crate::sim::Start;
+use scene::Scene;
+use specula_engine::narrowphase::GeomType;
+
+/// What one scene gave.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// Both compilers accept it and `diff` matches.
+    Match,
+    /// Both compilers reject it (the generator drew something MuJoCo refuses).
+    BothReject(String),
+    /// One compiler accepts what the other rejects.
+    CompileDisagree(String),
+    /// `diff` differs: its first problem and summary.
+    Differ(String),
+    /// `diff` could not run.
+    Error(String),
+}
+
+impl Verdict {
+    /// Whether this verdict is a failure of specula.
+    pub fn failed(&self) -> bool {
+        !matches!(self, Verdict::Match | Verdict::BothReject(_))
+    }
+    /// The verdict's kind in one word.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Match => "match",
+            Verdict::BothReject(_) => "both-reject",
+            Verdict::CompileDisagree(_) => "compile",
+            Verdict::Differ(_) => "differ",
+            Verdict::Error(_) => "error",
+        }
+    }
+    /// The detail, in words.
+    pub fn detail(&self) -> &str {
+        match self {
+            Verdict::Match => "",
+            Verdict::BothReject(s) | Verdict::CompileDisagree(s) | Verdict::Differ(s) | Verdict::Error(s) => s,
+        }
+    }
+}
+
+/// How to run the generator.
+#[derive(Clone, Debug)]
+pub struct FuzzOptions {
+    /// Steps per scene.
+    pub steps: usize,
+    /// Shrink failing scenes.
+    pub shrink: bool,
+    /// Test hook: alters the Rust stage's contacts, to show that a wrong collider is caught.
+    #[doc(hidden)]
+    pub tamper: Option<fn(&mut Vec<Contact>)>,
+}
+
+impl Default for FuzzOptions {
+    fn default() -> Self {
+        FuzzOptions { steps: 120, shrink: true, tamper: None }
+    }
+}
+
+/// One failing scene, shrunk.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// The seed.
+    pub seed: u64,
+    /// The verdict of the scene as generated.
+    pub verdict: Verdict,
+    /// The scene as generated.
+    pub full: Scene,
+    /// The shrunk scene (the generated one when shrinking is off) and its verdict.
+    pub shrunk: Scene,
+    /// Verdict of the shrunk scene.
+    pub shrunk_verdict: Verdict,
+    /// Steps the shrunk scene needs to fail.
+    pub steps: usize,
+}
+
+/// Totals of a run.
+#[derive(Clone, Debug, Default)]
+pub struct FuzzSummary {
+    /// Scenes run.
+    pub scenes: usize,
+    /// Scenes that matched.
+    pub matched: usize,
+    /// Scenes both compilers rejected.
+    pub both_reject: usize,
+    /// Scenes on which the compilers disagreed.
+    pub compile: usize,
+    /// Scenes whose diff differed.
+    pub differ: usize,
+    /// Scenes whose diff could not run.
+    pub errors: usize,
+    /// Scenes with speculative contacts on.
+    pub speculative: usize,
+    /// Scenes per integrator, in [`scene::INTEGRATORS`] order.
+    pub integrators: [usize; 5],
+    /// Contacts compared over all matched and differing scenes.
+    pub contacts: u64,
+    /// The failing scenes.
+    pub failures: Vec<Failure>,
+}
+
+impl FuzzSummary {
+    /// Failing scenes.
+    pub fn failed(&self) -> usize {
+        self.compile + self.differ + self.errors
+    }
+}
+
+/// MuJoCo's XML loader keeps global state (its VFS and the parser's error buffers); scenes are
+/// loaded one at a time.
+static LOAD: Mutex<()> = Mutex::new(());
+
+/// Compiles and diffs one scene; also returns the diff's report when there is one.
+pub fn run_scene(sc: &Scene, steps: usize, tamper: Option<fn(&mut Vec<Contact>)>) -> (Verdict, Option<DiffReport>) {
+    let xml = sc.to_mjcf();
+    let name = format!("fuzz-{}.xml", sc.seed);
+    let (c, rust) = {
+        let _guard = LOAD.lock().unwrap_or_else(|p| p.into_inner());
+        (Model::from_xml_str(&xml), specula_model::load_str(&xml, Path::new("."), &name))
+    };
+    let (c, rust) = match (c, rust) {
+        (Ok(c), Ok(r)) => (c, r),
+        (Err(c), Err(r)) => return (Verdict::BothReject(format!("MuJoCo: {c}; specula: {r}")), None),
+        (Ok(_), Err(r)) => return (Verdict::CompileDisagree(format!("MuJoCo accepts, specula rejects: {r}")), None),
+        (Err(c), Ok(_)) => return (Verdict::CompileDisagree(format!("specula accepts, MuJoCo rejects: {c}")), None),
+    };
+    let start = if sc.bodies.is_empty() { Start::Qpos0 } else { Start::Key("start".into()) };
+    let opts = DiffOptions { steps, start };
+    let mut hook = |v: &mut Vec<Contact>| {
+        if let Some(t) = tamper {
+            t(v);
+        }
+    };
+    match diff(&c, &rust, &opts, &mut hook) {
+        Ok(rep) if rep.matches() => (Verdict::Match, Some(rep)),
+        Ok(rep) => {
+            let what = rep.first_problem.clone().unwrap_or_else(|| worst_pair(&rep));
+            (Verdict::Differ(format!("{what} ({} unmatched of {} contacts)", rep.unmatched(), rep.contacts)), Some(rep))
+        }
+        Err(e) => (Verdict::Error(e.to_string()), None),
+    }
+}
+
+/// The worst contact error of a report, or its trajectory divergence, in words.
+fn worst_pair(rep: &DiffReport) -> String {
+    let tol = |a: (GeomType, GeomType)| if crate::diff::uses_gjk(a.0, a.1) { TOL_GJK } else { TOL_EXACT };
+    let worst = rep
+        .pairs
+        .iter()
+        .map(|(k, p)| (k, p.max_err.dist.max(p.max_err.pos).max(p.max_err.frame).max(p.max_err.params), tol(*k)))
+        .filter(|(_, e, t)| e > t)
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    match worst {
+        Some(((a, b), e, t)) => format!("{a:?}-{b:?} contacts differ by {e:.3e} (tolerance {t:.0e})").to_lowercase(),
+        None => format!("trajectories diverge: {:.3e} (noise floor {:.3e})", rep.qpos_divergence, rep.noise_floor),
+    }
+}
+
+/// The step of a diff's first problem ("step N: ..."), if it names one.
+fn problem_step(v: &Verdict) -> Option<usize> {
+    let d = v.detail();
+    let rest = d.strip_prefix("step ")?;
+    rest.split(':').next()?.trim().parse().ok()
+}
+
+/// Every scene one removal (or simplification) away from `sc`.
+fn simpler(sc: &Scene) -> Vec<Scene> {
+    let mut out = Vec::new();
+    let mut push = |mut s: Scene| {
+        s.tidy();
+        if &s != sc {
+            out.push(s);
+        }
+    };
+    for k in 0..sc.bodies.len() {
+        let mut s = sc.clone();
+        s.bodies.remove(k);
+        push(s);
+    }
+    for k in 0..sc.obstacles.len() {
+        let mut s = sc.clone();
+        s.obstacles.remove(k);
+        push(s);
+    }
+    if sc.floor.is_some() {
+        let mut s = sc.clone();
+        s.floor = None;
+        push(s);
+    }
+    for (k, b) in sc.bodies.iter().enumerate() {
+        for j in 0..b.geoms.len() {
+            if b.geoms.len() > 1 {
+                let mut s = sc.clone();
+                s.bodies[k].geoms.remove(j);
+                push(s);
+            }
+        }
+    }
+    for k in 0..sc.pairs.len() {
+        let mut s = sc.clone();
+        s.pairs.remove(k);
+        push(s);
+    }
+    for k in 0..sc.excludes.len() {
+        let mut s = sc.clone();
+        s.excludes.remove(k);
+        push(s);
+    }
+    if sc.opt.override_.is_some() {
+        let mut s = sc.clone();
+        s.opt.override_ = None;
+        push(s);
+    }
+    // contact settings back to defaults, one geom at a time
+    let plain = scene::Surface::default();
+    for k in 0..sc.obstacles.len() {
+        if sc.obstacles[k].geom.surface != plain {
+            let mut s = sc.clone();
+            s.obstacles[k].geom.surface = plain.clone();
+            push(s);
+        }
+    }
+    for (k, b) in sc.bodies.iter().enumerate() {
+        for j in 0..b.geoms.len() {
+            if b.geoms[j].surface != plain {
+                let mut s = sc.clone();
+                s.bodies[k].geoms[j].surface = plain.clone();
+                push(s);
+            }
+        }
+    }
+    if let Some(fl) = &sc.floor {
+        if fl.surface != plain {
+            let mut s = sc.clone();
+            if let Some(f) = s.floor.as_mut() {
+                f.surface = plain.clone();
+            }
+            push(s);
+        }
+    }
+    // stop the spin
+    for (k, b) in sc.bodies.iter().enumerate() {
+        if b.spin != [0.0; 3] {
+            let mut s = sc.clone();
+            s.bodies[k].spin = [0.0; 3];
+            push(s);
+        }
+    }
+    out
+}
+
+/// Shrinks a failing scene: drops parts while it still fails with the same kind of verdict,
+/// then cuts the run to the step where it first fails.
+pub fn shrink(sc: &Scene, verdict: &Verdict, steps: usize, opts: &FuzzOptions) -> (Scene, Verdict, usize) {
+    let kind = verdict.kind();
+    let (mut best, mut best_v, mut best_steps) = (sc.clone(), verdict.clone(), steps);
+    // bounded: every accepted step removes something, and the candidates are finite
+    for _ in 0..200 {
+        let mut improved = false;
+        for cand in simpler(&best) {
+            let (v, _) = run_scene(&cand, best_steps, opts.tamper);
+            if v.kind() == kind {
+                best = cand;
+                best_v = v;
+                improved = true;
+                break;
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    if let Some(step) = problem_step(&best_v) {
+        let shorter = (step + 1).min(best_steps);
+        if shorter < best_steps {
+            let (v, _) = run_scene(&best, shorter, opts.tamper);
+            if v.kind() == kind {
+                best_v = v;
+                best_steps = shorter;
+            }
+        }
+    }
+    (best, best_v, best_steps)
+}
+
+/// Runs the scenes of `seeds` (in parallel), shrinking the failing ones; `progress` is called
+/// after each scene with the number done and failed so far.
+pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> FuzzSummary {
+    use rayon::prelude::*;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<(Scene, Verdict, Option<Failure>, u64)> = seeds
+        .into_par_iter()
+        .map(|seed| {
+            let sc = gen::generate(seed, opts.steps);
+            let (v, rep) = run_scene(&sc, opts.steps, opts.tamper);
+            let contacts = rep.map_or(0, |r| r.contacts);
+            let failure = v.failed().then(|| {
+                let (shrunk, shrunk_verdict, steps) =
+                    if opts.shrink { shrink(&sc, &v, opts.steps, opts) } else { (sc.clone(), v.clone(), opts.steps) };
+                Failure { seed, verdict: v.clone(), full: sc.clone(), shrunk, shrunk_verdict, steps }
+            });
+            use std::sync::atomic::Ordering::Relaxed;
+            let n = done.fetch_add(1, Relaxed) + 1;
+            let f = failed.fetch_add(usize::from(failure.is_some()), Relaxed) + usize::from(failure.is_some());
+            progress(n, f);
+            (sc, v, failure, contacts)
+        })
+        .collect();
+    let mut sum = FuzzSummary::default();
+    for (sc, v, failure, contacts) in results {
+        sum.scenes += 1;
+        sum.contacts += contacts;
+        sum.speculative += usize::from(sc.opt.speculative);
+        if let Some(i) = scene::INTEGRATORS.iter().position(|&n| n == sc.opt.integrator) {
+            sum.integrators[i] += 1;
+        }
+        match v {
+            Verdict::Match => sum.matched += 1,
+            Verdict::BothReject(_) => sum.both_reject += 1,
+            Verdict::CompileDisagree(_) => sum.compile += 1,
+            Verdict::Differ(_) => sum.differ += 1,
+            Verdict::Error(_) => sum.errors += 1,
+        }
+        sum.failures.extend(failure);
+    }
+    sum
+}
+
+/// Checks that failing scenes can be written under `dir` (created if missing), before any run.
+pub fn prepare_dir(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create the output directory: {e}", dir.display()))?;
+    let probe = dir.join(".specula-fuzz-probe");
+    std::fs::write(&probe, b"").map_err(|e| format!("{}: cannot write in the output directory: {e}", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Writes a failure's shrunk and full scenes as `fuzz-SEED.xml` and `fuzz-SEED-full.xml`, each
+/// with a comment saying what failed and how to reproduce it; returns the shrunk file's path.
+pub fn write_failure(dir: &Path, f: &Failure, steps: usize) -> Result<PathBuf, String> {
+    let write = |path: PathBuf, sc: &Scene, v: &Verdict, n: usize| -> Result<PathBuf, String> {
+        let key = if sc.bodies.is_empty() { String::new() } else { " --key start".into() };
+        let head = format!(
+            "<!-- specula fuzz, seed {}: {} ({})\n     reproduce: specula diff {}{key} --steps {n} -->\n",
+            f.seed,
+            v.kind(),
+            v.detail().replace("--", "- -"),
+            path.file_name().map_or(String::new(), |p| p.to_string_lossy().into_owned()),
+        );
+        std::fs::write(&path, head + &sc.to_mjcf()).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    };
+    write(dir.join(format!("fuzz-{}-full.xml", f.seed)), &f.full, &f.verdict, steps)?;
+    write(dir.join(format!("fuzz-{}.xml", f.seed)), &f.shrunk, &f.shrunk_verdict, f.steps)
+}
