@@ -131,7 +131,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
         }
         names_of(s, &["material"], &mut ex.materials);
         for c in s.children.iter().filter(|c| c.name == "hfield") {
-            ex.hfields.push(hfield::read_hfield(c)?);
+            ex.hfields.push(hfield::read_hfield(c, &dir.join(&cs.meshdir))?);
         }
     }
     for s in sections("contact") {
@@ -213,7 +213,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
                     ex.meshes.push(a);
                 }
                 for c in s.children.iter().filter(|c| c.name == "hfield") {
-                    let mut h = hfield::read_hfield(c)?;
+                    let mut h = hfield::read_hfield(c, &dir.join(&src_dirs[*src]).join(&ccs.meshdir))?;
                     h.name = format!("{prefix}{}", h.name);
                     ex.hfields.push(h);
                 }
