@@ -130,6 +130,11 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             sum.contacts,
             secs
         );
+        let mut reasons: Vec<_> = sum.reject_reasons.iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(a.1));
+        for (why, n) in reasons.iter().take(3) {
+            outln!("  rejected by both ({n}): {why}");
+        }
         for (f, p) in sum.failures.iter().zip(&files) {
             outln!("  seed {}: {}: {}", f.seed, f.verdict.kind(), f.verdict.detail());
             outln!("    shrunk ({} steps): {} -> {}", f.steps, f.shrunk_verdict.detail(), p.display());

@@ -5,8 +5,8 @@
 //! overlapping at the start; random contact settings, pairs and excludes; random options.
 
 use super::scene::{
-    norm, rotate, Fixture, GeomSpec, MeshAsset, Obstacle, PairSpec, Rng, Scene, SceneOptions, Shape, Surface, Thrown,
-    INTEGRATORS,
+    norm, rotate, Fixture, GeomSpec, Joint, Link, MeshAsset, Obstacle, PairSpec, Rng, Scene, SceneOptions, Shape,
+    Surface, Thrown, INTEGRATORS,
 };
 
 /// A size scale: mostly centimetres, often thin, sometimes big.
@@ -192,6 +192,16 @@ pub fn generate(seed: u64, steps: usize) -> Scene {
     let nobs = 1 + r.below(4);
     for k in 0..nobs {
         let mut g = geom(&mut r, format!("o{k}"), &mut sc.meshes);
+        match r.below(14) {
+            0 => g.shape = Shape::Plane(r.range(0.05, 0.5), r.range(0.05, 0.5)),
+            1 => {
+                let (nrow, ncol) = (2 + r.below(12), 2 + r.below(12));
+                let data = (0..nrow * ncol).map(|_| r.unit()).collect();
+                let size = [r.range(0.05, 0.4), r.range(0.05, 0.4), r.log(0.002, 0.1), r.log(0.001, 0.05)];
+                g.shape = Shape::Hfield(nrow, ncol, data, size);
+            }
+            _ => {}
+        }
         let fixture = if !sc.fixtures.is_empty() && r.chance(0.5) { Some(r.below(sc.fixtures.len())) } else { None };
         g.pos = match fixture {
             Some(_) => [r.range(-0.05, 0.05), r.range(-0.05, 0.05), r.range(-0.05, 0.05)],
@@ -202,7 +212,7 @@ pub fn generate(seed: u64, steps: usize) -> Scene {
     // free bodies
     let h = sc.opt.timestep;
     let duration = steps as f64 * h;
-    let nbod = 1 + r.below(5);
+    let nbod = if r.chance(0.1) { 6 + r.below(30) } else { 1 + r.below(5) };
     // some bodies arrive at the same obstacle in the same step
     let shared_hit = r.chance(0.3).then(|| (r.below(nobs), r.range(0.0, 0.6) * duration));
     for k in 0..nbod {
@@ -260,7 +270,40 @@ pub fn generate(seed: u64, steps: usize) -> Scene {
                 (p, [d[0] * speed, d[1] * speed, d[2] * speed])
             }
         };
-        sc.bodies.push(Thrown { name: format!("b{k}"), pos, quat, vel, spin, geoms });
+        // articulated parts: a chain of links on hinge, slide, ball or no joints; some parts
+        // swing on a hinge to the world instead of flying free
+        let mut links = Vec::new();
+        if r.chance(0.2) {
+            for j in 0..1 + r.below(3) {
+                let mut lg = vec![geom(&mut r, format!("b{k}l{j}g0"), &mut sc.meshes)];
+                if r.chance(0.3) {
+                    let mut g = geom(&mut r, format!("b{k}l{j}g1"), &mut sc.meshes);
+                    let d = g.shape.reach(&sc.meshes);
+                    g.pos = [r.range(-d, d), r.range(-d, d), r.range(-d, d)];
+                    lg.push(g);
+                }
+                let d = lg[0].shape.reach(&sc.meshes) + reach;
+                let joint = match r.below(5) {
+                    0 => Joint::Hinge(r.direction(), r.range(-1.0, 1.0) * r.log(0.1, 100.0)),
+                    1 => Joint::Slide(r.direction(), r.range(-2.0, 2.0)),
+                    2 => Joint::Ball([r.range(-20.0, 20.0), r.range(-20.0, 20.0), r.range(-20.0, 20.0)]),
+                    _ => Joint::Weld,
+                };
+                let dir = r.direction();
+                links.push(Link {
+                    name: format!("b{k}l{j}"),
+                    pos: [dir[0] * d, dir[1] * d, dir[2] * d],
+                    joint,
+                    geoms: lg,
+                });
+            }
+        }
+        let root = if !links.is_empty() && r.chance(0.4) {
+            Joint::Hinge(r.direction(), r.range(-1.0, 1.0) * r.log(1.0, 200.0))
+        } else {
+            Joint::Free
+        };
+        sc.bodies.push(Thrown { name: format!("b{k}"), pos, quat, vel, spin, geoms, root, links });
     }
     // explicit pairs and excludes
     for _ in 0..r.below(3).saturating_sub(1) {

@@ -112,6 +112,8 @@ pub struct FuzzSummary {
     pub errors: usize,
     /// Scenes with speculative contacts on.
     pub speculative: usize,
+    /// Why both compilers rejected scenes: MuJoCo's message (numbers left out) and how often.
+    pub reject_reasons: std::collections::BTreeMap<String, usize>,
     /// Scenes per integrator, in [`scene::INTEGRATORS`] order.
     pub integrators: [usize; 5],
     /// Contacts compared over all matched and differing scenes.
@@ -145,7 +147,7 @@ pub fn run_scene(sc: &Scene, steps: usize, tamper: Option<fn(&mut Vec<Contact>)>
         (Ok(_), Err(r)) => return (Verdict::CompileDisagree(format!("MuJoCo accepts, specula rejects: {r}")), None),
         (Err(c), Ok(_)) => return (Verdict::CompileDisagree(format!("specula accepts, MuJoCo rejects: {c}")), None),
     };
-    let start = if sc.bodies.is_empty() { Start::Qpos0 } else { Start::Key("start".into()) };
+    let start = if sc.has_dofs() { Start::Key("start".into()) } else { Start::Qpos0 };
     let opts = DiffOptions { steps, start };
     let mut hook = |v: &mut Vec<Contact>| {
         if let Some(t) = tamper {
@@ -215,6 +217,23 @@ fn simpler(sc: &Scene) -> Vec<Scene> {
                 s.bodies[k].geoms.remove(j);
                 push(s);
             }
+        }
+    }
+    for (k, b) in sc.bodies.iter().enumerate() {
+        for j in 0..b.links.len() {
+            let mut s = sc.clone();
+            s.bodies[k].links.truncate(j);
+            push(s);
+            if b.links[j].joint != scene::Joint::Weld {
+                let mut s = sc.clone();
+                s.bodies[k].links[j].joint = scene::Joint::Weld;
+                push(s);
+            }
+        }
+        if b.root != scene::Joint::Free {
+            let mut s = sc.clone();
+            s.bodies[k].root = scene::Joint::Free;
+            push(s);
         }
     }
     for k in 0..sc.pairs.len() {
@@ -338,7 +357,18 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
         }
         match v {
             Verdict::Match => sum.matched += 1,
-            Verdict::BothReject(_) => sum.both_reject += 1,
+            Verdict::BothReject(why) => {
+                sum.both_reject += 1;
+                let key: String = why
+                    .split("; specula")
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .filter(|c| !c.is_ascii_digit())
+                    .take(90)
+                    .collect();
+                *sum.reject_reasons.entry(key).or_default() += 1;
+            }
             Verdict::CompileDisagree(_) => sum.compile += 1,
             Verdict::Differ(_) => sum.differ += 1,
             Verdict::Error(_) => sum.errors += 1,
@@ -361,7 +391,7 @@ pub fn prepare_dir(dir: &Path) -> Result<(), String> {
 /// with a comment saying what failed and how to reproduce it; returns the shrunk file's path.
 pub fn write_failure(dir: &Path, f: &Failure, steps: usize) -> Result<PathBuf, String> {
     let write = |path: PathBuf, sc: &Scene, v: &Verdict, n: usize| -> Result<PathBuf, String> {
-        let key = if sc.bodies.is_empty() { String::new() } else { " --key start".into() };
+        let key = if sc.has_dofs() { " --key start".to_string() } else { String::new() };
         let head = format!(
             "<!-- specula fuzz, seed {}: {} ({})\n     reproduce: specula diff {}{key} --steps {n} -->\n",
             f.seed,

@@ -121,6 +121,10 @@ pub enum Shape {
     Box([f64; 3]),
     /// A convex mesh asset, by index into [`Scene::meshes`].
     Mesh(usize),
+    /// A plane (static only), half sizes of its visual extent.
+    Plane(f64, f64),
+    /// A height field (static only): rows, columns, elevations in [0, 1], and MJCF's size.
+    Hfield(usize, usize, Vec<f64>, [f64; 4]),
 }
 
 impl Shape {
@@ -131,6 +135,8 @@ impl Shape {
             Shape::Capsule(r, h) | Shape::Cylinder(r, h) => r + h,
             Shape::Ellipsoid(s) | Shape::Box(s) => norm(s),
             Shape::Mesh(k) => meshes.get(*k).map_or(0.0, MeshAsset::reach),
+            Shape::Plane(x, y) => x.max(*y),
+            Shape::Hfield(_, _, _, s) => s[0].max(s[1]).max(s[2]),
         }
     }
 }
@@ -185,6 +191,68 @@ pub struct Thrown {
     pub vel: [f64; 3],
     /// Start angular velocity (body frame, as MuJoCo's free joint has it).
     pub spin: [f64; 3],
+    /// Its geoms (at least one).
+    pub geoms: Vec<GeomSpec>,
+    /// How the body is attached: a free joint, or a hinge to the world (a swinging arm).
+    pub root: Joint,
+    /// A chain of child bodies, each the child of the one before.
+    pub links: Vec<Link>,
+}
+
+/// A joint of an articulated part.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Joint {
+    /// `freejoint`.
+    Free,
+    /// A hinge about this axis (body frame), with its start angular speed.
+    Hinge([f64; 3], f64),
+    /// A slide along this axis, with its start speed.
+    Slide([f64; 3], f64),
+    /// A ball joint with its start angular velocity.
+    Ball([f64; 3]),
+    /// No joint: welded to the parent.
+    Weld,
+}
+
+impl Joint {
+    /// The joint's MJCF element (empty for a weld).
+    fn xml(&self) -> String {
+        match self {
+            Joint::Free => "<freejoint/>".into(),
+            Joint::Hinge(a, _) => format!("<joint type=\"hinge\" axis=\"{}\"/>", fs(a)),
+            Joint::Slide(a, _) => format!("<joint type=\"slide\" axis=\"{}\"/>", fs(a)),
+            Joint::Ball(_) => "<joint type=\"ball\"/>".into(),
+            Joint::Weld => String::new(),
+        }
+    }
+    /// Start qpos of a non-root joint.
+    fn qpos(&self) -> Vec<f64> {
+        match self {
+            Joint::Free => vec![],
+            Joint::Hinge(..) | Joint::Slide(..) => vec![0.0],
+            Joint::Ball(_) => vec![1.0, 0.0, 0.0, 0.0],
+            Joint::Weld => vec![],
+        }
+    }
+    /// Start qvel of a non-root joint.
+    fn qvel(&self) -> Vec<f64> {
+        match self {
+            Joint::Free | Joint::Weld => vec![],
+            Joint::Hinge(_, w) | Joint::Slide(_, w) => vec![*w],
+            Joint::Ball(w) => w.to_vec(),
+        }
+    }
+}
+
+/// A child body of an articulated part.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    /// Stable name.
+    pub name: String,
+    /// Position in the parent's frame.
+    pub pos: [f64; 3],
+    /// Its joint to the parent.
+    pub joint: Joint,
     /// Its geoms (at least one).
     pub geoms: Vec<GeomSpec>,
 }
@@ -314,11 +382,16 @@ fn geom_xml(g: &GeomSpec, meshes: &[MeshAsset], indent: &str, density: bool, out
         Shape::Cylinder(r, h) => ("cylinder", fs(&[*r, *h])),
         Shape::Box(s) => ("box", fs(s)),
         Shape::Mesh(_) => ("mesh", String::new()),
+        Shape::Plane(x, y) => ("plane", fs(&[*x, *y, 0.1])),
+        Shape::Hfield(..) => ("hfield", String::new()),
     };
     let _ = write!(out, "{indent}<geom name=\"{}\" type=\"{ty}\"", g.name);
     match &g.shape {
         Shape::Mesh(k) => {
             let _ = write!(out, " mesh=\"{}\"", meshes.get(*k).map_or("?", |m| &m.name));
+        }
+        Shape::Hfield(..) => {
+            let _ = write!(out, " hfield=\"{}_h\"", g.name);
         }
         _ => {
             let _ = write!(out, " size=\"{size}\"");
@@ -363,12 +436,25 @@ impl Scene {
             s.push_str(" override=\"enable\"");
         }
         s.push_str("/>\n  </option>\n");
-        if !self.meshes.is_empty() {
+        let hfields: Vec<&GeomSpec> =
+            self.obstacles.iter().map(|o| &o.geom).filter(|g| matches!(g.shape, Shape::Hfield(..))).collect();
+        if !self.meshes.is_empty() || !hfields.is_empty() {
             s.push_str("  <asset>\n");
             for m in &self.meshes {
                 let flat: Vec<f64> = m.vertices.iter().flatten().copied().collect();
                 let _ =
                     writeln!(s, "    <mesh name=\"{}\" scale=\"{}\" vertex=\"{}\"/>", m.name, fs(&m.scale), fs(&flat));
+            }
+            for g in hfields {
+                if let Shape::Hfield(nrow, ncol, data, size) = &g.shape {
+                    let _ = writeln!(
+                        s,
+                        "    <hfield name=\"{}_h\" nrow=\"{nrow}\" ncol=\"{ncol}\" size=\"{}\" elevation=\"{}\"/>",
+                        g.name,
+                        fs(size),
+                        fs(data)
+                    );
+                }
             }
             s.push_str("  </asset>\n");
         }
@@ -398,9 +484,25 @@ impl Scene {
         }
         for b in &self.bodies {
             let _ = writeln!(s, "    <body name=\"{}\" pos=\"{}\" quat=\"{}\">", b.name, fs(&b.pos), fs(&b.quat));
-            s.push_str("      <freejoint/>\n");
+            let _ = writeln!(s, "      {}", b.root.xml());
             for g in &b.geoms {
                 geom_xml(g, &self.meshes, "      ", true, &mut s);
+            }
+            let mut indent = String::from("      ");
+            for l in &b.links {
+                let _ = writeln!(s, "{indent}<body name=\"{}\" pos=\"{}\">", l.name, fs(&l.pos));
+                indent.push_str("  ");
+                let j = l.joint.xml();
+                if !j.is_empty() {
+                    let _ = writeln!(s, "{indent}{j}");
+                }
+                for g in &l.geoms {
+                    geom_xml(g, &self.meshes, &indent, true, &mut s);
+                }
+            }
+            for _ in &b.links {
+                indent.truncate(indent.len() - 2);
+                let _ = writeln!(s, "{indent}</body>");
             }
             s.push_str("    </body>\n");
         }
@@ -417,9 +519,25 @@ impl Scene {
             }
             s.push_str("  </contact>\n");
         }
-        if !self.bodies.is_empty() {
-            let qpos: Vec<f64> = self.bodies.iter().flat_map(|b| b.pos.into_iter().chain(b.quat)).collect();
-            let qvel: Vec<f64> = self.bodies.iter().flat_map(|b| b.vel.into_iter().chain(b.spin)).collect();
+        if self.has_dofs() {
+            let mut qpos = Vec::new();
+            let mut qvel = Vec::new();
+            for b in &self.bodies {
+                match &b.root {
+                    Joint::Free => {
+                        qpos.extend(b.pos.into_iter().chain(b.quat));
+                        qvel.extend(b.vel.into_iter().chain(b.spin));
+                    }
+                    j => {
+                        qpos.extend(j.qpos());
+                        qvel.extend(j.qvel());
+                    }
+                }
+                for l in &b.links {
+                    qpos.extend(l.joint.qpos());
+                    qvel.extend(l.joint.qvel());
+                }
+            }
             let _ = writeln!(
                 s,
                 "  <keyframe>\n    <key name=\"start\" qpos=\"{}\" qvel=\"{}\"/>\n  </keyframe>",
@@ -431,11 +549,19 @@ impl Scene {
         s
     }
 
+    /// Whether the scene has degrees of freedom (and so a keyframe).
+    pub fn has_dofs(&self) -> bool {
+        self.bodies.iter().any(|b| b.root != Joint::Weld || b.links.iter().any(|l| l.joint != Joint::Weld))
+    }
+
     /// Names of every geom in the scene.
     pub fn geom_names(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.floor.iter().map(|g| g.name.as_str()).collect();
         v.extend(self.obstacles.iter().map(|o| o.geom.name.as_str()));
-        v.extend(self.bodies.iter().flat_map(|b| b.geoms.iter().map(|g| g.name.as_str())));
+        for b in &self.bodies {
+            v.extend(b.geoms.iter().map(|g| g.name.as_str()));
+            v.extend(b.links.iter().flat_map(|l| l.geoms.iter().map(|g| g.name.as_str())));
+        }
         v
     }
 
@@ -443,7 +569,10 @@ impl Scene {
     pub fn body_names(&self) -> Vec<&str> {
         let mut v = vec!["world"];
         v.extend(self.fixtures.iter().map(|f| f.name.as_str()));
-        v.extend(self.bodies.iter().map(|b| b.name.as_str()));
+        for b in &self.bodies {
+            v.push(b.name.as_str());
+            v.extend(b.links.iter().map(|l| l.name.as_str()));
+        }
         v
     }
 
@@ -463,7 +592,10 @@ impl Scene {
             }
         };
         self.obstacles.iter().for_each(|o| mark(&o.geom));
-        self.bodies.iter().flat_map(|b| &b.geoms).for_each(&mut mark);
+        self.bodies
+            .iter()
+            .flat_map(|b| b.geoms.iter().chain(b.links.iter().flat_map(|l| &l.geoms)))
+            .for_each(&mut mark);
         let mut remap = vec![usize::MAX; self.meshes.len()];
         let mut n = 0;
         for (k, u) in used.iter().enumerate() {
@@ -478,7 +610,10 @@ impl Scene {
             }
         };
         self.obstacles.iter_mut().for_each(|o| fix(&mut o.geom));
-        self.bodies.iter_mut().flat_map(|b| &mut b.geoms).for_each(fix);
+        for b in &mut self.bodies {
+            b.geoms.iter_mut().for_each(fix);
+            b.links.iter_mut().flat_map(|l| &mut l.geoms).for_each(fix);
+        }
         let mut k = 0;
         self.meshes.retain(|_| {
             k += 1;
