@@ -1,6 +1,8 @@
 //! Puts MuJoCo's directory on the rpath of every binary, test and example of this package, so
 //! nothing needs `LD_LIBRARY_PATH`. The directory comes from `mujoco-sys` (`DEP_MUJOCO_LIB_DIR`).
 //!
+//! Compiles `src/mj/boundary.c`, the C++ exception boundary of `src/mj/boundary.rs`.
+//!
 //! Also builds the plain C examples (`examples/c/step.c`, `examples/c/threads.c`) against
 //! libmujoco with the `cc` crate, for the drop-in tests (tests/dropin.rs): they are ordinary MuJoCo
 //! programs that know nothing about specula. Their paths reach the tests as
@@ -24,6 +26,17 @@ fn main() {
     println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol=mj_collision");
     println!("cargo:rustc-env=SPECULA_MUJOCO_LIB_DIR={dir}");
     println!("cargo:rustc-env=SPECULA_MUJOCO_INCLUDE={include}");
+
+    // The C++ exception boundary around MuJoCo calls (src/mj/boundary.c explains why it is C and
+    // assembly rather than a C++ try/catch). Unwind tables are required: libmujoco's unwinder
+    // walks its frames.
+    println!("cargo:rerun-if-changed=src/mj/boundary.c");
+    cc::Build::new()
+        .file("src/mj/boundary.c")
+        .include(&include)
+        .flag("-fasynchronous-unwind-tables")
+        .warnings(true)
+        .compile("specula_boundary");
 
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("examples");
     let _ = std::fs::create_dir_all(&out);

@@ -2,6 +2,7 @@
 
 use mujoco_sys as sys;
 
+use super::boundary;
 use super::error::{guard, take_warnings, MjError};
 use super::model::{Model, ObjType};
 
@@ -107,7 +108,7 @@ impl Data {
     /// Allocates state for `model` and resets it to `qpos0`.
     pub fn new(model: &Model) -> Result<Data, MjError> {
         // SAFETY: valid model pointer.
-        let ptr = guard(|| unsafe { sys::mj_makeData(model.raw()) })?;
+        let ptr = unsafe { boundary::make_data(model.raw()) }?;
         if ptr.is_null() {
             return Err(MjError::Mujoco("mj_makeData could not allocate the data".into()));
         }
@@ -133,10 +134,18 @@ impl Data {
     /// Runs `f` on (model, data) under the error guard; on a MuJoCo error the stack bookkeeping
     /// the aborted call left behind is rolled back, so the data stays usable.
     pub fn call<R>(&mut self, f: impl FnOnce(*const sys::mjModel, *mut sys::mjData) -> R) -> Result<R, MjError> {
+        self.call_fallible(|m, d| Ok(f(m, d)))
+    }
+
+    /// [`Data::call`] for an `f` that can fail itself (a call behind the C++ exception boundary).
+    fn call_fallible<R>(
+        &mut self,
+        f: impl FnOnce(*const sys::mjModel, *mut sys::mjData) -> Result<R, MjError>,
+    ) -> Result<R, MjError> {
         let (m, d) = (self.model.raw(), self.ptr);
         // SAFETY: d is valid; these are plain fields.
         let (pstack, pbase) = unsafe { ((*d).pstack, (*d).pbase) };
-        let r = guard(|| f(m, d));
+        let r = guard(|| f(m, d)).and_then(|r| r);
         if r.is_err() {
             // SAFETY: as above; restoring the values from before the call releases the frames
             // the aborted call had marked on MuJoCo's stack.
@@ -159,22 +168,22 @@ impl Data {
     /// (`mj_kinematics`, `mj_comPos`).
     pub fn position_kinematics(&mut self) -> Result<(), MjError> {
         // SAFETY: valid pointers.
-        self.call(|m, d| unsafe {
-            sys::mj_kinematics(m, d);
-            sys::mj_comPos(m, d);
+        self.call_fallible(|m, d| unsafe {
+            boundary::call_md(sys::mj_kinematics, m, d)?;
+            boundary::call_md(sys::mj_comPos, m, d)
         })
     }
 
     /// Body spatial velocities from `qvel` (`mj_comVel`; needs [`Data::position_kinematics`]).
     pub fn velocity_kinematics(&mut self) -> Result<(), MjError> {
         // SAFETY: valid pointers.
-        self.call(|m, d| unsafe { sys::mj_comVel(m, d) })
+        self.call_fallible(|m, d| unsafe { boundary::call_md(sys::mj_comVel, m, d) })
     }
 
     /// Resets to the model's default state (`mj_resetData`).
     pub fn reset(&mut self) -> Result<(), MjError> {
         // SAFETY: valid pointers.
-        self.call(|m, d| unsafe { sys::mj_resetData(m, d) })
+        self.call_fallible(|m, d| unsafe { boundary::call_md(sys::mj_resetData, m, d) })
     }
 
     /// Resets to keyframe `key` (`mj_resetDataKeyframe`).
@@ -186,25 +195,25 @@ impl Data {
             )));
         }
         // SAFETY: valid pointers, key in range.
-        self.call(|m, d| unsafe { sys::mj_resetDataKeyframe(m, d, key as i32) })
+        self.call_fallible(|m, d| unsafe { boundary::call_mdi(sys::mj_resetDataKeyframe, m, d, key as i32) })
     }
 
     /// Advances the simulation by one timestep (`mj_step`).
     pub fn step(&mut self) -> Result<(), MjError> {
         // SAFETY: valid pointers.
-        self.call(|m, d| unsafe { sys::mj_step(m, d) })
+        self.call_fallible(|m, d| unsafe { boundary::call_md(sys::mj_step, m, d) })
     }
 
     /// Computes everything that depends on the state, without integrating (`mj_forward`).
     pub fn forward(&mut self) -> Result<(), MjError> {
         // SAFETY: valid pointers.
-        self.call(|m, d| unsafe { sys::mj_forward(m, d) })
+        self.call_fallible(|m, d| unsafe { boundary::call_md(sys::mj_forward, m, d) })
     }
 
     /// Updates world poses of bodies, geoms and sites from `qpos` (`mj_kinematics`).
     pub fn kinematics(&mut self) -> Result<(), MjError> {
         // SAFETY: valid pointers.
-        self.call(|m, d| unsafe { sys::mj_kinematics(m, d) })
+        self.call_fallible(|m, d| unsafe { boundary::call_md(sys::mj_kinematics, m, d) })
     }
 
     /// The state components selected by `sig` (a mask of `mjSTATE_*` bits), as `mj_getState`.

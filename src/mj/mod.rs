@@ -3,12 +3,14 @@
 //! All `unsafe` of the root crate lives in this module. Every call into MuJoCo goes through a
 //! guard that turns MuJoCo's fatal errors into [`MjError`] instead of ending the process.
 
+mod boundary;
 pub mod collision;
 mod data;
 mod error;
 pub mod fields;
 pub mod from_c;
 mod model;
+mod prescreen;
 
 pub use data::{Contact, Data, Pose};
 pub use error::{take_warnings, MjError};

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use mujoco_sys as sys;
 
 use super::error::{guard, MjError};
+use super::{boundary, prescreen};
 
 /// Owner of one `mjModel*`; frees it on drop.
 struct ModelPtr(*mut sys::mjModel);
@@ -62,6 +63,11 @@ impl ObjType {
 
 const ERROR_LEN: usize = 2048;
 
+/// A failure inside MuJoCo's loader, reported as the file's compile error.
+fn compile_error(file: &str, e: MjError) -> MjError {
+    MjError::Compile { file: file.to_string(), message: e.to_string() }
+}
+
 fn error_text(buf: &[u8]) -> String {
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).trim().to_string()
@@ -74,12 +80,13 @@ impl Model {
         let file = path.display().to_string();
         let cpath = CString::new(path.as_os_str().as_encoded_bytes())
             .map_err(|_| MjError::Invalid(format!("{file}: path contains a NUL byte")))?;
+        prescreen::check(prescreen::Source::Path(path), &file)?;
         let mut err = vec![0u8; ERROR_LEN];
         // SAFETY: valid NUL-terminated path, null VFS, error buffer of the stated size.
-        let m = guard(|| unsafe {
-            sys::mj_loadXML(cpath.as_ptr(), std::ptr::null(), err.as_mut_ptr() as *mut c_char, ERROR_LEN as i32)
-        })
-        .map_err(|e| MjError::Compile { file: file.clone(), message: e.to_string() })?;
+        let m = unsafe {
+            boundary::load_xml(cpath.as_ptr(), std::ptr::null(), err.as_mut_ptr() as *mut c_char, ERROR_LEN as i32)
+        }
+        .map_err(|e| compile_error(&file, e))?;
         Self::from_raw_or_error(m, file, &err)
     }
 
@@ -87,23 +94,27 @@ impl Model {
     /// current directory).
     pub fn from_xml_str(xml: &str) -> Result<Model, MjError> {
         let file = "<string>".to_string();
+        prescreen::check(prescreen::Source::Text(xml), &file)?;
         let name = c"specula-model.xml";
         let mut err = vec![0u8; ERROR_LEN];
-        let m = guard(|| unsafe {
-            // SAFETY: the VFS lives for this block and is deleted before it ends; the buffer is
-            // copied into it by mj_addBufferVFS.
-            let mut vfs = sys::mjVFS::default();
+        let mut vfs = sys::mjVFS::default();
+        // SAFETY: the VFS is initialised here and deleted below, after its last use; the buffer
+        // is copied into it by mj_addBufferVFS.
+        let added = guard(|| unsafe {
             sys::mj_defaultVFS(&mut vfs);
-            let added = sys::mj_addBufferVFS(&mut vfs, name.as_ptr(), xml.as_ptr() as *const _, xml.len() as i32);
-            let m = if added == 0 {
-                sys::mj_loadXML(name.as_ptr(), &vfs, err.as_mut_ptr() as *mut c_char, ERROR_LEN as i32)
-            } else {
-                std::ptr::null_mut()
-            };
-            sys::mj_deleteVFS(&mut vfs);
-            m
-        })
-        .map_err(|e| MjError::Compile { file: file.clone(), message: e.to_string() })?;
+            sys::mj_addBufferVFS(&mut vfs, name.as_ptr(), xml.as_ptr() as *const _, xml.len() as i32)
+        });
+        let m = match added {
+            // SAFETY: the name is NUL-terminated and held by the VFS; error buffer as stated.
+            Ok(0) => unsafe {
+                boundary::load_xml(name.as_ptr(), &vfs, err.as_mut_ptr() as *mut c_char, ERROR_LEN as i32)
+            },
+            Ok(_) => Ok(std::ptr::null_mut()),
+            Err(e) => Err(e),
+        };
+        // SAFETY: initialised above (mj_defaultVFS runs first and cannot fail), not used afterwards.
+        let _ = guard(|| unsafe { sys::mj_deleteVFS(&mut vfs) });
+        let m = m.map_err(|e| compile_error(&file, e))?;
         Self::from_raw_or_error(m, file, &err)
     }
 

@@ -1,0 +1,79 @@
+//! Inputs on which MuJoCo 4.0.0 crashes instead of reporting an error, refused before it sees them.
+//!
+//! The C++ exception boundary (`boundary.rs`) turns MuJoCo's exceptions into errors, but some
+//! inputs make the library write out of bounds, which nothing can catch afterwards. The one known:
+//! a height field whose `nrow * ncol` does not fit MuJoCo's 32-bit `int`. Its XML reader sizes the
+//! sample buffer with the wrapped product and then fills the full grid (measured: 65536 x 65536
+//! wraps to 0 and segfaults in `mjXReader::Parse`; 100000 x 100000 wraps to 1.41e9, allocates
+//! 5.6 GB and segfaults in `mjCHField::Compile`'s memcpy, or throws `std::bad_alloc` where memory
+//! is short). `nhfielddata` is an `int` too, so the sum over all height fields has the same limit.
+
+use std::path::Path;
+
+use specula_model::xml::{self, Element};
+
+use super::error::MjError;
+
+/// The most height-field samples MuJoCo 4.0.0 can count (`INT_MAX`), per field and in all.
+const HFIELD_MAX_SAMPLES: i64 = i32::MAX as i64;
+
+/// Where the MJCF comes from.
+pub(crate) enum Source<'a> {
+    /// A file on disk (its includes relative to it).
+    Path(&'a Path),
+    /// Text in memory (includes relative to the current directory).
+    Text(&'a str),
+}
+
+/// Refuses the MJCF if MuJoCo would crash on it; `Ok` when it is safe to hand over, or when
+/// specula's reader cannot read it (then MuJoCo's own verdict is the one to report).
+pub(crate) fn check(source: Source, file: &str) -> Result<(), MjError> {
+    // Only height fields with an explicit grid are dangerous: skip the second reading of the
+    // file (and its includes) when the text can hold neither.
+    let text = match &source {
+        Source::Path(p) => match std::fs::read(p) {
+            Ok(bytes) => bytes,
+            Err(_) => return Ok(()),
+        },
+        Source::Text(t) => t.as_bytes().to_vec(),
+    };
+    if !contains(&text, b"nrow") && !contains(&text, b"include") {
+        return Ok(());
+    }
+    let root = match source {
+        Source::Path(p) => xml::parse_file(p),
+        Source::Text(t) => xml::parse_str(t, Path::new("."), file),
+    };
+    let Ok(root) = root else { return Ok(()) };
+    let mut total = 0i64;
+    check_hfields(&root, &mut total).map_err(MjError::Invalid)
+}
+
+/// Walks the tree for `<hfield nrow ncol>` and checks their sample counts.
+fn check_hfields(el: &Element, total: &mut i64) -> Result<(), String> {
+    if el.name == "hfield" {
+        let int = |name: &str| el.attr(name).and_then(|a| a.value.trim().parse::<i64>().ok()).unwrap_or(0);
+        let (nrow, ncol) = (int("nrow"), int("ncol"));
+        if nrow > 0 && ncol > 0 {
+            let samples = nrow.saturating_mul(ncol);
+            *total = total.saturating_add(samples);
+            if *total > HFIELD_MAX_SAMPLES {
+                let count = if samples > HFIELD_MAX_SAMPLES {
+                    format!("{samples} samples")
+                } else {
+                    format!("{samples} samples, {} in all height fields so far", *total)
+                };
+                return Err(format!(
+                    "{}: hfield nrow x ncol = {nrow} x {ncol} = {count}; MuJoCo 4.0.0 counts height-field \
+                     samples in a 32-bit int and crashes beyond {HFIELD_MAX_SAMPLES}",
+                    el.pos
+                ));
+            }
+        }
+    }
+    el.children.iter().try_for_each(|c| check_hfields(c, total))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
