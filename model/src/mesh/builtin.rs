@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | `sphere` | subdivisions s in 0..=4 | icosahedron subdivided s times, on the unit sphere |
 //! | `hemisphere` | resolution r in 0..=10 | quad-projected upper hemisphere + flat cap |
-//! | `cone` | edges n, top radius | n bottom points at z=-1, n top points (or apex) at z=+1; hull |
+//! | `cone` | edges n >= 3, top radius in [0, 1] | n bottom points at z=-1, n top points (or apex) at z=+1; hull |
 //! | `supersphere` | resolution, e, n | superellipsoid rings from pole to pole |
 //! | `supertorus` | resolution, radius, s, t | supertoroid grid |
 //! | `wedge` | res x, res y, fov x, fov y, gamma | points of a spherical wedge (no faces) |
@@ -71,6 +71,34 @@ fn err(msg: &str) -> MeshError {
     MeshError::Invalid(msg.to_string())
 }
 
+/// `(int)x` as MuJoCo's x86-64 build converts a parameter: truncation toward zero, and
+/// `INT_MIN` (`cvttsd2si`'s "integer indefinite") for NaN and for values whose truncation does not
+/// fit in 32 bits. So `params="99999999999 1"` is a cone of -2147483648 edges to MuJoCo, which it
+/// rejects; Rust's saturating `as i32` would make it 2147483647 edges (a 51 GB allocation).
+fn c_int(x: f64) -> i32 {
+    if x > -2147483649.0 && x < 2147483648.0 {
+        x as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// The most vertices a builtin may generate: specula's own limit, 2^24. MuJoCo 4.0.0 checks
+/// none below its `int` overflow (where it throws `std::length_error` or `std::bad_alloc`) and
+/// takes minutes far below that (a cone of 10^7 edges ran past 30 s); at the limit the vertices,
+/// faces and normals already take about 1 GB before the hull is computed.
+const MAX_VERTICES: u64 = 1 << 24;
+
+/// Refuses a builtin that would generate `count` vertices, more than [`MAX_VERTICES`].
+fn check_size(what: &str, count: u64) -> Result<(), MeshError> {
+    if count > MAX_VERTICES {
+        return Err(MeshError::Invalid(format!(
+            "{what} would generate {count} vertices; specula generates at most {MAX_VERTICES} for a builtin mesh"
+        )));
+    }
+    Ok(())
+}
+
 /// Generates the builtin mesh `kind` from `params`, validating them as MuJoCo does.
 pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
     let need = |n: usize, what: &str| {
@@ -84,7 +112,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
     let raw = match kind {
         Builtin::Hemisphere => {
             need(1, "Hemisphere mesh type requires 1 parameter")?;
-            let res = params[0] as i32;
+            let res = c_int(params[0]);
             if res < 0 {
                 return Err(err("Hemisphere resolution cannot be negative"));
             }
@@ -95,7 +123,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
         }
         Builtin::Sphere => {
             need(1, "Sphere mesh type requires 1 parameter")?;
-            let sub = params[0] as i32;
+            let sub = c_int(params[0]);
             if sub < 0 {
                 return Err(err("Sphere subdivision cannot be negative"));
             }
@@ -106,10 +134,12 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
         }
         Builtin::Supersphere => {
             need(3, "Supersphere mesh type requires 3 parameters")?;
-            let res = params[0] as i32;
+            let res = c_int(params[0]);
             if res < 3 {
                 return Err(err("Supersphere resolution must be greater than 2"));
             }
+            let r = res as u64;
+            check_size(&format!("Supersphere resolution {res}"), (r - 1) * r + 2)?;
             if params[1] < 0.0 {
                 return Err(err("Supersphere 'e' cannot be negative"));
             }
@@ -120,10 +150,11 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
         }
         Builtin::Supertorus => {
             need(4, "Supertorus mesh type requires 4 parameters")?;
-            let res = params[0] as i32;
+            let res = c_int(params[0]);
             if res < 3 {
                 return Err(err("Supertorus resolution must be greater than 3"));
             }
+            check_size(&format!("Supertorus resolution {res}"), res as u64 * res as u64)?;
             if params[1] <= 0.0 || params[1] > 1.0 {
                 return Err(err("Supertorus radius must be in (0, 1]"));
             }
@@ -137,7 +168,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
         }
         Builtin::Wedge => {
             need(5, "Wedge builtin mesh types require 5 parameters")?;
-            let res = [params[0] as i32, params[1] as i32];
+            let res = [c_int(params[0]), c_int(params[1])];
             let fov = [params[2], params[3]];
             let gamma = params[4];
             if fov[0] <= 0.0 || fov[0] > 180.0 {
@@ -149,26 +180,38 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
             if res[0] <= 0 || res[1] <= 0 {
                 return Err(err("Horizontal and vertical resolutions must be positive"));
             }
-            if !(0.0..=1.0).contains(&gamma) {
+            // Ordered comparisons, as MuJoCo's: a NaN gamma passes and makes NaN vertices (a
+            // range `contains` would refuse it).
+            #[allow(clippy::manual_range_contains)]
+            let outside = gamma < 0.0 || gamma > 1.0;
+            if outside {
                 return Err(err("`gamma` must be a nonnegative float between [0, 1]"));
             }
+            check_size(&format!("Wedge resolution {} x {}", res[0], res[1]), res[0] as u64 * res[1] as u64)?;
             wedge([res[0] as usize, res[1] as usize], fov, gamma)
         }
         Builtin::Plate => {
             need(2, "Plate builtin mesh type requires 2 parameters")?;
-            let res = [params[0] as i32, params[1] as i32];
+            let res = [c_int(params[0]), c_int(params[1])];
             if res[0] <= 0 || res[1] <= 0 {
                 return Err(err("Horizontal and vertical resolutions must be positive"));
             }
+            check_size(&format!("Plate resolution {} x {}", res[0], res[1]), res[0] as u64 * res[1] as u64)?;
             shell = true;
             plate([res[0] as usize, res[1] as usize])
         }
         Builtin::Cone => {
             need(2, "Cone mesh type requires 2 parameters")?;
-            let n = params[0] as i32;
-            if n < 1 {
-                return Err(err("Cone mesh type requires a positive number of edges"));
+            let n = c_int(params[0]);
+            if n < 3 {
+                return Err(err("Cone nvert must be at least 3"));
             }
+            // A NaN radius fails too (MuJoCo 4.0.0 measured).
+            if !(0.0..=1.0).contains(&params[1]) {
+                return Err(err("Cone radius must be in [0, 1]"));
+            }
+            let top = if params[1] > 0.0 { n as u64 } else { 1 };
+            check_size(&format!("Cone with {n} edges"), n as u64 + top)?;
             cone(n as usize, params[1])
         }
     };
