@@ -217,8 +217,12 @@ fn solid(ty: GeomType) -> bool {
     !matches!(ty, GeomType::Plane | GeomType::Hfield | GeomType::Sdf)
 }
 
-/// The swept version of the bounding-sphere filter: true to prune the pair.
+/// The swept version of the bounding-sphere filter: true to prune the pair. Compatible mode
+/// follows MuJoCo 4.0.0 ([`compat_sphere_prune`]); robust mode sweeps every moving geom.
 pub fn swept_prune(m: &CollisionModel, s: &State, mo: &Motions, g1: usize, g2: usize, bound: f64) -> bool {
+    if !m.opt.robust {
+        return compat_sphere_prune(m, s, mo, g1, g2, bound);
+    }
     let (r1, r2) = (m.geom_rbound[g1], m.geom_rbound[g2]);
     let (p1, p2) = (&s.geom_xpos[g1], &s.geom_xpos[g2]);
     let (d1, d2) = (&mo.motion[g1].dx, &mo.motion[g2].dx);
@@ -244,6 +248,91 @@ pub fn swept_prune(m: &CollisionModel, s: &State, mo: &Motions, g1: usize, g2: u
         return plane(g2, g1, r1);
     }
     false
+}
+
+/// Smallest half-extent of a geom's local box as MuJoCo 4.0.0's filters take it,
+/// `min(x, min(y, z))`; planes do not count (infinite).
+fn filter_half(m: &CollisionModel, g: usize) -> f64 {
+    if m.geom_type[g] == GeomType::Plane {
+        return f64::INFINITY;
+    }
+    let a = &m.geom_aabb[g];
+    let yz = if a[4] <= a[5] { a[4] } else { a[5] };
+    if a[3] <= yz {
+        a[3]
+    } else {
+        yz
+    }
+}
+
+/// MuJoCo 4.0.0's `mj_filterSphere` (read from the released library): true to prune.
+///
+/// With speculative contacts on (and native CCD), a geom's step motion counts only when it is
+/// fast for the pair: its sweep (`mjc_geomStepMotion`'s) at least the smaller of both geoms'
+/// smallest half-extents (planes excepted). A slow geom is taken at rest, so a fast small ball
+/// that a slow big one would meet within the step is pruned (measured: fuzz seed 898, the two
+/// spheres of `tests/fuzz_cases/two_spheres_slow_partner.xml`, where MuJoCo makes no contact
+/// until the big sphere's own sweep reaches the small one's radius). Then, as without
+/// speculation: two bounding spheres are compared by squared distance at the closest approach
+/// of their centres over the step (`tau` clamped to [0, 1], 0 when the relative motion is below
+/// `mjMINVAL`), or at t = 0 when neither moves; a plane against a bounded geom by the geom
+/// centre's height at both ends of the step.
+fn compat_sphere_prune(m: &CollisionModel, s: &State, mo: &Motions, g1: usize, g2: usize, bound: f64) -> bool {
+    const MINVAL: f64 = 1e-15;
+    let h1 = filter_half(m, g1);
+    let h2 = filter_half(m, g2);
+    let thr = if h1 <= h2 { h1 } else { h2 };
+    let native = !m.opt.disabled(DSBL_NATIVECCD);
+    let motion = |g: usize| -> ([f64; 3], f64) {
+        let ty = m.geom_type[g];
+        if !native || !solid(ty) {
+            return ([0.0; 3], 0.0);
+        }
+        let mm = crate::speculative::advance::compat_motion(ty, &mo.motion[g]);
+        let sweep = crate::speculative::advance::compat_sweep(ty, m.geom_rbound[g], &mo.motion[g]);
+        if thr > sweep {
+            ([0.0; 3], 0.0)
+        } else {
+            (mm.dx, sweep)
+        }
+    };
+    let ((d1, s1), (d2, s2)) = (motion(g1), motion(g2));
+    let (r1, r2) = (m.geom_rbound[g1], m.geom_rbound[g2]);
+    let (x1, x2) = (&s.geom_xpos[g1], &s.geom_xpos[g2]);
+    if r1 > 0.0 && r2 > 0.0 {
+        let reach = bound + (r1 + r2);
+        let p = [x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]];
+        let r = if s2 == 0.0 && s1 == 0.0 {
+            p
+        } else {
+            let v = [d2[0] - d1[0], d2[1] - d1[1], d2[2] - d1[2]];
+            let vv = (v[0] * v[0] + v[1] * v[1]) + v[2] * v[2];
+            let mut tau = 0.0;
+            if vv > MINVAL {
+                let t = -((p[0] * v[0] + p[1] * v[1]) + p[2] * v[2]) / vv;
+                tau = t.clamp(0.0, 1.0);
+            }
+            [tau * v[0] + p[0], tau * v[1] + p[1], tau * v[2] + p[2]]
+        };
+        return (r[0] * r[0] + r[1] * r[1]) + r[2] * r[2] > reach * reach;
+    }
+    // a plane and a bounded geom: the geom centre's height over the plane at t = 0 and t = 1
+    let plane = |gp: usize, go: usize, r: f64, d: &[f64; 3], sw: f64| {
+        let x = &s.geom_xmat[gp];
+        let n = [x[2], x[5], x[8]];
+        let (o, q) = (&s.geom_xpos[go], &s.geom_xpos[gp]);
+        let p = [o[0] - q[0], o[1] - q[1], o[2] - q[2]];
+        let mut h = (p[0] * n[0] + p[1] * n[1]) + p[2] * n[2];
+        if sw > 0.0 {
+            let end = ((n[0] * d[0] + n[1] * d[1]) + n[2] * d[2]) + h;
+            h = if h <= end { h } else { end };
+        }
+        h > bound + r
+    };
+    if m.geom_type[g1] == GeomType::Plane && r2 > 0.0 && plane(g1, g2, r2, &d2, s2) {
+        return true;
+    }
+    r1 > 0.0 && m.geom_type[g2] == GeomType::Plane && plane(g2, g1, r1, &d1, s1)
 }
 
 /// Narrowphase options of a call.
