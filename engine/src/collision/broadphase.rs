@@ -50,6 +50,8 @@ struct SapPoint {
 pub struct BroadphaseScratch {
     /// Output: body-pair signatures, sorted ascending, possibly repeated.
     pub pairs: Vec<u32>,
+    /// Output: MuJoCo's pair buffer would have overflowed (see [`broadphase`]).
+    pub overflow: bool,
     ids: Vec<usize>,
     aamm: Vec<[f64; 6]>,
     sweep: Vec<SapPoint>,
@@ -237,7 +239,18 @@ fn asleep(s: &State, sleep_filter: bool, b: usize) -> bool {
 
 /// Append the signature of `b1`, `b2` unless the OR of their geoms' bitmasks cannot meet
 /// (`add_pair`).
-fn add_pair(m: &CollisionModel, b1: usize, b2: usize, out: &mut Vec<u32>) {
+///
+/// MuJoCo's buffer holds `nbody (nbody - 1) / 2` pairs, duplicates included, and a call that
+/// finds it full is an error (`mju_error`, "broadphase buffer full"; read from the released
+/// library: the test comes before any filter). Static plane bodies pair with every body and the
+/// sweep finds many of those pairs again, so a scene with several plane fixtures can fill it
+/// (fuzz seed 2156); specula reports the same condition instead of growing the list.
+fn add_pair(m: &CollisionModel, b1: usize, b2: usize, out: &mut Vec<u32>, overflow: &mut bool) {
+    let n = m.nbody() as u64;
+    if out.len() as u64 >= n * n.saturating_sub(1) / 2 {
+        *overflow = true;
+        return;
+    }
     let masks =
         |b: usize| body_geoms(m, b).fold((0, 0), |(t, a), g| (t | m.geom_contype[g], a | m.geom_conaffinity[g]));
     let (t1, a1) = masks(b1);
@@ -318,6 +331,7 @@ pub fn broadphase(
     let nbody = m.nbody();
     let dsbl_filterparent = m.opt.disabled(DSBL_FILTERPARENT);
     sc.pairs.clear();
+    sc.overflow = false;
 
     // 1. world and static plane bodies against everything
     for b1 in 0..nbody {
@@ -337,7 +351,7 @@ pub fn broadphase(
             if filter_body_pair(weld1, parent1, false, dofnum1, weld2, parent2, asleep2, dofnum2, dsbl_filterparent) {
                 continue;
             }
-            add_pair(m, b1, b2, &mut sc.pairs);
+            add_pair(m, b1, b2, &mut sc.pairs, &mut sc.overflow);
         }
     }
 
@@ -399,7 +413,7 @@ pub fn broadphase(
             if filter_body_pair(weld1, parent1, asleep1, dofnum1, weld2, parent2, asleep2, dofnum2, dsbl_filterparent) {
                 continue;
             }
-            add_pair(m, b1, b2, &mut sc.pairs);
+            add_pair(m, b1, b2, &mut sc.pairs, &mut sc.overflow);
         }
     }
 

@@ -82,6 +82,8 @@ pub enum CollideError {
     SpeculativeUnsupported,
     /// Sleep is enabled but the state has no sleep data.
     MissingSleepState,
+    /// More candidate body pairs than MuJoCo's broadphase buffer holds (MuJoCo stops there too).
+    BroadphaseFull,
 }
 
 impl std::fmt::Display for CollideError {
@@ -94,6 +96,10 @@ impl std::fmt::Display for CollideError {
                 write!(f, "speculative contacts are enabled; the Rust collision driver does not have them yet")
             }
             CollideError::MissingSleepState => write!(f, "sleep is enabled but no sleep state was given"),
+            CollideError::BroadphaseFull => write!(
+                f,
+                "broadphase buffer full: more candidate body pairs than nbody (nbody - 1) / 2, where MuJoCo 4.0.0 stops with an error too"
+            ),
         }
     }
 }
@@ -207,6 +213,9 @@ impl CollisionStage {
         };
 
         broadphase(m, s, sleep_filter, spec, &mut self.broad);
+        if self.broad.overflow {
+            return Err(CollideError::BroadphaseFull);
+        }
         let npair = m.npair();
         let midphase = !m.opt.disabled(DSBL_MIDPHASE);
         // a fast body pair skips the trees, whose boxes are not swept (never without native CCD,
