@@ -110,6 +110,7 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
             "qpos_divergence": num(r.qpos_divergence),
             "noise_floor": num(r.noise_floor),
             "fallback_pairs": r.fallback_pairs,
+            "unstable": r.unstable,
             "problem": r.first_problem,
             "pairs": r.pairs.iter().map(|((a, b), p)| serde_json::json!({
                 "types": [format!("{a:?}").to_lowercase(), format!("{b:?}").to_lowercase()],
@@ -146,10 +147,11 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
         r.max_err_gjk.params
     );
     outln!(
-        "  trajectories: max |Δqpos| rust vs c {:.3e}, noise floor {:.3e} (allowed {:.3e})",
+        "  trajectories: max |Δqpos| rust vs c {:.3e}, noise floor {:.3e} (allowed {:.3e}){}",
         r.qpos_divergence,
         r.noise_floor,
-        10.0 * r.noise_floor + 1e-12
+        10.0 * r.noise_floor + 1e-12,
+        if r.unstable { "; not compared: MuJoCo reports the simulation unstable" } else { "" }
     );
     if let Some(p) = &r.first_problem {
         outln!("  first problem: {p}");
