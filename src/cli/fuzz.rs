@@ -116,7 +116,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         outln!("{j}");
     } else {
         outln!(
-            "fuzz: seeds {}..{}, {} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors), {} rejected by both compilers; {} contacts compared; {:.1} s",
+            "fuzz: seeds {}..{}, {} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors), {} refused by both (both compilers reject it, or both routes stop with the same error); {} contacts compared; {:.1} s",
             args.seeds.start,
             args.seeds.end,
             steps,
@@ -133,7 +133,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         let mut reasons: Vec<_> = sum.reject_reasons.iter().collect();
         reasons.sort_by(|a, b| b.1.cmp(a.1));
         for (why, n) in reasons.iter().take(3) {
-            outln!("  rejected by both ({n}): {why}");
+            outln!("  refused by both ({n}): {why}");
         }
         for (f, p) in sum.failures.iter().zip(&files) {
             outln!("  seed {}: {}: {}", f.seed, f.verdict.kind(), f.verdict.detail());

@@ -135,11 +135,29 @@ static LOAD: Mutex<()> = Mutex::new(());
 
 /// Compiles and diffs one scene; also returns the diff's report when there is one.
 pub fn run_scene(sc: &Scene, steps: usize, tamper: Option<fn(&mut Vec<Contact>)>) -> (Verdict, Option<DiffReport>) {
-    let xml = sc.to_mjcf();
-    let name = format!("fuzz-{}.xml", sc.seed);
+    let start = if sc.has_dofs() { Start::Key("start".into()) } else { Start::Qpos0 };
+    run_xml(&sc.to_mjcf(), &format!("fuzz-{}.xml", sc.seed), start, steps, tamper)
+}
+
+/// [`run_scene`] for a scene file (a written failure, say), from its first keyframe if it has one.
+pub fn run_file(path: &Path, steps: usize) -> Result<Verdict, String> {
+    let xml = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let start = if xml.contains("<key") { Start::Key("0".into()) } else { Start::Qpos0 };
+    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Ok(run_xml(&xml, &name, start, steps, None).0)
+}
+
+/// Compiles an MJCF text with both compilers and diffs it.
+fn run_xml(
+    xml: &str,
+    name: &str,
+    start: Start,
+    steps: usize,
+    tamper: Option<fn(&mut Vec<Contact>)>,
+) -> (Verdict, Option<DiffReport>) {
     let (c, rust) = {
         let _guard = LOAD.lock().unwrap_or_else(|p| p.into_inner());
-        (Model::from_xml_str(&xml), specula_model::load_str(&xml, Path::new("."), &name))
+        (Model::from_xml_str(xml), specula_model::load_str(xml, Path::new("."), name))
     };
     let (c, rust) = match (c, rust) {
         (Ok(c), Ok(r)) => (c, r),
@@ -147,7 +165,6 @@ pub fn run_scene(sc: &Scene, steps: usize, tamper: Option<fn(&mut Vec<Contact>)>
         (Ok(_), Err(r)) => return (Verdict::CompileDisagree(format!("MuJoCo accepts, specula rejects: {r}")), None),
         (Err(c), Ok(_)) => return (Verdict::CompileDisagree(format!("specula accepts, MuJoCo rejects: {c}")), None),
     };
-    let start = if sc.has_dofs() { Start::Key("start".into()) } else { Start::Qpos0 };
     let opts = DiffOptions { steps, start };
     let mut hook = |v: &mut Vec<Contact>| {
         if let Some(t) = tamper {
@@ -160,7 +177,38 @@ pub fn run_scene(sc: &Scene, steps: usize, tamper: Option<fn(&mut Vec<Contact>)>
             let what = rep.first_problem.clone().unwrap_or_else(|| worst_pair(&rep));
             (Verdict::Differ(format!("{what} ({} unmatched of {} contacts)", rep.unmatched(), rep.contacts)), Some(rep))
         }
-        Err(e) => (Verdict::Error(e.to_string()), None),
+        Err(e) => (stop_verdict(&c, &rust, &opts, &e.to_string()), None),
+    }
+}
+
+/// The verdict when MuJoCo stops a run with an error: both stop if specula's stage, run on
+/// every collision call before MuJoCo's, reports the same condition (today: the broadphase
+/// buffer MuJoCo overflows); otherwise a failure.
+fn stop_verdict(c: &Model, rust: &specula_model::Model, opts: &DiffOptions, mujoco: &str) -> Verdict {
+    use crate::mj::collision::{run_library_collision, with_collision};
+    let mut stage = crate::route::RustStage::new(rust);
+    let mut last = None::<String>;
+    let ran = (|| -> Result<(), crate::mj::MjError> {
+        let mut data = crate::mj::Data::new(c)?;
+        crate::sim::start(&mut data, &opts.start)?;
+        let mut hook = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
+            last = stage.compute(m, d).err();
+            run_library_collision(m, d);
+        };
+        with_collision(c.raw(), &mut hook, || -> Result<(), crate::mj::MjError> {
+            for _ in 0..opts.steps {
+                data.step()?;
+            }
+            Ok(())
+        })
+        .0
+    })();
+    let same = |what: &str| mujoco.contains(what) && last.as_deref().is_some_and(|l| l.contains(what));
+    match ran {
+        Err(_) if same("broadphase buffer full") => {
+            Verdict::BothReject(format!("both stop: MuJoCo: {mujoco}; specula: {}", last.unwrap_or_default()))
+        }
+        _ => Verdict::Error(format!("{mujoco} (specula's stage: {})", last.as_deref().unwrap_or("no error"))),
     }
 }
 
