@@ -193,3 +193,41 @@ fn builtin_mesh_params_are_refused_by_both_compilers_at_once() {
         assert!(start.elapsed() < std::time::Duration::from_secs(10), "{builtin} {params}: {:?}", start.elapsed());
     }
 }
+
+/// `n` spheres in one free body, spread over a grid, geom `nan` at x = NaN.
+fn nan_body(n: usize, nan: usize) -> String {
+    let geoms: String = (0..n)
+        .map(|i| {
+            let x = if i == nan { "nan".to_string() } else { format!("{:.1}", ((i * 7) % n) as f64 * 0.1) };
+            format!(
+                r#"<geom size=".02" pos="{x} {:.1} {:.1}"/>"#,
+                ((i * 3) % 5) as f64 * 0.1,
+                ((i * 2) % 3) as f64 * 0.1
+            )
+        })
+        .collect();
+    format!(
+        r#"<mujoco><worldbody><body pos="0 0 1"><freejoint/><inertial pos="0 0 0" mass="1" diaginertia=".1 .1 .1"/>
+        {geoms}</body><geom type="plane" size="5 5 .1"/></worldbody></mujoco>"#
+    )
+}
+
+#[test]
+fn a_nan_geom_position_builds_mujocos_tree_without_panicking() {
+    // 21+ leaves made the Rust sort in the tree build detect the NaN comparison and panic in
+    // check, run --route rust and diff; MuJoCo compiles the file with a warning.
+    for (n, nan) in [(21, 3), (30, 10), (25, 0)] {
+        let file = scratch(&format!("nan{n}_{nan}"), &nan_body(n, nan));
+        let out = specula(&["check"], &file);
+        let stdout = text(&out.stdout);
+        // The trees (and everything else) are MuJoCo's, NaN boxes included.
+        assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+        assert!(stdout.contains("match:") && stdout.contains(" 0 mismatches"), "{stdout}");
+        for args in
+            [&["run", "--route", "rust", "--steps", "20"][..], &["run", "--steps", "20"], &["diff", "--steps", "20"]]
+        {
+            let out = specula(args, &file);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}{}", text(&out.stdout), text(&out.stderr));
+        }
+    }
+}

@@ -1,15 +1,9 @@
 //! Per-body geom trees (MuJoCo's body BVH) and the mid-phase traversal of two of them.
 //!
 //! Building (what MuJoCo's compiler does in `mjCBoundingVolumeHierarchy::MakeBVH`, needed only
-//! when the model comes from specula's own compiler; a C `mjModel` already has the arrays):
-//! 1. The leaves are the body's collidable geoms (contype or conaffinity nonzero), in geom
-//!    order, each placed at its position relative to the body's inertial frame.
-//! 2. A node's box, in the inertial frame, bounds the 8 corners of every leaf's local box
-//!    rotated into that frame; flat extents (thinner than 1e-14) are widened by 1e-14 each way.
-//!    Boxes are stored as centre and half sizes.
-//! 3. A node with one leaf is a leaf; otherwise its leaves are split at the median along the
-//!    box's longest axis (ties within 1e-14 keep geom order), lower half first. Nodes are
-//!    numbered in pre-order.
+//! when the model comes from specula's own compiler; a C `mjModel` already has the arrays) is
+//! the compiler's (`specula_model::compile::bvh`, whose documentation has the algorithm, NaN
+//! positions included), so the collision stage and `specula check` see one tree.
 //!
 //! Traversal (`mj_collideTree` for two bodies): a stack of node pairs starting at the roots.
 //! Two leaves are tested with bounding spheres and oriented boxes, then `filterCollisionPair`.
@@ -27,40 +21,7 @@
 use super::filter::{assign_margin, MAXVAL};
 use super::model::CollisionModel;
 use crate::math::dot3;
-
-/// Compiler tolerance (`mjEPS` of the user utilities).
-const EPS: f64 = 1e-14;
-
-/// `mjuu_rotVecQuat`: rotate `v` by unit quaternion `q`, with the compiler's shortcuts for a
-/// zero vector and the identity.
-fn rot_vec_quat(v: &[f64; 3], q: &[f64; 4]) -> [f64; 3] {
-    if v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0 {
-        return [0.0; 3];
-    }
-    if q[0] == 1.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0 {
-        return *v;
-    }
-    let t = [
-        q[0] * v[0] + q[2] * v[2] - q[3] * v[1],
-        q[0] * v[1] + q[3] * v[0] - q[1] * v[2],
-        q[0] * v[2] + q[1] * v[1] - q[2] * v[0],
-    ];
-    [
-        v[0] + 2.0 * (q[2] * t[2] - q[3] * t[1]),
-        v[1] + 2.0 * (q[3] * t[0] - q[1] * t[2]),
-        v[2] + 2.0 * (q[1] * t[1] - q[2] * t[0]),
-    ]
-}
-
-/// One leaf while building: geom id, pose in the body frame, local box, position in the
-/// inertial frame (the split key).
-struct Leaf {
-    geom: usize,
-    pos: [f64; 3],
-    quat: [f64; 4],
-    aabb: [f64; 6],
-    lpos: [f64; 3],
-}
+use specula_model::compile::bvh::{build_tree, BvhLeaf};
 
 /// The tree of one body in mjModel's layout (relative child indices, geom ids at leaves).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -79,95 +40,12 @@ pub type TreeLeaf = (usize, [f64; 3], [f64; 4], [f64; 6]);
 
 /// Build the tree of a body from its geoms' poses in the body frame and local boxes, and the
 /// body's inertial frame (`body_ipos`, `body_iquat`). `geoms` lists (geom id, pos, quat, aabb)
-/// of the collidable geoms in geom order. Empty when there are none.
+/// of the collidable geoms in geom order. Empty when there are none. The compiler's own builder
+/// does the work, so both routes hold the same tree.
 pub fn build_body_tree(geoms: &[TreeLeaf], ipos: &[f64; 3], iquat: &[f64; 4]) -> BodyTree {
-    let qinv = [iquat[0], -iquat[1], -iquat[2], -iquat[3]];
-    let leaves: Vec<Leaf> = geoms
-        .iter()
-        .map(|&(geom, pos, quat, aabb)| {
-            let rel = [pos[0] - ipos[0], pos[1] - ipos[1], pos[2] - ipos[2]];
-            Leaf { geom, pos, quat, aabb, lpos: rot_vec_quat(&rel, &qinv) }
-        })
-        .collect();
-    let mut tree = BodyTree::default();
-    let mut order: Vec<usize> = (0..leaves.len()).collect();
-    make_node(&leaves, &mut order, ipos, &qinv, &mut tree);
-    tree
-}
-
-/// Add the node over `set` (indices into `leaves`) and its subtree; returns its index or -1.
-fn make_node(leaves: &[Leaf], set: &mut [usize], ipos: &[f64; 3], qinv: &[f64; 4], tree: &mut BodyTree) -> i32 {
-    if set.is_empty() {
-        return -1;
-    }
-    let mut aamm = [f64::MAX, f64::MAX, f64::MAX, -f64::MAX, -f64::MAX, -f64::MAX];
-    for &i in set.iter() {
-        let e = &leaves[i];
-        let b = &e.aabb;
-        let local = [b[0] - b[3], b[1] - b[4], b[2] - b[5], b[0] + b[3], b[1] + b[4], b[2] + b[5]];
-        for v in 0..8 {
-            let corner = [
-                if v & 1 != 0 { local[3] } else { local[0] },
-                if v & 2 != 0 { local[4] } else { local[1] },
-                if v & 4 != 0 { local[5] } else { local[2] },
-            ];
-            // geom frame -> body frame -> inertial frame
-            let mut bx = rot_vec_quat(&corner, &e.quat);
-            bx[0] += e.pos[0] - ipos[0];
-            bx[1] += e.pos[1] - ipos[1];
-            bx[2] += e.pos[2] - ipos[2];
-            let p = rot_vec_quat(&bx, qinv);
-            for k in 0..3 {
-                aamm[k] = aamm[k].min(p[k]);
-                aamm[k + 3] = aamm[k + 3].max(p[k]);
-            }
-        }
-    }
-    for k in 0..3 {
-        if (aamm[k] - aamm[k + 3]).abs() < EPS {
-            aamm[k] -= EPS;
-            aamm[k + 3] += EPS;
-        }
-    }
-    let index = tree.aabb.len();
-    tree.aabb.push([
-        (aamm[3] + aamm[0]) / 2.0,
-        (aamm[4] + aamm[1]) / 2.0,
-        (aamm[5] + aamm[2]) / 2.0,
-        (aamm[3] - aamm[0]) / 2.0,
-        (aamm[4] - aamm[1]) / 2.0,
-        (aamm[5] - aamm[2]) / 2.0,
-    ]);
-    tree.child.push([-1, -1]);
-    tree.nodeid.push(-1);
-    if set.len() == 1 {
-        tree.nodeid[index] = leaves[set[0]].geom as i32;
-        return index as i32;
-    }
-
-    // longest axis, by at least EPS; then the lower half along it (ties: leaf order)
-    let edges = [aamm[3] - aamm[0], aamm[4] - aamm[1], aamm[5] - aamm[2]];
-    let mut axis = 0;
-    if edges[1] >= edges[0] + EPS {
-        axis = 1;
-    }
-    if edges[2] >= edges[axis] + EPS {
-        axis = 2;
-    }
-    set.sort_by(|&a, &b| {
-        let (pa, pb) = (leaves[a].lpos[axis], leaves[b].lpos[axis]);
-        if (pa - pb).abs() > EPS {
-            pa.partial_cmp(&pb).unwrap_or(std::cmp::Ordering::Equal)
-        } else {
-            a.cmp(&b)
-        }
-    });
-    let m = set.len() / 2;
-    let (lo, hi) = set.split_at_mut(m);
-    let c0 = make_node(leaves, lo, ipos, qinv, tree);
-    let c1 = make_node(leaves, hi, ipos, qinv, tree);
-    tree.child[index] = [c0, c1];
-    index as i32
+    let leaves: Vec<BvhLeaf> = geoms.iter().map(|&(id, pos, quat, aabb)| BvhLeaf { id, pos, quat, aabb }).collect();
+    let t = build_tree(&leaves, ipos, iquat);
+    BodyTree { aabb: t.aabb, child: t.child, nodeid: t.nodeid }
 }
 
 /// Cached products of `mj_collideOBB` for one body pair: the dot products of the two frames'
