@@ -36,9 +36,14 @@ fn shape(r: &mut Rng, meshes: &mut Vec<MeshAsset>) -> Shape {
                 Shape::Cylinder(w, s)
             }
         }
-        6 | 7 => {
+        6 => {
             let k = meshes.len();
             meshes.push(cloud(r, k, s));
+            Shape::Mesh(k)
+        }
+        7 => {
+            let k = meshes.len();
+            meshes.push(cad_mesh(r, k, s));
             Shape::Mesh(k)
         }
         _ => {
@@ -67,6 +72,58 @@ fn cloud(r: &mut Rng, k: usize, s: f64) -> MeshAsset {
         .collect();
     let scale = [s * r.range(0.5, 2.0), s * r.range(0.5, 2.0), s * r.range(0.5, 2.0)];
     MeshAsset { name: format!("m{k}"), vertices, scale }
+}
+
+/// A mesh as CAD exports make them (robot links): many points on flat faces and straight
+/// edges, which make qhull merge coplanar facets. A tessellated cylinder with rings on its
+/// side, a box with points on its faces and edges, or a chamfered box.
+fn cad_mesh(r: &mut Rng, k: usize, s: f64) -> MeshAsset {
+    let mut v: Vec<[f64; 3]> = Vec::new();
+    match r.below(3) {
+        0 => {
+            let n = 6 + r.below(40);
+            let rings = 2 + r.below(4);
+            for j in 0..rings {
+                let z = -1.0 + 2.0 * j as f64 / (rings - 1) as f64;
+                for i in 0..n {
+                    let a = std::f64::consts::TAU * i as f64 / n as f64;
+                    v.push([a.cos(), a.sin(), z]);
+                }
+            }
+            if r.chance(0.5) {
+                v.push([0.0, 0.0, 1.0]);
+                v.push([0.0, 0.0, -1.0]);
+            }
+        }
+        1 => {
+            let m = 2 + r.below(4);
+            let grid = |i: usize| -1.0 + 2.0 * i as f64 / m as f64;
+            for i in 0..=m {
+                for j in 0..=m {
+                    for l in 0..=m {
+                        let on_face = i == 0 || i == m || j == 0 || j == m || l == 0 || l == m;
+                        if on_face && (r.chance(0.6) || [i, j, l].iter().filter(|&&q| q == 0 || q == m).count() == 3) {
+                            v.push([grid(i), grid(j), grid(l)]);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {
+            let c = r.range(0.1, 0.4);
+            for a in [-1.0, 1.0] {
+                for b in [-1.0, 1.0] {
+                    for e in [-1.0, 1.0] {
+                        v.push([a * (1.0 - c), b, e]);
+                        v.push([a, b * (1.0 - c), e]);
+                        v.push([a, b, e * (1.0 - c)]);
+                    }
+                }
+            }
+        }
+    }
+    let scale = [s * r.range(0.5, 3.0), s * r.range(0.5, 3.0), s * r.range(0.5, 3.0)];
+    MeshAsset { name: format!("m{k}"), vertices: v, scale }
 }
 
 /// A thin plate as a mesh: a random convex polygon, extruded by a thickness of `s`.

@@ -337,17 +337,36 @@ fn simpler(sc: &Scene) -> Vec<Scene> {
     out
 }
 
-/// Shrinks a failing scene: drops parts while it still fails with the same kind of verdict,
+/// What a failure is, for the shrinker: its kind and, for a diff, which problem (a missing
+/// or an extra contact, the type pair whose contacts differ, or the trajectories), so that
+/// shrinking does not drift from one difference to another.
+fn signature(v: &Verdict) -> String {
+    let d = v.detail();
+    let what = if let Some(i) = d.find(" contacts differ by") {
+        d[..i].to_string()
+    } else if d.contains("MuJoCo has a contact") {
+        "missing".into()
+    } else if d.contains("specula has a contact") {
+        "extra".into()
+    } else if d.contains("trajectories diverge") {
+        "trajectories".into()
+    } else {
+        String::new()
+    };
+    format!("{} {what}", v.kind())
+}
+
+/// Shrinks a failing scene: drops parts while it still fails the same way ([`signature`]),
 /// then cuts the run to the step where it first fails.
 pub fn shrink(sc: &Scene, verdict: &Verdict, steps: usize, opts: &FuzzOptions) -> (Scene, Verdict, usize) {
-    let kind = verdict.kind();
+    let kind = signature(verdict);
     let (mut best, mut best_v, mut best_steps) = (sc.clone(), verdict.clone(), steps);
     // bounded: every accepted step removes something, and the candidates are finite
     for _ in 0..200 {
         let mut improved = false;
         for cand in simpler(&best) {
             let (v, _) = run_scene(&cand, best_steps, opts.tamper);
-            if v.kind() == kind {
+            if signature(&v) == kind {
                 best = cand;
                 best_v = v;
                 improved = true;
@@ -362,7 +381,7 @@ pub fn shrink(sc: &Scene, verdict: &Verdict, steps: usize, opts: &FuzzOptions) -
         let shorter = (step + 1).min(best_steps);
         if shorter < best_steps {
             let (v, _) = run_scene(&best, shorter, opts.tamper);
-            if v.kind() == kind {
+            if signature(&v) == kind {
                 best_v = v;
                 best_steps = shorter;
             }
