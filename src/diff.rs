@@ -91,6 +91,9 @@ pub struct DiffReport {
     /// Geom pairs the Rust stage handed to MuJoCo's own pair function (height fields, SDFs,
     /// convex pairs with `nativeccd` disabled), over the contact comparison's calls.
     pub fallback_pairs: u64,
+    /// Meshes whose hull the Rust stage took from MuJoCo's model (specula could not put them
+    /// in qhull's order).
+    pub mujoco_hulls: u64,
     /// The first problem seen, in words (a Rust stage error, or the first unmatched contact).
     pub first_problem: Option<String>,
 }
@@ -274,6 +277,7 @@ pub fn diff(
     }
     report.steps = opts.steps;
     report.fallback_pairs = stage.stats.fallback_pairs;
+    report.mujoco_hulls = stage.stats.mujoco_hulls;
 
     // 2. Trajectories: rust route vs c route, and the c route's own noise floor.
     let (traj_c, unstable) = trajectory(model, None, Route::C, opts, 0.0, &mut |_| {})?;

@@ -28,6 +28,10 @@ pub struct StageStats {
     pub fallback_pairs: u64,
     /// Contacts MuJoCo refused because its arena was full.
     pub dropped: u64,
+    /// Meshes whose hull the stage takes from MuJoCo's `mjModel` (graph and polygon table)
+    /// because specula's compiler could not put it in qhull's order (see
+    /// `specula_model::Model::mesh_qhull_order`).
+    pub mujoco_hulls: u64,
 }
 
 /// specula's collision stage for one model, with its reusable buffers.
@@ -36,6 +40,8 @@ pub struct RustStage {
     stage: CollisionStage,
     contacts: Vec<Contact>,
     points: Vec<ContactPoint>,
+    /// Meshes still to take from MuJoCo's model at the first call (see [`StageStats::mujoco_hulls`]).
+    pending_hulls: Vec<usize>,
     /// What the stage has done so far.
     pub stats: StageStats,
 }
@@ -43,7 +49,14 @@ pub struct RustStage {
 impl RustStage {
     /// A stage for specula's compiled model.
     pub fn new(model: &specula_model::Model) -> RustStage {
-        RustStage::from_collision_model(CollisionModel::from(model))
+        let mut stage = RustStage::from_collision_model(CollisionModel::from(model));
+        // A hull specula could not put in qhull's order is the same polytope in another order;
+        // MuJoCo's collisions depend on the order (support ties, multi-contact walks), so the
+        // stage uses MuJoCo's own table for it, counted and reported.
+        stage.pending_hulls = (0..model.mesh_qhull_order.len())
+            .filter(|&i| !model.mesh_qhull_order[i] && stage.model.hulls.get(i).is_some_and(Option::is_some))
+            .collect();
+        stage
     }
 
     /// A stage for an already-built collision model.
@@ -53,6 +66,7 @@ impl RustStage {
             stage: CollisionStage::new(),
             contacts: Vec::new(),
             points: Vec::new(),
+            pending_hulls: Vec::new(),
             stats: StageStats::default(),
         }
     }
@@ -74,6 +88,12 @@ impl RustStage {
 
     /// Computes the contacts of `d`'s current position stage without touching `d`'s contact list.
     pub fn compute(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<&[Contact], String> {
+        for i in std::mem::take(&mut self.pending_hulls) {
+            if let Some(h) = crate::mj::from_c::mesh_hull(m, i) {
+                self.model.hulls[i] = Some(h);
+                self.stats.mujoco_hulls += 1;
+            }
+        }
         let report = {
             let (xpos, xmat) = geom_poses(m, d);
             let (xipos, ximat) = body_inertial_poses(m, d);

@@ -77,6 +77,9 @@ pub struct RunReport {
     /// Rust route: geom pairs computed by MuJoCo's own pair function because specula has no
     /// collider for them (height fields, SDFs); 0 on the C route.
     pub fallback_pairs: u64,
+    /// Rust route: meshes whose hull came from MuJoCo's model because specula could not put it
+    /// in qhull's order; 0 on the C route.
+    pub mujoco_hulls: u64,
     /// Warnings MuJoCo emitted.
     pub warnings: Vec<String>,
     /// Every named body.
@@ -140,7 +143,11 @@ pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions
                 })
             })
             .0;
-            report.map(|r| RunReport { fallback_pairs: stage.stats.fallback_pairs, ..r })
+            report.map(|r| RunReport {
+                fallback_pairs: stage.stats.fallback_pairs,
+                mujoco_hulls: stage.stats.mujoco_hulls,
+                ..r
+            })
         }
     }
 }
@@ -186,6 +193,7 @@ fn run_steps(
         robust: opts.robust && opts.route == Route::Rust,
         ncon_max,
         fallback_pairs: 0,
+        mujoco_hulls: 0,
         warnings: data.warnings().to_vec(),
         bodies,
         tunnels: tunnels.finish(),
@@ -213,6 +221,7 @@ impl RunReport {
             "robust": self.robust,
             "ncon_max": self.ncon_max,
             "fallback_pairs": self.fallback_pairs,
+            "mujoco_hulls": self.mujoco_hulls,
             "warnings": self.warnings,
             "bodies": bodies,
             "tunnels": tunnels,

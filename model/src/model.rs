@@ -435,6 +435,11 @@ pub struct Model {
     pub mesh_polymapnum: Vec<usize>,
     /// Polygons through each vertex (mesh-local polygon ids, in polygon order).
     pub mesh_polymap: Vec<i32>,
+    /// Whether each mesh's hull is in qhull's order as MuJoCo stores it (specula's replay of
+    /// qhull's build reproduced it; meshes without a hull count as true). Not a MuJoCo field:
+    /// where it is false the hull is the same polytope in specula's own order, and collisions
+    /// against it can differ from MuJoCo's in the last bits or in which contact points are kept.
+    pub mesh_qhull_order: Vec<bool>,
 
     // ------------------------------------------------------------------ height fields
     /// (x, y, z-top, base) sizes.

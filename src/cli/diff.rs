@@ -110,6 +110,7 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
             "qpos_divergence": num(r.qpos_divergence),
             "noise_floor": num(r.noise_floor),
             "fallback_pairs": r.fallback_pairs,
+            "mujoco_hulls": r.mujoco_hulls,
             "unstable": r.unstable,
             "problem": r.first_problem,
             "pairs": r.pairs.iter().map(|((a, b), p)| serde_json::json!({
@@ -155,6 +156,12 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
     );
     if let Some(p) = &r.first_problem {
         outln!("  first problem: {p}");
+    }
+    if r.mujoco_hulls > 0 {
+        outln!(
+            "  {} mesh hulls were taken from MuJoCo's model: specula's compiler could not put them in qhull's order",
+            r.mujoco_hulls
+        );
     }
     if r.fallback_pairs > 0 {
         outln!(

@@ -15,6 +15,7 @@ use std::os::raw::{c_char, c_int, c_ulong};
 use mujoco_sys as sys;
 use specula_engine::collision::model::hull_with_polygons;
 use specula_engine::collision::{CollisionModel, CollisionOptions};
+use specula_engine::narrowphase::ConvexHull;
 use specula_model::GeomType;
 
 use super::data::slice;
@@ -108,7 +109,17 @@ fn id(i: c_int) -> usize {
 pub fn collision_model(m: &sys::mjModel) -> Result<CollisionModel, String> {
     let mut cm = CollisionModel::default();
     refresh(&mut cm, m)?;
+    cm.hulls = (0..count(m.nmesh)).map(|i| mesh_hull(m, i)).collect();
+    Ok(cm)
+}
+
+/// The convex hull of mesh `i` of `m` as MuJoCo stores it (`mesh_graph` and its polygon
+/// table), or `None` without one.
+pub fn mesh_hull(m: &sys::mjModel, i: usize) -> Option<ConvexHull> {
     let nmesh = count(m.nmesh);
+    if i >= nmesh {
+        return None;
+    }
     // SAFETY: mjModel holds nmesh entries of the mesh address arrays, nmeshvert vertices of 3
     // floats and nmeshgraph graph ints; they live as long as `m`.
     let (vertadr, vertnum, graphadr, vert, graph) = unsafe {
@@ -133,29 +144,24 @@ pub fn collision_model(m: &sys::mjModel) -> Result<CollisionModel, String> {
             rows::<f64, 3>(m.mesh_polynormal, npoly),
         )
     };
-    cm.hulls = (0..nmesh)
-        .map(|i| {
-            let (Ok(adr), Ok(num)) = (usize::try_from(vertadr[i]), usize::try_from(vertnum[i])) else {
-                return None;
-            };
-            // MuJoCo's own polygon table, so the narrowphase uses exactly its polygons
-            let polys = match (usize::try_from(polyadr[i]), usize::try_from(polynum[i])) {
-                (Ok(a), Ok(n)) if a + n <= npoly => a..a + n,
-                _ => 0..0,
-            };
-            let cycles: Option<Vec<&[i32]>> = polys
-                .clone()
-                .map(|p| {
-                    let a = usize::try_from(pvadr[p]).ok()?;
-                    pvert.get(a..a.checked_add(usize::try_from(pvnum[p]).ok()?)?)
-                })
-                .collect();
-            let cycles = cycles.unwrap_or_default();
-            let normals = if cycles.is_empty() { &pnormal[0..0] } else { &pnormal[polys] };
-            hull_with_polygons(vert, adr, num, graph, graphadr[i], (cycles, normals))
+    let (Ok(adr), Ok(num)) = (usize::try_from(vertadr[i]), usize::try_from(vertnum[i])) else {
+        return None;
+    };
+    // MuJoCo's own polygon table, so the narrowphase uses exactly its polygons
+    let polys = match (usize::try_from(polyadr[i]), usize::try_from(polynum[i])) {
+        (Ok(a), Ok(n)) if a + n <= npoly => a..a + n,
+        _ => 0..0,
+    };
+    let cycles: Option<Vec<&[i32]>> = polys
+        .clone()
+        .map(|p| {
+            let a = usize::try_from(pvadr[p]).ok()?;
+            pvert.get(a..a.checked_add(usize::try_from(pvnum[p]).ok()?)?)
         })
         .collect();
-    Ok(cm)
+    let cycles = cycles.unwrap_or_default();
+    let normals = if cycles.is_empty() { &pnormal[0..0] } else { &pnormal[polys] };
+    hull_with_polygons(vert, adr, num, graph, graphadr[i], (cycles, normals))
 }
 
 /// Re-reads every field of `cm` except the mesh hulls from `m` (no allocation once the vectors

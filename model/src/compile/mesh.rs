@@ -137,6 +137,7 @@ pub fn fill_mesh_arrays(m: &mut Model, assets: &[RawMeshAsset], meshes: &[MeshDa
             m.mesh_polymapnum.push(list.len());
             m.mesh_polymap.extend_from_slice(list);
         }
+        m.mesh_qhull_order.push(d.hull.as_ref().is_none_or(|h| h.qhull_order.is_some()));
         m.mesh_scale.push(d.scale);
         m.mesh_pos.push(d.pos);
         m.mesh_quat.push(d.quat);
