@@ -63,6 +63,19 @@ fn convex_pairs_without_native_ccd_go_to_mujocos_pair_function_and_are_counted()
 }
 
 #[test]
+fn a_hull_specula_cannot_order_as_qhull_is_taken_from_mujoco_and_reported() {
+    let path = case("cad_mesh_on_plane.xml");
+    let c = Model::from_xml_path(&path).unwrap();
+    let r = specula_model::load_file(&path).unwrap();
+    assert!(r.mesh_qhull_order.iter().any(|&q| !q), "the mesh is replayed now: pick another scene");
+    let report = diff(&c, &r, &DiffOptions { steps: 120, start: Start::Key("start".into()) }, &mut |_| {}).unwrap();
+    assert!(report.matches() && report.contacts > 0, "{report:?}");
+    assert_eq!(report.mujoco_hulls, 1);
+    let opts = RunOptions { route: Route::Rust, steps: 10, start: Start::Key("start".into()), robust: false };
+    assert_eq!(sim::run(&c, Some(&r), &opts).unwrap().mujoco_hulls, 1);
+}
+
+#[test]
 fn every_kept_regression_scene_matches_for_every_integrator() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_cases");
     let mut n = 0;

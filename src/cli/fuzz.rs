@@ -111,6 +111,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             "matched": sum.matched, "both_reject": sum.both_reject, "compile": sum.compile,
             "differ": sum.differ, "errors": sum.errors, "failed": sum.failed(),
             "speculative": sum.speculative, "integrators": sum.integrators, "contacts": sum.contacts,
+            "mujoco_hulls": sum.mujoco_hulls,
             "seconds": secs, "failures": failures,
         });
         outln!("{j}");
@@ -130,6 +131,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             sum.contacts,
             secs
         );
+        if sum.mujoco_hulls > 0 {
+            outln!(
+                "  {} scenes used MuJoCo's hull for a mesh specula's compiler could not put in qhull's order",
+                sum.mujoco_hulls
+            );
+        }
         let mut reasons: Vec<_> = sum.reject_reasons.iter().collect();
         reasons.sort_by(|a, b| b.1.cmp(a.1));
         for (why, n) in reasons.iter().take(3) {

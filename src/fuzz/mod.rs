@@ -118,6 +118,9 @@ pub struct FuzzSummary {
     pub integrators: [usize; 5],
     /// Contacts compared over all matched and differing scenes.
     pub contacts: u64,
+    /// Scenes in which the Rust stage took a mesh hull from MuJoCo's model (specula's
+    /// compiler could not put it in qhull's order).
+    pub mujoco_hulls: usize,
     /// The failing scenes.
     pub failures: Vec<Failure>,
 }
@@ -390,18 +393,26 @@ pub fn shrink(sc: &Scene, verdict: &Verdict, steps: usize, opts: &FuzzOptions) -
     (best, best_v, best_steps)
 }
 
+/// One scene's result inside [`run`]: contacts compared and whether MuJoCo's hulls were used.
+struct SceneOutcome {
+    scene: Scene,
+    verdict: Verdict,
+    failure: Option<Failure>,
+    contacts: (u64, bool),
+}
+
 /// Runs the scenes of `seeds` (in parallel), shrinking the failing ones; `progress` is called
 /// after each scene with the number done and failed so far.
 pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> FuzzSummary {
     use rayon::prelude::*;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<(Scene, Verdict, Option<Failure>, u64)> = seeds
+    let results: Vec<SceneOutcome> = seeds
         .into_par_iter()
         .map(|seed| {
             let sc = gen::generate(seed, opts.steps);
             let (v, rep) = run_scene(&sc, opts.steps, opts.tamper);
-            let contacts = rep.map_or(0, |r| r.contacts);
+            let contacts = rep.map_or((0, false), |r| (r.contacts, r.mujoco_hulls > 0));
             let failure = v.failed().then(|| {
                 let (shrunk, shrunk_verdict, steps) =
                     if opts.shrink { shrink(&sc, &v, opts.steps, opts) } else { (sc.clone(), v.clone(), opts.steps) };
@@ -411,13 +422,14 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
             let n = done.fetch_add(1, Relaxed) + 1;
             let f = failed.fetch_add(usize::from(failure.is_some()), Relaxed) + usize::from(failure.is_some());
             progress(n, f);
-            (sc, v, failure, contacts)
+            SceneOutcome { scene: sc, verdict: v, failure, contacts }
         })
         .collect();
     let mut sum = FuzzSummary::default();
-    for (sc, v, failure, contacts) in results {
+    for SceneOutcome { scene: sc, verdict: v, failure, contacts: (contacts, hulls) } in results {
         sum.scenes += 1;
         sum.contacts += contacts;
+        sum.mujoco_hulls += usize::from(hulls);
         sum.speculative += usize::from(sc.opt.speculative);
         if let Some(i) = scene::INTEGRATORS.iter().position(|&n| n == sc.opt.integrator) {
             sum.integrators[i] += 1;
