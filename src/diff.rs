@@ -96,6 +96,13 @@ pub struct DiffReport {
     pub mujoco_hulls: u64,
     /// The first problem seen, in words (a Rust stage error, or the first unmatched contact).
     pub first_problem: Option<String>,
+    /// Warnings MuJoCo emitted on the C route of the contact comparison.
+    pub warnings: Vec<String>,
+    /// What specula noticed about the C route's states (non-finite or huge values: which body
+    /// or field, which step); NaN contacts compare equal, so a `match` on such a run says less.
+    pub state_notes: Vec<String>,
+    /// The C route's state became non-finite.
+    pub nonfinite: bool,
 }
 
 impl DiffReport {
@@ -266,14 +273,22 @@ pub fn diff(
                 }
             }
         };
+        let mut watch = sim::StateWatch::default();
+        watch.observe(&data, 0);
         let stepped = with_collision(model.raw(), &mut compare, || -> Result<(), MjError> {
             for i in 0..opts.steps {
                 report_cell.borrow_mut().steps = i;
                 data.step()?;
+                // the poses of the new state, for the watch (the next step recomputes them)
+                data.kinematics()?;
+                watch.observe(&data, i + 1);
             }
             Ok(())
         });
         stepped.0?;
+        report.warnings = data.warnings().to_vec();
+        report.nonfinite = watch.nonfinite();
+        report.state_notes = watch.notes;
     }
     report.steps = opts.steps;
     report.fallback_pairs = stage.stats.fallback_pairs;

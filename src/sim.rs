@@ -46,6 +46,91 @@ pub struct RunOptions {
     pub robust: bool,
 }
 
+/// The most steps a run may take: a timestep of 1e-12 s over the default 1 s would otherwise
+/// ask for 10^12 steps, which looks like a hang (about 10^8 steps of a small scene fit in a
+/// few minutes).
+pub const MAX_STEPS: usize = 100_000_000;
+
+/// Magnitude from which a state value is reported as huge: a tenth of MuJoCo's `mjMAXVAL`
+/// (1e10), beyond which `mj_checkPos` and `mj_checkVel` warn and reset the state.
+pub const HUGE_STATE: f64 = 1e9;
+
+/// Refuses a model timestep that cannot advance a run: zero, negative, NaN or infinite.
+pub fn check_timestep(timestep: f64) -> Result<(), MjError> {
+    if timestep.is_finite() && timestep > 0.0 {
+        Ok(())
+    } else {
+        Err(MjError::Invalid(format!("the timestep is {timestep}: it must be a positive, finite number of seconds")))
+    }
+}
+
+/// The first non-finite (or, with `huge`, finite but huge) value of a state: body positions
+/// and orientations (named after the body), then `qpos` and `qvel` (by index).
+pub fn state_problem(data: &Data, huge: bool) -> Option<String> {
+    let bad = |x: f64| if huge { x.is_finite() && x.abs() >= HUGE_STATE } else { !x.is_finite() };
+    let model = data.model();
+    let body = |b: usize| match model.name(ObjType::Body, b) {
+        n if n.is_empty() => format!("body {b}"),
+        n => format!("body '{n}'"),
+    };
+    for (field, values, width) in [("position", data.xpos(), 3), ("orientation", data.xquat(), 4)] {
+        if let Some(k) = values.iter().position(|&x| bad(x)) {
+            let b = k / width;
+            let v: Vec<String> = values[b * width..(b + 1) * width].iter().map(|&x| show(x)).collect();
+            return Some(format!("{} {field} is [{}]", body(b), v.join(", ")));
+        }
+    }
+    for (field, values) in [("qpos", data.qpos()), ("qvel", data.qvel())] {
+        if let Some(k) = values.iter().position(|&x| bad(x)) {
+            return Some(format!("{field}[{k}] is {}", show(values[k])));
+        }
+    }
+    None
+}
+
+/// A state value in few characters: exponent notation from 1e6 on.
+fn show(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 1e6 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Watches a run's states and says, once each, when they became non-finite and when they
+/// became huge (see [`HUGE_STATE`]).
+#[derive(Debug, Default)]
+pub struct StateWatch {
+    nonfinite: bool,
+    huge: bool,
+    /// What was seen, in words, in order.
+    pub notes: Vec<String>,
+}
+
+impl StateWatch {
+    /// Looks at the state after `step` steps (0: the initial state).
+    pub fn observe(&mut self, data: &Data, step: usize) {
+        let when = if step == 0 { "in the initial state".to_string() } else { format!("after step {step}") };
+        if !self.nonfinite {
+            if let Some(p) = state_problem(data, false) {
+                self.nonfinite = true;
+                self.notes.push(format!("non-finite state {when}: {p}"));
+            }
+        }
+        if !self.huge && !self.nonfinite {
+            if let Some(p) = state_problem(data, true) {
+                self.huge = true;
+                self.notes.push(format!("huge state {when} (|value| >= {HUGE_STATE:e}): {p}"));
+            }
+        }
+    }
+
+    /// Whether a non-finite state was seen.
+    pub fn nonfinite(&self) -> bool {
+        self.nonfinite
+    }
+}
+
 /// One named body at the end of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyReport {
@@ -82,6 +167,9 @@ pub struct RunReport {
     pub mujoco_hulls: u64,
     /// Warnings MuJoCo emitted.
     pub warnings: Vec<String>,
+    /// What specula noticed about the states (non-finite or huge values: which body or field,
+    /// which step), in words; `run --json` lists them in `warnings` after MuJoCo's.
+    pub state_notes: Vec<String>,
     /// Every named body.
     pub bodies: Vec<BodyReport>,
     /// Every time a body passed through another ([`crate::tunnel`]).
@@ -117,6 +205,13 @@ pub fn start(data: &mut Data, start: &Start) -> Result<(), MjError> {
 /// Steps `model` as `opts` says and reports the final poses and lowest heights of named bodies;
 /// the `rust` route needs specula's own compilation of the same scene (`rust`).
 pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions) -> Result<RunReport, MjError> {
+    check_timestep(model.timestep())?;
+    if opts.steps > MAX_STEPS {
+        return Err(MjError::Invalid(format!(
+            "{} steps asked for, more than the {MAX_STEPS} a run may take",
+            opts.steps
+        )));
+    }
     match opts.route {
         Route::C if opts.robust => Err(MjError::Invalid("robust speculative mode needs the rust route".into())),
         Route::C => run_steps(model, opts, &mut |data| data.step()),
@@ -167,12 +262,15 @@ fn run_steps(
     let mut ncon_max = 0;
     let mut tunnels = TunnelDetector::new(model);
     tunnels.observe(&data);
-    for _ in 0..opts.steps {
+    let mut watch = StateWatch::default();
+    watch.observe(&data, 0);
+    for i in 0..opts.steps {
         step(&mut data)?;
         ncon_max = ncon_max.max(data.contacts().len());
         // mj_step leaves the poses of the state before the step; recompute them for the new one.
         data.kinematics()?;
         tunnels.observe(&data);
+        watch.observe(&data, i + 1);
         for (z, (b, _)) in min_z.iter_mut().zip(&named) {
             *z = z.min(height(&data, *b));
         }
@@ -195,6 +293,7 @@ fn run_steps(
         fallback_pairs: 0,
         mujoco_hulls: 0,
         warnings: data.warnings().to_vec(),
+        state_notes: watch.notes,
         bodies,
         tunnels: tunnels.finish(),
     })
@@ -222,7 +321,7 @@ impl RunReport {
             "ncon_max": self.ncon_max,
             "fallback_pairs": self.fallback_pairs,
             "mujoco_hulls": self.mujoco_hulls,
-            "warnings": self.warnings,
+            "warnings": self.warnings.iter().chain(&self.state_notes).collect::<Vec<_>>(),
             "bodies": bodies,
             "tunnels": tunnels,
         })

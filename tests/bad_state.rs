@@ -89,3 +89,133 @@ fn many_nan_ellipsoids_contact_as_in_mujoco_and_as_fast_mujoco() {
     let report = diff(&c, &r, &DiffOptions { steps: 2, start: Start::Qpos0 }, &mut |_| {}).unwrap();
     assert_eq!(report.unmatched(), 0, "{report:?}");
 }
+
+/// A ball over a floor, with `option` inside `<option .../>` and the ball at `pos`.
+fn ball(option: &str, pos: &str) -> String {
+    format!(
+        r#"<mujoco><option {option}/><worldbody><geom type="plane" size="1 1 .1"/>
+        <body name="ball" pos="{pos}"><freejoint/><geom size=".1"/></body></worldbody></mujoco>"#
+    )
+}
+
+fn scratch(name: &str, xml: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("specula-bad-state-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.xml"));
+    std::fs::write(&path, xml).unwrap();
+    path
+}
+
+/// `specula ARGS`, killed (and the test failed) if it takes more than 60 s: a run that never
+/// ends is one of the bugs these tests pin.
+fn specula(args: &[&str], file: &std::path::Path) -> (Option<i32>, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_specula"))
+        .arg(args[0])
+        .arg(file)
+        .args(&args[1..])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > 60 {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("specula {args:?} {} did not end within 60 s", file.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn timesteps_that_cannot_run_are_refused_in_one_line() {
+    for (name, option, needle) in [
+        ("zero", r#"timestep="0""#, "timestep is 0"),
+        ("negative", r#"timestep="-0.001""#, "timestep is -0.001"),
+        ("nan", r#"timestep="nan""#, "timestep is NaN"),
+        ("tiny", r#"timestep="1e-12""#, "more than the 100000000"),
+    ] {
+        let file = scratch(&format!("timestep-{name}"), &ball(option, "0 0 1"));
+        for args in [&["run"][..], &["run", "--duration", "2"], &["run", "--json"]] {
+            let (code, _, err) = specula(args, &file);
+            assert_eq!(code, Some(2), "{name} {args:?}: {err}");
+            assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+            assert!(err.starts_with("specula: ") && err.contains(needle), "{name}: {err}");
+        }
+    }
+    // a run longer than the limit is refused too, however it is asked for
+    let file = scratch("timestep-ok", &ball("", "0 0 1"));
+    let (code, _, err) = specula(&["run", "--steps", "100000001"], &file);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("more than the 100000000"), "{err}");
+}
+
+#[test]
+fn a_non_finite_initial_state_is_reported_by_run_and_diff() {
+    let file = scratch("inf", &ball("", "0 inf 1"));
+    let (code, out, err) = specula(&["run", "--steps", "3", "--json"], &file);
+    assert_eq!(code, Some(0), "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let warnings: Vec<&str> = j["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert!(
+        warnings.iter().any(|w| w.contains("non-finite state in the initial state: body 'ball' position")),
+        "{warnings:?}"
+    );
+    // and MuJoCo's own warning comes with it
+    assert!(warnings.iter().any(|w| w.contains("QPOS")), "{warnings:?}");
+    let (_, text, _) = specula(&["run", "--steps", "3"], &file);
+    assert!(text.contains("warning: non-finite state in the initial state: body 'ball'"), "{text}");
+
+    let (code, text, err) = specula(&["diff", "--steps", "3"], &file);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+    assert!(text.contains("became non-finite") && text.contains("body 'ball' position"), "{text}");
+    assert!(text.contains("MuJoCo warned: Nan, Inf or huge value in QPOS"), "{text}");
+    let (_, json, _) = specula(&["diff", "--steps", "3", "--json"], &file);
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(j["nonfinite"], true, "{json}");
+}
+
+#[test]
+fn a_state_that_becomes_non_finite_is_reported_with_its_step() {
+    // MuJoCo resets a state whose qpos, qvel or qacc leaves its range, so a run turns
+    // non-finite mid-way only through what it does not check (mocap poses, a program's
+    // edits); the watch is shown such a state directly
+    let (c, _) = load(&ball("", "0 0 1"));
+    let mut data = specula::mj::Data::new(&c).unwrap();
+    sim::start(&mut data, &Start::Qpos0).unwrap();
+    let mut watch = sim::StateWatch::default();
+    watch.observe(&data, 0);
+    data.qvel_mut()[2] = 1e300;
+    watch.observe(&data, 4);
+    data.qpos_mut()[0] = f64::NAN;
+    data.kinematics().unwrap();
+    watch.observe(&data, 7);
+    watch.observe(&data, 8);
+    assert_eq!(
+        watch.notes,
+        [
+            "huge state after step 4 (|value| >= 1e9): qvel[2] is 1e300",
+            "non-finite state after step 7: body 'ball' position is [NaN, 0, 1]",
+        ]
+    );
+    assert!(watch.nonfinite());
+}
+
+#[test]
+fn values_near_mujocos_limit_are_reported_as_huge() {
+    let file = scratch("huge", &ball("", "1e10 0 1"));
+    let (code, text, err) = specula(&["run", "--steps", "2"], &file);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        text.contains("warning: huge state in the initial state") && text.contains("body 'ball' position"),
+        "{text}"
+    );
+    // a state within the limit says nothing
+    let file = scratch("fine", &ball("", "0 0 1"));
+    let (_, text, _) = specula(&["run", "--steps", "2"], &file);
+    assert!(!text.contains("warning"), "{text}");
+}

@@ -113,6 +113,8 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
             "mujoco_hulls": r.mujoco_hulls,
             "unstable": r.unstable,
             "problem": r.first_problem,
+            "warnings": r.warnings.iter().chain(&r.state_notes).collect::<Vec<_>>(),
+            "nonfinite": r.nonfinite,
             "pairs": r.pairs.iter().map(|((a, b), p)| serde_json::json!({
                 "types": [format!("{a:?}").to_lowercase(), format!("{b:?}").to_lowercase()],
                 "contacts": p.contacts, "missing": p.missing, "extra": p.extra,
@@ -156,6 +158,24 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
     );
     if let Some(p) = &r.first_problem {
         outln!("  first problem: {p}");
+    }
+    if r.nonfinite {
+        outln!("  note: the state became non-finite; NaN contacts compare as equal, so agreement means little there");
+    }
+    for n in &r.state_notes {
+        outln!("  warning: {n}");
+    }
+    // MuJoCo repeats some warnings once per object or step: each message once, with its count
+    let mut seen: Vec<(&String, usize)> = Vec::new();
+    for w in &r.warnings {
+        match seen.iter_mut().find(|(m, _)| *m == w) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((w, 1)),
+        }
+    }
+    for (w, n) in seen {
+        let times = if n > 1 { format!(" ({n} times)") } else { String::new() };
+        outln!("  MuJoCo warned: {w}{times}");
     }
     if r.mujoco_hulls > 0 {
         outln!(

@@ -43,6 +43,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     };
     let file = scene.display().to_string();
     let mut model = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
+    // a zero or tiny timestep would make the default duration an endless run, a negative or NaN
+    // one a run of 0 steps that looks like success
+    sim::check_timestep(model.timestep()).map_err(|e| format!("{file}: {e}"))?;
     let steps = match (args.steps, args.duration) {
         (Some(n), _) => n,
         (None, d) => {
@@ -50,7 +53,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             if !d.is_finite() || d < 0.0 {
                 return Err(format!("{file}: --duration must be a finite, non-negative number of seconds"));
             }
-            (d / model.timestep()).round() as usize
+            let n = (d / model.timestep()).round();
+            if n > sim::MAX_STEPS as f64 {
+                return Err(format!(
+                    "{file}: {d} s at a timestep of {:e} s is {n:.3e} steps, more than the {} a run may take",
+                    model.timestep(),
+                    sim::MAX_STEPS
+                ));
+            }
+            n as usize
         }
     };
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
@@ -101,6 +112,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         }
         for w in &report.warnings {
             outln!("  warning: {w}");
+        }
+        for n in &report.state_notes {
+            outln!("  warning: {n}");
         }
     }
     Ok(ExitCode::SUCCESS)
