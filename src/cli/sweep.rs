@@ -1,14 +1,19 @@
-//! `specula sweep`: the tunneling matrix, run in parallel, with CSV/JSON, a summary and an SVG chart.
+//! `specula sweep`: the tunneling matrix of a preset or of the user's own scene, run in parallel
+//! (sharded across machines), with CSV/JSON rows, a summary, a verdict and an SVG chart; and
+//! `specula sweep merge`, which puts shards back together.
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Instant;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
+use specula::mj::Model;
+use specula::sim::Route;
+use specula::sweep::def::{self, Source, Sweep};
 use specula::sweep::preset::{self, Preset};
-use specula::sweep::{report, run_all, shard, svg, SpecMode};
+use specula::sweep::progress::{Progress, When};
+use specula::sweep::user::Aim;
+use specula::sweep::{merge, report, run_all, shard, svg, verdict, Compiled, RunResult, SceneKind, SpecMode};
 
 use super::RouteArg;
 
@@ -21,28 +26,93 @@ pub enum Format {
     Json,
 }
 
+/// When to draw the progress bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProgressArg {
+    /// When stderr is a terminal.
+    Auto,
+    /// Always, even into a file or a pipe.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// Arguments of `specula sweep`.
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct SweepArgs {
+    /// `merge`: put shard files back together.
+    #[command(subcommand)]
+    pub command: Option<SweepCommand>,
+    /// The sweep's options (boxed: they are many, and the command enum holds every subcommand's).
+    #[command(flatten)]
+    pub opts: Box<SweepOpts>,
+}
+
+/// The options of a sweep.
+#[derive(Args, Debug)]
+pub struct SweepOpts {
+    /// MJCF scene whose free bodies to sweep (instead of a preset).
+    pub scene: Option<PathBuf>,
     /// Built-in grid: a1 (table A1/A2), a5 (stiff contacts), a3 (timesteps), b, b-stiff (thin
-    /// parts), c (two balls head-on), quick (a few runs of each scene).
-    #[arg(long, default_value = "quick", value_parser = parse_preset)]
-    pub preset: Preset,
-    /// Scene A: 20 start offsets (k+0.5)/20 instead of 1/6, 1/2, 5/6 (the "dense" sweep).
-    #[arg(long, conflicts_with = "offsets")]
-    pub dense: bool,
-    /// Scene A: this many start offsets (k+0.5)/N (3 gives 1/6, 1/2, 5/6).
+    /// parts), c (two balls head-on), quick (a few runs of each scene; the default).
+    #[arg(long, conflicts_with = "scene")]
+    pub preset: Option<String>,
+    /// Scene: a free body to throw (several allowed; each is swept on its own).
+    #[arg(long)]
+    pub body: Vec<String>,
+    /// Speeds in m/s: start:stop:step (inclusive) or a comma list [scene: 1:40:0.5].
+    #[arg(long)]
+    pub speeds: Option<String>,
+    /// Scene: direction of the throw, x,y,z [default: the scene's gravity].
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "toward")]
+    pub direction: Option<String>,
+    /// Scene: throw toward this geom (then the target) or site.
+    #[arg(long)]
+    pub toward: Option<String>,
+    /// Start offsets per speed: the gap grows by (k+0.5)/N of one step's travel (3 gives 1/6, 1/2,
+    /// 5/6) [scene: 3].
     #[arg(long)]
     pub offsets: Option<usize>,
-    /// Collision routes (comma-separated).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "c")]
-    pub route: Vec<RouteArg>,
-    /// Speculative modes (comma-separated): off (disabled), compat (MuJoCo 4.0's).
-    #[arg(long, value_delimiter = ',', default_value = "off,compat", value_parser = parse_mode)]
-    pub modes: Vec<SpecMode>,
-    /// Run only shard I of N (1-based): every N-th run of the list from the I-th.
-    #[arg(long, value_parser = parse_shard)]
-    pub shard: Option<(usize, usize)>,
+    /// 20 start offsets instead of 3 (the reference's "dense" sweep).
+    #[arg(long, conflicts_with = "offsets")]
+    pub dense: bool,
+    /// Scene: gap in metres, along the direction, between the body's foremost point and the target's
+    /// nearest point, before the offset's share of a step's travel is added [default: 0].
+    #[arg(long)]
+    pub gap: Option<f64>,
+    /// Scene: random tilt of up to DEG degrees about an axis across the direction.
+    #[arg(long, value_name = "DEG")]
+    pub tilt: Option<f64>,
+    /// Scene: random sideways speed of up to M/S along each axis across the direction.
+    #[arg(long, value_name = "M/S")]
+    pub jitter: Option<f64>,
+    /// Scene: seed of the tilt and jitter draws [default: 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Scene: perturbed runs per start offset [default: 1].
+    #[arg(long)]
+    pub draws: Option<u64>,
+    /// Timesteps, e.g. 1.25ms,0.625ms [scene: its own].
+    #[arg(long)]
+    pub timesteps: Option<String>,
+    /// Simulated seconds per run [scene: 0.5].
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Scene: start from this keyframe (name or index) instead of qpos0.
+    #[arg(long)]
+    pub key: Option<String>,
+    /// Collision routes (comma-separated) [preset: c; scene: c for off and compat, rust for robust].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub route: Option<Vec<RouteArg>>,
+    /// Speculative modes (comma-separated): off, compat (MuJoCo 4.0's), robust (specula's, rust
+    /// route) [preset: off,compat; scene: off,compat,robust].
+    #[arg(long)]
+    pub modes: Option<String>,
+    /// Run only shard I of N (1-based): every N-th run of the list from the I-th. Without it, a
+    /// Slurm array task takes its shard from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT.
+    #[arg(long)]
+    pub shard: Option<String>,
     /// Format of the per-run rows.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: Format,
@@ -56,127 +126,43 @@ pub struct SweepArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Scene A: after the grid, add runs at 0.05 m/s steps in the 0.5 m/s just below each row's first
+    /// Presets: after the grid, add runs at 0.05 m/s steps in the 0.5 m/s just below each row's first
     /// PASS (as the reference sweep does; its "runs PASS, 3 offsets" counts include these runs).
     #[arg(long, conflicts_with = "shard")]
     pub refine: bool,
     /// Print the number of runs instead of running them.
     #[arg(long)]
     pub count: bool,
+    /// Scene: print run INDEX's start state as an MJCF <key> (to replay it with `specula run`).
+    #[arg(long, value_name = "INDEX")]
+    pub start_of: Option<usize>,
+    /// The progress bar on stderr.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: ProgressArg,
 }
 
-fn parse_preset(s: &str) -> Result<Preset, String> {
-    Preset::parse(s).ok_or_else(|| {
-        let names: Vec<_> = Preset::ALL.iter().map(|p| p.name()).collect();
-        format!("unknown preset '{s}' (expected one of {})", names.join(", "))
-    })
+/// Subcommands of `specula sweep`.
+#[derive(Subcommand, Debug)]
+pub enum SweepCommand {
+    /// Check that shard files make one whole sweep and write its rows, summary and plot.
+    Merge(MergeArgs),
 }
 
-fn parse_mode(s: &str) -> Result<SpecMode, String> {
-    SpecMode::parse(s).ok_or_else(|| {
-        let names: Vec<_> = SpecMode::ALL.iter().map(|m| m.name()).collect();
-        format!("unknown mode '{s}' (expected one of {})", names.join(", "))
-    })
-}
-
-fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("'{s}' is not a shard I/N with 1 <= I <= N");
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (i, n) = (i.trim().parse::<usize>().map_err(|_| bad())?, n.trim().parse::<usize>().map_err(|_| bad())?);
-    if i == 0 || n == 0 || i > n {
-        return Err(bad());
-    }
-    Ok((i, n))
-}
-
-/// A progress bar on stderr, redrawn at most every 1% (only when stderr is a terminal).
-struct Progress {
-    tty: bool,
-    last: Mutex<usize>,
-    started: Instant,
-}
-
-impl Progress {
-    fn tick(&self, done: usize, total: usize) {
-        if !self.tty || total == 0 {
-            return;
-        }
-        let pct = done * 100 / total;
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if pct == *last && done != total {
-            return;
-        }
-        *last = pct;
-        let width = 40;
-        let filled = done * width / total;
-        let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
-        let secs = self.started.elapsed().as_secs_f64();
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r[{bar}] {done}/{total} ({pct}%) {secs:.0} s");
-        if done == total {
-            let _ = writeln!(err);
-        }
-    }
-}
-
-/// Runs `specula sweep`.
-pub fn run(args: SweepArgs) -> Result<ExitCode, String> {
-    let offsets = match (args.dense, args.offsets) {
-        (true, _) => Some(preset::offsets(20)),
-        (false, Some(0)) => return Err("--offsets must be at least 1".into()),
-        (false, Some(n)) => Some(preset::offsets(n)),
-        (false, None) => None,
-    };
-    let routes: Vec<_> = dedup(args.route.iter().map(|&r| r.into()).collect());
-    let modes: Vec<SpecMode> = dedup(args.modes.clone());
-    let all = preset::runs(args.preset, offsets.as_deref(), &routes, &modes);
-    if all.is_empty() {
-        return Err("no runs: the robust mode runs only on the rust route (add --route rust)".into());
-    }
-    let (i, n) = args.shard.unwrap_or((1, 1));
-    let runs = shard(&all, i, n);
-    if args.count {
-        println!("{} runs (shard {i}/{n} of {})", runs.len(), all.len());
-        return Ok(ExitCode::SUCCESS);
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| format!("could not start the worker threads: {e}"))?;
-    let progress =
-        Progress { tty: std::io::stderr().is_terminal(), last: Mutex::new(usize::MAX), started: Instant::now() };
-    let mut results = pool.install(|| run_all(&runs, &|d, t| progress.tick(d, t))).map_err(|e| e.to_string())?;
-    if args.refine {
-        let extra = preset::refinement(&results, all.len());
-        let more = pool.install(|| run_all(&extra, &|d, t| progress.tick(d, t))).map_err(|e| e.to_string())?;
-        results.extend(more);
-    }
-
-    let rows = match args.format {
-        Format::Csv => report::to_csv(&results),
-        Format::Json => format!("{}\n", report::to_json(&results, args.preset.name(), (i, n))),
-    };
-    let summary = format!(
-        "specula sweep --preset {} (shard {i}/{n}): {} runs in {:.1} s\n{}",
-        args.preset.name(),
-        results.len(),
-        progress.started.elapsed().as_secs_f64(),
-        report::summary(&results)
-    );
-    match &args.out {
-        Some(path) => {
-            std::fs::write(path, rows).map_err(|e| format!("{}: {e}", path.display()))?;
-            print!("{summary}");
-        }
-        None => {
-            print!("{rows}");
-            eprint!("{summary}");
-        }
-    }
-    if let Some(path) = &args.svg {
-        std::fs::write(path, svg::chart(&results)).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(ExitCode::SUCCESS)
+/// Arguments of `specula sweep merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The shard files (CSV or JSON, as `specula sweep --shard` wrote them).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Format of the merged rows.
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: Format,
+    /// Write the rows to FILE (and the summary to stdout) instead of to stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also draw pass rate against speed into this SVG file.
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
 }
 
 fn dedup<T: PartialEq>(v: Vec<T>) -> Vec<T> {
@@ -187,4 +173,252 @@ fn dedup<T: PartialEq>(v: Vec<T>) -> Vec<T> {
         }
     }
     out
+}
+
+fn positive(what: &str, v: Option<f64>, zero_ok: bool) -> Result<Option<f64>, String> {
+    match v {
+        Some(x) if !x.is_finite() || x < 0.0 || (x == 0.0 && !zero_ok) => {
+            Err(format!("{what} {x}: expected a {} number", if zero_ok { "non-negative" } else { "positive" }))
+        }
+        v => Ok(v),
+    }
+}
+
+/// The sweep the arguments define, checked: a scene is compiled and every body, name and keyframe
+/// looked up before anything runs, so bad input is one line on stderr and nothing is written.
+fn definition(a: &SweepOpts) -> Result<Sweep, String> {
+    let names: Vec<&str> = SpecMode::ALL.iter().map(|m| m.name()).collect();
+    let modes = a.modes.as_deref().map(|m| def::parse_list("mode", m, SpecMode::parse, &names)).transpose()?;
+    let routes: Option<Vec<Route>> = a.route.as_ref().map(|r| dedup(r.iter().map(|&r| r.into()).collect()));
+    let offsets = match (a.dense, a.offsets) {
+        (true, _) => Some(preset::offsets(20)),
+        (false, Some(0)) => return Err("--offsets must be at least 1".into()),
+        (false, n) => n.map(preset::offsets),
+    };
+    let speeds = a.speeds.as_deref().map(def::parse_speeds).transpose()?;
+    let timesteps = a.timesteps.as_deref().map(def::parse_timesteps).transpose()?;
+    let duration = positive("--duration", a.duration, false)?;
+    let Some(path) = &a.scene else {
+        let scene_only = [
+            ("--body", !a.body.is_empty()),
+            ("--direction", a.direction.is_some()),
+            ("--toward", a.toward.is_some()),
+            ("--gap", a.gap.is_some()),
+            ("--tilt", a.tilt.is_some()),
+            ("--jitter", a.jitter.is_some()),
+            ("--seed", a.seed.is_some()),
+            ("--draws", a.draws.is_some()),
+            ("--key", a.key.is_some()),
+            ("--start-of", a.start_of.is_some()),
+        ];
+        if let Some((flag, _)) = scene_only.iter().find(|(_, given)| *given) {
+            return Err(format!("{flag} needs a SCENE: the presets place their own parts"));
+        }
+        let name = a.preset.as_deref().unwrap_or("quick");
+        let p = Preset::parse(name).ok_or_else(|| {
+            let all: Vec<_> = Preset::ALL.iter().map(|p| p.name()).collect();
+            format!("unknown preset '{name}' (expected one of {})", all.join(", "))
+        })?;
+        let default_modes = vec![SpecMode::Off, SpecMode::Compat];
+        let mut s = Sweep::preset(p, routes.unwrap_or(vec![Route::C]), modes.unwrap_or(default_modes));
+        (s.speeds, s.offsets, s.timesteps, s.duration, s.refine) = (speeds, offsets, timesteps, duration, a.refine);
+        return Ok(s);
+    };
+    let file = path.display();
+    if a.refine {
+        return Err("--refine is for the presets' scene A".into());
+    }
+    if a.body.is_empty() {
+        return Err(format!("{file}: name the body to sweep with --body NAME"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("{file}: {e}"))?;
+    let model = Model::from_xml_path(path).map_err(|e| e.to_string())?;
+    let aim = match (&a.direction, &a.toward) {
+        (Some(d), _) => Aim::Direction(def::parse_direction(d)?),
+        (None, Some(t)) => Aim::Toward(t.clone()),
+        (None, None) => {
+            let g = model.mj().opt.gravity;
+            let down = def::parse_direction(&format!("{},{},{}", g[0], g[1], g[2])).unwrap_or([0.0, 0.0, -1.0]);
+            Aim::Direction(down)
+        }
+    };
+    let tilt = positive("--tilt", a.tilt, true)?.unwrap_or(0.0);
+    if tilt > 90.0 {
+        return Err(format!("--tilt {tilt}: a tilt is at most 90 degrees"));
+    }
+    if a.draws == Some(0) {
+        return Err("--draws must be at least 1".into());
+    }
+    let sweep = Sweep {
+        source: Source::Scene { path: path.clone(), digest: format!("{:016x}", def::fnv64(&bytes)) },
+        bodies: dedup(a.body.clone()),
+        speeds: Some(speeds.unwrap_or_else(|| preset::speeds(1.0, 40.0, 0.5))),
+        aim,
+        offsets: Some(offsets.unwrap_or_else(|| preset::OFFSETS_3.to_vec())),
+        gap: positive("--gap", a.gap, true)?.unwrap_or(0.0),
+        tilt,
+        jitter: positive("--jitter", a.jitter, true)?.unwrap_or(0.0),
+        seed: a.seed.unwrap_or(0),
+        draws: a.draws.unwrap_or(1),
+        timesteps: Some(timesteps.unwrap_or_else(|| vec![model.timestep()])),
+        duration: Some(duration.unwrap_or(def::SCENE_DURATION)),
+        key: a.key.clone(),
+        routes,
+        modes: modes.unwrap_or(SpecMode::ALL.to_vec()),
+        refine: false,
+    };
+    // Every body's first start, so a body that cannot be placed fails before anything runs.
+    let all = sweep.runs();
+    for body in &sweep.bodies {
+        if let Some(r) = all.iter().find(|r| &r.case == body) {
+            let c = Compiled::new(r).map_err(|e| e.to_string())?;
+            let setup = c.setup.as_ref().expect("scene runs have a setup");
+            setup.start(&c.model, r.user.as_deref().expect("scene runs have a case"), r).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(sweep)
+}
+
+/// Which shard this process runs: `--shard`, else the Slurm array task's, else all of it.
+fn which_shard(a: &SweepOpts) -> Result<Option<(usize, usize)>, String> {
+    match &a.shard {
+        Some(s) => def::parse_shard(s).map(Some),
+        None => def::slurm_shard(|k| std::env::var(k).ok()),
+    }
+}
+
+/// The rows in the chosen format. A shard written to a file (`merge_total`: the sweep's number of
+/// runs) is made to be merged: its CSV starts with the sweep header and keeps every digit (JSON
+/// always carries both). Printed, a shard's CSV rows are plain rows, as before shards had headers.
+fn rows(
+    results: &[RunResult],
+    sweep: &Sweep,
+    format: Format,
+    shard: (usize, usize),
+    merge_total: Option<usize>,
+) -> String {
+    match (format, merge_total) {
+        (Format::Csv, Some(total)) => {
+            merge::header(sweep, shard, results.len(), total) + &report::to_csv_exact(results)
+        }
+        (Format::Csv, None) => report::to_csv(results),
+        (Format::Json, _) => format!("{}\n", report::to_json(results, sweep, shard)),
+    }
+}
+
+/// The summary tables, and for a scene the verdict in words.
+fn summary(results: &[RunResult]) -> String {
+    let mut out = report::summary(results);
+    if results.iter().any(|r| r.spec.scene == SceneKind::User) {
+        out.push_str(&format!("\nVerdict: {}\n", verdict::verdict(results)));
+    }
+    out
+}
+
+/// Writes rows, summary and plot; rows go to `out` (summary on stdout) or to stdout (summary on
+/// stderr).
+fn emit(
+    rows: String,
+    summary: String,
+    results: &[RunResult],
+    out: &Option<PathBuf>,
+    svg_path: &Option<PathBuf>,
+) -> Result<(), String> {
+    match out {
+        Some(path) => {
+            std::fs::write(path, rows).map_err(|e| format!("{}: {e}", path.display()))?;
+            print!("{summary}");
+        }
+        None => {
+            print!("{rows}");
+            eprint!("{summary}");
+        }
+    }
+    if let Some(path) = svg_path {
+        std::fs::write(path, svg::chart(results)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn describe(sweep: &Sweep) -> String {
+    match &sweep.source {
+        Source::Preset(p) => format!("--preset {}", p.name()),
+        Source::Scene { path, .. } => path.display().to_string(),
+    }
+}
+
+/// Runs `specula sweep`.
+pub fn run(args: SweepArgs) -> Result<ExitCode, String> {
+    if let Some(SweepCommand::Merge(m)) = args.command {
+        return run_merge(m);
+    }
+    let args = *args.opts;
+    let sweep = definition(&args)?;
+    let all = sweep.runs();
+    if all.is_empty() {
+        return Err("no runs: the robust mode runs only on the rust route (add --route rust)".into());
+    }
+    let sharded = which_shard(&args)?;
+    if sharded.is_some() && args.refine {
+        return Err("--refine cannot be sharded: its runs depend on the whole grid's results".into());
+    }
+    let (i, n) = sharded.unwrap_or((1, 1));
+    if let Some(index) = args.start_of {
+        let r = all.get(index).ok_or_else(|| format!("--start-of {index}: the sweep has {} runs", all.len()))?;
+        let c = Compiled::new(r).map_err(|e| e.to_string())?;
+        let key =
+            c.setup.as_ref().expect("scene runs have a setup").start_key(&c.model, r).map_err(|e| e.to_string())?;
+        print!("{key}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let runs = shard(&all, i, n);
+    if args.count {
+        println!("{} runs (shard {i}/{n} of {})", runs.len(), all.len());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("could not start the worker threads: {e}"))?;
+    let when = match args.progress {
+        ProgressArg::Auto => When::Auto,
+        ProgressArg::Always => When::Always,
+        ProgressArg::Never => When::Never,
+    };
+    let started = Instant::now();
+    let progress = Progress::new(when, runs.len());
+    let mut results = pool.install(|| run_all(&runs, &|_, _| progress.tick())).map_err(|e| e.to_string())?;
+    if args.refine {
+        let extra = preset::refinement(&results, all.len());
+        progress.add(extra.len());
+        let more = pool.install(|| run_all(&extra, &|_, _| progress.tick())).map_err(|e| e.to_string())?;
+        results.extend(more);
+    }
+    progress.finish();
+    let merge_total = (sharded.is_some() && args.out.is_some()).then_some(all.len());
+    let text = rows(&results, &sweep, args.format, (i, n), merge_total);
+    let summary = format!(
+        "specula sweep {} (shard {i}/{n}): {} runs in {:.1} s\n{}",
+        describe(&sweep),
+        results.len(),
+        started.elapsed().as_secs_f64(),
+        summary(&results)
+    );
+    emit(text, summary, &results, &args.out, &args.svg)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `specula sweep merge`.
+fn run_merge(m: MergeArgs) -> Result<ExitCode, String> {
+    let (sweep, results) = merge::merge(&m.files)?;
+    let text = rows(&results, &sweep, m.format, (1, 1), None);
+    let summary = format!(
+        "specula sweep merge of {} shards of {}: {} runs\n{}",
+        m.files.len(),
+        describe(&sweep),
+        results.len(),
+        summary(&results)
+    );
+    emit(text, summary, &results, &m.out, &m.svg)?;
+    Ok(ExitCode::SUCCESS)
 }

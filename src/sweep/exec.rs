@@ -71,6 +71,13 @@ impl Outcome {
         }
     }
 
+    /// The label called `name` (as [`Outcome::name`] spells it).
+    pub fn parse(name: &str) -> Option<Outcome> {
+        [Outcome::Pass, Outcome::Land, Outcome::Bounce, Outcome::Stuck, Outcome::Off, Outcome::Swap, Outcome::Stop]
+            .into_iter()
+            .find(|o| o.name() == name)
+    }
+
     /// Whether the part went through (PASS or SWAP).
     pub fn went_through(self) -> bool {
         matches!(self, Outcome::Pass | Outcome::Swap)
@@ -94,6 +101,8 @@ pub struct RunResult {
     pub tunnels: usize,
     /// Scene C: smallest centre distance after any step (mm).
     pub closest: Option<f64>,
+    /// A user's scene: what its body did beyond the shared fields.
+    pub user: Option<super::user::UserResult>,
 }
 
 /// One step (the route is installed around the whole run by [`run_one`]).
@@ -112,7 +121,19 @@ pub fn run_one(
     let go = || match r.scene {
         SceneKind::A | SceneKind::B => run_plate(model, detector, r),
         SceneKind::C => run_two_body(model, detector, r),
+        SceneKind::User => Err(MjError::Invalid("a scene run needs its setup (user::Setup::run)".into())),
     };
+    on_route(rust, r, model, go)
+}
+
+/// Calls `go` with `r`'s collision route installed on `model`: MuJoCo's own, or specula's Rust
+/// stage (from `rust`, specula's compilation of the same scene) in `r`'s mode.
+pub fn on_route(
+    rust: Option<&specula_model::Model>,
+    r: &RunSpec,
+    model: &Model,
+    go: impl FnOnce() -> Result<RunResult, MjError>,
+) -> Result<RunResult, MjError> {
     match (r.route, rust) {
         (Route::C, _) => go(),
         (Route::Rust, Some(rust)) => {
@@ -172,6 +193,7 @@ fn run_two_body(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Res
         steps: total,
         tunnels,
         closest: Some(closest * 1e3),
+        user: None,
     })
 }
 
@@ -235,5 +257,6 @@ fn run_plate(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result
         steps,
         tunnels,
         closest: None,
+        user: None,
     })
 }

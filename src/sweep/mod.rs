@@ -5,19 +5,30 @@
 //!   thin parts dropped onto a 5 mm pane with seeded perturbations) and places the part.
 //! * [`exec`] runs one cell and labels it PASS, LAND, BOUNCE or STUCK, with its dip and rest height.
 //! * [`preset`] holds the built-in grids (`a1`, `a5`, `a3`, `b`, `b-stiff`, `quick`).
-//! * [`report`] writes CSV or JSON and the summary tables; [`svg`] draws pass rate against speed.
+//! * [`user`] sweeps a free body of the user's own scene (placed by [`shape`]'s support functions).
+//! * [`def`] is a sweep's whole definition, presets and scenes alike, with its canonical JSON and
+//!   hash; [`merge`] writes and reads shard files and puts shards back together.
+//! * [`report`] writes CSV or JSON and the summary tables, [`verdict`] the scene summary and its
+//!   verdict in words; [`svg`] draws pass rate against speed; [`progress`] is the progress bar.
 //!
 //! A run list is a plain `Vec<RunSpec>` in a fixed order, so `--shard I/N` (every N-th run from the
 //! I-th) splits it the same way on every machine.
 
+pub mod def;
 pub mod exec;
+pub mod merge;
 pub mod preset;
+pub mod progress;
 pub mod report;
 pub mod scene;
+pub mod shape;
 pub mod svg;
+pub mod user;
+pub mod verdict;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -101,11 +112,78 @@ pub struct RunSpec {
     pub seed: u64,
     /// Simulated time (s); the run stops early once the part is completely below the plate.
     pub duration: f64,
+    /// A user's scene: its body and how its runs start (`None` for the built-in scenes).
+    pub user: Option<Arc<user::Case>>,
 }
 
 /// Key of the compiled model a run needs: everything but the initial state.
 fn model_key(r: &RunSpec) -> String {
-    format!("{}|{}|{:?}|{}", scene::mjcf(r), r.mode.name(), r.route, r.timestep)
+    match &r.user {
+        Some(c) => format!("{}|{}|{}|{:?}|{}", c.scene.display(), c.body, r.mode.name(), r.route, r.timestep),
+        None => format!("{}|{}|{:?}|{}", scene::mjcf(r), r.mode.name(), r.route, r.timestep),
+    }
+}
+
+/// A scene compiled for one (scene, mode, route, timestep), shared by its runs.
+pub struct Compiled {
+    /// MuJoCo's compilation, set up for the mode and timestep.
+    pub model: Model,
+    /// specula's compilation of the same scene (rust route).
+    pub rust: Option<specula_model::Model>,
+    /// A fresh tunnel detector for the model.
+    pub detector: TunnelDetector,
+    /// A user's scene: its case checked against the model.
+    pub setup: Option<user::Setup>,
+}
+
+impl Compiled {
+    /// Compiles the scene of run `r` for its mode, route and timestep.
+    pub fn new(r: &RunSpec) -> Result<Compiled, MjError> {
+        let (mut model, mut rust) = match &r.user {
+            None => {
+                let xml = scene::mjcf(r);
+                let model = Model::from_xml_str(&xml)?;
+                let rust = match r.route {
+                    Route::Rust => Some(
+                        specula_model::load_str(&xml, std::path::Path::new("."), "sweep.xml")
+                            .map_err(|e| MjError::Invalid(e.to_string()))?,
+                    ),
+                    Route::C => None,
+                };
+                (model, rust)
+            }
+            Some(case) => {
+                let mut model = Model::from_xml_path(&case.scene)?;
+                let mut rust = match r.route {
+                    Route::Rust => {
+                        Some(specula_model::load_file(&case.scene).map_err(|e| MjError::Invalid(e.to_string()))?)
+                    }
+                    Route::C => None,
+                };
+                // The run's timestep replaces the scene's (both compilations: the Rust stage sweeps
+                // with its own copy of the options).
+                model.raw_mut().expect("a fresh model is not shared").opt.timestep = r.timestep;
+                if let Some(m) = rust.as_mut() {
+                    m.opt.timestep = r.timestep;
+                }
+                (model, rust)
+            }
+        };
+        r.mode.apply(&mut model, rust.as_mut())?;
+        let setup = r.user.as_deref().map(|case| user::Setup::new(&model, case)).transpose()?;
+        let detector = TunnelDetector::new(&model);
+        Ok(Compiled { model, rust, detector, setup })
+    }
+
+    /// Runs `r` (whose scene this is).
+    pub fn run(&self, r: &RunSpec) -> Result<RunResult, MjError> {
+        match &self.setup {
+            None => exec::run_one(&self.model, self.rust.as_ref(), self.detector.clone(), r),
+            Some(setup) => {
+                exec::on_route(self.rust.as_ref(), r, &self.model, || setup.run(&self.model, self.detector.clone(), r))
+            }
+        }
+    }
 }
 
 /// The runs of shard `i` of `n` (1-based): every n-th run starting with the i-th.
@@ -129,28 +207,11 @@ pub fn run_all(runs: &[RunSpec], progress: &(dyn Fn(usize, usize) + Sync)) -> Re
             keys.push((k, r));
         }
     }
-    let compiled: Vec<(Model, Option<specula_model::Model>, TunnelDetector)> = keys
-        .par_iter()
-        .map(|(_, r)| {
-            let xml = scene::mjcf(r);
-            let mut model = Model::from_xml_str(&xml)?;
-            let mut rust = match r.route {
-                Route::Rust => Some(
-                    specula_model::load_str(&xml, std::path::Path::new("."), "sweep.xml")
-                        .map_err(|e| MjError::Invalid(e.to_string()))?,
-                ),
-                Route::C => None,
-            };
-            r.mode.apply(&mut model, rust.as_mut())?;
-            let detector = TunnelDetector::new(&model);
-            Ok((model, rust, detector))
-        })
-        .collect::<Result<_, MjError>>()?;
+    let compiled: Vec<Compiled> = keys.par_iter().map(|(_, r)| Compiled::new(r)).collect::<Result<_, MjError>>()?;
     let done = AtomicUsize::new(0);
     runs.par_iter()
         .map(|r| {
-            let (model, rust, detector) = &compiled[seen[&model_key(r)]];
-            let out = exec::run_one(model, rust.as_ref(), detector.clone(), r);
+            let out = compiled[seen[&model_key(r)]].run(r);
             progress(done.fetch_add(1, Ordering::Relaxed) + 1, runs.len());
             out
         })

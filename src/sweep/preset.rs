@@ -2,6 +2,7 @@
 
 use crate::sim::Route;
 
+use super::def::Sweep;
 use super::scene::{Part, SceneKind};
 use super::{RunSpec, SpecMode};
 
@@ -204,7 +205,7 @@ impl Grid {
     /// speed, offset or seed, route, mode (modes innermost, so paired runs sit side by side).
     pub fn expand_into(&self, out: &mut Vec<RunSpec>) {
         let draws: Vec<(f64, u64)> = match self.scene {
-            SceneKind::A | SceneKind::C => self.offsets.iter().map(|&f| (f, 0)).collect(),
+            SceneKind::A | SceneKind::C | SceneKind::User => self.offsets.iter().map(|&f| (f, 0)).collect(),
             SceneKind::B => (0..self.seeds).map(|s| (0.0, s)).collect(),
         };
         for (case, part, plate) in &self.cases {
@@ -231,6 +232,7 @@ impl Grid {
                                     mode,
                                     seed,
                                     duration: self.duration,
+                                    user: None,
                                 });
                             }
                         }
@@ -244,6 +246,15 @@ impl Grid {
 /// The full run list of a preset, with the scene-A start offsets replaced by `offsets` when given
 /// (the quick preset keeps its own).
 pub fn runs(p: Preset, offsets: Option<&[f64]>, routes: &[Route], modes: &[SpecMode]) -> Vec<RunSpec> {
+    let mut sweep = Sweep::preset(p, routes.to_vec(), modes.to_vec());
+    sweep.offsets = offsets.map(<[f64]>::to_vec);
+    runs_with(p, &sweep)
+}
+
+/// The run list of a preset as a sweep's options shape it: a preset is a named set of values for
+/// the options a scene sweep takes, and each option given replaces the preset's own (start offsets
+/// only in scene A, and not in the quick preset; routes default to c).
+pub fn runs_with(p: Preset, sweep: &Sweep) -> Vec<RunSpec> {
     let mut grids = vec![Grid::preset(p)];
     if p == Preset::Quick {
         grids.push(Grid::quick_b());
@@ -251,11 +262,20 @@ pub fn runs(p: Preset, offsets: Option<&[f64]>, routes: &[Route], modes: &[SpecM
     }
     let mut out = Vec::new();
     for mut g in grids {
-        if let (Some(o), SceneKind::A, false) = (offsets, g.scene, p == Preset::Quick) {
-            g.offsets = o.to_vec();
+        if let (Some(o), SceneKind::A, false) = (&sweep.offsets, g.scene, p == Preset::Quick) {
+            g.offsets = o.clone();
         }
-        g.routes = routes.to_vec();
-        g.modes = modes.to_vec();
+        if let Some(v) = &sweep.speeds {
+            g.speeds = v.clone();
+        }
+        if let Some(h) = &sweep.timesteps {
+            g.timesteps = h.clone();
+        }
+        if let Some(d) = sweep.duration {
+            g.duration = d;
+        }
+        g.routes = sweep.routes.clone().unwrap_or_else(|| vec![Route::C]);
+        g.modes = sweep.modes.clone();
         g.expand_into(&mut out);
     }
     out

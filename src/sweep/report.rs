@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::def::{Source, Sweep};
 use super::exec::{Outcome, RunResult};
 use super::scene::SceneKind;
 use super::SpecMode;
@@ -29,7 +30,7 @@ pub const COLUMNS: [&str; 18] = [
     "closest_mm",
 ];
 
-fn fields(r: &RunResult) -> Vec<String> {
+fn fields(r: &RunResult, exact: bool) -> Vec<String> {
     let s = &r.spec;
     vec![
         s.index.to_string(),
@@ -44,12 +45,12 @@ fn fields(r: &RunResult) -> Vec<String> {
         s.route.name().into(),
         s.mode.name().into(),
         r.outcome.name().into(),
-        r.dip.map_or(String::new(), |d| format!("{d:.4}")),
-        format!("{:.4}", r.rest),
+        r.dip.map_or(String::new(), |d| num(d, MM, exact)),
+        num(r.rest, MM, exact),
         r.steps.to_string(),
         r.tunnels.to_string(),
         format!("{:.4}", s.speed * s.timestep * 1e3),
-        r.closest.map_or(String::new(), |d| format!("{d:.4}")),
+        r.closest.map_or(String::new(), |d| num(d, MM, exact)),
     ]
 }
 
@@ -62,23 +63,141 @@ fn csv_field(f: &str) -> String {
     }
 }
 
-/// The results as CSV, one row per run, with a header.
+/// A measured value as the CSV writes it: `decimals` decimals, or every digit it takes to read the
+/// same number back (`exact`, for shards: merging them must give the unsharded summary, whose
+/// rounding of a rounded value could differ).
+fn num(x: f64, decimals: usize, exact: bool) -> String {
+    if exact {
+        format!("{x:?}")
+    } else {
+        format!("{x:.decimals$}")
+    }
+}
+
+/// The results as CSV, one row per run, with a header (the scene columns when the runs are of a
+/// user's scene).
 pub fn to_csv(results: &[RunResult]) -> String {
-    let mut out = COLUMNS.join(",");
+    csv_with(results, false)
+}
+
+/// As [`to_csv`], with the measured values written exactly (a shard's rows).
+pub fn to_csv_exact(results: &[RunResult]) -> String {
+    csv_with(results, true)
+}
+
+fn csv_with(results: &[RunResult], exact: bool) -> String {
+    let user = results.first().is_some_and(|r| r.user.is_some());
+    let mut out = if user { USER_COLUMNS.join(",") } else { COLUMNS.join(",") };
     out.push('\n');
     for r in results {
-        let row: Vec<String> = fields(r).iter().map(|f| csv_field(f)).collect();
+        let row: Vec<String> =
+            if user { user_fields(r, exact) } else { fields(r, exact) }.iter().map(|f| csv_field(f)).collect();
         out.push_str(&row.join(","));
         out.push('\n');
     }
     out
 }
 
-/// The results as a JSON object: `{"preset", "shard", "runs": [{column: value}]}`.
-pub fn to_json(results: &[RunResult], preset: &str, shard: (usize, usize)) -> serde_json::Value {
+/// The CSV header of a user's scene sweep (also its JSON keys, in order).
+pub const USER_COLUMNS: [&str; 23] = [
+    "index",
+    "body",
+    "target",
+    "timestep",
+    "speed",
+    "offset",
+    "draw",
+    "tilt_deg",
+    "side_mps",
+    "route",
+    "mode",
+    "outcome",
+    "through",
+    "step",
+    "dip_mm",
+    "rebound_mm",
+    "rest_mm",
+    "steps",
+    "tunnels",
+    "travel_mm",
+    "end_x",
+    "end_y",
+    "end_z",
+];
+
+/// Decimals of the measured values in millimetres and in metres.
+const MM: usize = 4;
+const METRES: usize = 6;
+
+fn user_fields(r: &RunResult, exact: bool) -> Vec<String> {
+    let (s, u) = (&r.spec, r.user.as_ref().expect("a user-scene run"));
+    let opt = |v: Option<f64>| v.map_or(String::new(), |d| num(d, MM, exact));
+    vec![
+        s.index.to_string(),
+        s.case.clone(),
+        u.target.clone(),
+        format!("{}", s.timestep),
+        format!("{}", s.speed),
+        format!("{:.6}", s.offset),
+        s.seed.to_string(),
+        num(u.tilt, MM, exact),
+        num(u.side, MM, exact),
+        s.route.name().into(),
+        s.mode.name().into(),
+        r.outcome.name().into(),
+        u.through.clone().unwrap_or_default(),
+        u.at_step.map_or(String::new(), |n| n.to_string()),
+        opt(r.dip),
+        opt(u.rebound),
+        num(r.rest, MM, exact),
+        r.steps.to_string(),
+        r.tunnels.to_string(),
+        format!("{:.MM$}", s.speed * s.timestep * 1e3),
+        num(u.end[0], METRES, exact),
+        num(u.end[1], METRES, exact),
+        num(u.end[2], METRES, exact),
+    ]
+}
+
+/// A user-scene run as a JSON object with [`USER_COLUMNS`] as keys.
+fn user_json(r: &RunResult) -> serde_json::Value {
+    let (s, u) = (&r.spec, r.user.as_ref().expect("a user-scene run"));
+    serde_json::json!({
+        "index": s.index,
+        "body": s.case,
+        "target": u.target,
+        "timestep": s.timestep,
+        "speed": s.speed,
+        "offset": s.offset,
+        "draw": s.seed,
+        "tilt_deg": u.tilt,
+        "side_mps": u.side,
+        "route": s.route.name(),
+        "mode": s.mode.name(),
+        "outcome": r.outcome.name(),
+        "through": u.through,
+        "step": u.at_step,
+        "dip_mm": r.dip,
+        "rebound_mm": u.rebound,
+        "rest_mm": r.rest,
+        "steps": r.steps,
+        "tunnels": r.tunnels,
+        "travel_mm": s.speed * s.timestep * 1e3,
+        "end_x": u.end[0],
+        "end_y": u.end[1],
+        "end_z": u.end[2],
+    })
+}
+
+/// The results as a JSON object: `{"preset"` or `"scene", "shard", "sweep"` (the definition),
+/// `"hash", "runs": [{column: value}]}`.
+pub fn to_json(results: &[RunResult], sweep: &Sweep, shard: (usize, usize)) -> serde_json::Value {
     let runs: Vec<serde_json::Value> = results
         .iter()
         .map(|r| {
+            if r.user.is_some() {
+                return user_json(r);
+            }
             let s = &r.spec;
             serde_json::json!({
                 "index": s.index,
@@ -102,7 +221,17 @@ pub fn to_json(results: &[RunResult], preset: &str, shard: (usize, usize)) -> se
             })
         })
         .collect();
-    serde_json::json!({ "preset": preset, "shard": format!("{}/{}", shard.0, shard.1), "runs": runs })
+    let mut doc = serde_json::json!({
+        "shard": format!("{}/{}", shard.0, shard.1),
+        "sweep": sweep.to_json(),
+        "hash": sweep.hash(),
+        "runs": runs,
+    });
+    match &sweep.source {
+        Source::Preset(p) => doc["preset"] = p.name().into(),
+        Source::Scene { path, .. } => doc["scene"] = path.display().to_string().into(),
+    }
+    doc
 }
 
 /// Speed bands of table A2 (inclusive, m/s).
@@ -323,8 +452,11 @@ fn summary_c(results: &[&RunResult]) -> String {
     out
 }
 
-/// The summary tables of every scene in `results`.
+/// The summary tables of every scene in `results` (a user's scene has its own, [`super::verdict`]).
 pub fn summary(results: &[RunResult]) -> String {
+    if results.first().is_some_and(|r| r.user.is_some()) {
+        return super::verdict::summary(results);
+    }
     let mut out = String::new();
     let a: Vec<RunResult> = results.iter().filter(|r| r.spec.scene == SceneKind::A).cloned().collect();
     if !a.is_empty() {

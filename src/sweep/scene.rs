@@ -24,6 +24,8 @@ pub enum SceneKind {
     B,
     /// Two equal balls head-on, each at the run's speed (measurements §C2).
     C,
+    /// A free body of the user's own scene ([`super::user`]).
+    User,
 }
 
 impl SceneKind {
@@ -33,6 +35,7 @@ impl SceneKind {
             SceneKind::A => "A",
             SceneKind::B => "B",
             SceneKind::C => "C",
+            SceneKind::User => "scene",
         }
     }
 }
@@ -70,6 +73,9 @@ pub enum Part {
         /// Tilt about the x axis (degrees).
         tilt: f64,
     },
+    /// A body of the user's scene: its shape is the scene's own, and the built-in scenes never
+    /// write or place it.
+    Scene,
 }
 
 impl Part {
@@ -87,6 +93,7 @@ impl Part {
             Part::Coin { r, half, .. } => {
                 format!(r#"<geom name="part" type="cylinder" size="{r} {half}" density="{STEEL}"/>"#)
             }
+            Part::Scene => String::new(),
         }
     }
 
@@ -227,6 +234,8 @@ pub fn half_height(part: Part, q: [f64; 4]) -> f64 {
         // A flat capsule's axis is the body's x axis (geom turned 90° about y); upright, its z axis.
         Part::Capsule { r, half_len, upright } => half_len * if upright { z[2].abs() } else { z[0].abs() } + r,
         Part::Coin { r, half, .. } => half * z[2].abs() + r * (1.0 - z[2] * z[2]).max(0.0).sqrt(),
+        // Measured by the scene's own geoms instead (super::shape).
+        Part::Scene => 0.0,
     }
 }
 
