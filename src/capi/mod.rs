@@ -35,7 +35,13 @@
 //! per model pointer, so threads stepping their own `mjData` against one `mjModel` never share
 //! scratch buffers. A cached stage re-reads the model's cheap arrays on every call (so edits a
 //! program makes to `mjModel` between steps are honoured) and rebuilds its mesh hulls only when
-//! the model's fingerprint (buffer address and sizes) changes.
+//! the model's fingerprint (buffer address and sizes) changes. A thread keeps at most
+//! 16 stages (`STAGES_PER_THREAD` in `run.rs`) and drops the least recently used one beyond that (MuJoCo
+//! does not tell `mj_collision` when a model is deleted; the report counts `stage_evictions`).
+//! When a program has edited a model's sizes, margins or gaps to values the Rust stage does not
+//! reproduce (negative or non-finite sizes, non-finite margins or gaps beyond 1e10), the call goes
+//! to MuJoCo's own collision, counted as an `unsupported` fallback with its reason, so the
+//! contacts (or MuJoCo's error) are MuJoCo's.
 //!
 //! Nothing here lets a panic unwind into C: each entry point catches it, falls back to MuJoCo's
 //! collision and counts the call under `fallback_error`.
@@ -130,7 +136,7 @@ pub fn config() -> &'static Config {
         if !crate::mj::from_c::running_from_shared_object() {
             return Config::default();
         }
-        let (cfg, mode, spec) = read_env(&|k| std::env::var(k).ok());
+        let (cfg, mode, spec) = read_env(&|k| std::env::var_os(k));
         for p in &cfg.problems {
             eprintln!("specula: {p}");
         }
@@ -145,9 +151,12 @@ pub fn config() -> &'static Config {
 }
 
 /// Parses the variables (`get` returns a variable's value); an invalid value is a problem and
-/// selects mode `c`.
-fn read_env(get: &dyn Fn(&str) -> Option<String>) -> (Config, Mode, Speculative) {
-    let get = |k: &str| get(k).filter(|v| !v.is_empty());
+/// selects mode `c`. A value that is not UTF-8 is invalid too, and is shown lossily in the
+/// message (it used to be taken for an unset variable, silently).
+fn read_env(get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> (Config, Mode, Speculative) {
+    let get = |k: &str| {
+        get(k).filter(|v| !v.is_empty()).map(|v| v.into_string().unwrap_or_else(|v| v.to_string_lossy().into_owned()))
+    };
     let mut cfg = Config { from_env: true, ..Config::default() };
     let mut mode = match get("SPECULA_COLLISION").as_deref() {
         None | Some("c") => Mode::C,
@@ -172,6 +181,11 @@ fn read_env(get: &dyn Fn(&str) -> Option<String>) -> (Config, Mode, Speculative)
     };
     cfg.speculative_chosen = matches!(get("SPECULA_SPECULATIVE").as_deref(), Some("compat" | "robust"));
     cfg.report = get("SPECULA_REPORT");
+    if let Some(path) = cfg.report.as_ref().filter(|p| p.contains('\u{FFFD}')) {
+        // std::fs would write to the lossy name, not the one asked for
+        cfg.problems.push(format!("SPECULA_REPORT={path:?} is not a UTF-8 path; no report will be written"));
+        cfg.report = None;
+    }
     cfg.test_break = get("SPECULA_TEST_BREAK").as_deref() == Some("1");
     (cfg, mode, spec)
 }
@@ -219,7 +233,19 @@ mod tests {
 
     fn parse(vars: &[(&str, &str)]) -> (Config, Mode, Speculative) {
         let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        read_env(&|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+        read_env(&|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.into()))
+    }
+
+    #[test]
+    fn values_that_are_not_utf8_are_invalid_values() {
+        use std::os::unix::ffi::OsStringExt;
+        let bad = || std::ffi::OsString::from_vec(vec![b'r', 0xff, b's']);
+        let (cfg, mode, _) = read_env(&|k| (k == "SPECULA_COLLISION").then(bad));
+        assert_eq!((mode, cfg.problems.len()), (Mode::C, 1), "{:?}", cfg.problems);
+        assert!(cfg.problems[0].starts_with("SPECULA_COLLISION=\"r\u{fffd}s\" is not one of"), "{:?}", cfg.problems);
+        let (cfg, _, _) = read_env(&|k| (k == "SPECULA_REPORT").then(bad));
+        assert_eq!((cfg.report, cfg.problems.len()), (None, 1), "{:?}", cfg.problems);
+        assert!(cfg.problems[0].contains("not a UTF-8 path"), "{:?}", cfg.problems);
     }
 
     #[test]

@@ -65,6 +65,7 @@ pub(crate) struct Counters {
     pub(crate) nanos: AtomicU64,
     pub(crate) refresh_nanos: AtomicU64,
     pub(crate) model_builds: AtomicU64,
+    pub(crate) stage_evictions: AtomicU64,
 }
 
 pub(crate) static COUNTERS: Counters = Counters {
@@ -80,6 +81,7 @@ pub(crate) static COUNTERS: Counters = Counters {
     nanos: AtomicU64::new(0),
     refresh_nanos: AtomicU64::new(0),
     model_builds: AtomicU64::new(0),
+    stage_evictions: AtomicU64::new(0),
 };
 
 /// How many mismatch descriptions and fallback reasons the report keeps.
@@ -170,6 +172,8 @@ pub fn report_json() -> serde_json::Value {
         "diff_contacts": COUNTERS.diff_contacts.load(Ordering::Relaxed),
         "mismatch_examples": mismatches,
         "model_builds": COUNTERS.model_builds.load(Ordering::Relaxed),
+        "stage_evictions": COUNTERS.stage_evictions.load(Ordering::Relaxed),
+        "stages_per_thread": super::run::STAGES_PER_THREAD,
         "seconds": secs(s.nanos),
         "seconds_reading_model": secs(COUNTERS.refresh_nanos.load(Ordering::Relaxed)),
     })
