@@ -378,7 +378,10 @@ pub fn convex_hull(pts: &[f64], maxhullvert: Option<usize>) -> Result<Hull, Hull
     vert.sort_unstable();
     vert.dedup();
     // Replay qhull's facet order (see `super::qhull`); keep it only if it found the same
-    // polytope.
+    // polytope, or a closed hull of all points that differs from the one above only in
+    // which nearly coplanar points count as corners (the quickhull's own tolerance decides
+    // those differently from qhull's merges; measured on CAD meshes of robosuite's iiwa,
+    // kinova3 and jaco, where the replay is MuJoCo's hull bit for bit).
     if maxhullvert.is_none() {
         if let Some(q) = super::qhull::qhull_hull(pts) {
             let qfaces = q.faces;
@@ -392,14 +395,46 @@ pub fn convex_hull(pts: &[f64], maxhullvert: Option<usize>) -> Result<Hull, Hull
                 c.sort_unstable();
                 c
             };
-            if qfaces.len() == faces.len() && coords(&qv) == coords(&vert) {
+            let same = qfaces.len() == faces.len() && coords(&qv) == coords(&vert);
+            if same || encloses(pts, &qfaces, qv.len(), tolerance(pts, &idx)) {
                 let order =
                     QhullOrder { vertices: q.vertices, corners: q.facet_vertices, vertex_faces: q.vertex_facets };
+                let o = super::qhull::ReplayOutcome { nvert: qv.len(), nface: qfaces.len(), replayed: true };
+                super::qhull::log_replay(o);
                 return Ok(Hull { vert: qv, face: qfaces, qhull_order: Some(order) });
             }
         }
     }
+    super::qhull::log_replay(super::qhull::ReplayOutcome { nvert: vert.len(), nface: faces.len(), replayed: false });
     Ok(Hull { vert, face: faces, qhull_order: None })
+}
+
+/// Whether the triangles `faces` (over `nvert` corners) close a convex polytope (every directed
+/// edge once, with its reverse; Euler's count) that holds every point of `pts` within `eps` of
+/// its planes: a hull of the points, up to the choice of nearly coplanar corners.
+fn encloses(pts: &[f64], faces: &[[usize; 3]], nvert: usize, eps: f64) -> bool {
+    if nvert < 4 || faces.len() != 2 * nvert - 4 {
+        return false;
+    }
+    let mut edges: HashMap<(usize, usize), usize> = HashMap::new();
+    for f in faces {
+        for k in 0..3 {
+            *edges.entry((f[k], f[(k + 1) % 3])).or_default() += 1;
+        }
+    }
+    if edges.iter().any(|(&(a, b), &n)| n != 1 || edges.get(&(b, a)) != Some(&1)) {
+        return false;
+    }
+    let n = pts.len() / 3;
+    faces.iter().all(|f| {
+        let a = pt(pts, f[0]);
+        let nrm = cross(&sub(&pt(pts, f[1]), &a), &sub(&pt(pts, f[2]), &a));
+        let len = dot3(&nrm, &nrm).sqrt();
+        if len == 0.0 {
+            return false;
+        }
+        (0..n).all(|i| dot3(&nrm, &sub(&pt(pts, i), &a)) <= 100.0 * eps * len)
+    })
 }
 
 impl Hull {

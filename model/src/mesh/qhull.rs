@@ -35,17 +35,22 @@
 //! order picked another facet in a findbest walk and the face order diverged after ~1300
 //! facets).
 //!
+//! After the merges of a step, a vertex of a merged facet that only one other facet shares (a
+//! point on a straight hull edge: CAD edges, lattice points, makemesh's `supertorus` and
+//! `supersphere` with flat parts) is renamed away as qhull's qh_rename_sharedvertex does
+//! ([`qhull_rename`]).
+//!
 //! Not replayed (then [`qhull_faces`] returns `None` and the caller keeps [`super::hull`]'s own
-//! order): merges of non-convex or coplanar new facets (qh_all_merges), renaming a vertex of a
-//! merged facet that only one other facet shares (qh_rename_sharedvertex: a point on a straight
-//! hull edge, e.g. lattice points or makemesh's `supertorus`/`supersphere` with flat parts),
-//! redundant or degenerate neighbours, zero pivots.
+//! order): merges of non-convex or coplanar new facets (qh_all_merges), redundant or
+//! degenerate neighbours (also after a rename), zero pivots.
 //!
 //! Validated against Python `mujoco` 4.0.0 (`mesh_graph` faces and `mesh_poly*`): identical for
-//! 56 of the 60 hulls of the MJCF corpus (boxes, cubelets, pyramid, dodecahedron, icosahedron,
-//! carousel's bags and ring, bunnies, dice, makemesh's builtins; the other four need vertex
-//! renaming and fall back), for random normal clouds, regular prisms and antiprisms, and random
-//! points on box surfaces.
+//! all 60 hulls of the MJCF corpus (boxes, cubelets, pyramid, dodecahedron, icosahedron,
+//! carousel's bags and ring, bunnies, dice, makemesh's builtins), for random normal clouds,
+//! regular prisms and antiprisms, and random points on box surfaces; and against MuJoCo 4.0.0
+//! through FFI (`tests/mesh_qhull_real.rs`) for the CAD meshes of robosuite's robots and
+//! gymnasium-robotics' hand and fetch (90 of 93 hulls replayed, each identical; the other
+//! three need non-convex merges) and generated CAD-like shapes.
 
 use std::collections::HashMap;
 
@@ -53,6 +58,15 @@ use super::mass::{cross, dot3};
 use super::qhull_simplex::{det_simplex, maxmin};
 
 use super::qhull_vertices;
+
+#[path = "qhull_log.rs"]
+mod qhull_log;
+#[path = "qhull_rename.rs"]
+mod qhull_rename;
+
+pub(super) use qhull_log::log_replay;
+pub use qhull_log::{with_replay_log, ReplayOutcome};
+
 /// A facet: vertex ids (decreasing), neighbours and ridges in qhull's set order.
 pub(super) struct Facet {
     pub(super) vid: Vec<usize>,
@@ -116,6 +130,9 @@ pub(super) struct Qh<'a> {
     pub(super) moved: Vec<usize>,
     /// qhull's per-vertex facet sets ([`qhull_vertices`]).
     pub(super) vsets: qhull_vertices::VertexSets,
+    /// Vertex ids on a ridge deleted by this step's merges (qhull's `delridge`), the ones
+    /// whose renaming is tried ([`qhull_rename`]).
+    pub(super) delridge: Vec<usize>,
 }
 
 /// Point `i` of a flat xyz array.
@@ -685,6 +702,7 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
         vlist: vec![4, 3, 2, 1],
         moved: vec![1, 2, 3, 4],
         vsets: Default::default(),
+        delridge: Vec::new(),
     };
     // Facet k omits the k-th vertex of (4, 3, 2, 1); its neighbours are the other three
     // facets in creation order (so neighbour i is opposite vertex i).

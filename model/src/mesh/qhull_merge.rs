@@ -24,9 +24,11 @@
 //!   fan from its highest vertex id to each of its ridges (in ridge-set order) that does not
 //!   contain that vertex; simplicial facets keep their place.
 //!
-//! Cases not replayed set `bail` (the caller then keeps its own order): vertex renaming,
-//! redundant or degenerate neighbours, and new facets whose centrums are not clearly below
-//! their neighbours (qhull would merge them as concave or coplanar).
+//! * Then the shared vertices of the merged facets are renamed (`qhull_rename.rs`).
+//!
+//! Cases not replayed set `bail` (the caller then keeps its own order): redundant or degenerate
+//! neighbours, and new facets whose centrums are not clearly below their neighbours (qhull
+//! would merge them as concave or coplanar).
 
 use super::qhull::{plane_dist, Qh, Ridge};
 
@@ -151,6 +153,11 @@ impl Qh<'_> {
         self.makeridges(f1);
         self.makeridges(f2);
         let apex = self.facets[f1].vid[0];
+        for &v in &self.facets[f1].vid[1..] {
+            if !self.delridge.contains(&v) {
+                self.delridge.push(v);
+            }
+        }
         self.vn_simplex_start(f2);
         let isnew = self.facets[f2].vid[0] != apex;
         if isnew {
@@ -319,6 +326,11 @@ impl Qh<'_> {
                 }
             }
         }
+        for &v in base.iter().chain(std::iter::once(&apex)) {
+            if !self.delridge.contains(&v) {
+                self.delridge.push(v);
+            }
+        }
         let gone = self.vn_cycle(&cyc, nf, &base, apex);
         for v in base {
             let elsewhere = self
@@ -354,8 +366,9 @@ impl Qh<'_> {
 
     /// qh_reducevertices (3-d part): each facet merged in this step, in list order, drops the
     /// vertices that are on none of its ridges. As in qhull, a dropped vertex that is left
-    /// in no facet makes the scan skip the vertex after it.
-    fn remove_extravertices(&mut self) {
+    /// in no facet makes the scan skip the vertex after it. Returns the merged facets (list
+    /// order), whose shared vertices are renamed next.
+    fn remove_extravertices(&mut self) -> Vec<usize> {
         let news: Vec<usize> = self.list.iter().copied().filter(|&g| self.facets[g].newmerge).collect();
         for &f in &news {
             self.facets[f].newmerge = false;
@@ -377,23 +390,13 @@ impl Qh<'_> {
                 }
             }
         }
-        // A vertex of a merged facet that only one other facet shares lies on a straight
-        // edge; qhull renames it away (qh_rename_sharedvertex), which is not replayed.
-        for &f in &news {
-            for &v in &self.facets[f].vid {
-                let n =
-                    self.list.iter().filter(|&&g| !self.facets[g].visible && self.facets[g].vid.contains(&v)).count();
-                if n == 2 {
-                    self.bail = true;
-                    return;
-                }
-            }
-        }
+        news
     }
 
     /// qh_premerge after new facets `first_new_id..` were made.
     pub(super) fn premerge(&mut self, first_new_id: usize) {
         let merges_before = self.merges;
+        self.delridge.clear();
         let new: Vec<usize> = self.list.iter().copied().filter(|&g| g >= first_new_id).collect();
         for f in new {
             if self.facets[f].has_plane || self.facets[f].visible {
@@ -409,12 +412,7 @@ impl Qh<'_> {
                 }
             }
         }
-        if self.merges > merges_before {
-            self.remove_extravertices();
-            if self.bail {
-                return;
-            }
-        }
+        let merged = if self.merges > merges_before { self.remove_extravertices() } else { Vec::new() };
         // Redundant or degenerate neighbours of merged facets would be merged next.
         let news: Vec<usize> = self.list.iter().copied().filter(|&g| self.facets[g].newfacet).collect();
         for &f in &news {
@@ -448,6 +446,8 @@ impl Qh<'_> {
                 }
             }
         }
+        // qh_reducevertices then renames the vertices that lie on a straight edge.
+        self.rename_shared(&merged);
     }
 
     /// Distance of facet `f`'s centrum (vertex mean projected to its plane) above facet `g`.
