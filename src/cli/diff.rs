@@ -177,18 +177,7 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
         let times = if n > 1 { format!(" ({n} times)") } else { String::new() };
         outln!("  MuJoCo warned: {w}{times}");
     }
-    if r.mujoco_hulls > 0 {
-        outln!(
-            "  {} mesh hulls were taken from MuJoCo's model: specula's compiler could not put them in qhull's order",
-            r.mujoco_hulls
-        );
-    }
-    if r.fallback_pairs > 0 {
-        outln!(
-            "  {} geom pairs were computed by MuJoCo's own pair function on both sides (height fields, SDFs, convex pairs with nativeccd disabled)",
-            r.fallback_pairs
-        );
-    }
+    super::print_stage_notes(r.mujoco_hulls, r.fallback_pairs);
     for ((a, b), p) in &r.pairs {
         outln!(
             "  {:>9}-{:<9} {:>8} contacts, {} missing, {} extra; |Δdist| {:.1e} |Δpos| {:.1e} frame {:.1e} params {:.1e}",

@@ -89,6 +89,21 @@ impl SpeculativeArg {
     }
 }
 
+/// Says what the Rust stage took from MuJoCo instead of computing it itself: mesh hulls its
+/// compiler could not put in qhull's order, and geom pairs it has no collider for.
+fn print_stage_notes(mujoco_hulls: u64, fallback_pairs: u64) {
+    if mujoco_hulls > 0 {
+        outln!(
+            "  {mujoco_hulls} mesh hulls were taken from MuJoCo's model: specula's compiler could not put them in qhull's order"
+        );
+    }
+    if fallback_pairs > 0 {
+        outln!(
+            "  {fallback_pairs} geom pairs were computed by MuJoCo's own pair function: specula has no collider for them (height fields, SDFs, and convex pairs with nativeccd disabled)"
+        );
+    }
+}
+
 /// Runs the parsed command; `Err` is a one-line message for stderr (exit code 2).
 pub fn dispatch(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {

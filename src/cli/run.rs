@@ -98,18 +98,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         for b in &report.bodies {
             outln!("  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}", b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z);
         }
-        if report.mujoco_hulls > 0 {
-            outln!(
-                "  {} mesh hulls were taken from MuJoCo's model: specula's compiler could not put them in qhull's order",
-                report.mujoco_hulls
-            );
-        }
-        if report.fallback_pairs > 0 {
-            outln!(
-                "  {} geom pairs were computed by MuJoCo's own pair function: specula has no collider for them (height fields, SDFs, and convex pairs with nativeccd disabled)",
-                report.fallback_pairs
-            );
-        }
+        super::print_stage_notes(report.mujoco_hulls, report.fallback_pairs);
         for w in &report.warnings {
             outln!("  warning: {w}");
         }
