@@ -123,8 +123,38 @@ fn facing_polygon(g: &Geom, n: &[f64; 3]) -> Option<Vec<[f64; 3]>> {
             let down = scl3(n, -s[0]);
             Some(vec![add3(&world([0.0, 0.0, -s[1]]), &down), add3(&world([0.0, 0.0, s[1]]), &down)])
         }
+        GeomType::Mesh => {
+            // every hull vertex, ordered around the direction n so that the quad reduction walks
+            // a polygon: the height filter of `plane_points` keeps the facing ones. Without this
+            // a mesh landing face down got one arresting point and the impulse spun it off (a
+            // 1 cm tetrahedron at 10 m/s onto a 2 mm plate left at 16 m/s sideways; issue 13's
+            // sweep of a user scene found it)
+            let h = g.hull?;
+            let pts: Vec<[f64; 3]> = h.vert.iter().map(|v| world(*v)).collect();
+            Some(around(&pts, n))
+        }
         _ => None,
     }
+}
+
+/// `pts` sorted by their angle about the axis `n` through their centroid (ties keep order).
+fn around(pts: &[[f64; 3]], n: &[f64; 3]) -> Vec<[f64; 3]> {
+    let k = pts.len().max(1) as f64;
+    let c = pts.iter().fold([0.0; 3], |a, p| add3(&a, p));
+    let c = scl3(&c, 1.0 / k);
+    // an in-plane basis: any vector not parallel to n, made perpendicular
+    let pick = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+    let u = cross(n, &pick);
+    let v = cross(n, &u);
+    let mut keyed: Vec<(f64, [f64; 3])> = pts
+        .iter()
+        .map(|p| {
+            let d = sub3(p, &c);
+            (dot3(&d, &v).atan2(dot3(&d, &u)), *p)
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    keyed.into_iter().map(|(_, p)| p).collect()
 }
 
 /// Points of `g` (at its advanced pose) that the rest of the step brings onto the plane `plane`
