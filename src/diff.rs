@@ -11,7 +11,7 @@
 //!    from itself after a 1e-12 nudge of `qpos`.
 
 use specula_engine::contact::Contact;
-use specula_engine::narrowphase::{convex, table, GeomType};
+use specula_engine::narrowphase::{table, GeomType};
 
 use crate::mj::collision::{contacts_of, library_collision, run_library_collision, with_collision};
 use crate::mj::{Data, MjError, Model};
@@ -124,8 +124,7 @@ impl DiffReport {
 
 /// Whether MuJoCo (and specula) handle this type pair with the general convex path (GJK/EPA).
 pub fn uses_gjk(t1: GeomType, t2: GeomType) -> bool {
-    let convex: table::CollideFn = convex::collide_convex;
-    table::lookup(t1, t2).is_some_and(|(f, _)| std::ptr::fn_addr_eq(f, convex))
+    table::is_convex(t1, t2)
 }
 
 /// Errors between two contacts of the same geom pair.

@@ -334,7 +334,9 @@ impl CollisionStage {
         let margin = pair_margin(m, g1, g2, pair.ipair);
         let gap = pair_gap(m, g1, g2, pair.ipair);
         let n = match (geom(ctx, g1), geom(ctx, g2)) {
-            (Some(a), Some(b)) if ctx.opt.nativeccd && convex_pair(&a, &b) && !(finite_pose(&a) && finite_pose(&b)) => {
+            (Some(a), Some(b))
+                if ctx.opt.nativeccd && table::is_convex(a.ty, b.ty) && !(finite_pose(&a) && finite_pose(&b)) =>
+            {
                 // MuJoCo 4.0.0's native convex path gives no contact when a pose holds NaN or
                 // inf, speculative or not (measured, `tests/bad_state.rs`: every GJK/EPA type
                 // pair with one body at `pos="nan 0 1"` or a NaN `quat`), where specula's GJK
@@ -439,12 +441,6 @@ fn geom<'a>(ctx: &Ctx<'a>, g: usize) -> Option<Geom<'a>> {
         rbound: m.geom_rbound[g],
         hull,
     })
-}
-
-/// Whether two geoms go through the native GJK/EPA pair function (`mjc_Convex`).
-fn convex_pair(a: &Geom, b: &Geom) -> bool {
-    let convex: crate::narrowphase::table::CollideFn = crate::narrowphase::convex::collide_convex;
-    table::lookup(a.ty, b.ty).is_some_and(|(func, _)| std::ptr::fn_addr_eq(func, convex))
 }
 
 /// Whether a geom's position and orientation are finite.

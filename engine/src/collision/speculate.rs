@@ -57,8 +57,7 @@ impl Motions {
             } else if sw > top2 {
                 top2 = sw;
             }
-            let a = &m.geom_aabb[g];
-            depth = depth.min(robust::safe_depth(min_half_extent(m.geom_type[g], &[a[3], a[4], a[5]]), f64::INFINITY));
+            depth = depth.min(robust::safe_depth(half_extent(m, g), f64::INFINITY));
         }
         let h = m.opt.timestep;
         let refsafe = !m.opt.disabled(DSBL_REFSAFE);
@@ -185,8 +184,7 @@ impl Motions {
             let ty = m.geom_type[g];
             let sweep = crate::speculative::sweep_distance(&motion, ty, m.geom_rbound[g]);
             if solid(ty) {
-                let a = &m.geom_aabb[g];
-                self.body_half[b] = self.body_half[b].min(a[4].min(a[5]).min(a[3]));
+                self.body_half[b] = self.body_half[b].min(half_extent(m, g));
                 self.body_sweep[b] = self.body_sweep[b].max(sweep);
             }
             self.motion.push(motion);
@@ -250,19 +248,11 @@ pub fn swept_prune(m: &CollisionModel, s: &State, mo: &Motions, g1: usize, g2: u
     false
 }
 
-/// Smallest half-extent of a geom's local box as MuJoCo 4.0.0's filters take it,
-/// `min(x, min(y, z))`; planes do not count (infinite).
-fn filter_half(m: &CollisionModel, g: usize) -> f64 {
-    if m.geom_type[g] == GeomType::Plane {
-        return f64::INFINITY;
-    }
+/// Smallest half-extent of geom `g`'s local box (infinite for planes), as MuJoCo's fast-pair
+/// tests take it.
+fn half_extent(m: &CollisionModel, g: usize) -> f64 {
     let a = &m.geom_aabb[g];
-    let yz = if a[4] <= a[5] { a[4] } else { a[5] };
-    if a[3] <= yz {
-        a[3]
-    } else {
-        yz
-    }
+    min_half_extent(m.geom_type[g], &[a[3], a[4], a[5]])
 }
 
 /// MuJoCo 4.0.0's `mj_filterSphere` (read from the released library): true to prune.
@@ -279,9 +269,7 @@ fn filter_half(m: &CollisionModel, g: usize) -> f64 {
 /// centre's height at both ends of the step.
 fn compat_sphere_prune(m: &CollisionModel, s: &State, mo: &Motions, g1: usize, g2: usize, bound: f64) -> bool {
     const MINVAL: f64 = 1e-15;
-    let h1 = filter_half(m, g1);
-    let h2 = filter_half(m, g2);
-    let thr = if h1 <= h2 { h1 } else { h2 };
+    let thr = half_extent(m, g1).min(half_extent(m, g2));
     let native = !m.opt.disabled(DSBL_NATIVECCD);
     let motion = |g: usize| -> ([f64; 3], f64) {
         let ty = m.geom_type[g];
@@ -364,10 +352,7 @@ fn setup<'a>(
     a: Geom<'a>,
     b: Geom<'a>,
 ) -> (SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions) {
-    let half = |g: usize| {
-        let x = &m.geom_aabb[g];
-        min_half_extent(m.geom_type[g], &[x[3], x[4], x[5]])
-    };
+    let half = |g: usize| half_extent(m, g);
     let s1 = SweptGeom { geom: a, motion: mo.motion[g1], min_half: half(g1) };
     let s2 = SweptGeom { geom: b, motion: mo.motion[g2], min_half: half(g2) };
     let opt = SpeculativeOptions {

@@ -51,6 +51,16 @@ pub fn lookup(t1: GeomType, t2: GeomType) -> Option<(CollideFn, bool)> {
     COLLISION_TABLE[lo][hi].map(|func| (func, swap))
 }
 
+/// Whether the pair goes through the general convex collider (GJK/EPA, MuJoCo's `mjc_Convex`).
+pub fn is_convex(t1: GeomType, t2: GeomType) -> bool {
+    lookup(t1, t2).is_some_and(|(func, _)| is_convex_fn(func))
+}
+
+fn is_convex_fn(func: CollideFn) -> bool {
+    let convex: CollideFn = convex::collide_convex;
+    std::ptr::fn_addr_eq(func, convex)
+}
+
 /// Whether the pair has a collider here: false for height fields and SDFs, and for plane-plane
 /// and plane-height-field, which MuJoCo never collides.
 pub fn is_supported(t1: GeomType, t2: GeomType) -> bool {
@@ -70,8 +80,7 @@ pub fn is_supported(t1: GeomType, t2: GeomType) -> bool {
 /// too, so the caller computes them with MuJoCo's own pair function and counts them.
 pub fn collide(g1: &Geom, g2: &Geom, margin: f64, opt: &CollideOptions, out: &mut [ContactPoint]) -> Option<usize> {
     let (func, swap) = lookup(g1.ty, g2.ty)?;
-    let convex: CollideFn = convex::collide_convex;
-    if !opt.nativeccd && std::ptr::fn_addr_eq(func, convex) {
+    if !opt.nativeccd && is_convex_fn(func) {
         return None;
     }
     let n = if swap { func(g2, g1, margin, opt, out) } else { func(g1, g2, margin, opt, out) };
