@@ -10,6 +10,7 @@ and without LD_PRELOAD=libspecula.so (except the `rss` lines):
    `rss ROUND KB` after each round (the resident set, from /proc/self/status).
 """
 
+import ctypes
 import gc
 import math
 import sys
@@ -68,6 +69,12 @@ def edits():
 
 
 def rss_kb():
+    # freed heap pages go back to the system first, so the number is what is still live (plus
+    # MuJoCo's and Python's pools), not how fragmented glibc's arenas happen to be this run
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
