@@ -63,6 +63,7 @@ pub fn cube_hull() -> ConvexHull {
         face: f.chunks(3).map(|c| [c[0], c[1], c[2]]).collect(),
         polygons: None,
         mesh_id: Vec::new(),
+        mesh_nvert: 0,
     }
 }
 

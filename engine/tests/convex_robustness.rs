@@ -43,6 +43,7 @@ fn tetra() -> ConvexHull {
         face: vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [2, 0, 3]],
         polygons: None,
         mesh_id: Vec::new(),
+        mesh_nvert: 0,
     }
 }
 

@@ -381,7 +381,7 @@ pub fn hull_from_graph(
     let widen = |v: &[f32; 3]| [f64::from(v[0]), f64::from(v[1]), f64::from(v[2])];
     let verts = mesh_vert.get(vertadr..vertadr.checked_add(vertnum)?)?;
     if graphadr < 0 {
-        return Some(ConvexHull { vert: verts.iter().map(widen).collect(), ..Default::default() });
+        return Some(ConvexHull { vert: verts.iter().map(widen).collect(), mesh_nvert: vertnum, ..Default::default() });
     }
     let g = graph.get(graphadr as usize..)?;
     let numvert = usize::try_from(*g.first()?).ok()?;
@@ -389,7 +389,7 @@ pub fn hull_from_graph(
     let edgeadr = g.get(2..2 + numvert)?;
     let globalid = g.get(2 + numvert..2 + 2 * numvert)?;
     let edges = g.get(2 + 2 * numvert..)?;
-    let mut hull = ConvexHull::default();
+    let mut hull = ConvexHull { mesh_nvert: vertnum, ..Default::default() };
     for k in 0..numvert {
         let gid = usize::try_from(globalid[k]).ok()?;
         hull.vert.push(widen(verts.get(gid)?));

@@ -33,6 +33,9 @@ pub struct ConvexHull {
     /// `mesh_graph`), when the hull lists them in another order; empty means the same order.
     /// Small hulls are searched exhaustively in mesh order, which settles exact ties.
     pub mesh_id: Vec<u32>,
+    /// How many vertices the mesh itself has (`mesh_vertnum`, interior ones included); 0 means
+    /// as many as the hull. MuJoCo hill-climbs a mesh of 10 or more, whatever its hull's size.
+    pub mesh_nvert: usize,
 }
 
 /// A mesh's flat hull polygons as MuJoCo's compiler lists them.

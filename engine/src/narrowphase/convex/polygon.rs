@@ -582,7 +582,7 @@ mod tests {
         let vert = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 1.0]];
         let face = vec![[0, 2, 1], [0, 3, 2], [0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]];
         let adjacency = vec![vec![1, 2, 3, 4], vec![0, 2, 4], vec![0, 1, 3, 4], vec![0, 2, 4], vec![0, 1, 2, 3]];
-        ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new() }
+        ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0 }
     }
 
     /// The cached table holds exactly the polygons the from-scratch build gives, and for each

@@ -14,7 +14,7 @@ use std::rc::Rc;
 /// Below this squared length a direction cannot be normalised (MuJoCo's `mjMINVAL^2`).
 const MINVAL2: f64 = 1e-30;
 
-/// Hulls with fewer vertices than this are searched exhaustively (`mjMESH_HILLCLIMB_MIN`).
+/// Meshes with fewer vertices than this are searched exhaustively (`mjMESH_HILLCLIMB_MIN`).
 const HILLCLIMB_MIN: usize = 10;
 
 /// What part of the geom the support function describes.
@@ -140,7 +140,7 @@ impl<'a> ConvexObj<'a> {
     /// Index of the hull vertex farthest along the local direction `l`.
     fn hull_support(&mut self, h: &ConvexHull, l: &[f64; 3]) -> usize {
         let n = h.vert.len();
-        if n < HILLCLIMB_MIN || h.adjacency.len() != n {
+        if !hill_climbs(h) {
             // exhaustive search, warm-started at the previous answer, over the vertices in the
             // mesh's own order: MuJoCo scans `mesh_vert`, and on an exact tie (two vertices of a
             // face the direction is normal to) the first one in that order wins. Found on the
@@ -209,7 +209,16 @@ impl<'a> ConvexObj<'a> {
 
 /// The cached per-hull data (seeds only for hulls large enough to hill-climb).
 pub(crate) fn data_of(h: &ConvexHull) -> Rc<HullData> {
-    hull_data(h, |h| (h.vert.len() >= HILLCLIMB_MIN && h.adjacency.len() == h.vert.len()).then(|| extrema(h)))
+    hull_data(h, |h| hill_climbs(h).then(|| extrema(h)))
+}
+
+/// Whether MuJoCo hill-climbs this hull: it has a graph and the *mesh* has at least
+/// `HILLCLIMB_MIN` vertices (MuJoCo 4.0.0 tests `mesh_vertnum`, interior vertices included, so
+/// a 10-vertex mesh with an 8-vertex hull is climbed; scanning it instead broke exact ties on
+/// the other vertex, fuzz seed 2609).
+fn hill_climbs(h: &ConvexHull) -> bool {
+    let nmesh = if h.mesh_nvert > 0 { h.mesh_nvert } else { h.vert.len() };
+    nmesh >= HILLCLIMB_MIN && !h.vert.is_empty() && h.adjacency.len() == h.vert.len()
 }
 
 /// Hill-climbing seeds of a hull (see [`ConvexObj`]'s `data`).
