@@ -2,6 +2,7 @@
 //! against libmujoco only) and the Python example, run with `LD_PRELOAD=libspecula.so`, must step
 //! exactly like the same program without it; diff mode must agree on the project's scenes and
 //! catch a deliberately broken collider; bad configuration must warn once and behave like C.
+//! What runs on the corpus's box stack is skipped, saying so, without the corpus.
 
 mod common;
 
@@ -12,6 +13,9 @@ use serde_json::Value;
 
 const STEPS: usize = 1000;
 
+/// The corpus's box stack (only analytic pairs).
+const BOX_STACK: &str = "local/box_stack.xml";
+
 /// Serialises the tests that run MuJoCo inside this process: the drop-in mode set by the C API's
 /// Rust side is process-wide, so an in-process `specula diff` must not run while another test has
 /// switched it to `rust`.
@@ -19,13 +23,6 @@ static IN_PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The shared corpus beside the clone (`<clone>/../shared`).
-fn corpus(name: &str) -> PathBuf {
-    let p = root().join("../shared/mjcf/corpus/local").join(name);
-    assert!(p.is_file(), "corpus scene {} is missing", p.display());
-    p
 }
 
 fn scenes() -> Vec<PathBuf> {
@@ -153,7 +150,7 @@ fn preloaded(scene: &Path, mode: &str, extra: &[(&str, &str)], tag: &str) -> (Ve
 
 #[test]
 fn c_example_preloaded_matches_mujoco_on_the_corpus_box_stack() {
-    let scene = corpus("box_stack.xml");
+    let Some(scene) = common::corpus_file(BOX_STACK) else { return };
     let (plain, rust, r) = preloaded(&scene, "rust", &[], "box_stack_rust");
     assert_eq!(plain.len(), STEPS);
     assert_agree(&scene, &plain, &rust, "rust preload");
@@ -240,7 +237,7 @@ fn diff_mode_finds_no_mismatch_on_the_project_scenes() {
 
 #[test]
 fn diff_mode_catches_a_broken_collider() {
-    let scene = corpus("box_stack.xml");
+    let Some(scene) = common::corpus_file(BOX_STACK) else { return };
     let (plain, kept, r) = preloaded(&scene, "diff", &[("SPECULA_TEST_BREAK", "1")], "diff_broken");
     assert!(bitwise(&plain, &kept));
     assert_eq!(r["test_break"], true);
@@ -256,7 +253,7 @@ fn diff_mode_catches_a_broken_collider() {
 
 #[test]
 fn four_threads_on_one_model_agree_with_one_thread() {
-    let scene = corpus("box_stack.xml");
+    let Some(scene) = common::corpus_file(BOX_STACK) else { return };
     let s = scene.to_str().unwrap();
     let steps = STEPS.to_string();
     let single = trajectory(&run(&step_exe(), &[s, &steps], &[], false));
@@ -307,7 +304,7 @@ fn linked_build_uses_specula_through_its_header() {
         .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
     assert!(status.success(), "building the linked example failed");
 
-    let scene = corpus("box_stack.xml");
+    let Some(scene) = common::corpus_file(BOX_STACK) else { return };
     let s = scene.to_str().unwrap();
     let steps = STEPS.to_string();
     let plain = trajectory(&run(&step_exe(), &[s, &steps], &[], false));
@@ -322,7 +319,7 @@ fn linked_build_uses_specula_through_its_header() {
 
 #[test]
 fn invalid_environment_values_warn_once_and_behave_like_c() {
-    let scene = corpus("box_stack.xml");
+    let Some(scene) = common::corpus_file(BOX_STACK) else { return };
     let s = scene.to_str().unwrap();
     let plain = trajectory(&run(&step_exe(), &[s, "200"], &[], false));
     for (var, value) in [("SPECULA_COLLISION", "fast"), ("SPECULA_SPECULATIVE", "maybe")] {
@@ -432,7 +429,8 @@ fn python_example_preloaded_matches_mujoco() {
     let Some(py) = python() else { return };
     let script = root().join("examples/python/step.py");
     let steps = STEPS.to_string();
-    for scene in [corpus("box_stack.xml"), root().join("scenes/flipper.xml")] {
+    let box_stack = common::corpus_part(BOX_STACK);
+    for scene in box_stack.into_iter().chain([root().join("scenes/flipper.xml")]) {
         let s = scene.to_str().unwrap();
         let plain = trajectory(&run(&py, &[script.to_str().unwrap(), s, &steps], &[], false));
         let rep = scratch("reports").join(format!("python_{}.json", scene.file_stem().unwrap().to_string_lossy()));

@@ -5,8 +5,10 @@
 //!
 //! Sources: robosuite's robot models and gymnasium-robotics' hand and fetch models (unpacked
 //! under `/tmp/robots`, not part of the repository: the test skips with a message when they are
-//! absent), the MJCF corpus beside the repository, and meshes generated here (CAD-like shapes
-//! with many coplanar points, where qhull merges facets).
+//! absent), the MJCF corpus beside the repository (skipped, saying so, when absent), and meshes
+//! generated here (CAD-like shapes with many coplanar points, where qhull merges facets).
+
+mod common;
 
 use specula::mj::fields::array;
 use specula::mj::Model;
@@ -36,8 +38,9 @@ fn robot_files() -> Vec<PathBuf> {
     out
 }
 
-fn corpus_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mjcf/corpus");
+/// Every XML file of the corpus, sorted; `None` (the test is skipped) without the corpus.
+fn corpus_files() -> Option<Vec<PathBuf>> {
+    let root = common::corpus()?;
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {
@@ -52,7 +55,7 @@ fn corpus_files() -> Vec<PathBuf> {
         }
     }
     out.sort();
-    out
+    Some(out)
 }
 
 fn run(files: &[PathBuf], what: &str) -> Tally {
@@ -86,11 +89,7 @@ fn robot_meshes_hull_order_is_mujocos_or_declared_unknown() {
 
 #[test]
 fn corpus_meshes_hull_order_is_mujocos_or_declared_unknown() {
-    let files = corpus_files();
-    if files.is_empty() {
-        eprintln!("skipped: ../shared/mjcf/corpus is absent");
-        return;
-    }
+    let Some(files) = corpus_files() else { return };
     let t = run(&files, "corpus meshes");
     assert!(t.wrong.is_empty(), "{} hulls claim qhull's order but differ from MuJoCo's", t.wrong.len());
 }

@@ -5,20 +5,13 @@
 //! trajectory and the Rust stage on the same poses; the geom poses (`geom_xpos`, `geom_xmat`)
 //! and MuJoCo's contacts (`d.contact[i].dist/pos/frame`) below were printed from that run at the
 //! step named in each test. The hulls come from specula's compile of the same scene file.
+//! Without the corpus each test says that it was skipped.
+
+mod common;
 
 use specula_engine::collision::CollisionModel;
 use specula_engine::narrowphase::convex::collide_convex;
 use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, MAX_CONTACTS};
-use std::path::{Path, PathBuf};
-
-/// The shared corpus beside the repository (`<clone>/../shared`), if present.
-fn corpus(rel: &str) -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [root.join("../../shared/mjcf/corpus"), root.join("../shared/mjcf/corpus")]
-        .into_iter()
-        .map(|c| c.join(rel))
-        .find(|p| p.exists())
-}
 
 /// Geom `g` of the compiled scene at the given pose.
 fn posed<'a>(m: &'a CollisionModel, g: usize, pos: [f64; 3], mat: [f64; 9]) -> Geom<'a> {
@@ -61,7 +54,7 @@ fn collide(g1: &Geom, g2: &Geom) -> Vec<ContactPoint> {
 /// probe: mjx/mujoco/mjx/test_data/convex.xml, step 232, geoms 3 (box1) and 4 (mesh pyramid).
 #[test]
 fn tilted_faces_project_onto_clipping_face() {
-    let Some(path) = corpus("mjx/mujoco/mjx/test_data/convex.xml") else { return };
+    let Some(path) = common::corpus_file("mjx/mujoco/mjx/test_data/convex.xml") else { return };
     let model = specula_model::load_file(&path).expect("scene compiles");
     let m = CollisionModel::from(&model);
     let b = posed(
@@ -111,7 +104,7 @@ fn tilted_faces_project_onto_clipping_face() {
 /// probe: model/replicate/bunnies.xml, step 20, geoms 16 and 21 (two bunnies).
 #[test]
 fn most_opposed_faces_are_clipped() {
-    let Some(path) = corpus("model/replicate/bunnies.xml") else { return };
+    let Some(path) = common::corpus_file("model/replicate/bunnies.xml") else { return };
     let model = specula_model::load_file(&path).expect("scene compiles");
     let m = CollisionModel::from(&model);
     let a = posed(

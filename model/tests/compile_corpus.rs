@@ -1,23 +1,15 @@
 //! Compiles every MJCF file of the shared parity corpus; none may panic and all must compile
 //! (files using a feature specula does not support yet would be listed in `UNSUPPORTED` with
-//! the expected error; currently there are none). A few files also get value checks.
+//! the expected error; currently there are none). A few files also get value checks. On a clone
+//! without the corpus each test says that it was skipped.
+
+mod common;
 
 use specula_model::load_file;
 use std::path::{Path, PathBuf};
 
 /// Corpus files expected to fail, with the reason.
 const UNSUPPORTED: [(&str, &str); 0] = [];
-
-fn corpus_dir() -> PathBuf {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for rel in ["../../shared/mjcf/corpus", "../shared/mjcf/corpus"] {
-        let p = base.join(rel);
-        if p.is_dir() {
-            return p;
-        }
-    }
-    panic!("MJCF corpus not found next to the repository (expected ../shared/mjcf/corpus)");
-}
 
 fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
@@ -34,7 +26,7 @@ fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn corpus_compiles_without_panics() {
-    let dir = corpus_dir();
+    let Some(dir) = common::corpus() else { return };
     let mut files = Vec::new();
     xml_files(&dir, &mut files);
     assert!(files.len() >= 50, "corpus looks incomplete: {} files", files.len());
@@ -63,7 +55,8 @@ fn corpus_compiles_without_panics() {
 /// (MuJoCo 4.0.0): names get the prefix, the attached frame's pose composes with the parent's.
 #[test]
 fn attach_prefixes_and_frames() {
-    let m = match load_file(&corpus_dir().join("test/xml/testdata/parent.xml")) {
+    let Some(corpus) = common::corpus() else { return };
+    let m = match load_file(&corpus.join("test/xml/testdata/parent.xml")) {
         Ok(m) => m,
         Err(e) => panic!("{e}"),
     };
@@ -86,10 +79,10 @@ fn attach_prefixes_and_frames() {
     assert_eq!(m.nq, 28);
 }
 
-/// Load a corpus file that must compile.
-fn corpus_model(rel: &str) -> specula_model::Model {
-    match load_file(&corpus_dir().join(rel)) {
-        Ok(m) => m,
+/// Load a corpus file that must compile; `None` (the test is skipped) without the corpus.
+fn corpus_model(rel: &str) -> Option<specula_model::Model> {
+    match load_file(&common::corpus()?.join(rel)) {
+        Ok(m) => Some(m),
         Err(e) => panic!("{e}"),
     }
 }
@@ -106,7 +99,7 @@ fn close(a: &[f64], b: &[f64], tol: f64) {
 /// `mujoco.MjModel.from_xml_path("model/car/car.xml")`, geom 1 and its body.
 #[test]
 fn mesh_geom_car_chassis() {
-    let m = corpus_model("model/car/car.xml");
+    let Some(m) = corpus_model("model/car/car.xml") else { return };
     assert_eq!(m.geom_dataid[1], 0);
     close(&m.geom_size[1], &[0.0272875366173494, 0.06000000000000024, 0.12649312230654122], 1e-12);
     close(&[m.geom_rbound[1]], &[0.14263631951750863], 1e-12);
@@ -122,7 +115,7 @@ fn mesh_geom_car_chassis() {
 /// top, bounding radius sqrt(x² + y² + max(top, base)²); data normalised to [0, 1].
 #[test]
 fn hfield_inline_elevation() {
-    let m = corpus_model("test/user/testdata/hfield_xml.xml");
+    let Some(m) = corpus_model("test/user/testdata/hfield_xml.xml") else { return };
     assert_eq!((m.hfield_nrow[0], m.hfield_ncol[0]), (12, 10));
     close(&m.geom_size[0], &[0.9, 1.1, 0.25 * 0.2 + 0.5 * 0.1], 1e-15);
     close(&m.geom_aabb[0], &[0.0, 0.0, 0.05, 0.9, 1.1, 0.15000000000000002], 1e-15);

@@ -4,7 +4,9 @@
 //! No fuzzing dependency: a small inline PRNG (splitmix64) drives byte flips, deletions,
 //! duplications, truncations, attribute-value swaps and insertions of XML-significant tokens.
 //! `SPECULA_FUZZ_ITERS` sets the mutants per file (default 400, about 5 s; the run stays well under 20 s
-//! with the test profile's opt-level 2).
+//! with the test profile's opt-level 2). Skipped, saying so, without the corpus.
+
+mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -145,18 +147,6 @@ fn swap_attribute_values(rng: &mut Rng, data: &mut Vec<u8>) {
     *data = out;
 }
 
-/// The shared MJCF corpus, beside the repository clone.
-fn corpus_dir() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for up in ["../../shared/mjcf/corpus", "../shared/mjcf/corpus"] {
-        let dir = here.join(up);
-        if dir.is_dir() {
-            return dir;
-        }
-    }
-    panic!("MJCF corpus not found at {}/../../shared/mjcf/corpus", here.display());
-}
-
 /// Every `.xml` file below `dir`, sorted (so seeds map to the same inputs on every machine).
 fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read corpus dir").flatten().map(|e| e.path()).collect();
@@ -172,9 +162,10 @@ fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn mutated_corpus_never_panics() {
+    let Some(corpus) = common::corpus() else { return };
     let iters: u64 = std::env::var("SPECULA_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(400);
     let mut files = Vec::new();
-    xml_files(&corpus_dir(), &mut files);
+    xml_files(&corpus, &mut files);
     assert!(!files.is_empty(), "empty corpus");
     // Silence the default hook's report for each caught panic; failures are listed below.
     let hook = std::panic::take_hook();

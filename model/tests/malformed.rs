@@ -2,27 +2,15 @@
 //! was expected) and on the shared corpus of real MuJoCo models (each must read without error).
 //!
 //! Positions are 1-based; columns count characters. Each expected position below is derived by
-//! hand from the snippet (the comment next to it says where it points).
+//! hand from the snippet (the comment next to it says where it points). The corpus tests are
+//! skipped, saying so, without the corpus.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
 use specula_model::xml::{parse_file, parse_str};
 use specula_model::MjcfError;
-
-/// The shared MJCF corpus, beside the repository clone.
-fn corpus_dir() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for up in ["../../shared/mjcf/corpus", "../shared/mjcf/corpus"] {
-        let dir = here.join(up);
-        if dir.is_dir() {
-            return dir;
-        }
-    }
-    panic!(
-        "MJCF corpus not found at {}/../../shared/mjcf/corpus; the shared/ directory must sit beside the clone",
-        here.display()
-    );
-}
 
 /// Every `.xml` file below `dir`, sorted.
 fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -39,8 +27,9 @@ fn xml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn corpus_reads_without_error() {
+    let Some(corpus) = common::corpus() else { return };
     let mut files = Vec::new();
-    xml_files(&corpus_dir(), &mut files);
+    xml_files(&corpus, &mut files);
     // MANIFEST.md lists 52 models plus included/attached files and local scenes.
     assert!(files.len() >= 60, "expected the whole corpus, found {} files", files.len());
     let mut failures = Vec::new();
@@ -56,7 +45,8 @@ fn corpus_reads_without_error() {
 fn corpus_includes_are_expanded() {
     // bunnies.xml includes container.xml, whose worldbody elements must appear in place, with
     // positions that point into container.xml.
-    let root = parse_file(&corpus_dir().join("model/replicate/bunnies.xml")).expect("bunnies.xml reads");
+    let Some(corpus) = common::corpus() else { return };
+    let root = parse_file(&corpus.join("model/replicate/bunnies.xml")).expect("bunnies.xml reads");
     assert!(root.children.iter().all(|c| c.name != "include"));
     let from_container = root.children.iter().find(|c| c.pos.file.ends_with("container.xml"));
     assert!(
@@ -65,8 +55,7 @@ fn corpus_includes_are_expanded() {
         root.children.iter().map(|c| &c.name).collect::<Vec<_>>()
     );
     // transitive_test: parent -> child -> grandchild, each adding elements.
-    let root =
-        parse_file(&corpus_dir().join("test/xml/mjz/testdata/transitive_test/parent.xml")).expect("parent.xml reads");
+    let root = parse_file(&corpus.join("test/xml/mjz/testdata/transitive_test/parent.xml")).expect("parent.xml reads");
     let mut files = Vec::new();
     collect_files(&root, &mut files);
     for name in ["parent.xml", "child.xml", "grandchild.xml"] {

@@ -6,19 +6,16 @@
 //! (default density 1000, so mass = 1000 * volume), `m.body_inertia[b]`, and for the hull
 //! `g = m.mesh_graph[m.mesh_graphadr[0]:]`, `nv = g[0]`, `ids = g[2+nv:2+2*nv]`, summarized as
 //! (count, sum, sum of squares) of the vertex ids so the whole set is checked without pasting it.
+//! Every test reads the corpus: skipped, saying so, without it.
+
+mod common;
 
 use specula_model::mesh::{load_mesh, MeshData, MeshError, MeshSpec};
-use std::path::{Path, PathBuf};
 
-fn corpus() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/mjcf/corpus");
-    assert!(p.is_dir(), "MJCF corpus missing at {}", p.display());
-    p
-}
-
-fn load(rel: &str, scale: f64) -> MeshData {
+/// The corpus mesh `rel` at `scale`; `None` (the test is skipped) without the corpus.
+fn load(rel: &str, scale: f64) -> Option<MeshData> {
     let spec = MeshSpec { file: Some(rel.into()), scale: [scale; 3], need_hull: true, ..Default::default() };
-    load_mesh(&spec, &corpus()).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    Some(load_mesh(&spec, &common::corpus()?).unwrap_or_else(|e| panic!("{rel}: {e}")))
 }
 
 /// Relative comparison at the project's 1e-9 tolerance (absolute below 1e-12).
@@ -52,7 +49,7 @@ struct Probe {
 }
 
 fn check(p: &Probe) {
-    let m = load(p.file, p.scale);
+    let Some(m) = load(p.file, p.scale) else { return };
     assert_eq!((m.vert.len() / 3, m.face.len() / 3), (p.nvert, p.nface), "{}", p.file);
     // Positions near zero are round-off in MuJoCo too; compare them absolutely at 1e-15.
     for (g, w) in m.pos.iter().zip(p.pos) {
@@ -188,7 +185,7 @@ fn bunny_obj() {
 #[test]
 fn bunny_first_vertices_are_float_exact() {
     // m.mesh_vert[:2] (float32) for bunny.obj.
-    let m = load("model/replicate/bunny.obj", 1.0);
+    let Some(m) = load("model/replicate/bunny.obj", 1.0) else { return };
     let want: [f32; 6] = [0.025004586, -0.036760252, -0.009986743, 0.028809134, 0.001150425, -0.08234056];
     for (g, w) in m.vert[..6].iter().zip(want) {
         assert!((g - w).abs() <= 2.0 * f32::EPSILON * w.abs(), "{:?}", &m.vert[..6]);
@@ -197,15 +194,16 @@ fn bunny_first_vertices_are_float_exact() {
 
 #[test]
 fn missing_and_malformed_files() {
+    let Some(corpus) = common::corpus() else { return };
     let spec = MeshSpec { file: Some("no/such/mesh.stl".into()), ..Default::default() };
-    assert!(matches!(load_mesh(&spec, &corpus()), Err(MeshError::Io { .. })));
+    assert!(matches!(load_mesh(&spec, &corpus), Err(MeshError::Io { .. })));
     // An XML file named as an OBJ/STL through content_type: STL size check fails.
     let spec = MeshSpec {
         file: Some("model/car/car.xml".into()),
         content_type: Some("model/stl".into()),
         ..Default::default()
     };
-    assert!(matches!(load_mesh(&spec, &corpus()), Err(MeshError::Format { .. })));
+    assert!(matches!(load_mesh(&spec, &corpus), Err(MeshError::Format { .. })));
     let spec = MeshSpec { file: Some("model/car/car.xml".into()), ..Default::default() };
-    assert!(matches!(load_mesh(&spec, &corpus()), Err(MeshError::Format { .. })));
+    assert!(matches!(load_mesh(&spec, &corpus), Err(MeshError::Format { .. })));
 }

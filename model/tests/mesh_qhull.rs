@@ -4,12 +4,14 @@
 //! `<mesh vertex="..."/>`, then `g = m.mesh_graph[m.mesh_graphadr[0]:]`, `nv, nf = g[0], g[1]`,
 //! faces `g[2+3*nv+3*nf:2+3*nv+6*nf]`, and the polygons from `mesh_polyvertadr/num/polyvert`.
 //! The 12 points are numpy's `default_rng(100).normal(size=(12, 3))` rounded to f32 (general
-//! position: no facet merging in qhull).
+//! position: no facet merging in qhull). The two corpus meshes are skipped, saying so, without
+//! the corpus.
+
+mod common;
 
 use specula_model::mesh::hull::convex_hull;
 use specula_model::mesh::polygon::make_polygons;
 use specula_model::mesh::{load_mesh, MeshSpec};
-use std::path::Path;
 
 const CLOUD: [f32; 36] = [
     -1.157_549_6,
@@ -95,7 +97,7 @@ fn general_position_cloud_matches_qhull_face_list() {
 #[test]
 fn tetrahedron_stl_matches_qhull_face_list() {
     // mjx/mujoco/mjx/test_data/convex.xml, mesh "tetrahedron", probed the same way.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/mjcf/corpus");
+    let Some(dir) = common::corpus() else { return };
     let rel = "mjx/mujoco/mjx/test_data/meshes/tetrahedron.stl";
     let spec = MeshSpec { file: Some(rel.into()), scale: [0.4; 3], need_hull: true, ..Default::default() };
     let m = load_mesh(&spec, &dir).unwrap();
@@ -202,7 +204,7 @@ fn dodecahedron_stl_matches_qhull_face_list_and_polygons() {
     // mjx/mujoco/mjx/test_data/convex.xml, mesh "dodecahedron" (scale 0.04). The pentagon
     // (9, 8, 5, 0, 3) has triangle normals with azimuths of both signs around 0: rounded to
     // -0.0 and +0.0 they are one key for MuJoCo (14 polygons, not 16).
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/mjcf/corpus");
+    let Some(dir) = common::corpus() else { return };
     let rel = "mjx/mujoco/mjx/test_data/meshes/dodecahedron.stl";
     let spec = MeshSpec { file: Some(rel.into()), scale: [0.04; 3], need_hull: true, ..Default::default() };
     let m = load_mesh(&spec, &dir).unwrap();

@@ -1,6 +1,61 @@
 //! Helpers shared by the integration tests (each test crate uses some of them).
 #![allow(dead_code)]
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// MuJoCo's MJCF corpus, beside the repository (`<clone>/../shared/mjcf/corpus`): MuJoCo's own
+/// files, which the repository does not hold. A test that needs it starts with
+/// `let Some(corpus) = common::corpus() else { return };`: on a clone alone it says on stderr
+/// that it was skipped and passes; with the corpus present it runs as always.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = corpus_dir();
+    if dir.is_none() {
+        say_skipped("");
+    }
+    dir
+}
+
+/// The corpus file `rel` (a corpus that is present must hold it), or `None` after saying that
+/// the test is skipped.
+pub fn corpus_file(rel: &str) -> Option<PathBuf> {
+    corpus().map(|dir| file_in(&dir, rel))
+}
+
+/// The corpus file `rel` for one part of the running test (the rest runs on the repository's
+/// own files), or `None` after saying that this part is skipped.
+pub fn corpus_part(rel: &str) -> Option<PathBuf> {
+    let dir = corpus_dir();
+    if dir.is_none() {
+        say_skipped(&format!(" on {rel}"));
+    }
+    dir.map(|dir| file_in(&dir, rel))
+}
+
+/// The corpus directory, if it is there.
+fn corpus_dir() -> Option<PathBuf> {
+    Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mjcf/corpus")).filter(|d| d.is_dir())
+}
+
+/// `rel` in the corpus `dir`, which must hold it.
+fn file_in(dir: &Path, rel: &str) -> PathBuf {
+    let path = dir.join(rel);
+    assert!(path.is_file(), "{} is missing from the corpus", path.display());
+    path
+}
+
+/// One line on stderr: the running test (libtest names its thread after it) skipped `what`.
+/// Written to the stream itself, past libtest's capture of `eprintln!`, so that a plain
+/// `cargo test` shows it.
+fn say_skipped(what: &str) {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("this test");
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: {test}{what}: needs ../shared/mjcf/corpus (MuJoCo's MJCF files); put them there to run it"
+    );
+}
+
 /// A small deterministic generator (xorshift64*), so random poses are the same on every run.
 pub struct Rng(pub u64);
 
@@ -21,7 +76,7 @@ impl Rng {
 
 /// A copy of the scene file `scene` that asks for specula's robust mode itself (the custom
 /// numeric `specula_robust`, which MuJoCo ignores), written to `path`.
-pub fn write_asking_robust(scene: &std::path::Path, path: &std::path::Path) {
+pub fn write_asking_robust(scene: &Path, path: &Path) {
     let text = std::fs::read_to_string(scene).unwrap();
     let at = text.find("<worldbody>").expect("the scene has a worldbody");
     let custom = r#"<custom><numeric name="specula_robust" data="1"/></custom>"#;

@@ -1,4 +1,9 @@
-//! Shared harness of the primitive-collider tests against MuJoCo 4.0.0.
+//! Shared harness of the primitive-collider tests against MuJoCo 4.0.0, and where MuJoCo's MJCF
+//! corpus is (for the tests on corpus scenes).
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use specula_engine::narrowphase::primitive;
 use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
@@ -31,4 +36,26 @@ pub fn check(g1: &Geom, g2: &Geom, margin: f64, expected: &[(f64, [f64; 3], [f64
         assert_eq!(c.pos, *pos, "contact {i} pos");
         assert_eq!(c.frame, *frame, "contact {i} frame");
     }
+}
+
+/// MuJoCo's MJCF corpus file `rel`, beside the repository (`<clone>/../shared/mjcf/corpus`:
+/// MuJoCo's own files, which the repository does not hold; a corpus that is present must hold
+/// `rel`). A test that needs it starts with `let Some(path) = common::corpus_file(REL) else
+/// { return };`: on a clone alone it says on stderr that it was skipped and passes.
+pub fn corpus_file(rel: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/mjcf/corpus");
+    if !dir.is_dir() {
+        // libtest runs each test on a thread named after it. The line goes to the stream itself,
+        // past libtest's capture of `eprintln!`, so that a plain `cargo test` shows it.
+        let thread = std::thread::current();
+        let test = thread.name().unwrap_or("this test");
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: {test}: needs ../shared/mjcf/corpus (MuJoCo's MJCF files); put them there to run it"
+        );
+        return None;
+    }
+    let path = dir.join(rel);
+    assert!(path.is_file(), "{} is missing from the corpus", path.display());
+    Some(path)
 }
