@@ -4,6 +4,7 @@ use crate::mj::collision::{run_library_collision, with_collision};
 use crate::mj::{Data, MjError, Model, ObjType};
 use crate::route::RustStage;
 use crate::tunnel::{Tunnel, TunnelDetector};
+use specula_model::types::SpeculativeMode;
 
 /// Which collision stage runs inside MuJoCo's step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +55,22 @@ pub const MAX_STEPS: usize = 100_000_000;
 /// Magnitude from which a state value is reported as huge: a tenth of MuJoCo's `mjMAXVAL`
 /// (1e10), beyond which `mj_checkPos` and `mj_checkVel` warn and reset the state.
 pub const HUGE_STATE: f64 = 1e9;
+
+/// Sets both compilations of a scene up for a speculative mode: the `speculative` flag cleared
+/// for `Off`, set for `Compat` and `Robust` (robust mode is the Rust stage's own setting, chosen
+/// with [`RunOptions::robust`]; the model's flag stays on for it).
+pub fn apply_speculative(
+    mode: SpeculativeMode,
+    model: &mut Model,
+    rust: Option<&mut specula_model::Model>,
+) -> Result<(), MjError> {
+    let on = mode != SpeculativeMode::Off;
+    if let Some(r) = rust {
+        let bit = mujoco_sys::mjENBL_SPECULATIVE;
+        r.opt.enableflags = if on { r.opt.enableflags | bit } else { r.opt.enableflags & !bit };
+    }
+    model.set_speculative(on)
+}
 
 /// Refuses a model timestep that cannot advance a run: zero, negative, NaN or infinite.
 pub fn check_timestep(timestep: f64) -> Result<(), MjError> {

@@ -107,11 +107,11 @@ fn robust_mode_needs_the_rust_route() {
 /// a scene-B run on the rust route in robust mode, and the initial energy. A free joint's angular
 /// velocity is in the body frame; the principal inertia is in the frame `body_iquat` turns to.
 fn energies(r: &specula::sweep::RunSpec) -> (f64, f64) {
-    use specula::sweep::{scene, SpecMode};
+    use specula::sweep::{scene, SpeculativeMode};
     let xml = scene::mjcf(r);
     let mut c = Model::from_xml_str(&xml).unwrap();
     let mut rust = specula_model::load_str(&xml, Path::new("."), "sweep.xml").unwrap();
-    SpecMode::Robust.apply(&mut c, Some(&mut rust)).unwrap();
+    specula::sim::apply_speculative(SpeculativeMode::Robust, &mut c, Some(&mut rust)).unwrap();
     let part = c.id(specula::mj::ObjType::Body, "part").unwrap();
     let (mass, inertia, iquat) = {
         // SAFETY: the model outlives this read; `part` is a valid body id.
@@ -149,11 +149,11 @@ fn energies(r: &specula::sweep::RunSpec) -> (f64, f64) {
 
 #[test]
 fn thin_parts_thrown_onto_the_pane_gain_no_energy() {
-    use specula::sweep::{preset, SpecMode};
+    use specula::sweep::{preset, SpeculativeMode};
     // The fast cells of sweep preset b (12.29 m/s, every timestep and part), every 4th start.
     // One distance shared by all arrest points sent tilted 2 mm coins back up with up to 13% more
     // energy than they came with (and 2.2 m high).
-    let runs = preset::runs(preset::Preset::B, None, &[Route::Rust], &[SpecMode::Robust]);
+    let runs = preset::runs(preset::Preset::B, None, &[Route::Rust], &[SpeculativeMode::Robust]);
     let mut worst = (0.0, String::new());
     let mut n = 0;
     for r in runs.iter().filter(|r| r.speed > 12.0 && r.seed % 4 == 0) {

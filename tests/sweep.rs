@@ -5,7 +5,7 @@ use std::process::{Command, Output};
 
 use specula::sim::Route;
 use specula::sweep::preset::{self, Preset};
-use specula::sweep::{run_all, Outcome, SpecMode};
+use specula::sweep::{run_all, Outcome, SpeculativeMode};
 
 fn sweep(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_specula")).arg("sweep").args(args).output().expect("the binary runs")
@@ -176,7 +176,7 @@ fn out_and_svg_files_and_bad_arguments() {
 
 #[test]
 fn preset_sizes_match_the_reference_grids() {
-    let modes = SpecMode::ALL;
+    let modes = SpeculativeMode::ALL;
     // 79 speeds (1-40 m/s by 0.5), 3 offsets, 8 rows, 2 modes: the 237 runs per row of table A1.
     assert_eq!(preset::speeds(1.0, 40.0, 0.5).len(), 79);
     assert_eq!(preset::runs(Preset::A1, None, &[Route::C], &modes).len(), 8 * 237 * 2);
@@ -186,14 +186,14 @@ fn preset_sizes_match_the_reference_grids() {
     assert_eq!(preset::runs(Preset::A3, None, &[Route::C], &modes).len(), 3 * 237 * 2);
     // Section B: 9 parts x 6 cells x 32 perturbed drops, 1728 per mode.
     assert_eq!(preset::runs(Preset::B, None, &[Route::C], &modes).len(), 1728 * 2);
-    assert_eq!(SpecMode::parse("compat"), Some(SpecMode::Compat));
+    assert_eq!(SpeculativeMode::parse("compat"), Some(SpeculativeMode::Compat));
 }
 
 #[test]
 fn refinement_below_the_first_pass_reproduces_table_a1() {
     // Table A1, 10/2 with speculation off: first PASS at 1.5 m/s on the 0.5 m/s grid, and the 27
     // refinement runs (1.05-1.45 m/s, 3 offsets) add no PASS: 232/264 in all, first PASS still 1.5.
-    let grid: Vec<_> = preset::runs(Preset::A1, None, &[Route::C], &[SpecMode::Off])
+    let grid: Vec<_> = preset::runs(Preset::A1, None, &[Route::C], &[SpeculativeMode::Off])
         .into_iter()
         .filter(|r| r.case == "10/2" && r.speed <= 1.5)
         .collect();

@@ -69,20 +69,63 @@ impl JointType {
     }
 }
 
-/// Integrators, numbered as MuJoCo's `mjtIntegrator`.
+/// Integrators, numbered as MuJoCo's `mjtIntegrator` (the one integrator type of the workspace).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[repr(u8)]
 pub enum Integrator {
     /// Semi-implicit Euler.
     Euler = 0,
-    /// 4th-order Runge-Kutta.
+    /// Fourth-order Runge-Kutta.
     Rk4 = 1,
     /// Implicit in velocity.
     Implicit = 2,
-    /// Implicit in velocity without the RNE derivative.
+    /// Implicit in velocity, without the Coriolis terms.
+    #[cfg_attr(feature = "clap", value(name = "implicitfast"))]
     ImplicitFast = 3,
-    /// Discrete step map.
+    /// MuJoCo 4.0's discrete (implicit position) integrator.
     Discrete = 4,
+}
+
+impl Integrator {
+    /// The integrator with MuJoCo's number `n` (`mjModel.opt.integrator`), if there is one.
+    pub fn from_mj(n: i32) -> Option<Integrator> {
+        let all =
+            [Integrator::Euler, Integrator::Rk4, Integrator::Implicit, Integrator::ImplicitFast, Integrator::Discrete];
+        all.get(usize::try_from(n).ok()?).copied()
+    }
+}
+
+/// How speculative contacts are made: the one speculative-mode type of the workspace (the
+/// engine, the command line, the sweep and the C drop-in all use it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum SpeculativeMode {
+    /// Speculative contacts off (the `speculative` flag cleared).
+    Off,
+    /// MuJoCo-compatible speculative contacts (the flag set), as MuJoCo 4.0.0 makes them.
+    Compat,
+    /// specula's robust speculative mode: nothing tunnels (rust route only).
+    Robust,
+}
+
+impl SpeculativeMode {
+    /// Every mode, in report order.
+    pub const ALL: [SpeculativeMode; 3] = [SpeculativeMode::Off, SpeculativeMode::Compat, SpeculativeMode::Robust];
+
+    /// The mode's name as the command line, the environment and the reports spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpeculativeMode::Off => "off",
+            SpeculativeMode::Compat => "compat",
+            SpeculativeMode::Robust => "robust",
+        }
+    }
+
+    /// The mode called `name`.
+    pub fn parse(name: &str) -> Option<SpeculativeMode> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
 }
 
 /// Friction cone types, numbered as MuJoCo's `mjtCone`.

@@ -7,8 +7,9 @@ use clap::Args;
 use specula::bench::bench;
 use specula::sim::Start;
 
-use super::diff::{load_pair, IntegratorArg};
-use super::SpeculativeArg;
+use specula_model::types::{Integrator, SpeculativeMode};
+
+use super::diff::load_pair;
 
 /// Arguments of `specula bench`.
 #[derive(Args, Debug)]
@@ -23,10 +24,10 @@ pub struct BenchArgs {
     pub key: Option<String>,
     /// Override the scene's integrator.
     #[arg(long, value_enum)]
-    pub integrator: Option<IntegratorArg>,
+    pub integrator: Option<Integrator>,
     /// Override the scene's speculative flag.
     #[arg(long, value_enum)]
-    pub speculative: Option<SpeculativeArg>,
+    pub speculative: Option<SpeculativeMode>,
     /// Passes over the recorded states (the median pass is reported).
     #[arg(long, default_value_t = 7)]
     pub passes: usize,
@@ -40,7 +41,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
     let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
-    let robust = args.speculative == Some(SpeculativeArg::Robust);
+    let robust = args.speculative == Some(SpeculativeMode::Robust);
     let r = bench(&c, &rust, args.steps, &start, args.passes, robust).map_err(|e| format!("{file}: {e}"))?;
     if args.json {
         outln!(

@@ -3,40 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use specula::diff::{diff, DiffOptions, DiffReport};
 use specula::mj::Model;
-use specula::sim::Start;
-use specula_model::types::Integrator;
-
-use super::SpeculativeArg;
-
-/// An integrator, as the command line names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum IntegratorArg {
-    /// Semi-implicit Euler.
-    Euler,
-    /// Fourth-order Runge-Kutta.
-    Rk4,
-    /// Implicit in velocity.
-    Implicit,
-    /// Implicit in velocity, without the Coriolis terms.
-    Implicitfast,
-    /// MuJoCo 4.0's discrete (implicit position) integrator.
-    Discrete,
-}
-
-impl IntegratorArg {
-    fn model(self) -> Integrator {
-        match self {
-            IntegratorArg::Euler => Integrator::Euler,
-            IntegratorArg::Rk4 => Integrator::Rk4,
-            IntegratorArg::Implicit => Integrator::Implicit,
-            IntegratorArg::Implicitfast => Integrator::ImplicitFast,
-            IntegratorArg::Discrete => Integrator::Discrete,
-        }
-    }
-}
+use specula::sim::{self, Start};
+use specula_model::types::{Integrator, SpeculativeMode};
 
 /// Arguments of `specula diff`.
 #[derive(Args, Debug)]
@@ -51,10 +22,10 @@ pub struct DiffArgs {
     pub key: Option<String>,
     /// Override the scene's integrator.
     #[arg(long, value_enum)]
-    pub integrator: Option<IntegratorArg>,
+    pub integrator: Option<Integrator>,
     /// Override the scene's speculative flag.
     #[arg(long, value_enum)]
-    pub speculative: Option<SpeculativeArg>,
+    pub speculative: Option<SpeculativeMode>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -63,17 +34,17 @@ pub struct DiffArgs {
 /// Loads both models of a scene, with optional integrator and speculative overrides applied to both.
 pub fn load_pair(
     scene: &PathBuf,
-    integrator: Option<IntegratorArg>,
-    speculative: Option<SpeculativeArg>,
+    integrator: Option<Integrator>,
+    speculative: Option<SpeculativeMode>,
 ) -> Result<(Model, specula_model::Model), String> {
     let mut c = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
     let mut rust = specula_model::load_file(scene).map_err(|e| e.to_string())?;
     if let Some(i) = integrator {
-        c.set_integrator(i.model() as i32).map_err(|e| e.to_string())?;
-        rust.opt.integrator = i.model();
+        c.set_integrator(i as i32).map_err(|e| e.to_string())?;
+        rust.opt.integrator = i;
     }
     if let Some(s) = speculative {
-        s.apply(&mut c, Some(&mut rust))?;
+        sim::apply_speculative(s, &mut c, Some(&mut rust)).map_err(|e| e.to_string())?;
     }
     Ok((c, rust))
 }

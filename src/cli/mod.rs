@@ -64,31 +64,6 @@ impl From<RouteArg> for specula::sim::Route {
     }
 }
 
-/// Speculative contacts, as chosen on the command line (default: what the scene says).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SpeculativeArg {
-    /// Speculative contacts off (the `speculative` flag cleared).
-    Off,
-    /// MuJoCo-compatible speculative contacts (the flag set).
-    Compat,
-    /// specula's robust speculative mode: nothing tunnels (rust route only).
-    Robust,
-}
-
-impl SpeculativeArg {
-    /// Applies the choice to both compilations of a scene.
-    pub fn apply(self, c: &mut specula::mj::Model, rust: Option<&mut specula_model::Model>) -> Result<(), String> {
-        // Robust mode is the Rust stage's own setting; the model's flag is left on for it.
-        let on = self != SpeculativeArg::Off;
-        c.set_speculative(on).map_err(|e| e.to_string())?;
-        if let Some(r) = rust {
-            let bit = mujoco_sys::mjENBL_SPECULATIVE;
-            r.opt.enableflags = if on { r.opt.enableflags | bit } else { r.opt.enableflags & !bit };
-        }
-        Ok(())
-    }
-}
-
 /// Says what the Rust stage took from MuJoCo instead of computing it itself: mesh hulls its
 /// compiler could not put in qhull's order, and geom pairs it has no collider for.
 fn print_stage_notes(mujoco_hulls: u64, fallback_pairs: u64) {

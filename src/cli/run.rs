@@ -8,7 +8,9 @@ use specula::demo::run_demo;
 use specula::mj::Model;
 use specula::sim::{self, RunOptions, Start};
 
-use super::{RouteArg, SpeculativeArg};
+use specula_model::types::SpeculativeMode;
+
+use super::RouteArg;
 
 /// Arguments of `specula run`.
 #[derive(Args, Debug, Default)]
@@ -30,7 +32,7 @@ pub struct RunArgs {
     pub key: Option<String>,
     /// Override the scene's speculative flag.
     #[arg(long, value_enum)]
-    pub speculative: Option<SpeculativeArg>,
+    pub speculative: Option<SpeculativeMode>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -68,7 +70,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     // A model may ask for robust mode itself (custom numeric `specula_robust`); an explicit
     // --speculative wins, and so does an explicit --route c (MuJoCo ignores the request).
     let robust = match args.speculative {
-        Some(s) => s == SpeculativeArg::Robust,
+        Some(s) => s == SpeculativeMode::Robust,
         None => model.asks_robust() && args.route != Some(RouteArg::C),
     };
     let route = args.route.unwrap_or(if robust { RouteArg::Rust } else { RouteArg::C });
@@ -81,7 +83,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         sim::Route::C => None,
     };
     if let Some(s) = args.speculative {
-        s.apply(&mut model, rust.as_mut())?;
+        sim::apply_speculative(s, &mut model, rust.as_mut()).map_err(|e| e.to_string())?;
     }
     let report = sim::run(&model, rust.as_ref(), &opts).map_err(|e| format!("{file}: {e}"))?;
     if args.json {

@@ -13,7 +13,7 @@ use specula::sweep::def::{self, Source, Sweep};
 use specula::sweep::preset::{self, Preset};
 use specula::sweep::progress::{Progress, When};
 use specula::sweep::user::Aim;
-use specula::sweep::{merge, report, run_all, shard, svg, verdict, Compiled, RunResult, SceneKind, SpecMode};
+use specula::sweep::{merge, report, run_all, shard, svg, verdict, Compiled, RunResult, SceneKind, SpeculativeMode};
 
 use super::RouteArg;
 
@@ -187,8 +187,8 @@ fn positive(what: &str, v: Option<f64>, zero_ok: bool) -> Result<Option<f64>, St
 /// The sweep the arguments define, checked: a scene is compiled and every body, name and keyframe
 /// looked up before anything runs, so bad input is one line on stderr and nothing is written.
 fn definition(a: &SweepOpts) -> Result<Sweep, String> {
-    let names: Vec<&str> = SpecMode::ALL.iter().map(|m| m.name()).collect();
-    let modes = a.modes.as_deref().map(|m| def::parse_list("mode", m, SpecMode::parse, &names)).transpose()?;
+    let names: Vec<&str> = SpeculativeMode::ALL.iter().map(|m| m.name()).collect();
+    let modes = a.modes.as_deref().map(|m| def::parse_list("mode", m, SpeculativeMode::parse, &names)).transpose()?;
     let routes: Option<Vec<Route>> = a.route.as_ref().map(|r| dedup(r.iter().map(|&r| r.into()).collect()));
     let offsets = match (a.dense, a.offsets) {
         (true, _) => Some(preset::offsets(20)),
@@ -219,7 +219,7 @@ fn definition(a: &SweepOpts) -> Result<Sweep, String> {
             let all: Vec<_> = Preset::ALL.iter().map(|p| p.name()).collect();
             format!("unknown preset '{name}' (expected one of {})", all.join(", "))
         })?;
-        let default_modes = vec![SpecMode::Off, SpecMode::Compat];
+        let default_modes = vec![SpeculativeMode::Off, SpeculativeMode::Compat];
         let mut s = Sweep::preset(p, routes.unwrap_or(vec![Route::C]), modes.unwrap_or(default_modes));
         (s.speeds, s.offsets, s.timesteps, s.duration, s.refine) = (speeds, offsets, timesteps, duration, a.refine);
         return Ok(s);
@@ -264,7 +264,7 @@ fn definition(a: &SweepOpts) -> Result<Sweep, String> {
         duration: Some(duration.unwrap_or(def::SCENE_DURATION)),
         key: a.key.clone(),
         routes,
-        modes: modes.unwrap_or(SpecMode::ALL.to_vec()),
+        modes: modes.unwrap_or(SpeculativeMode::ALL.to_vec()),
         refine: false,
     };
     // Every body's first start, so a body that cannot be placed fails before anything runs.

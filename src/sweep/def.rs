@@ -15,7 +15,7 @@ use crate::sim::Route;
 
 use super::preset::{self, Preset};
 use super::user::{Aim, Case};
-use super::{RunSpec, SceneKind, SpecMode};
+use super::{RunSpec, SceneKind, SpeculativeMode};
 
 /// What a sweep runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,7 +65,7 @@ pub struct Sweep {
     /// robust).
     pub routes: Option<Vec<Route>>,
     /// Speculative modes.
-    pub modes: Vec<SpecMode>,
+    pub modes: Vec<SpeculativeMode>,
     /// Preset: add the refinement runs below each first PASS.
     pub refine: bool,
 }
@@ -75,7 +75,7 @@ pub const SCENE_DURATION: f64 = 0.5;
 
 impl Sweep {
     /// A preset's sweep with nothing overridden.
-    pub fn preset(p: Preset, routes: Vec<Route>, modes: Vec<SpecMode>) -> Sweep {
+    pub fn preset(p: Preset, routes: Vec<Route>, modes: Vec<SpeculativeMode>) -> Sweep {
         Sweep {
             source: Source::Preset(p),
             bodies: Vec::new(),
@@ -162,7 +162,7 @@ impl Sweep {
         };
         let modes = names("modes")?
             .iter()
-            .map(|m| SpecMode::parse(m).ok_or_else(|| bad("modes")))
+            .map(|m| SpeculativeMode::parse(m).ok_or_else(|| bad("modes")))
             .collect::<Result<Vec<_>, _>>()?;
         let routes = match &v["routes"] {
             Value::String(s) if s == "auto" => None,
@@ -231,15 +231,15 @@ impl Sweep {
 
     /// (route, mode) pairs in report order: every mode on every route, but robust only on rust;
     /// `None` routes give each mode its own route.
-    pub fn route_modes(&self) -> Vec<(Route, SpecMode)> {
+    pub fn route_modes(&self) -> Vec<(Route, SpeculativeMode)> {
         match &self.routes {
             Some(routes) => routes
                 .iter()
                 .flat_map(|&r| self.modes.iter().map(move |&m| (r, m)))
-                .filter(|&(r, m)| !(m == SpecMode::Robust && r == Route::C))
+                .filter(|&(r, m)| !(m == SpeculativeMode::Robust && r == Route::C))
                 .collect(),
             None => {
-                let own = |m: SpecMode| if m == SpecMode::Robust { Route::Rust } else { Route::C };
+                let own = |m: SpeculativeMode| if m == SpeculativeMode::Robust { Route::Rust } else { Route::C };
                 self.modes.iter().map(|&m| (own(m), m)).collect()
             }
         }

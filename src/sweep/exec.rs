@@ -138,7 +138,7 @@ pub fn on_route(
         (Route::C, _) => go(),
         (Route::Rust, Some(rust)) => {
             let mut stage = RustStage::new(rust);
-            stage.set_robust(r.mode == super::SpecMode::Robust);
+            stage.set_robust(r.mode == super::SpeculativeMode::Robust);
             let error = std::cell::RefCell::new(None::<String>);
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
                 if let Err(e) = stage.replace(m, d) {

@@ -39,49 +39,7 @@ use crate::tunnel::TunnelDetector;
 pub use exec::{Outcome, RunResult};
 pub use scene::{Part, SceneKind};
 
-/// How the speculative-contact stage runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SpecMode {
-    /// `speculative` disabled: plain discrete contacts.
-    Off,
-    /// `speculative` enabled, with MuJoCo 4.0's own behaviour (which the Rust stage reproduces).
-    Compat,
-    /// specula's robust speculative mode (rust route only; c-route runs of it are skipped).
-    Robust,
-}
-
-impl SpecMode {
-    /// Every mode, in report order.
-    pub const ALL: [SpecMode; 3] = [SpecMode::Off, SpecMode::Compat, SpecMode::Robust];
-
-    /// The mode's name as the CLI and the reports spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SpecMode::Off => "off",
-            SpecMode::Compat => "compat",
-            SpecMode::Robust => "robust",
-        }
-    }
-
-    /// The mode called `name`.
-    pub fn parse(name: &str) -> Option<SpecMode> {
-        Self::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// Sets up a freshly compiled model (and specula's compilation of it, for the rust route)
-    /// for this mode.
-    pub fn apply(self, model: &mut Model, rust: Option<&mut specula_model::Model>) -> Result<(), MjError> {
-        let on = match self {
-            SpecMode::Off => false,
-            SpecMode::Compat | SpecMode::Robust => true,
-        };
-        if let Some(r) = rust {
-            let bit = mujoco_sys::mjENBL_SPECULATIVE;
-            r.opt.enableflags = if on { r.opt.enableflags | bit } else { r.opt.enableflags & !bit };
-        }
-        model.set_speculative(on)
-    }
-}
+pub use specula_model::types::SpeculativeMode;
 
 /// One run of the matrix.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,7 +65,7 @@ pub struct RunSpec {
     /// Collision route.
     pub route: Route,
     /// Speculative mode.
-    pub mode: SpecMode,
+    pub mode: SpeculativeMode,
     /// Perturbation draw of scene B (run number within its cell); 0 for scene A.
     pub seed: u64,
     /// Simulated time (s); the run stops early once the part is completely below the plate.
@@ -169,7 +127,7 @@ impl Compiled {
                 (model, rust)
             }
         };
-        r.mode.apply(&mut model, rust.as_mut())?;
+        crate::sim::apply_speculative(r.mode, &mut model, rust.as_mut())?;
         let setup = r.user.as_deref().map(|case| user::Setup::new(&model, case)).transpose()?;
         let detector = TunnelDetector::new(&model);
         Ok(Compiled { model, rust, detector, setup })

@@ -4,7 +4,7 @@ use crate::sim::Route;
 
 use super::def::Sweep;
 use super::scene::{Part, SceneKind};
-use super::{RunSpec, SpecMode};
+use super::{RunSpec, SpeculativeMode};
 
 /// The three start offsets of the main sweep: the gap is f·v·h with f = 1/6, 1/2, 5/6.
 pub const OFFSETS_3: [f64; 3] = [1.0 / 6.0, 0.5, 5.0 / 6.0];
@@ -78,7 +78,7 @@ pub struct Grid {
     /// Routes.
     pub routes: Vec<Route>,
     /// Speculative modes.
-    pub modes: Vec<SpecMode>,
+    pub modes: Vec<SpeculativeMode>,
 }
 
 /// `n` offsets (k + 0.5)/n; 3 gives the main sweep's 1/6, 1/2, 5/6 exactly.
@@ -142,7 +142,7 @@ impl Grid {
             stiff,
             duration: 0.5,
             routes: vec![Route::C],
-            modes: SpecMode::ALL.to_vec(),
+            modes: SpeculativeMode::ALL.to_vec(),
         };
         let b = |stiff| Grid {
             scene: SceneKind::B,
@@ -154,7 +154,7 @@ impl Grid {
             stiff,
             duration: 0.2,
             routes: vec![Route::C],
-            modes: SpecMode::ALL.to_vec(),
+            modes: SpeculativeMode::ALL.to_vec(),
         };
         match p {
             Preset::A1 => a(false),
@@ -214,7 +214,7 @@ impl Grid {
                     for &(offset, seed) in &draws {
                         for &route in &self.routes {
                             for &mode in &self.modes {
-                                if mode == SpecMode::Robust && route == Route::C {
+                                if mode == SpeculativeMode::Robust && route == Route::C {
                                     // robust mode is specula's own stage: there is no C run of it
                                     continue;
                                 }
@@ -245,7 +245,7 @@ impl Grid {
 
 /// The full run list of a preset, with the scene-A start offsets replaced by `offsets` when given
 /// (the quick preset keeps its own).
-pub fn runs(p: Preset, offsets: Option<&[f64]>, routes: &[Route], modes: &[SpecMode]) -> Vec<RunSpec> {
+pub fn runs(p: Preset, offsets: Option<&[f64]>, routes: &[Route], modes: &[SpeculativeMode]) -> Vec<RunSpec> {
     let mut sweep = Sweep::preset(p, routes.to_vec(), modes.to_vec());
     sweep.offsets = offsets.map(<[f64]>::to_vec);
     runs_with(p, &sweep)
@@ -290,7 +290,8 @@ pub const REFINE_STEP: f64 = 0.05;
 /// `next_index`.
 pub fn refinement(results: &[super::RunResult], next_index: usize) -> Vec<RunSpec> {
     use std::collections::BTreeMap;
-    let mut rows: BTreeMap<(String, u64, bool, &'static str, SpecMode), Vec<&super::RunResult>> = BTreeMap::new();
+    let mut rows: BTreeMap<(String, u64, bool, &'static str, SpeculativeMode), Vec<&super::RunResult>> =
+        BTreeMap::new();
     for r in results.iter().filter(|r| r.spec.scene == SceneKind::A) {
         let s = &r.spec;
         rows.entry((s.case.clone(), s.timestep.to_bits(), s.stiff, s.route.name(), s.mode)).or_default().push(r);

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::def::{Source, Sweep};
 use super::exec::{Outcome, RunResult};
 use super::scene::SceneKind;
-use super::SpecMode;
+use super::SpeculativeMode;
 
 /// The CSV header (also the JSON keys, in order).
 pub const COLUMNS: [&str; 18] = [
@@ -238,7 +238,7 @@ pub fn to_json(results: &[RunResult], sweep: &Sweep, shard: (usize, usize)) -> s
 const BANDS: [(f64, f64); 6] = [(1.0, 2.0), (2.5, 4.0), (4.5, 8.0), (8.5, 16.0), (16.5, 24.0), (24.5, 40.0)];
 
 /// One row group: a case at one timestep and contact stiffness on one route and mode.
-type Key = (SceneKind, String, u64, bool, &'static str, SpecMode);
+type Key = (SceneKind, String, u64, bool, &'static str, SpeculativeMode);
 
 fn ms(h: f64) -> String {
     format!("{}", (h * 1e6).round() / 1e3)
@@ -337,7 +337,7 @@ fn summary_a(order: &[Key], map: &BTreeMap<Key, Vec<&RunResult>>) -> String {
 fn summary_b(results: &[&RunResult]) -> String {
     let mut cols: Vec<(u64, u64)> = Vec::new();
     let mut parts: Vec<String> = Vec::new();
-    let mut modes: Vec<(&'static str, SpecMode)> = Vec::new();
+    let mut modes: Vec<(&'static str, SpeculativeMode)> = Vec::new();
     for r in results {
         let c = (r.spec.timestep.to_bits(), r.spec.speed.to_bits());
         if !cols.contains(&c) {
@@ -411,7 +411,7 @@ fn summary_b(results: &[&RunResult]) -> String {
 /// Summary of scene-C results: per speed and mode, SWAP count, the phases that swapped, and the
 /// closest centre distance of the runs that stopped (as measurements §C2 reports them).
 fn summary_c(results: &[&RunResult]) -> String {
-    let mut keys: Vec<(String, u64, &'static str, SpecMode)> = Vec::new();
+    let mut keys: Vec<(String, u64, &'static str, SpeculativeMode)> = Vec::new();
     for r in results {
         let k = (r.spec.case.clone(), r.spec.speed.to_bits(), r.spec.route.name(), r.spec.mode);
         if !keys.contains(&k) {

@@ -4,10 +4,10 @@
 use std::fmt::Write as _;
 
 use super::exec::{Outcome, RunResult};
-use super::SpecMode;
+use super::SpeculativeMode;
 
 /// One row of the table: a body at one timestep, on one route, in one mode.
-type Key = (String, u64, &'static str, SpecMode);
+type Key = (String, u64, &'static str, SpeculativeMode);
 
 fn key(r: &RunResult) -> Key {
     (r.spec.case.clone(), r.spec.timestep.to_bits(), r.spec.route.name(), r.spec.mode)
@@ -120,9 +120,9 @@ pub fn summary(results: &[RunResult]) -> String {
 }
 
 /// How a mode is named in the verdict, with its route when the sweep ran that mode on both.
-fn mode_phrase(mode: SpecMode, route: &str, both: bool) -> String {
+fn mode_phrase(mode: SpeculativeMode, route: &str, both: bool) -> String {
     let name = match mode {
-        SpecMode::Off => "speculative contacts off".to_string(),
+        SpeculativeMode::Off => "speculative contacts off".to_string(),
         m => m.name().to_string(),
     };
     if both {
@@ -160,7 +160,7 @@ pub fn verdict(results: &[RunResult]) -> String {
     let mut sentences: Vec<String> = Vec::new();
     for body in bodies {
         let mine: Vec<&(Key, Vec<&RunResult>)> = all.iter().filter(|((b, ..), _)| b == body).collect();
-        let mut modes: Vec<(&'static str, SpecMode)> = Vec::new();
+        let mut modes: Vec<(&'static str, SpeculativeMode)> = Vec::new();
         for ((_, _, route, mode), _) in &mine {
             if !modes.contains(&(*route, *mode)) {
                 modes.push((route, *mode));
@@ -192,7 +192,7 @@ pub fn verdict(results: &[RunResult]) -> String {
             let sentence = if passing.is_empty() {
                 let at = if rows.len() > 1 { format!(" at {}", and_list(&clean)) } else { String::new() };
                 match mode {
-                    SpecMode::Off => format!("With {name}, nothing passes up to {top} m/s{at}"),
+                    SpeculativeMode::Off => format!("With {name}, nothing passes up to {top} m/s{at}"),
                     _ => format!("{} lets nothing through up to {top} m/s{at}", capitalise(&name)),
                 }
             } else {

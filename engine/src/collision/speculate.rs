@@ -333,14 +333,10 @@ fn collide_options(m: &CollisionModel) -> CollideOptions {
     }
 }
 
+/// The model's integrator (an unknown number counts as Euler: the formulas differ only for
+/// the discrete integrator).
 fn integrator(n: i32) -> Integrator {
-    match n {
-        1 => Integrator::Rk4,
-        2 => Integrator::Implicit,
-        3 => Integrator::ImplicitFast,
-        4 => Integrator::Discrete,
-        _ => Integrator::Euler,
-    }
+    Integrator::from_mj(n).unwrap_or(Integrator::Euler)
 }
 
 /// The speculative view of a pair: swept geoms, parameters and options.

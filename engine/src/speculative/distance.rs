@@ -21,21 +21,7 @@
 //! stiffness put the switch at `h^2 (-solref[0]) = 1e-15` (MuJoCo's `mjMINVAL`).
 
 use crate::math::MINVAL;
-
-/// Integrators, as far as the effective distance cares (`mjtIntegrator`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Integrator {
-    /// `mjINT_EULER`.
-    Euler,
-    /// `mjINT_RK4` (same formula as Euler).
-    Rk4,
-    /// `mjINT_IMPLICIT` (same formula as Euler).
-    Implicit,
-    /// `mjINT_IMPLICITFAST` (same formula as Euler).
-    ImplicitFast,
-    /// The `discrete` integrator (spring-damper evaluated at the end of the step).
-    Discrete,
-}
+pub use specula_model::types::Integrator;
 
 /// Single-step damping and stiffness `(b0, k0)` of a contact without impedance.
 ///
