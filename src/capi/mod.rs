@@ -47,6 +47,7 @@
 //! collision and counts the call under `fallback_error`.
 
 pub mod api;
+pub mod patch;
 mod run;
 mod stats;
 
