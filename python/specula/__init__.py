@@ -1,0 +1,160 @@
+"""specula's collision stage inside MuJoCo 4.0.0's Python package.
+
+    import mujoco, specula
+    specula.enable()                       # MuJoCo's collision calls now go to specula's Rust stage
+    specula.enable(speculative="robust")   # ... with specula's tunnel-proof speculative contacts
+    specula.enable(collision="diff")       # MuJoCo's contacts, compared with specula's on every call
+    print(specula.stats())                 # the drop-in report: calls, rust_calls, mismatches, ...
+    specula.disable()                      # MuJoCo's own collision again
+
+    with specula.enabled(speculative="robust"):
+        ...
+
+How: libmujoco calls its own ``mj_collision`` through one entry of its global offset table.
+``enable()`` points that entry, in every loaded copy of libmujoco.so.4.0.0, at specula's entry
+point, and ``disable()`` puts MuJoCo's back (``src/capi/patch.rs``). Every collision MuJoCo makes
+then reaches specula: ``mj_step``, ``mj_forward``, RK4's inner stages, ``mujoco.rollout``'s
+threads, the compiler's. A direct call of ``mujoco.mj_collision(m, d)`` goes through the binding's
+own pointer, so ``enable()`` also replaces that attribute of the ``mujoco`` module (and
+``disable()`` restores it); a reference taken before, ``from mujoco import mj_collision``, still
+calls MuJoCo's.
+
+No environment variable and no LD_PRELOAD are needed. The environment variables of the C drop-in
+are still read once, at the first call: ``SPECULA_REPORT=<path>`` writes the report at exit, and
+``SPECULA_COLLISION`` / ``SPECULA_SPECULATIVE`` choose the modes until ``enable()`` chooses.
+"""
+
+import contextlib
+import json
+import threading
+
+MUJOCO_VERSION = "4.0.0"
+
+try:
+    import mujoco
+except ImportError as _e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        f"specula needs the mujoco package {MUJOCO_VERSION} (pip install mujoco=={MUJOCO_VERSION}): {_e}"
+    ) from _e
+
+if getattr(mujoco, "__version__", None) != MUJOCO_VERSION:
+    raise ImportError(
+        f"specula works with MuJoCo {MUJOCO_VERSION} only, and this process imported mujoco "
+        f"{getattr(mujoco, '__version__', '(unknown version)')} from {getattr(mujoco, '__file__', '?')}; "
+        f"install it with: pip install mujoco=={MUJOCO_VERSION}"
+    )
+
+# After `import mujoco`: the native module is linked to libmujoco.so.4.0.0 by soname and binds to
+# the copy mujoco loaded.
+from . import _native  # noqa: E402
+
+__version__ = "0.1.0"
+__all__ = ["enable", "disable", "enabled", "is_enabled", "stats", "SpeculaError", "MUJOCO_VERSION"]
+
+SpeculaError = _native.SpeculaError
+"""Raised when MuJoCo's collision calls cannot be redirected or restored: libmujoco not loaded,
+no ``mj_collision`` slot, or a slot that something else (``LD_PRELOAD=libspecula.so``, another
+tool) already redirected."""
+
+COLLISION_MODES = ("rust", "diff", "c")
+SPECULATIVE_MODES = ("compat", "robust", None)
+
+_lock = threading.RLock()
+# The binding `mujoco.mj_collision` as it was before enable() replaced it (None: not replaced).
+_mujoco_mj_collision = None
+
+
+def _mj_collision(m, d):
+    """mj_collision(m: mujoco.MjModel, d: mujoco.MjData) -> None
+
+    Run collision detection: ``mujoco.mj_collision`` as replaced by ``specula.enable()``, which
+    runs specula's collision in the enabled mode (``specula.stats()`` counts the call)."""
+    if not isinstance(m, mujoco.MjModel) or not isinstance(d, mujoco.MjData):
+        # MuJoCo's binding raises its own TypeError for anything else
+        return _mujoco_mj_collision(m, d)
+    # `m` and `d` stay referenced (and alive) until the call returns
+    _native.collision(m._address, d._address)
+
+
+def enable(collision="rust", speculative=None):
+    """Sends every collision call of MuJoCo to specula.
+
+    collision: "rust" (specula's Rust stage computes the contacts; what it cannot serve goes to
+    MuJoCo, counted in ``stats()["fallback_calls"]``), "diff" (MuJoCo computes the contacts, and
+    specula's are compared with them on every call: ``stats()["mismatches"]``) or "c" (MuJoCo's
+    own collision through specula's hook: counted only).
+
+    speculative: "compat" (speculative contacts as MuJoCo 4.0.0 computes them, for models that
+    enable them), "robust" (specula's mode in which nothing tunnels, in rust mode), or None
+    (each model decides: robust if it has ``<numeric name="specula_robust" data="1"/>``).
+
+    Idempotent: calling it again only changes the modes. Raises SpeculaError when the calls
+    cannot be redirected (then nothing is changed), ValueError for an unknown mode.
+    """
+    global _mujoco_mj_collision
+    if collision not in COLLISION_MODES:
+        raise ValueError(f"collision={collision!r} is not one of {COLLISION_MODES}")
+    if speculative not in SPECULATIVE_MODES:
+        raise ValueError(f"speculative={speculative!r} is not one of {SPECULATIVE_MODES}")
+    with _lock:
+        _native.enable(collision, speculative)
+        if _mujoco_mj_collision is None and mujoco.mj_collision is not _mj_collision:
+            _mujoco_mj_collision = mujoco.mj_collision
+            mujoco.mj_collision = _mj_collision
+
+
+def disable():
+    """Gives MuJoCo its own collision back (idempotent): counted calls stop."""
+    global _mujoco_mj_collision
+    with _lock:
+        _native.disable()
+        if _mujoco_mj_collision is not None:
+            if mujoco.mj_collision is _mj_collision:
+                mujoco.mj_collision = _mujoco_mj_collision
+            _mujoco_mj_collision = None
+
+
+def is_enabled():
+    """Whether MuJoCo's collision calls go to specula."""
+    return _native.state()[0]
+
+
+def state():
+    """(enabled, collision mode, speculative mode or None)."""
+    return _native.state()
+
+
+@contextlib.contextmanager
+def enabled(collision="rust", speculative=None):
+    """``with specula.enabled(...):`` enables specula for the block, then puts back what was
+    before (disabled, or enabled with its earlier modes)."""
+    with _lock:
+        before = _native.state()
+        enable(collision, speculative)
+    try:
+        yield
+    finally:
+        with _lock:
+            was_enabled, mode, spec = before
+            if was_enabled:
+                enable(mode, spec)
+            else:
+                disable()
+
+
+def stats():
+    """The drop-in report, as a dict: counters since the module was loaded (``calls``,
+    ``rust_calls``, ``c_calls``, ``fallback_calls``, ``fallbacks``, ``fallback_reasons``,
+    ``contacts``, ``diff_calls``, ``mismatches``, ``mismatch_examples``, ``seconds``, ...), the
+    modes, and ``enabled``."""
+    report = json.loads(_native.stats_json())
+    report["enabled"] = is_enabled()
+    return report
+
+
+def slots():
+    """Every loaded copy of libmujoco.so.4.0.0 and its mj_collision slot, for diagnostics: a list
+    of dicts with ``object``, ``slot``, ``value``, ``mujoco`` (MuJoCo's own mj_collision) and
+    ``specula`` (specula's entry point)."""
+    keys = ("object", "slot", "value", "mujoco", "specula")
+    return [dict(zip(keys, s)) for s in _native.slots()]
