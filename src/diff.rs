@@ -348,7 +348,7 @@ fn trajectory(
     match (route, rust) {
         (Route::Rust, Some(rust)) => {
             let mut stage = RustStage::new(rust);
-            let error = std::cell::RefCell::new(None::<String>);
+            let error = std::cell::RefCell::new(None::<crate::route::StageError>);
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
                 if let Err(e) = stage.replace_with(m, d, tamper) {
                     error.borrow_mut().get_or_insert(e);
@@ -356,7 +356,7 @@ fn trajectory(
             };
             with_collision(model.raw(), &mut replace, || run(&mut data)).0?;
             if let Some(e) = error.into_inner() {
-                return Err(MjError::Invalid(e));
+                return Err(MjError::Invalid(e.to_string()));
             }
         }
         _ => run(&mut data)?,

@@ -8,7 +8,9 @@
 //! as fallbacks, in the place MuJoCo would have put them.
 
 use mujoco_sys as sys;
-use specula_engine::collision::{filter, params, CollisionModel, CollisionStage, SleepState, SpeculativeInput, State};
+use specula_engine::collision::{
+    filter, params, CollideError, CollisionModel, CollisionStage, SleepState, SpeculativeInput, State,
+};
 use specula_engine::contact::Contact;
 use specula_engine::narrowphase::ContactPoint;
 
@@ -16,6 +18,18 @@ use crate::mj::collision::{
     add_contacts, body_inertial_poses, geom_poses, library_pair_contacts, reset_collision_outputs, sleep_state,
     speculative_inputs,
 };
+
+/// Why the Rust stage could not serve a collision call (the caller then runs MuJoCo's own).
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// The engine's driver refused the call (inconsistent model or state, flexes, a full
+    /// broadphase buffer, missing speculative or sleep inputs).
+    #[error(transparent)]
+    Collide(#[from] CollideError),
+    /// A pair the engine has no collider for, and MuJoCo has no pair function for either.
+    #[error("no collision function for geoms {0} and {1}")]
+    NoPairFunction(usize, usize),
+}
 
 /// Counters of a Rust stage over its life.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -87,7 +101,7 @@ impl RustStage {
     }
 
     /// Computes the contacts of `d`'s current position stage without touching `d`'s contact list.
-    pub fn compute(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<&[Contact], String> {
+    pub fn compute(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<&[Contact], StageError> {
         for i in std::mem::take(&mut self.pending_hulls) {
             if let Some(h) = crate::mj::from_c::mesh_hull(m, i) {
                 self.model.hulls[i] = Some(h);
@@ -104,7 +118,7 @@ impl RustStage {
             state.sleep = Some(SleepState { body_awake, nbody_awake });
             let (qvel, subtree_com, cdof, qacc) = speculative_inputs(m, d);
             state.speculative = Some(SpeculativeInput { qvel, subtree_com, cdof, qacc: Some(qacc) });
-            self.stage.collide(&self.model, &state, &mut self.contacts).map_err(|e| e.to_string())?
+            self.stage.collide(&self.model, &state, &mut self.contacts)?
         };
         // Pairs without a Rust collider: MuJoCo's own pair function, inserted where MuJoCo puts
         // them (walk backwards so earlier insertion indices stay valid).
@@ -114,7 +128,7 @@ impl RustStage {
             let gap = filter::pair_gap(&self.model, g1, g2, u.ipair);
             self.points.clear();
             if !library_pair_contacts(m, d, g1, g2, margin + gap, &mut self.points) {
-                return Err(format!("no collision function for geoms {g1} and {g2}"));
+                return Err(StageError::NoPairFunction(g1, g2));
             }
             self.stats.fallback_pairs += 1;
             let p = match u.ipair {
@@ -142,7 +156,7 @@ impl RustStage {
     }
 
     /// Replaces MuJoCo's collision for one call: reset, compute, hand the contacts to MuJoCo.
-    pub fn replace(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<(), String> {
+    pub fn replace(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<(), StageError> {
         self.replace_with(m, d, &mut |_| {})
     }
 
@@ -153,7 +167,7 @@ impl RustStage {
         m: &sys::mjModel,
         d: &mut sys::mjData,
         tamper: &mut dyn FnMut(&mut Vec<Contact>),
-    ) -> Result<(), String> {
+    ) -> Result<(), StageError> {
         reset_collision_outputs(d);
         self.stats.calls += 1;
         self.compute(m, d)?;

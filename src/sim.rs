@@ -236,7 +236,7 @@ pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions
             let rust = rust.ok_or_else(|| MjError::Invalid("the rust route needs specula's compiled model".into()))?;
             let mut stage = RustStage::new(rust);
             stage.set_robust(opts.robust);
-            let error: std::cell::RefCell<Option<String>> = Default::default();
+            let error: std::cell::RefCell<Option<crate::route::StageError>> = Default::default();
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
                 if let Err(e) = stage.replace(m, d) {
                     // Keep the step consistent with MuJoCo's own collision, and fail the run after it.

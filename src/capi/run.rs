@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use mujoco_sys as sys;
-use specula_engine::collision::model::{ENBL_SLEEP, ENBL_SPECULATIVE};
+use specula_engine::collision::CollideError;
 use specula_engine::contact::Contact;
 
 use super::stats::{self, add, Fallback, COUNTERS};
@@ -15,7 +15,7 @@ use super::Mode;
 use crate::diff::{compare_contacts, DiffReport, TOL_EXACT, TOL_GJK};
 use crate::mj::collision::{call_library, contacts_of};
 use crate::mj::from_c::{self, Fingerprint};
-use crate::route::RustStage;
+use crate::route::{RustStage, StageError};
 
 /// A cached stage for one model on one thread.
 struct Entry {
@@ -193,15 +193,12 @@ fn rust_part(m: &sys::mjModel, d: &mut sys::mjData, diff: bool) -> Outcome {
                 Outcome::Served
             }
             Err(e) => {
-                let enabled = |f: u32| stage.model().opt.enabled(f);
-                let kind = if enabled(ENBL_SPECULATIVE) {
-                    Fallback::Speculative
-                } else if enabled(ENBL_SLEEP) {
-                    Fallback::Sleep
-                } else {
-                    Fallback::Error
+                let kind = match e {
+                    StageError::Collide(CollideError::MissingSpeculativeInput) => Fallback::Speculative,
+                    StageError::Collide(CollideError::MissingSleepState) => Fallback::Sleep,
+                    _ => Fallback::Error,
                 };
-                Outcome::Fallback(kind, e)
+                Outcome::Fallback(kind, e.to_string())
             }
         }
     });

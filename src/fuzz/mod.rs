@@ -190,7 +190,7 @@ fn run_xml(
 fn stop_verdict(c: &Model, rust: &specula_model::Model, opts: &DiffOptions, mujoco: &str) -> Verdict {
     use crate::mj::collision::{run_library_collision, with_collision};
     let mut stage = crate::route::RustStage::new(rust);
-    let mut last = None::<String>;
+    let mut last = None::<crate::route::StageError>;
     let ran = (|| -> Result<(), crate::mj::MjError> {
         let mut data = crate::mj::Data::new(c)?;
         crate::sim::start(&mut data, &opts.start)?;
@@ -206,12 +206,16 @@ fn stop_verdict(c: &Model, rust: &specula_model::Model, opts: &DiffOptions, mujo
         })
         .0
     })();
-    let same = |what: &str| mujoco.contains(what) && last.as_deref().is_some_and(|l| l.contains(what));
+    use crate::route::StageError;
+    use specula_engine::collision::CollideError;
+    let full = matches!(last, Some(StageError::Collide(CollideError::BroadphaseFull)));
+    let said = last.as_ref().map_or("no error".to_string(), |e| e.to_string());
     match ran {
-        Err(_) if same("broadphase buffer full") => {
-            Verdict::BothReject(format!("both stop: MuJoCo: {mujoco}; specula: {}", last.unwrap_or_default()))
+        // MuJoCo's words for the same condition (its error text, `mjERROR` in mj_collision)
+        Err(_) if full && mujoco.contains("broadphase buffer full") => {
+            Verdict::BothReject(format!("both stop: MuJoCo: {mujoco}; specula: {said}"))
         }
-        _ => Verdict::Error(format!("{mujoco} (specula's stage: {})", last.as_deref().unwrap_or("no error"))),
+        _ => Verdict::Error(format!("{mujoco} (specula's stage: {said})")),
     }
 }
 

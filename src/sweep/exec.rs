@@ -139,7 +139,7 @@ pub fn on_route(
         (Route::Rust, Some(rust)) => {
             let mut stage = RustStage::new(rust);
             stage.set_robust(r.mode == super::SpeculativeMode::Robust);
-            let error = std::cell::RefCell::new(None::<String>);
+            let error = std::cell::RefCell::new(None::<crate::route::StageError>);
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
                 if let Err(e) = stage.replace(m, d) {
                     error.borrow_mut().get_or_insert(e);

@@ -78,8 +78,9 @@ pub enum CollideError {
     State(String),
     /// The model has flexes, which the Rust driver does not collide.
     FlexUnsupported,
-    /// Speculative contacts are enabled but not implemented in the Rust driver yet.
-    SpeculativeUnsupported,
+    /// Speculative contacts are enabled (or robust mode is on) but the state carries no
+    /// velocities to predict them from (`State::speculative` is `None` or does not fit the model).
+    MissingSpeculativeInput,
     /// Sleep is enabled but the state has no sleep data.
     MissingSleepState,
     /// More candidate body pairs than MuJoCo's broadphase buffer holds (MuJoCo stops there too).
@@ -92,8 +93,8 @@ impl std::fmt::Display for CollideError {
             CollideError::Model(e) => write!(f, "{e}"),
             CollideError::State(s) => write!(f, "inconsistent collision state: {s}"),
             CollideError::FlexUnsupported => write!(f, "the model has flexes; the Rust collision driver has none"),
-            CollideError::SpeculativeUnsupported => {
-                write!(f, "speculative contacts are enabled; the Rust collision driver does not have them yet")
+            CollideError::MissingSpeculativeInput => {
+                write!(f, "speculative contacts are enabled but the state gives no velocities to predict them from")
             }
             CollideError::MissingSleepState => write!(f, "sleep is enabled but no sleep state was given"),
             CollideError::BroadphaseFull => write!(
@@ -177,7 +178,7 @@ impl CollisionStage {
         let spec = m.opt.enabled(ENBL_SPECULATIVE) || m.opt.robust;
         if spec && !motions.compute(m, s) {
             self.motions = motions;
-            return Err(CollideError::SpeculativeUnsupported);
+            return Err(CollideError::MissingSpeculativeInput);
         }
         // Robust mode with every pair too slow to matter adds nothing to what the narrowphase
         // finds (no separated, predicted or persisting contact passes `can_matter`), so a scene
