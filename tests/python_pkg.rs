@@ -245,6 +245,29 @@ fn diff_mode_catches_a_broken_collider_from_python() {
 }
 
 #[test]
+fn with_specula_collision_set_importing_mujoco_enables_specula() {
+    let Some(py) = python_or_skip("with_specula_collision_set_importing_mujoco_enables_specula") else { return };
+    let args = ["--autoenabled", "--steps", "200"];
+    let (out, s) = run_check(&py, "check_enable.py", &args, &[("SPECULA_COLLISION", Path::new("rust"))]);
+    // The script imports only mujoco: the start-up hook imported specula and enabled it before
+    // the model was compiled (the compiler's call is counted too).
+    assert_eq!(s["imported"], true, "{out}");
+    assert_eq!(s["state"], serde_json::json!([true, "rust", null]), "{out}");
+    assert_eq!((num(&s, "calls"), num(&s, "rust_calls")), (201.0, 201.0), "{out}");
+    let env = [("SPECULA_COLLISION", Path::new("rust")), ("SPECULA_SPECULATIVE", Path::new("robust"))];
+    let (out, s) = run_check(&py, "check_enable.py", &args, &env);
+    assert_eq!(s["state"], serde_json::json!([true, "rust", "robust"]), "{out}");
+    // A bad value: one line on stderr, MuJoCo's collision, the program runs on.
+    let (out, s) = run_check(&py, "check_enable.py", &args, &[("SPECULA_COLLISION", Path::new("fast"))]);
+    assert!(out.contains("specula: SPECULA_COLLISION='fast': not enabled"), "{out}");
+    assert_eq!(s["state"][0], false, "{out}");
+    assert_eq!(num(&s, "calls"), 0.0, "{out}");
+    // Unset: nothing is imported.
+    let (out, s) = run_check(&py, "check_enable.py", &args, &[]);
+    assert_eq!(s["imported"], false, "{out}");
+}
+
+#[test]
 fn import_refuses_a_mujoco_that_is_not_4_0_0() {
     let Some(py) = python_or_skip("import_refuses_a_mujoco_that_is_not_4_0_0") else { return };
     let (out, s) = run_check(&py, "check_enable.py", &["--fake-version"], &[]);

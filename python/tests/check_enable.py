@@ -8,6 +8,8 @@ specula counted. The last line printed is a JSON summary the Rust test reads.
 Other modes, each its own process:
   --expect-foreign     libspecula.so is preloaded: enable() must refuse, naming it
   --fake-version       a mujoco that is not 4.0.0 is imported: `import specula` must refuse
+  --autoenabled        run with SPECULA_COLLISION set, importing only mujoco: reports whether the
+                       start-up hook (specula_autoenable.pth) enabled specula, and its counters
   --expect-broken-diff SPECULA_TEST_BREAK=1 (a deliberately wrong Rust collider in diff mode):
                        diff mode must count mismatches
 """
@@ -304,6 +306,20 @@ def expect_broken_diff(steps):
     SUMMARY["broken_diff_calls"] = s["diff_calls"]
 
 
+def autoenabled(steps):
+    import mujoco
+
+    SUMMARY["imported"] = "specula" in sys.modules
+    if not SUMMARY["imported"]:
+        return
+    specula = sys.modules["specula"]
+    SUMMARY["state"] = list(specula.state())
+    m = mujoco.MjModel.from_xml_path(os.path.join(SCENES, "ball_plate.xml"))
+    plain_or_not = run_scene(mujoco, m, steps)
+    SUMMARY["steps"] = len(plain_or_not)
+    SUMMARY.update(counters())
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=1000)
@@ -311,8 +327,11 @@ def main():
     p.add_argument("--expect-foreign", action="store_true")
     p.add_argument("--fake-version", action="store_true")
     p.add_argument("--expect-broken-diff", action="store_true")
+    p.add_argument("--autoenabled", action="store_true")
     a = p.parse_args()
-    if a.expect_broken_diff:
+    if a.autoenabled:
+        autoenabled(a.steps)
+    elif a.expect_broken_diff:
         expect_broken_diff(a.steps)
     elif a.expect_foreign:
         expect_foreign()
