@@ -8,8 +8,8 @@
 //! one model on the current thread while a closure runs. Without one, the drop-in library's mode
 //! decides ([`crate::capi`]): MuJoCo's own collision unless libspecula.so was configured.
 //!
-//! Measured facts this relies on (`../shared/reference/mujoco-4.0-pipeline.md`): feeding contacts
-//! through `mj_addContact` after the same reset `mj_collision` does first gives trajectories
+//! This relies on a measured fact (`docs/measurements.md`, P1): feeding contacts through
+//! `mj_addContact` after the same reset `mj_collision` does first gives trajectories
 //! bitwise-equal to MuJoCo's, provided the contacts and their order are identical.
 
 use std::cell::Cell;

@@ -1,7 +1,7 @@
 //! The per-call input of the collision stage: the position-stage results it reads, borrowed.
 //!
 //! MuJoCo's `mj_collision` is a pure function of the model, these kinematic quantities and the
-//! sleep state (see `shared/reference/mujoco-4.0-pipeline.md`, mode CP), so this is all a
+//! sleep state (`docs/measurements.md`, P2), so this is all a
 //! caller must provide. Slices are indexed like the `mjData` arrays they mirror.
 
 /// `mjS_ASLEEP` in `body_awake`.

@@ -14,46 +14,10 @@
 //! 4. [`distance`]: an effective `dist` that makes the solver remove `(1 - t)` of the closing
 //!    speed during this step.
 //!
-//! Where MuJoCo 4.0.0 differs from its documentation (all measured through the Python
-//! bindings; each fact is repeated next to the code that depends on it, with its probe):
-//! - **Gating** uses the smaller of *both* geoms' smallest AABB half-extents as the threshold
-//!   for either geom's own sweep distance (docs: each geom against its own extents).
-//! - **Spheres** have no rotational sweep term (spin never makes a sphere fast nor slows the
-//!   advancement).
-//! - **Effective distance**: the docs' `b0`, `k0` are the damping and stiffness *without*
-//!   impedance (`b0 = 2h/tc`, `k0 = h^2/(tc dr)^2`); `k0 < 1e-15` gives `margin - solimp[2]`;
-//!   `h |v_n|` is the larger of the gap closed per unit time `(d0 - d(t)) / t` and the closing
-//!   speed of the witness points at `t` (see [`Impact::h_vn`]). The measurements' impedance form
-//!   `((1-t)/d - h B)/(h^2 K d)` is the same number.
-//! - **Discrete integrator**: `((1 - t) - t (b0 + k0)) / k0 * h|v_n|` (as documented, with the
-//!   same reading of `b0`, `k0`): -1.7839 against Euler's -1.5456 in the measured case.
-//! - **Contact position**: `w1 x1(0) + w2 x2(0)` with `w_i = s_i / (s1 + s2)` as documented
-//!   (two balls closing at 20 m/s each put it half-way between the t = 0 witnesses; a static
-//!   obstacle puts it on the moving geom, which is the measurements' "moving geom's witness").
-//! - **Advancement** stops when `dist(t) - target <= max(0.01 (d0 - margin), ccd_tolerance)`
-//!   (also at t = 0: a gap below `ccd_tolerance / 0.98` impacts at t = 0) and takes at most 16
-//!   steps, then one step with the witnesses' closing speed; a pair is given up when, after any
-//!   evaluation, `dist - margin > (1 - t)(s1 + s2)` (see [`advance`](mod@advance); two cradle
-//!   plates closing 1.93 mm per step, step 907, get no contact).
-//! - **Several contacts** (when `multiccd` is on, or against a plane): all of a pair's contacts
-//!   share one `dist` and one normal. The points come from MuJoCo's own multi-contact
-//!   (`narrowphase::convex::speculative_points`) at the pose of the last evaluation: both geoms
-//!   inflated by `W / 2` with `W = 2 max(dist(t), 0) + (1 - t') h|v_n| + ccd_tolerance`, the
-//!   features the last distance query left (GJK's final simplex; against a plane, the support
-//!   point), and every point moved back by `W / 2` along the pair normal, not along the face
-//!   normal the inflation used. A 2 cm cube tilted 10 degrees gives 4 contacts at a 5 mm gap and
-//!   2 at a 10 mm gap (10 m/s, h = 1.25 ms); features that do not touch along a face or an edge
-//!   keep the single witness contact. Positions are the points mapped back to the t = 0 poses
-//!   and blended.
-//! - **Line of sight** (4.0.0's `isRayOccluded`, read from the released library): per point,
-//!   geom 1's path `X1(0) -> x1(t)` seen from geom 1, geom 2's path seen from geom 2 and the gap
-//!   `x1(t) -> x2(t)` seen from the faster geom; an occluder must be collidable with the geom the
-//!   segment is seen from (or paired with it explicitly), not welded to it, nor to the other
-//!   geom unless that is the world, and farther than `margin + ccd_tolerance` from it (the
-//!   driver, `collision::speculate`). This agrees with the earlier measurements: a plate on the
-//!   world body hides the world's floor from a falling ball; a plate that cannot touch the ball
-//!   hides nothing; a static box over one of two edge points of a plate pair removes that
-//!   point only.
+//! Where MuJoCo 4.0.0 differs from its documentation (gating, spheres, the effective distance,
+//! the discrete integrator, the contact position, advancement, several contacts, line of
+//! sight, the swept filters) is written down once, with ids and how each was found, in
+//! `docs/measurements.md` (S1 to S10).
 //!
 //! Known differences from MuJoCo 4.0.0: none on the project's scenes and on the route
 //! comparison of every sweep preset; mesh pairs share the hull-polygon gap of the narrowphase.

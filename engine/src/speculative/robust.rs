@@ -1,7 +1,7 @@
 //! specula's `robust` speculative mode: contacts that let nothing pass through anything.
 //!
 //! MuJoCo 4.0.0's speculative contacts (the `compat` mode, [`super::speculative_contacts`])
-//! still let bodies through (`../shared/reference/mujoco-4.0-measurements.md`). The failures have
+//! still let bodies through (`docs/measurements.md`, R1). The failures have
 //! three causes, and robust mode answers each:
 //!
 //! 1. **Gating on travel.** A pair is only speculated while a geom travels more per step than

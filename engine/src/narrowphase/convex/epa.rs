@@ -578,6 +578,12 @@ pub(crate) fn polytope4(
     Ok(())
 }
 
+/// How many horizon edges MuJoCo 4.0.0's EPA has room for: `max(ccd_iterations, 35) - 11`, read
+/// from the buffer sizes `mjc_ccd` allots (docs/measurements.md, C2).
+fn horizon_capacity(iterations: usize) -> usize {
+    iterations.max(35) - 11
+}
+
 /// Witness points and signed distance from a final face.
 fn witness(pt: &Polytope, f: &Face) -> ([f64; 3], [f64; 3], f64) {
     let [a, b, c] = f.verts.map(|i| pt.verts[i]);
@@ -646,6 +652,12 @@ pub(crate) fn epa(st: &mut Status, pt: &mut Polytope, o1: &mut ConvexObj, o2: &m
         pt.horizon.clear();
         pt.build_horizon(&w.vert, fi);
         let nedges = pt.horizon.len();
+        if nedges > horizon_capacity(st.max_iterations) {
+            // MuJoCo 4.0.0 stores the horizon in a fixed buffer and, when it overflows, warns
+            // ("set ccd_iterations to at least ...") and reports no contact (docs/measurements.md, C2)
+            face = None;
+            break;
+        }
         if nedges < 3 {
             face = None;
             break;

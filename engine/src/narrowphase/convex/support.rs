@@ -213,9 +213,7 @@ pub(crate) fn data_of(h: &ConvexHull) -> Rc<HullData> {
 }
 
 /// Whether MuJoCo hill-climbs this hull: it has a graph and the *mesh* has at least
-/// `HILLCLIMB_MIN` vertices (MuJoCo 4.0.0 tests `mesh_vertnum`, interior vertices included, so
-/// a 10-vertex mesh with an 8-vertex hull is climbed; scanning it instead broke exact ties on
-/// the other vertex, fuzz seed 2609).
+/// `HILLCLIMB_MIN` vertices, interior ones included (`docs/measurements.md`, C1).
 fn hill_climbs(h: &ConvexHull) -> bool {
     let nmesh = if h.mesh_nvert > 0 { h.mesh_nvert } else { h.vert.len() };
     nmesh >= HILLCLIMB_MIN && !h.vert.is_empty() && h.adjacency.len() == h.vert.len()
