@@ -10,7 +10,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use specula::capi::{self, patch, Mode, Speculative};
+use specula::capi::{self, patch, Mode, SpeculativeMode};
 
 create_exception!(
     _native,
@@ -28,9 +28,9 @@ fn mode_of(name: &str) -> PyResult<Mode> {
 }
 
 /// The speculative mode named `name` (`compat` or `robust`; `None`: each model's own request).
-fn speculative_of(name: Option<&str>) -> PyResult<Option<Speculative>> {
+fn speculative_of(name: Option<&str>) -> PyResult<Option<SpeculativeMode>> {
     name.map(|n| {
-        [Speculative::Compat, Speculative::Robust]
+        [SpeculativeMode::Compat, SpeculativeMode::Robust]
             .into_iter()
             .find(|s| s.name() == n)
             .ok_or_else(|| PyValueError::new_err(format!("speculative={n:?} is not one of 'compat', 'robust', None")))
@@ -70,7 +70,7 @@ fn disable() -> PyResult<usize> {
 /// when each model decides).
 #[pyfunction]
 fn state() -> (bool, &'static str, Option<&'static str>) {
-    (patch::installed(), capi::mode().name(), patch::speculative_choice().map(Speculative::name))
+    (patch::installed(), capi::mode().name(), patch::speculative_choice().map(SpeculativeMode::name))
 }
 
 /// One loaded copy of libmujoco: (object, slot address, value, MuJoCo's own mj_collision,

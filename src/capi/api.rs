@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use mujoco_sys as sys;
 
-use super::{Mode, Speculative, Stats};
+use super::{Mode, Stats};
 
 /// `specula_collision`: specula's Rust stage for one call whatever the mode (counted fallbacks).
 ///
@@ -46,7 +46,7 @@ pub extern "C" fn specula_mode() -> c_int {
 /// `specula_set_speculative`: 0 compat, 1 robust (in rust mode); 0 or -1.
 #[no_mangle]
 pub extern "C" fn specula_set_speculative(mode: c_int) -> c_int {
-    catch_unwind(|| match Speculative::from_index(mode) {
+    catch_unwind(|| match super::speculative_from_index(mode) {
         Some(s) => {
             super::set_speculative(s);
             0

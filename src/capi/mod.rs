@@ -84,28 +84,20 @@ impl Mode {
     }
 }
 
-/// How speculative contacts are produced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Speculative {
-    /// As MuJoCo 4.0.0 computes them.
-    Compat = 0,
-    /// specula's robust mode, in which nothing tunnels (see `specula_engine::speculative::robust`).
-    Robust = 1,
+pub use specula_model::types::SpeculativeMode;
+
+/// The mode with the C API's number (`SPECULA_SPECULATIVE_*` in specula.h: 0 compat, 1 robust;
+/// speculative contacts off is the model's own flag, not a drop-in setting).
+pub fn speculative_from_index(i: i32) -> Option<SpeculativeMode> {
+    [SpeculativeMode::Compat, SpeculativeMode::Robust].get(usize::try_from(i).ok()?).copied()
 }
 
-impl Speculative {
-    /// The mode with this number (`SPECULA_SPECULATIVE_*` in specula.h).
-    pub fn from_index(i: i32) -> Option<Speculative> {
-        [Speculative::Compat, Speculative::Robust].get(usize::try_from(i).ok()?).copied()
-    }
-
-    /// The name used in the environment and the report.
-    pub fn name(self) -> &'static str {
-        match self {
-            Speculative::Compat => "compat",
-            Speculative::Robust => "robust",
-        }
-    }
+/// `SPECULATIVE`'s stored form of a mode, and back.
+fn speculative_code(s: SpeculativeMode) -> u8 {
+    s as u8
+}
+fn speculative_of_code(c: u8) -> SpeculativeMode {
+    SpeculativeMode::ALL.get(usize::from(c)).copied().unwrap_or(SpeculativeMode::Compat)
 }
 
 /// What the environment said, read once.
@@ -124,7 +116,7 @@ pub struct Config {
 }
 
 static MODE: AtomicU8 = AtomicU8::new(Mode::C as u8);
-static SPECULATIVE: AtomicU8 = AtomicU8::new(Speculative::Compat as u8);
+static SPECULATIVE: AtomicU8 = AtomicU8::new(SpeculativeMode::Compat as u8);
 /// Whether the mode was chosen (`SPECULA_SPECULATIVE` or `specula_set_speculative`); if not,
 /// a model that asks for robust mode itself gets it.
 static SPECULATIVE_CHOSEN: AtomicBool = AtomicBool::new(false);
@@ -142,7 +134,7 @@ pub fn config() -> &'static Config {
             eprintln!("specula: {p}");
         }
         MODE.store(mode as u8, Ordering::Relaxed);
-        SPECULATIVE.store(spec as u8, Ordering::Relaxed);
+        SPECULATIVE.store(speculative_code(spec), Ordering::Relaxed);
         SPECULATIVE_CHOSEN.store(cfg.speculative_chosen, Ordering::Relaxed);
         if cfg.report.is_some() && !crate::mj::from_c::at_exit(stats::report_at_exit) {
             eprintln!("specula: cannot register the exit handler; SPECULA_REPORT will not be written");
@@ -154,7 +146,7 @@ pub fn config() -> &'static Config {
 /// Parses the variables (`get` returns a variable's value); an invalid value is a problem and
 /// selects mode `c`. A value that is not UTF-8 is invalid too, and is shown lossily in the
 /// message (it used to be taken for an unset variable, silently).
-fn read_env(get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> (Config, Mode, Speculative) {
+fn read_env(get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> (Config, Mode, SpeculativeMode) {
     let get = |k: &str| {
         get(k).filter(|v| !v.is_empty()).map(|v| v.into_string().unwrap_or_else(|v| v.to_string_lossy().into_owned()))
     };
@@ -170,14 +162,14 @@ fn read_env(get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> (Config, Mode, 
         }
     };
     let spec = match get("SPECULA_SPECULATIVE").as_deref() {
-        None | Some("compat") => Speculative::Compat,
-        Some("robust") => Speculative::Robust,
+        None | Some("compat") => SpeculativeMode::Compat,
+        Some("robust") => SpeculativeMode::Robust,
         Some(other) => {
             cfg.problems.push(format!(
                 "SPECULA_SPECULATIVE={other:?} is not one of compat, robust; using MuJoCo's own collision"
             ));
             mode = Mode::C;
-            Speculative::Compat
+            SpeculativeMode::Compat
         }
     };
     cfg.speculative_chosen = matches!(get("SPECULA_SPECULATIVE").as_deref(), Some("compat" | "robust"));
@@ -204,27 +196,27 @@ pub fn set_mode(mode: Mode) {
 }
 
 /// The current speculative-contact mode.
-pub fn speculative() -> Speculative {
+pub fn speculative() -> SpeculativeMode {
     config();
-    Speculative::from_index(i32::from(SPECULATIVE.load(Ordering::Relaxed))).unwrap_or(Speculative::Compat)
+    speculative_of_code(SPECULATIVE.load(Ordering::Relaxed))
 }
 
 /// The speculative-contact mode for a model that does (`asks_robust`) or does not ask for robust
 /// mode itself (custom numeric `specula_robust`): the chosen mode if one was chosen, else the
 /// model's request, else compat.
-pub fn speculative_for(asks_robust: bool) -> Speculative {
+pub fn speculative_for(asks_robust: bool) -> SpeculativeMode {
     config();
     if SPECULATIVE_CHOSEN.load(Ordering::Relaxed) || !asks_robust {
         speculative()
     } else {
-        Speculative::Robust
+        SpeculativeMode::Robust
     }
 }
 
 /// Sets the speculative-contact mode (`Robust` applies in `rust` mode).
-pub fn set_speculative(s: Speculative) {
+pub fn set_speculative(s: SpeculativeMode) {
     config();
-    SPECULATIVE.store(s as u8, Ordering::Relaxed);
+    SPECULATIVE.store(speculative_code(s), Ordering::Relaxed);
     SPECULATIVE_CHOSEN.store(true, Ordering::Relaxed);
 }
 
@@ -232,7 +224,7 @@ pub fn set_speculative(s: Speculative) {
 mod tests {
     use super::*;
 
-    fn parse(vars: &[(&str, &str)]) -> (Config, Mode, Speculative) {
+    fn parse(vars: &[(&str, &str)]) -> (Config, Mode, SpeculativeMode) {
         let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         read_env(&|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.into()))
     }
@@ -252,9 +244,9 @@ mod tests {
     #[test]
     fn environment_is_parsed_and_invalid_values_select_c() {
         let (cfg, mode, spec) = parse(&[]);
-        assert_eq!((mode, spec, cfg.problems.len()), (Mode::C, Speculative::Compat, 0));
+        assert_eq!((mode, spec, cfg.problems.len()), (Mode::C, SpeculativeMode::Compat, 0));
         let (cfg, mode, spec) = parse(&[("SPECULA_COLLISION", "diff"), ("SPECULA_SPECULATIVE", "robust")]);
-        assert_eq!((mode, spec, cfg.problems.len()), (Mode::Diff, Speculative::Robust, 0));
+        assert_eq!((mode, spec, cfg.problems.len()), (Mode::Diff, SpeculativeMode::Robust, 0));
         let (cfg, mode, _) = parse(&[("SPECULA_COLLISION", "fast"), ("SPECULA_REPORT", "/tmp/r.json")]);
         assert_eq!((mode, cfg.problems.len(), cfg.report.as_deref()), (Mode::C, 1, Some("/tmp/r.json")));
         assert!(cfg.problems[0].contains("SPECULA_COLLISION=\"fast\""), "{:?}", cfg.problems);

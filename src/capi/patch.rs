@@ -135,13 +135,13 @@ pub fn entry() -> usize {
 /// `enable(speculative=None)`). It lives here, beside the other switch that program uses.
 pub fn unset_speculative() {
     super::config();
-    super::SPECULATIVE.store(super::Speculative::Compat as u8, Ordering::Relaxed);
+    super::SPECULATIVE.store(super::speculative_code(super::SpeculativeMode::Compat), Ordering::Relaxed);
     super::SPECULATIVE_CHOSEN.store(false, Ordering::Relaxed);
 }
 
 /// The speculative mode chosen with [`super::set_speculative`] or `SPECULA_SPECULATIVE`; `None`
 /// when each model's own request decides.
-pub fn speculative_choice() -> Option<super::Speculative> {
+pub fn speculative_choice() -> Option<super::SpeculativeMode> {
     super::config();
     super::SPECULATIVE_CHOSEN.load(Ordering::Relaxed).then(super::speculative)
 }

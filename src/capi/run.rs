@@ -178,7 +178,7 @@ fn rust_part(m: &sys::mjModel, d: &mut sys::mjData, diff: bool) -> Outcome {
             // size, an error for a 1e308 margin): run it rather than guess its outcome
             return Outcome::Fallback(Fallback::Unsupported, why);
         }
-        let robust = super::speculative_for(entry.asks_robust) == super::Speculative::Robust;
+        let robust = super::speculative_for(entry.asks_robust) == super::SpeculativeMode::Robust;
         let stage = &mut entry.stage;
         // Robust mode replaces MuJoCo's behaviour; diff mode compares with it, so it stays compat.
         stage.set_robust(!diff && robust);

@@ -148,8 +148,10 @@ pub fn report_json() -> serde_json::Value {
         "mode": super::mode().name(),
         "speculative": spec.name(),
         "speculative_note": match spec {
-            super::Speculative::Robust => "specula's robust mode (rust mode only; diff mode compares MuJoCo-compatible contacts)",
-            super::Speculative::Compat => "as MuJoCo 4.0.0",
+            super::SpeculativeMode::Robust => "specula's robust mode (rust mode only; diff mode compares MuJoCo-compatible contacts)",
+            super::SpeculativeMode::Compat => "as MuJoCo 4.0.0",
+            // not a drop-in setting (the model's flag is): never stored
+            super::SpeculativeMode::Off => "off",
         },
         "configured_by_environment": cfg.from_env,
         "environment_problems": cfg.problems,
