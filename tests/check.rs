@@ -1,13 +1,12 @@
 //! `specula check` compares specula's compiler with MuJoCo's, and can fail.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::root;
+
+use std::path::PathBuf;
 use std::process::Command;
 
 use specula::check::{check_file, CheckOutcome};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn scenes() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("scenes"))

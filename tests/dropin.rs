@@ -5,6 +5,7 @@
 //! What runs on the corpus's box stack is skipped, saying so, without the corpus.
 
 mod common;
+use common::{profile_dir, root};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -21,10 +22,6 @@ const BOX_STACK: &str = "local/box_stack.xml";
 /// switched it to `rust`.
 static IN_PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn scenes() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("scenes"))
         .unwrap()
@@ -34,12 +31,6 @@ fn scenes() -> Vec<PathBuf> {
     v.sort();
     assert!(v.len() >= 5, "the project's scenes are missing");
     v
-}
-
-/// target/<profile>, where cargo puts libspecula.so next to this test's deps/ folder.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
 }
 
 /// The libspecula.so built with this test: `cargo test` leaves it in deps/ (`cargo build`

@@ -3,22 +3,15 @@
 //! UTF-8. No crash, MuJoCo's contacts (or its error), flat memory, and a report that says what
 //! happened.
 
+mod common;
+use common::{profile_dir, root};
+
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// target/<profile>, where cargo puts libspecula.so next to this test's deps/ folder.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
-}
 
 fn libspecula() -> PathBuf {
     let dir = profile_dir();

@@ -10,22 +10,15 @@
 //! One test needs no Python: the redirection of libmujoco's `mj_collision` slot itself
 //! (`specula::capi::patch`), in this process.
 
+mod common;
+use common::{profile_dir, root};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// target/<profile>, the folder of this test's deps/.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
-}
 
 /// The target directory: the virtual environment and the package's own build live there.
 fn target_dir() -> PathBuf {

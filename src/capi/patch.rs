@@ -37,6 +37,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
+use crate::mj::from_c::{dladdr, DlInfo};
+
 /// The soname of the library whose calls are redirected.
 pub const SONAME: &str = "libmujoco.so.4.0.0";
 /// The symbol whose jump slot is redirected.
@@ -481,15 +483,6 @@ struct ElfSym {
     size: u64,
 }
 
-/// `Dl_info`.
-#[repr(C)]
-struct DlInfo {
-    fname: *const c_char,
-    fbase: *mut c_void,
-    sname: *const c_char,
-    saddr: *mut c_void,
-}
-
 const PT_DYNAMIC: u32 = 2;
 const DT_NULL: i64 = 0;
 const DT_PLTRELSZ: i64 = 2;
@@ -511,7 +504,6 @@ type Visit = extern "C" fn(*mut DlPhdrInfo, usize, *mut c_void) -> c_int;
 
 extern "C" {
     fn dl_iterate_phdr(callback: Visit, data: *mut c_void) -> c_int;
-    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
     fn mprotect(addr: *mut c_void, len: usize, prot: c_int) -> c_int;
     fn sysconf(name: c_int) -> std::os::raw::c_long;
 }

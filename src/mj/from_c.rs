@@ -256,16 +256,17 @@ pub fn contact_filter_installed() -> bool {
     unsafe { std::ptr::addr_of!(sys::mjcb_contactfilter).read().is_some() }
 }
 
+/// glibc's `Dl_info`, filled by `dladdr` (also used by the drop-in's slot redirection).
 #[repr(C)]
-struct DlInfo {
-    fname: *const c_char,
-    fbase: *mut c_void,
-    sname: *const c_char,
-    saddr: *mut c_void,
+pub(crate) struct DlInfo {
+    pub fname: *const c_char,
+    pub fbase: *mut c_void,
+    pub sname: *const c_char,
+    pub saddr: *mut c_void,
 }
 
 extern "C" {
-    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
+    pub(crate) fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
     fn getauxval(kind: c_ulong) -> c_ulong;
     fn atexit(f: extern "C" fn()) -> c_int;
 }

@@ -82,3 +82,14 @@ pub fn write_asking_robust(scene: &Path, path: &Path) {
     let custom = r#"<custom><numeric name="specula_robust" data="1"/></custom>"#;
     std::fs::write(path, format!("{}{custom}\n  {}", &text[..at], &text[at..])).unwrap();
 }
+
+/// The repository's root folder.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// target/<profile>: the folder that holds the running test's deps/ (and libspecula.so).
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
