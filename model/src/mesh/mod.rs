@@ -20,6 +20,7 @@
 
 pub mod builtin;
 pub mod eig3;
+mod fasthash;
 pub mod hull;
 pub mod mass;
 pub mod msh;

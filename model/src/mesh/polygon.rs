@@ -31,8 +31,6 @@
 //! rotation are not qhull's, and both the map order and each cycle's start depend on them. The
 //! set of cycles (up to rotation) and their normals (to rounding) agree.
 
-use std::collections::HashMap;
-
 use super::mass::{cross, dot3, MJ_MINVAL};
 
 /// Angle quantum used to decide that two triangle normals are the same.
@@ -62,17 +60,17 @@ fn c_round(x: f64) -> f64 {
     (x + 0.499_999_999_999_999_94_f64.copysign(x)).trunc()
 }
 
-/// A polygon under construction: its boundary edges and the island of each edge.
+/// A polygon under construction: its boundary edges, each with its island.
 struct Piece {
-    edges: Vec<(usize, usize)>,
-    island: Vec<usize>,
+    /// Boundary edges `(from, to)` and the island of each.
+    edges: Vec<((usize, usize), usize)>,
     nisland: usize,
 }
 
 impl Piece {
     /// A polygon made of one triangle.
     fn new(a: usize, b: usize, c: usize) -> Piece {
-        Piece { edges: vec![(a, b), (b, c), (c, a)], island: vec![0, 0, 0], nisland: 1 }
+        Piece { edges: vec![((a, b), 0), ((b, c), 0), ((c, a), 0)], nisland: 1 }
     }
 
     /// Merges islands `a` and `b` (into the smaller number) and renumbers the rest.
@@ -80,7 +78,7 @@ impl Piece {
         if *b < *a {
             std::mem::swap(a, b);
         }
-        for k in self.island.iter_mut() {
+        for (_, k) in self.edges.iter_mut() {
             if *k == *b {
                 *k = *a;
             } else if *k > *b {
@@ -94,8 +92,8 @@ impl Piece {
         let mut island: Option<usize> = None;
         let mut add = [true; 3];
         for (slot, (a, b)) in [(v1, v2), (v2, v3), (v3, v1)].into_iter().enumerate() {
-            let Some(i) = self.edges.iter().position(|&e| e == (b, a)) else { continue };
-            let mut other = self.island[i];
+            let Some(i) = self.edges.iter().position(|&(e, _)| e == (b, a)) else { continue };
+            let mut other = self.edges[i].1;
             match island {
                 None => island = Some(other),
                 Some(mut cur) if cur != other => {
@@ -107,7 +105,6 @@ impl Piece {
             }
             add[slot] = false;
             self.edges.remove(i);
-            self.island.remove(i);
         }
         let island = island.unwrap_or_else(|| {
             self.nisland += 1;
@@ -115,8 +112,7 @@ impl Piece {
         });
         for (slot, e) in [(v1, v2), (v2, v3), (v3, v1)].into_iter().enumerate() {
             if add[slot] {
-                self.edges.push(e);
-                self.island.push(island);
+                self.edges.push((e, island));
             }
         }
     }
@@ -130,14 +126,15 @@ impl Piece {
     fn paths(&self) -> Vec<Vec<usize>> {
         let mut out = Vec::new();
         for i in 0..self.nisland {
-            let Some(j) = self.island.iter().position(|&k| k == i) else { continue };
-            let mut path = vec![self.edges[j].0, self.edges[j].1];
-            let mut next = self.edges[j].1;
+            let Some(j) = self.edges.iter().position(|&(_, k)| k == i) else { continue };
+            let ((from, to), _) = self.edges[j];
+            let mut path = vec![from, to];
+            let mut next = to;
             // MuJoCo's walk skips edge 0 when looking for the continuation.
             for _ in 0..self.edges.len() {
-                let step = (1..self.edges.len()).find(|&k| self.island[k] == i && self.edges[k].0 == next);
+                let step = (1..self.edges.len()).find(|&k| self.edges[k].1 == i && self.edges[k].0 .0 == next);
                 let Some(k) = step else { continue };
-                next = self.edges[k].1;
+                next = self.edges[k].0 .1;
                 if next == path[0] {
                     out.push(path);
                     break;
@@ -151,7 +148,8 @@ impl Piece {
 
 /// Polygons of the hull `faces` (raw vertices `raw`), each a vertex cycle, in MuJoCo's order.
 pub fn make_polygons(raw: &[f64], faces: &[[usize; 3]]) -> Vec<Vec<usize>> {
-    let mut index: HashMap<(u64, u64), usize> = HashMap::new();
+    // The pieces in key order of first use, with their keys; `order` is the compiler's map.
+    let mut keys: Vec<(u64, u64)> = Vec::new();
     let mut pieces: Vec<Piece> = Vec::new();
     let mut order = HashOrder::default();
     for f in faces {
@@ -161,13 +159,15 @@ pub fn make_polygons(raw: &[f64], faces: &[[usize; 3]]) -> Vec<Vec<usize>> {
         // below zero) is the same key as +0.0: adding 0.0 folds both into +0.0 (measured on
         // the dodecahedron of mjx's convex.xml, whose pentagon (9, 8, 5, 0, 3) has
         // azimuths of both signs and is one polygon in MuJoCo 4.0.0).
+        // (Equal keys have equal hashes: the hash also takes both zeros as one.)
         let bits = ((theta + 0.0).to_bits(), (phi + 0.0).to_bits());
-        match index.get(&bits) {
-            Some(&k) => pieces[k].insert(f[0], f[1], f[2]),
+        let h = key_hash(theta, phi);
+        match order.find(h, |k| keys[k] == bits) {
+            Some(k) => pieces[k].insert(f[0], f[1], f[2]),
             None => {
-                index.insert(bits, pieces.len());
+                keys.push(bits);
                 pieces.push(Piece::new(f[0], f[1], f[2]));
-                order.insert(key_hash(theta, phi));
+                order.insert(h);
             }
         }
     }
@@ -290,6 +290,27 @@ impl HashOrder {
             }
             cp = self.next[pp];
         }
+    }
+
+    /// The insertion number of a key of hash `h` that `is` (given insertion numbers) accepts:
+    /// the map's own lookup, which walks `h`'s bucket (its nodes follow each other in the list).
+    pub fn find(&self, h: u64, is: impl Fn(usize) -> bool) -> Option<usize> {
+        if self.bucket.is_empty() {
+            return None;
+        }
+        let b = self.index(h);
+        let before = self.bucket[b];
+        if before == NIL {
+            return None;
+        }
+        let mut cur = self.next[before];
+        while cur != NIL && self.index(self.hash[cur]) == b {
+            if self.hash[cur] == h && is(cur - 1) {
+                return Some(cur - 1);
+            }
+            cur = self.next[cur];
+        }
+        None
     }
 
     /// Insertion numbers (0-based) in iteration order.

@@ -44,6 +44,16 @@
 //! order): merges of non-convex or coplanar new facets (qh_all_merges), redundant or
 //! degenerate neighbours (also after a rename), zero pivots.
 //!
+//! Cost: a step costs what it touches, not the size of the hull, so a hull of n corners takes
+//! about n log n (issue 16: a closed sphere mesh whose every vertex is a corner took 0.7 s at 5k
+//! vertices and 89 s at 40k; now 200k take about MuJoCo's time, `cargo bench --bench load`). The
+//! facet list and the vertex list are linked lists ([`qhull_list`]), the first new facet is
+//! kept (new facets are always the end of the list), searches mark facets with a visit number
+//! as qhull does, "which live facets hold this vertex" is an incidence table built at the first
+//! merge, a merged facet's vertices are marked rather than searched, and the per-facet data that
+//! every distance test reads (the plane) sits in its own dense array. None of it changes an
+//! order: the replay's decisions, and so its output, are the same as before.
+//!
 //! Validated against Python `mujoco` 4.0.0 (`mesh_graph` faces and `mesh_poly*`): identical for
 //! all 60 hulls of the MJCF corpus (boxes, cubelets, pyramid, dodecahedron, icosahedron,
 //! carousel's bags and ring, bunnies, dice, makemesh's builtins), for random normal clouds,
@@ -52,31 +62,33 @@
 //! gymnasium-robotics' hand and fetch (90 of 93 hulls replayed, each identical; the other
 //! three need non-convex merges) and generated CAD-like shapes.
 
-use std::collections::HashMap;
-
 use super::mass::{cross, dot3};
 use super::qhull_simplex::{det_simplex, maxmin};
 
 use super::qhull_vertices;
 
+#[path = "qhull_ids.rs"]
+mod qhull_ids;
+#[path = "qhull_list.rs"]
+mod qhull_list;
 #[path = "qhull_log.rs"]
 mod qhull_log;
 #[path = "qhull_rename.rs"]
 mod qhull_rename;
 
+pub(super) use qhull_ids::{set_del, Ids};
+use qhull_list::{Chains, IdList};
 pub(super) use qhull_log::log_replay;
 pub use qhull_log::{with_replay_log, ReplayOutcome};
 
 /// A facet: vertex ids (decreasing), neighbours and ridges in qhull's set order.
 pub(super) struct Facet {
-    pub(super) vid: Vec<usize>,
+    pub(super) vid: Ids,
     /// Neighbour facets; for a simplicial facet neighbour `i` is opposite vertex `i`.
-    pub(super) nb: Vec<usize>,
+    pub(super) nb: Ids,
     /// Explicit ridges (`None` until qhull allocates the set).
     pub(super) ridges: Option<Vec<usize>>,
     pub(super) simplicial: bool,
-    pub(super) normal: [f64; 3],
-    pub(super) offset: f64,
     /// False for a new facet that will merge into its coplanar horizon (qhull makes no plane).
     pub(super) has_plane: bool,
     pub(super) outside: Vec<usize>,
@@ -94,6 +106,15 @@ pub(super) struct Facet {
     pub(super) seen: bool,
 }
 
+/// A facet's hyperplane: unit normal (pointing out) and offset, the signed distance of `x` being
+/// `offset + x . normal`. Kept apart from [`Facet`] in one dense array: every distance test of
+/// the build reads one, and a 200k-vertex hull makes over a million facets.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Plane {
+    pub(super) normal: [f64; 3],
+    pub(super) offset: f64,
+}
+
 /// A ridge (edge) between two facets, vertex ids decreasing.
 pub(super) struct Ridge {
     pub(super) v: [usize; 2],
@@ -105,12 +126,23 @@ pub(super) struct Qh<'a> {
     pub(super) pts: &'a [f64],
     /// Point index of each vertex id.
     pub(super) vpoint: Vec<usize>,
+    /// Coordinates of each vertex id (the point of [`Qh::vpoint`], kept dense).
+    vpos: Vec<[f64; 3]>,
     pub(super) facets: Vec<Facet>,
+    /// Each facet's hyperplane (zero until [`Qh::set_plane`]).
+    pub(super) planes: Vec<Plane>,
+    /// Each facet's centrum once computed (qhull's `facet->center`; cleared when its vertices
+    /// or plane change).
+    pub(super) centrums: Vec<Option<[f64; 3]>>,
     pub(super) ridges: Vec<Ridge>,
     /// Facet list order (qh.facet_list), without visible facets once they are deleted.
-    pub(super) list: Vec<usize>,
-    /// Index into `list` of qh.facet_next (`list.len()` = tail).
-    pub(super) next: usize,
+    pub(super) list: IdList,
+    /// qh.facet_next (`None`: the end of the list; the next facet appended becomes it).
+    pub(super) next: Option<usize>,
+    /// qh.newfacet_list: the first new facet. New facets are always the end of the list (each
+    /// is appended or moved to the end when it becomes new, and the flags are cleared together
+    /// at the end of a step), so this is the first facet of the list whose `newfacet` is set.
+    pub(super) newlist: Option<usize>,
     pub(super) interior: [f64; 3],
     pub(super) min_visible: f64,
     pub(super) min_outside: f64,
@@ -125,9 +157,27 @@ pub(super) struct Qh<'a> {
     /// qh.findbest_notsharp: the cone was tested and is not sharp.
     notsharp: bool,
     /// qh.vertex_list: vertex ids in list order.
-    pub(super) vlist: Vec<usize>,
+    pub(super) vlist: IdList,
     /// Vertices already moved to the end of `vlist` by the current point's new facets.
     pub(super) moved: Vec<usize>,
+    /// `moved` as a flag per vertex id.
+    moved_flag: Vec<bool>,
+    /// For each vertex id, the facets (any, in no particular order) whose `vid` holds it: the
+    /// "which live facets hold this vertex" questions of the merges and renames look here
+    /// instead of scanning the facet list. Built at the first merge ([`Qh::vfacets_build`]),
+    /// as only merges ask.
+    vfacets: Chains,
+    vfacets_on: bool,
+    /// Per facet, the last search that visited it (qhull's `visitid`), and that search's mark.
+    pub(super) visit: Vec<u64>,
+    visit_id: u64,
+    /// Per vertex id, the last [`Qh::mark_vertices`] that marked it.
+    pub(super) vmark: Vec<u64>,
+    /// Facets marked `coplanarhorizon` in this step (cleared with the new facets' flags).
+    horizon_marked: Vec<usize>,
+    /// qh_matchnewfacets' table: per base vertex id, the apex of the step that last wrote it,
+    /// how many new facets hold it and the first two of them.
+    by_ridge: Vec<(usize, usize, [usize; 2])>,
     /// qhull's per-vertex facet sets ([`qhull_vertices`]).
     pub(super) vsets: qhull_vertices::VertexSets,
     /// Vertex ids on a ridge deleted by this step's merges (qhull's `delridge`), the ones
@@ -189,12 +239,13 @@ pub(super) fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
 impl<'a> Qh<'a> {
     /// Coordinates of vertex id `v`.
     pub(super) fn vp(&self, v: usize) -> [f64; 3] {
-        pt(self.pts, self.vpoint[v])
+        self.vpos[v]
     }
 
     /// Signed distance of point `p` above facet `f`.
     pub(super) fn dist(&self, f: usize, p: usize) -> f64 {
-        plane_dist(&self.facets[f].normal, self.facets[f].offset, &pt(self.pts, p))
+        let pl = &self.planes[f];
+        plane_dist(&pl.normal, pl.offset, &pt(self.pts, p))
     }
 
     /// qhull's DISToutside: how far above a facet a point is certainly outside.
@@ -210,15 +261,13 @@ impl<'a> Qh<'a> {
     }
 
     /// Creates a simplicial facet with vertex ids `vid` (decreasing) appended to the list.
-    pub(super) fn make(&mut self, vid: [usize; 3], nb: Vec<usize>) -> usize {
+    pub(super) fn make(&mut self, vid: [usize; 3], nb: Ids) -> usize {
         let id = self.facets.len();
         self.facets.push(Facet {
-            vid: vid.to_vec(),
+            vid: Ids::from_slice(&vid),
             nb,
             ridges: None,
             simplicial: true,
-            normal: [0.0; 3],
-            offset: 0.0,
             has_plane: false,
             outside: Vec::new(),
             furthest: 0.0,
@@ -232,7 +281,15 @@ impl<'a> Qh<'a> {
             newcycle: None,
             seen: false,
         });
-        self.list.push(id);
+        self.visit.push(0);
+        self.planes.push(Plane::default());
+        self.centrums.push(None);
+        if self.vfacets_on {
+            for &v in &vid {
+                self.vfacets.add(v, id);
+            }
+        }
+        self.append(id);
         self.touch(&vid);
         id
     }
@@ -241,12 +298,95 @@ impl<'a> Qh<'a> {
     /// point (apex first, then the others in the facet's decreasing-id order).
     pub(super) fn touch(&mut self, vid: &[usize]) {
         for &v in vid {
-            if !self.moved.contains(&v) {
-                self.vlist.retain(|&x| x != v);
-                self.vlist.push(v);
+            if !self.is_moved(v) {
+                self.vlist.move_to_back(v);
+                if self.moved_flag.len() <= v {
+                    self.moved_flag.resize(v + 1, false);
+                }
+                self.moved_flag[v] = true;
                 self.moved.push(v);
             }
         }
+    }
+
+    /// Whether vertex id `v` was moved to the end of the vertex list in this step.
+    pub(super) fn is_moved(&self, v: usize) -> bool {
+        self.moved_flag.get(v).copied().unwrap_or(false)
+    }
+
+    /// Forgets which vertices were moved (a new step).
+    pub(super) fn clear_moved(&mut self) {
+        for &v in &self.moved {
+            self.moved_flag[v] = false;
+        }
+        self.moved.clear();
+    }
+
+    /// Starts [`Qh::vfacets`] from the facets' vertex sets, once.
+    pub(super) fn vfacets_build(&mut self) {
+        if self.vfacets_on {
+            return;
+        }
+        self.vfacets_on = true;
+        for (f, fc) in self.facets.iter().enumerate() {
+            for &v in &fc.vid {
+                self.vfacets.add(v, f);
+            }
+        }
+    }
+
+    /// Live facets (in the list, not visible) other than those `skip` accepts whose vertex
+    /// sets hold vertex id `v`, in no particular order.
+    pub(super) fn live_holders<'s>(
+        &'s self,
+        v: usize,
+        skip: impl Fn(usize) -> bool + 's,
+    ) -> impl Iterator<Item = usize> + 's {
+        debug_assert!(self.vfacets_on, "vertex holders asked before the first merge");
+        self.vfacets.values(v).filter(move |&g| !skip(g) && self.list.contains(g) && !self.facets[g].visible)
+    }
+
+    /// Puts vertex id `v` first in facet `f`'s vertex set.
+    pub(super) fn vid_push_front(&mut self, f: usize, v: usize) {
+        self.facets[f].vid.insert(0, v);
+        self.centrums[f] = None;
+        if self.vfacets_on {
+            self.vfacets.add(v, f);
+        }
+    }
+
+    /// Deletes vertex id `v` from facet `f`'s vertex set (order kept).
+    pub(super) fn vid_delete(&mut self, f: usize, v: usize) {
+        self.centrums[f] = None;
+        let vid = &mut self.facets[f].vid;
+        let before = vid.len();
+        vid.retain(|&x| x != v);
+        if vid.len() != before && self.vfacets_on {
+            self.vfacets.remove(v, f);
+        }
+    }
+
+    /// A fresh mark for a facet search (qhull's `visit_id`).
+    pub(super) fn new_visit(&mut self) -> u64 {
+        self.visit_id += 1;
+        self.visit_id
+    }
+
+    /// Marks the vertices of facet `f` in [`Qh::vmark`] with a fresh mark, and returns it.
+    pub(super) fn mark_vertices(&mut self, f: usize) -> u64 {
+        let mark = self.new_visit();
+        if self.vmark.len() < self.vpoint.len() {
+            self.vmark.resize(self.vpoint.len(), 0);
+        }
+        for &v in &self.facets[f].vid {
+            self.vmark[v] = mark;
+        }
+        mark
+    }
+
+    /// Marks facet `f` visited by search `mark`; returns whether it already was.
+    fn visited(&mut self, f: usize, mark: u64) -> bool {
+        std::mem::replace(&mut self.visit[f], mark) == mark
     }
 
     /// Sets the hyperplane of facet `f` through its first three vertices, oriented away from
@@ -282,51 +422,79 @@ impl<'a> Qh<'a> {
                 None => self.bail = true,
             }
         }
-        let fc = &mut self.facets[f];
-        fc.normal = n;
-        fc.offset = offset;
-        fc.has_plane = true;
+        self.planes[f] = Plane { normal: n, offset };
+        self.centrums[f] = None;
+        self.facets[f].has_plane = true;
     }
 
-    /// Removes facet `f` from the list (advancing `facet_next` past it).
-    pub(super) fn remove(&mut self, f: usize) {
-        let pos = self.list.iter().position(|&g| g == f).expect("facet in list");
-        self.list.remove(pos);
-        if pos < self.next {
-            self.next -= 1;
+    /// Appends facet `f` to the list (qh_appendfacet): a `facet_next` or `newfacet_list` at
+    /// the end of the list now points at it.
+    fn append(&mut self, f: usize) {
+        self.list.push_back(f);
+        if self.next.is_none() {
+            self.next = Some(f);
         }
+        if self.newlist.is_none() && self.facets[f].newfacet {
+            self.newlist = Some(f);
+        }
+    }
+
+    /// Removes facet `f` from the list (advancing `facet_next` and `newfacet_list` past it).
+    pub(super) fn remove(&mut self, f: usize) {
+        assert!(self.list.contains(f), "facet in list");
+        let after = self.list.after(f);
+        if self.next == Some(f) {
+            self.next = after;
+        }
+        if self.newlist == Some(f) {
+            self.newlist = after;
+        }
+        self.list.unlink(f);
     }
 
     /// Moves facet `f` to the end of the list.
     pub(super) fn move_to_end(&mut self, f: usize) {
         self.remove(f);
-        self.list.push(f);
+        self.append(f);
     }
 
-    /// Index in `list` of the first new facet (qh.newfacet_list).
-    fn first_new(&self) -> usize {
-        self.list.iter().position(|&g| self.facets[g].newfacet).unwrap_or(self.list.len())
+    /// Flags facet `f`, just moved to the end of the list, as new.
+    pub(super) fn mark_new(&mut self, f: usize) {
+        self.facets[f].newfacet = true;
+        if self.newlist.is_none() {
+            self.newlist = Some(f);
+        }
+    }
+
+    /// The new facets, in list order.
+    pub(super) fn new_facets(&self) -> qhull_list::Iter<'_> {
+        self.list.from(self.newlist)
     }
 
     /// Whether the normals of the new facets (list order from the first new facet) leave
     /// the sign pattern of the first one (qh_sharpnewfacets).
     fn sharp(&self) -> bool {
-        let first = self.first_new();
-        let q = |g: usize| self.facets[g].normal.map(|x| x > 0.0);
-        let Some(&f0) = self.list.get(first) else { return false };
-        self.list[first..].iter().any(|&g| q(g) != q(f0))
+        let q = |g: usize| self.planes[g].normal.map(|x| x > 0.0);
+        let Some(f0) = self.newlist else { return false };
+        self.new_facets().any(|g| q(g) != q(f0))
     }
 
     /// qh_findbestnew: scan the new facets from `start` (wrapping to the first new facet),
     /// early out when clearly outside, then the horizon search.
-    fn findbestnew(&self, p: usize, start: usize) -> (usize, f64) {
-        let first = self.first_new();
-        let s = self.list.iter().position(|&g| g == start).unwrap_or(first);
-        let order = self.list[s..].iter().chain(self.list[first.min(s)..s].iter());
+    fn findbestnew(&mut self, p: usize, start: usize) -> (usize, f64) {
+        // From `start` to the end of the list, then, when `start` is one of the new facets
+        // (the end of the list), from the first new facet up to `start`; a `start` not in
+        // the list scans the new facets.
+        let (from, wrap) = if self.list.contains(start) {
+            (Some(start), if self.facets[start].newfacet { self.newlist } else { None })
+        } else {
+            (self.newlist, None)
+        };
+        let order = self.list.from(from).chain(self.list.from(wrap).take_while(|&g| g != start));
         let distoutside = self.dist_outside();
         let mut best: Option<usize> = None;
         let mut bestdist = f64::MIN / 2.0;
-        for &g in order {
+        for g in order {
             let d = self.dist(g, p);
             if d > bestdist {
                 best = Some(g);
@@ -344,20 +512,21 @@ impl<'a> Qh<'a> {
         if self.scan_new {
             return self.findbestnew(p, start);
         }
-        let mut visited = vec![start];
         let d = self.dist(start, p);
         if d >= self.min_outside {
             return (start, d);
         }
+        let mark = self.new_visit();
+        self.visit[start] = mark;
         let (mut best, mut bestdist) = (start, d);
         let mut facet = Some(start);
         while let Some(f) = facet {
             facet = None;
             for &g in &self.facets[f].nb {
-                if !self.facets[g].newfacet || visited.contains(&g) {
+                if !self.facets[g].newfacet || self.visit[g] == mark {
                     continue;
                 }
-                visited.push(g);
+                self.visit[g] = mark;
                 let d = self.dist(g, p);
                 if d > bestdist {
                     if d >= self.min_outside {
@@ -381,20 +550,21 @@ impl<'a> Qh<'a> {
     }
 
     /// qh_findbesthorizon: searches neighbours that are better or nearly as good.
-    fn findbesthorizon(&self, p: usize, start: usize, mut bestdist: f64) -> (usize, f64) {
+    fn findbesthorizon(&mut self, p: usize, start: usize, mut bestdist: f64) -> (usize, f64) {
         let searchdist = self.search_dist();
         let mut minsearch = bestdist - searchdist;
         let mut best = start;
-        let mut visited = vec![start];
+        let mark = self.new_visit();
+        self.visit[start] = mark;
         let mut stack: Vec<usize> = Vec::new();
         let mut facet = Some(start);
         let mut nextfacet: Option<usize> = None;
         while let Some(f) = facet {
             for &g in &self.facets[f].nb {
-                if visited.contains(&g) {
+                if self.visit[g] == mark {
                     continue;
                 }
-                visited.push(g);
+                self.visit[g] = mark;
                 let d = self.dist(g, p);
                 if d > bestdist {
                     minsearch = d - searchdist;
@@ -439,15 +609,15 @@ impl<'a> Qh<'a> {
             let n = f.outside.len();
             f.outside.insert(n - 1, p);
         }
-        let next_facet = self.list.get(self.next).copied();
+        let next_facet = self.next;
         if isnew && next_facet != Some(best) {
             if self.facets[best].newfacet {
                 if next_facet.is_some_and(|n| self.facets[n].newfacet) {
-                    self.next = self.first_new();
+                    self.next = self.newlist;
                 }
             } else {
                 self.move_to_end(best);
-                self.facets[best].newfacet = true;
+                self.mark_new(best);
             }
         }
     }
@@ -458,16 +628,17 @@ impl<'a> Qh<'a> {
         self.move_to_end(start);
         let mut visible = vec![start];
         self.facets[start].visible = true;
-        let mut seen = vec![start];
+        let mark = self.new_visit();
+        self.visit[start] = mark;
         let mut k = 0;
         while k < visible.len() {
             let f = visible[k];
             k += 1;
-            for g in self.facets[f].nb.clone() {
-                if seen.contains(&g) {
+            for i in 0..self.facets[f].nb.len() {
+                let g = self.facets[f].nb[i];
+                if self.visited(g, mark) {
                     continue;
                 }
-                seen.push(g);
                 let d = self.dist(g, p);
                 if d > self.min_visible {
                     self.move_to_end(g);
@@ -475,6 +646,7 @@ impl<'a> Qh<'a> {
                     visible.push(g);
                 } else if d >= -self.min_visible {
                     self.facets[g].coplanarhorizon = true;
+                    self.horizon_marked.push(g);
                     if d > 0.0 {
                         self.max_outside = self.max_outside.max(d);
                     }
@@ -488,16 +660,18 @@ impl<'a> Qh<'a> {
 
     /// qh_addpoint for point `p`, the furthest point of facet `start`.
     fn addpoint(&mut self, p: usize, start: usize) {
-        self.moved.clear();
+        self.clear_moved();
         let visible = self.findhorizon(p, start);
         let apex = self.vpoint.len();
         self.vpoint.push(p);
+        self.vpos.push(pt(self.pts, p));
         let first_new_id = self.facets.len();
         // qh_makenewfacets: note that both "last new facet" variables persist across
         // visible facets, as in qhull.
         let (mut nf_simp, mut nf_non) = (None, None);
         for &f in &visible {
-            for g in self.facets[f].nb.clone() {
+            for i in 0..self.facets[f].nb.len() {
+                let g = self.facets[f].nb[i];
                 self.facets[g].seen = false;
             }
             if self.facets[f].ridges.is_some() {
@@ -515,22 +689,33 @@ impl<'a> Qh<'a> {
         }
         // qh_matchnewfacets: neighbour i of a new facet is the new facet across the ridge
         // opposite vertex i.
-        let mut by_ridge: HashMap<usize, Vec<usize>> = HashMap::new();
+        // The ridge through the apex and base vertex `v` is shared by the new facets that hold
+        // `v`: exactly two of them, or the cone is not a simple fan (not replayed).
+        if self.by_ridge.len() < self.vpoint.len() {
+            self.by_ridge.resize(self.vpoint.len(), (usize::MAX, 0, [0; 2]));
+        }
         for nf in first_new_id..self.facets.len() {
             for k in 1..3 {
-                by_ridge.entry(self.facets[nf].vid[k]).or_default().push(nf);
+                let slot = &mut self.by_ridge[self.facets[nf].vid[k]];
+                if slot.0 != apex {
+                    *slot = (apex, 0, [0; 2]);
+                }
+                if slot.1 < 2 {
+                    slot.2[slot.1] = nf;
+                }
+                slot.1 += 1;
             }
         }
         for nf in first_new_id..self.facets.len() {
-            let v = self.facets[nf].vid.clone();
+            let v = [self.facets[nf].vid[0], self.facets[nf].vid[1], self.facets[nf].vid[2]];
             for k in 1..3 {
-                let other = v[3 - k];
-                let m: Vec<usize> = by_ridge[&other].iter().copied().filter(|&g| g != nf).collect();
-                if m.len() != 1 {
+                let (_, count, pair) = self.by_ridge[v[3 - k]];
+                if count != 2 {
                     self.bail = true;
                     return;
                 }
-                self.facets[nf].nb.push(m[0]);
+                let m = if pair[0] == nf { pair[1] } else { pair[0] };
+                self.facets[nf].nb.push(m);
             }
             if !self.facets[nf].mergehorizon {
                 self.set_plane(nf);
@@ -543,8 +728,7 @@ impl<'a> Qh<'a> {
         }
         // After merges qhull partitions by scanning all new facets (qh_findbestnew) when a new
         // facet is not simplicial or after 50 merges.
-        let first = self.first_new();
-        if self.merges > 50 || self.list[first..].iter().any(|&g| !self.facets[g].simplicial) {
+        if self.merges > 50 || self.new_facets().any(|g| !self.facets[g].simplicial) {
             self.scan_new = true;
         }
         // qh_partitionvisible: outside points of each visible facet, from its replacement.
@@ -557,7 +741,7 @@ impl<'a> Qh<'a> {
             while let Some(s) = start.filter(|&s| self.facets[s].visible) {
                 start = self.facets[s].replace;
             }
-            let start = start.unwrap_or(self.list[self.first_new()]);
+            let start = start.unwrap_or_else(|| self.newlist.expect("a new facet"));
             for q in outside {
                 self.partition(q, start);
             }
@@ -567,11 +751,22 @@ impl<'a> Qh<'a> {
         for &f in &visible {
             self.remove(f);
         }
-        for &g in &self.list {
+        // The step's flags: the new facets (the end of the list) and the coplanar horizon.
+        let mut at = self.newlist;
+        while let Some(g) = at {
+            at = self.list.after(g);
             let fc = &mut self.facets[g];
             fc.newfacet = false;
             fc.coplanarhorizon = false;
         }
+        self.newlist = None;
+        for i in 0..self.horizon_marked.len() {
+            let g = self.horizon_marked[i];
+            if self.list.contains(g) {
+                self.facets[g].coplanarhorizon = false;
+            }
+        }
+        self.horizon_marked.clear();
     }
 }
 
@@ -684,13 +879,18 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
     // Vertex id 0 is qhull's sentinel; ids 1..4 follow the simplex order.
     let mut vpoint = vec![usize::MAX];
     vpoint.extend_from_slice(&simplex);
+    let vpos = vpoint.iter().map(|&p| if p == usize::MAX { [0.0; 3] } else { pt(pts, p) }).collect();
     let mut qh = Qh {
         pts,
         vpoint,
+        vpos,
         facets: Vec::new(),
+        planes: Vec::new(),
+        centrums: Vec::new(),
         ridges: Vec::new(),
-        list: Vec::new(),
-        next: 0,
+        list: IdList::default(),
+        next: None,
+        newlist: None,
         interior,
         min_visible,
         min_outside,
@@ -699,24 +899,38 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
         bail: false,
         scan_new: false,
         notsharp: false,
-        vlist: vec![4, 3, 2, 1],
+        vlist: IdList::default(),
         moved: vec![1, 2, 3, 4],
+        moved_flag: vec![false, true, true, true, true],
+        vfacets: Chains::default(),
+        vfacets_on: false,
+        visit: Vec::new(),
+        visit_id: 0,
+        vmark: Vec::new(),
+        horizon_marked: Vec::new(),
+        by_ridge: Vec::new(),
         vsets: Default::default(),
         delridge: Vec::new(),
     };
+    for v in [4, 3, 2, 1] {
+        qh.vlist.push_back(v);
+    }
+    // A hull of n corners keeps 2n - 4 facets and makes about three times as many on the way.
+    qh.facets.reserve(2 * n);
+    qh.planes.reserve(2 * n);
     // Facet k omits the k-th vertex of (4, 3, 2, 1); its neighbours are the other three
     // facets in creation order (so neighbour i is opposite vertex i).
     let desc = [4, 3, 2, 1];
     for skip in 0..4 {
         let v: Vec<usize> = desc.iter().copied().filter(|&x| x != desc[skip]).collect();
         let nb: Vec<usize> = (0..4).filter(|&k| k != skip).collect();
-        let f = qh.make([v[0], v[1], v[2]], nb);
+        let f = qh.make([v[0], v[1], v[2]], Ids::from_slice(&nb));
         qh.set_plane(f);
     }
     // Partition all other points.
     let distoutside = 2.0 * min_outside;
     let mut rest: Vec<usize> = (0..n).filter(|i| !simplex.contains(i)).collect();
-    for &f in &qh.list.clone() {
+    for f in qh.list.iter().collect::<Vec<_>>() {
         let mut keep = Vec::new();
         let mut best: Option<(usize, f64)> = None;
         for &p in &rest {
@@ -743,33 +957,31 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
     // With merging, qhull partitions the points left over by scanning all facets (all new).
     qh.scan_new = true;
     for &p in &rest {
-        let start = qh.list[0];
+        let start = qh.list.first().expect("initial facets");
         qh.partition(p, start);
     }
     qh.scan_new = false;
-    for &g in &qh.list {
+    for g in qh.list.iter().collect::<Vec<_>>() {
         qh.facets[g].newfacet = false;
     }
+    qh.newlist = None;
     // The facet with the furthest point goes first.
     let mut best: Option<(usize, f64)> = None;
-    for &f in &qh.list {
+    for f in qh.list.iter() {
         if !qh.facets[f].outside.is_empty() && best.is_none_or(|(_, d)| qh.facets[f].furthest > d) {
             best = Some((f, qh.facets[f].furthest));
         }
     }
     if let Some((f, _)) = best {
         qh.remove(f);
-        qh.list.insert(0, f);
+        qh.list.push_front(f);
     }
-    qh.next = 0;
+    qh.next = qh.list.first();
     loop {
-        while qh.next < qh.list.len() && qh.facets[qh.list[qh.next]].outside.is_empty() {
-            qh.next += 1;
+        while let Some(f) = qh.next.filter(|&f| qh.facets[f].outside.is_empty()) {
+            qh.next = qh.list.after(f);
         }
-        if qh.next >= qh.list.len() {
-            break;
-        }
-        let f = qh.list[qh.next];
+        let Some(f) = qh.next else { break };
         let p = qh.facets[f].outside.pop()?;
         qh.addpoint(p, f);
         if qh.bail {
@@ -781,11 +993,10 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
     let mut facet_vertices = Vec::new();
     let tris = qh.triangulate()?;
     for &(f, vid) in &tris {
-        let fc = &qh.facets[f];
         let [a, b, c] = vid.map(|v| qh.vpoint[v]);
         let (pa, pb, pc) = (pt(pts, a), pt(pts, b), pt(pts, c));
         let nrm = cross(&sub(&pb, &pa), &sub(&pc, &pa));
-        faces.push(if dot3(&nrm, &fc.normal) > 0.0 { [a, b, c] } else { [b, a, c] });
+        faces.push(if dot3(&nrm, &qh.planes[f].normal) > 0.0 { [a, b, c] } else { [b, a, c] });
         facet_vertices.push([a, b, c]);
     }
     let (vertices, vertex_facets) = qh.vertex_order(&tris);

@@ -30,13 +30,11 @@
 //! neighbours, and new facets whose centrums are not clearly below their neighbours (qhull
 //! would merge them as concave or coplanar).
 
-use super::qhull::{plane_dist, Qh, Ridge};
+use super::qhull::{plane_dist, set_del, Ids, Qh, Ridge};
 
-/// Removes the first occurrence of `x` from a qhull set (last element fills the slot).
-fn set_del(set: &mut Vec<usize>, x: usize) {
-    if let Some(pos) = set.iter().position(|&y| y == x) {
-        set.swap_remove(pos);
-    }
+/// A new facet's neighbour set: its horizon facet, with room for the two new facets beside it.
+fn neighbours(horizon: usize) -> Ids {
+    Ids::from_slice(&[horizon])
 }
 
 /// Replaces the first occurrence of `old` in a qhull set by `new`.
@@ -56,7 +54,7 @@ impl Qh<'_> {
             let nbr = if a == vis { b } else { a };
             if !self.facets[nbr].visible {
                 let rv = self.ridges[r].v;
-                let nf = self.make([apex, rv[0], rv[1]], vec![nbr]);
+                let nf = self.make([apex, rv[0], rv[1]], neighbours(nbr));
                 last = Some(nf);
                 if self.facets[nbr].coplanarhorizon {
                     self.facets[nf].mergehorizon = true;
@@ -94,14 +92,14 @@ impl Qh<'_> {
     /// qh_makenew_simplicial: a new facet for each horizon neighbour of `vis` without a ridge.
     pub(super) fn makenew_simplicial(&mut self, vis: usize, apex: usize) -> Option<usize> {
         let mut last = None;
-        let nb = self.facets[vis].nb.clone();
-        for (i, &g) in nb.iter().enumerate() {
+        for i in 0..self.facets[vis].nb.len() {
+            let g = self.facets[vis].nb[i];
             if self.facets[g].seen || self.facets[g].visible {
                 continue;
             }
             let v = &self.facets[vis].vid;
-            let rest: Vec<usize> = (0..3).filter(|&k| k != i).map(|k| v[k]).collect();
-            let nf = self.make([apex, rest[0], rest[1]], vec![g]);
+            let rest = [v[usize::from(i == 0)], v[if i == 2 { 1 } else { 2 }]];
+            let nf = self.make([apex, rest[0], rest[1]], neighbours(g));
             last = Some(nf);
             if self.facets[g].coplanarhorizon {
                 self.facets[nf].samecycle = Some(nf);
@@ -150,6 +148,7 @@ impl Qh<'_> {
     /// qh_mergefacet of the simplicial new facet `f1` into its coplanar horizon `f2`
     /// (qh_mergesimplex with the apex).
     fn merge_into_horizon(&mut self, f1: usize, f2: usize) {
+        self.vfacets_build();
         self.makeridges(f1);
         self.makeridges(f2);
         let apex = self.facets[f1].vid[0];
@@ -161,10 +160,10 @@ impl Qh<'_> {
         self.vn_simplex_start(f2);
         let isnew = self.facets[f2].vid[0] != apex;
         if isnew {
-            self.facets[f2].vid.insert(0, apex);
+            self.vid_push_front(f2, apex);
         }
         self.vn_simplex(f1, f2, apex, isnew);
-        let mut marked: Vec<usize> = self.facets[f2].nb.clone();
+        let mut marked: Vec<usize> = self.facets[f2].nb.to_vec();
         let mut i = 0;
         while i < self.facets[f1].ridges.as_ref().map_or(0, |r| r.len()) {
             let r = self.facets[f1].ridges.as_ref().expect("ridges")[i];
@@ -199,7 +198,7 @@ impl Qh<'_> {
             i += 1;
         }
         self.move_to_end(f2);
-        self.facets[f2].newfacet = true;
+        self.mark_new(f2);
         self.facets[f2].newmerge = true;
         self.merges += 1;
         self.facets[f1].visible = true;
@@ -225,13 +224,14 @@ impl Qh<'_> {
     /// qh_mergecycle: merges the cycle of new facets through `head` (all on the coplanar
     /// horizon `nf`) into `nf`: neighbours, then ridges, then the apex, then the list.
     fn merge_cycle(&mut self, head: usize, nf: usize) {
+        self.vfacets_build();
         let cyc = self.cycle(head);
         let apex = self.facets[head].vid[0];
         self.makeridges(nf);
         // qh_mergecycle_neighbors: drop the cycle from nf's neighbours (order kept), then add
         // each cycle facet's other neighbours.
         self.facets[nf].nb.retain(|g| !cyc.contains(g));
-        let mut marked: Vec<usize> = self.facets[nf].nb.clone();
+        let mut marked: Vec<usize> = self.facets[nf].nb.to_vec();
         marked.push(nf);
         for &same in &cyc {
             for nbr in self.facets[same].nb.clone() {
@@ -333,17 +333,14 @@ impl Qh<'_> {
         }
         let gone = self.vn_cycle(&cyc, nf, &base, apex);
         for v in base {
-            let elsewhere = self
-                .list
-                .iter()
-                .any(|&g| g != nf && !cyc.contains(&g) && !self.facets[g].visible && self.facets[g].vid.contains(&v));
+            let elsewhere = self.live_holders(v, |g| g == nf || cyc.contains(&g)).next().is_some();
             self.vn_check(!elsewhere, gone.contains(&v));
             if !elsewhere {
-                self.facets[nf].vid.retain(|&x| x != v);
+                self.vid_delete(nf, v);
             }
         }
         if self.facets[nf].vid[0] != apex {
-            self.facets[nf].vid.insert(0, apex);
+            self.vid_push_front(nf, apex);
         }
         // A horizon facet that was not new yet moves its vertices to the end of the vertex list.
         if !self.facets[nf].newfacet {
@@ -352,8 +349,8 @@ impl Qh<'_> {
         }
         // qh_mergecycle_facets.
         self.move_to_end(nf);
+        self.mark_new(nf);
         let fc = &mut self.facets[nf];
-        fc.newfacet = true;
         fc.simplicial = false;
         fc.newmerge = true;
         self.merges += 1;
@@ -369,20 +366,29 @@ impl Qh<'_> {
     /// in no facet makes the scan skip the vertex after it. Returns the merged facets (list
     /// order), whose shared vertices are renamed next.
     fn remove_extravertices(&mut self) -> Vec<usize> {
-        let news: Vec<usize> = self.list.iter().copied().filter(|&g| self.facets[g].newmerge).collect();
+        // Merged facets are new, so they are at the end of the list.
+        let news: Vec<usize> = self.new_facets().filter(|&g| self.facets[g].newmerge).collect();
         for &f in &news {
             self.facets[f].newmerge = false;
-            let on_ridge: Vec<usize> = self.facets[f].ridges.iter().flatten().flat_map(|&r| self.ridges[r].v).collect();
+            // The vertices on f's ridges, marked.
+            let on_ridge = self.new_visit();
+            if self.vmark.len() < self.vpoint.len() {
+                self.vmark.resize(self.vpoint.len(), 0);
+            }
+            for &r in self.facets[f].ridges.iter().flatten() {
+                for v in self.ridges[r].v {
+                    self.vmark[v] = on_ridge;
+                }
+            }
             let mut i = 0;
             while i < self.facets[f].vid.len() {
                 let v = self.facets[f].vid[i];
-                if on_ridge.contains(&v) {
+                if self.vmark[v] == on_ridge {
                     i += 1;
                     continue;
                 }
-                self.facets[f].vid.remove(i);
-                let elsewhere =
-                    self.list.iter().any(|&g| g != f && !self.facets[g].visible && self.facets[g].vid.contains(&v));
+                self.vid_delete(f, v);
+                let elsewhere = self.live_holders(v, |g| g == f).next().is_some();
                 let gone = self.vn_extra(v, f);
                 self.vn_check(!elsewhere, gone);
                 if !elsewhere {
@@ -397,7 +403,8 @@ impl Qh<'_> {
     pub(super) fn premerge(&mut self, first_new_id: usize) {
         let merges_before = self.merges;
         self.delridge.clear();
-        let new: Vec<usize> = self.list.iter().copied().filter(|&g| g >= first_new_id).collect();
+        // (a new facet without a plane is one to merge; the others are skipped below anyway)
+        let new: Vec<usize> = self.new_facets().filter(|&g| g >= first_new_id && !self.facets[g].has_plane).collect();
         for f in new {
             if self.facets[f].has_plane || self.facets[f].visible {
                 continue;
@@ -413,9 +420,11 @@ impl Qh<'_> {
             }
         }
         let merged = if self.merges > merges_before { self.remove_extravertices() } else { Vec::new() };
-        // Redundant or degenerate neighbours of merged facets would be merged next.
-        let news: Vec<usize> = self.list.iter().copied().filter(|&g| self.facets[g].newfacet).collect();
-        for &f in &news {
+        // Redundant or degenerate neighbours of merged facets would be merged next. (The checks
+        // below change no list: they walk it.)
+        let mut at = self.newlist;
+        while let Some(f) = at {
+            at = self.list.after(f);
             if !self.facets[f].coplanarhorizon {
                 continue;
             }
@@ -423,8 +432,11 @@ impl Qh<'_> {
                 self.bail = true;
                 return;
             }
+            // f's vertices marked, so that each neighbour is tested in the time of its own
+            // vertex count (a merged facet can have thousands: a cylinder's cap).
+            let mark = self.mark_vertices(f);
             for &g in &self.facets[f].nb {
-                if self.facets[g].vid.iter().all(|v| self.facets[f].vid.contains(v)) {
+                if self.facets[g].vid.iter().all(|&v| self.vmark[v] == mark) {
                     self.bail = true;
                     return;
                 }
@@ -433,14 +445,24 @@ impl Qh<'_> {
         // qh_getmergeset_initial: a new facet and a neighbour whose centrums are not clearly
         // below each other's planes get merged (concave or coplanar); not replayed.
         let radius = self.min_visible;
-        let mut done: Vec<usize> = Vec::new();
-        for &f in &news {
-            done.push(f);
-            for &g in &self.facets[f].nb {
-                if done.contains(&g) {
+        let done = self.new_visit();
+        let mut at = self.newlist;
+        while let Some(f) = at {
+            at = self.list.after(f);
+            self.visit[f] = done;
+            let cf = self.centrum(f);
+            for i in 0..self.facets[f].nb.len() {
+                let g = self.facets[f].nb[i];
+                if self.visit[g] == done {
                     continue;
                 }
-                if self.centrum_dist(f, g) >= -radius || self.centrum_dist(g, f) >= -radius {
+                let gp = self.planes[g];
+                if plane_dist(&gp.normal, gp.offset, &cf) >= -radius {
+                    self.bail = true;
+                    return;
+                }
+                let (fp, cg) = (self.planes[f], self.centrum(g));
+                if plane_dist(&fp.normal, fp.offset, &cg) >= -radius {
                     self.bail = true;
                     return;
                 }
@@ -450,8 +472,18 @@ impl Qh<'_> {
         self.rename_shared(&merged);
     }
 
-    /// Distance of facet `f`'s centrum (vertex mean projected to its plane) above facet `g`.
-    fn centrum_dist(&self, f: usize, g: usize) -> f64 {
+    /// Facet `f`'s centrum: its vertex mean projected to its plane (computed once).
+    fn centrum(&mut self, f: usize) -> [f64; 3] {
+        if let Some(c) = self.centrums[f] {
+            return c;
+        }
+        let c = self.centrum_of(f);
+        self.centrums[f] = Some(c);
+        c
+    }
+
+    /// [`Qh::centrum`] computed.
+    fn centrum_of(&self, f: usize) -> [f64; 3] {
         let fc = &self.facets[f];
         let mut c = [0.0; 3];
         for &v in &fc.vid {
@@ -461,34 +493,36 @@ impl Qh<'_> {
         }
         let nv = fc.vid.len() as f64;
         c = c.map(|x| x / nv);
-        let d = plane_dist(&fc.normal, fc.offset, &c);
-        for (ck, nk) in c.iter_mut().zip(fc.normal) {
+        let pl = &self.planes[f];
+        let d = plane_dist(&pl.normal, pl.offset, &c);
+        for (ck, nk) in c.iter_mut().zip(pl.normal) {
             *ck -= d * nk;
         }
-        plane_dist(&self.facets[g].normal, self.facets[g].offset, &c)
+        c
     }
 
     /// The triangles of the final facet list with `Qt` (vertex ids, decreasing), or `None`
     /// when a merged facet is not a plain polygon of ridges.
     pub(super) fn triangulate(&self) -> Option<Vec<(usize, [usize; 3])>> {
         let mut out = Vec::new();
-        for &f in &self.list {
+        for f in self.list.iter() {
             let fc = &self.facets[f];
             if fc.simplicial {
                 out.push((f, [fc.vid[0], fc.vid[1], fc.vid[2]]));
             }
         }
-        for &f in &self.list {
+        for f in self.list.iter() {
             let fc = &self.facets[f];
             if fc.simplicial {
                 continue;
             }
             let ridges = fc.ridges.as_ref()?;
             // Every vertex must be a polygon corner: on exactly two ridges.
-            for v in &fc.vid {
-                if ridges.iter().filter(|&&r| self.ridges[r].v.contains(v)).count() != 2 {
-                    return None;
-                }
+            let mut ends: Vec<usize> = ridges.iter().flat_map(|&r| self.ridges[r].v).collect();
+            ends.sort_unstable();
+            let on = |v: &usize| ends.partition_point(|x| x <= v) - ends.partition_point(|x| x < v);
+            if fc.vid.iter().any(|v| on(v) != 2) {
+                return None;
             }
             if ridges.len() != fc.vid.len() {
                 return None;

@@ -27,9 +27,9 @@
 use super::Qh;
 
 impl Qh<'_> {
-    /// Live facets (in list order) whose vertex sets hold vertex id `v`.
+    /// Live facets (in no particular order) whose vertex sets hold vertex id `v`.
     fn holders(&self, v: usize) -> Vec<usize> {
-        self.list.iter().copied().filter(|&g| !self.facets[g].visible && self.facets[g].vid.contains(&v)).collect()
+        self.live_holders(v, |_| false).collect()
     }
 
     /// The other facet of ridge `r` than `f`.
@@ -61,6 +61,7 @@ impl Qh<'_> {
     /// Renames vertex `v` of merged facet `f` when only one other facet shares it; returns
     /// whether it did.
     fn rename_one(&mut self, v: usize, f: usize) -> bool {
+        // `f` holds `v` and is live, so it is one of the two.
         let hold = self.holders(v);
         if hold.len() != 2 {
             return false;
@@ -131,7 +132,7 @@ impl Qh<'_> {
             }
         }
         for g in [f, a] {
-            self.facets[g].vid.retain(|&x| x != v);
+            self.vid_delete(g, v);
         }
         // A facet left redundant (its vertices within a neighbour's) or degenerate (fewer than
         // three neighbours or vertices) would be merged next.

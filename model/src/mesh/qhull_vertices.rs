@@ -35,7 +35,7 @@
 //! replayed hull of 2,800 random clouds (normal, box corners, prisms, points on box faces,
 //! lattices, rounded normal and sphere points), most of them with merges.
 
-use super::qhull::Qh;
+use super::qhull::{set_del, Qh};
 
 /// qhull's `vertex->neighbors` sets while the replay runs.
 #[derive(Default)]
@@ -46,13 +46,6 @@ pub(super) struct VertexSets {
     nb: Vec<Vec<usize>>,
     /// A step was met that the replay does not cover: the order is not known.
     bad: bool,
-}
-
-/// Deletes `x` from a qhull set by moving the last element into its slot.
-fn set_del(set: &mut Vec<usize>, x: usize) {
-    if let Some(pos) = set.iter().position(|&y| y == x) {
-        set.swap_remove(pos);
-    }
 }
 
 impl Qh<'_> {
@@ -71,7 +64,7 @@ impl Qh<'_> {
             return;
         }
         self.vsets.on = true;
-        for f in self.list.clone() {
+        for f in self.list.iter().collect::<Vec<_>>() {
             if self.facets[f].visible {
                 continue;
             }
@@ -106,7 +99,7 @@ impl Qh<'_> {
         }
         for &f in visible {
             for v in self.facets[f].vid.clone() {
-                if self.moved.contains(&v) {
+                if self.is_moved(v) {
                     continue;
                 }
                 self.vset(v);
@@ -140,7 +133,7 @@ impl Qh<'_> {
                 // Left in `f2` alone, the vertex is inside the merged facet: qhull deletes it
                 // (qh_mergevertex_del).
                 if self.vset(v).len() < 2 {
-                    self.facets[f2].vid.retain(|&x| x != v);
+                    self.vid_delete(f2, v);
                 }
             }
         }
@@ -192,13 +185,13 @@ impl Qh<'_> {
             slot[tris[k].0] = k;
             k += 1;
         }
-        self.moved.clear();
-        let mut merged = Vec::new();
-        for f in self.list.clone() {
+        self.clear_moved();
+        let mut merged = vec![false; base];
+        for f in self.list.iter().collect::<Vec<_>>() {
             if self.facets[f].simplicial {
                 continue;
             }
-            merged.push(f);
+            merged[f] = true;
             let apex = self.facets[f].vid[0];
             for r in self.facets[f].ridges.clone().unwrap_or_default() {
                 let [a, b] = self.ridges[r].v;
@@ -222,7 +215,7 @@ impl Qh<'_> {
         }
         if self.vsets.on {
             for set in &mut self.vsets.nb {
-                set.retain(|g| !merged.contains(g));
+                set.retain(|&g| g >= base || !merged[g]);
             }
         } else {
             // No merge: qhull builds the sets now, from the final facet list.
@@ -239,7 +232,7 @@ impl Qh<'_> {
             }
         }
         // vertices left inside the hull (or dropped by merges) are no longer in the list
-        let order: Vec<usize> = self.vlist.iter().copied().filter(|&v| used[v]).collect();
+        let order: Vec<usize> = self.vlist.iter().filter(|&v| used[v]).collect();
         let points = order.iter().map(|&v| self.vpoint[v]).collect();
         let mut sets = Vec::with_capacity(order.len());
         for &v in &order {
