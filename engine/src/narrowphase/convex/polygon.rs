@@ -144,36 +144,84 @@ impl HullData {
 /// Most hulls whose data is kept at once (per thread).
 const CACHE_SIZE: usize = 64;
 
-/// A cached hull: its address, a copy of what the derived data depends on (vertices,
-/// triangles, adjacency size), and the data. The copy is compared on every lookup, so a hull
-/// freed and replaced at the same address, or edited in place, is not mistaken for another.
+/// How many values of each hull array [`fingerprint`] reads: all of a small hull's, and evenly
+/// spread ones of a big hull's, so a lookup costs the same whatever the hull's size.
+const FINGERPRINT_SAMPLES: usize = 256;
+
+/// A cached hull: its address, the fingerprint of what the derived data depends on, and the
+/// data.
 struct CacheEntry {
     /// Address of the `ConvexHull` the data was made for.
     addr: usize,
-    /// Its vertices, as bits.
-    vert: Vec<[u64; 3]>,
-    /// Its triangles.
-    face: Vec<[u32; 3]>,
-    /// Its adjacency length.
-    nadj: usize,
-    /// Its polygon table.
-    polygons: Option<crate::narrowphase::PolygonTable>,
-    /// Its mesh vertex ids.
-    mesh_id: Vec<u32>,
+    /// [`fingerprint`] of that hull when the data was made.
+    fingerprint: u64,
     /// The derived data.
     data: std::rc::Rc<HullData>,
 }
 
-impl CacheEntry {
-    /// Whether this entry was made for `h` as it is now.
-    fn is_for(&self, h: &ConvexHull) -> bool {
-        self.addr == h as *const ConvexHull as usize
-            && self.nadj == h.adjacency.len()
-            && self.vert.len() == h.vert.len()
-            && self.face == h.face
-            && self.polygons == h.polygons
-            && self.mesh_id == h.mesh_id
-            && self.vert.iter().zip(&h.vert).all(|(a, b)| *a == b.map(f64::to_bits))
+/// FNV-1a step over one 64-bit word.
+fn mix(h: u64, w: u64) -> u64 {
+    (h ^ w).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
+/// Indices of up to `most` elements of an array of `n`, evenly spread, first and last included
+/// (every index when `n` is at most that).
+fn samples(n: usize, most: usize) -> impl Iterator<Item = usize> {
+    let k = n.min(most);
+    (0..k).map(move |i| if k == n { i } else { i * (n - 1) / (k - 1).max(1) })
+}
+
+/// What identifies a hull's derived data: the address and length of each of its arrays, the
+/// mesh vertex count, and the values of up to [`FINGERPRINT_SAMPLES`] entries of each array (all
+/// of them in a hull that small; of each sampled polygon of a bigger table, its length and four
+/// of its vertices). A hull freed and replaced at the same address, or edited in place (scaled,
+/// reshaped, given another polygon table), gets another fingerprint; only an edit confined to
+/// unsampled entries of a big hull, keeping every array where it was, would be served the old
+/// data (the stage replaces hulls whole, so it never does that). The lookup used to compare a
+/// copy of the whole hull, which for a big mesh cost more than the collision call it served
+/// (issue 16: a scene with a duplicated 40k-vertex mesh geom spent a third of its time there).
+fn fingerprint(h: &ConvexHull) -> u64 {
+    let mut f = 0xcbf2_9ce4_8422_2325;
+    for w in [h.vert.len(), h.face.len(), h.adjacency.len(), h.mesh_id.len(), h.mesh_nvert] {
+        f = mix(f, w as u64);
+    }
+    for p in [h.vert.as_ptr() as usize, h.face.as_ptr() as usize, h.mesh_id.as_ptr() as usize] {
+        f = mix(f, p as u64);
+    }
+    for i in samples(h.vert.len(), FINGERPRINT_SAMPLES) {
+        for x in h.vert[i] {
+            f = mix(f, x.to_bits());
+        }
+    }
+    for i in samples(h.face.len(), FINGERPRINT_SAMPLES) {
+        let [a, b, c] = h.face[i];
+        f = mix(f, (a as u64) << 32 | b as u64);
+        f = mix(f, c as u64);
+    }
+    for i in samples(h.mesh_id.len(), FINGERPRINT_SAMPLES) {
+        f = mix(f, h.mesh_id[i] as u64);
+    }
+    match &h.polygons {
+        None => mix(f, u64::MAX),
+        Some(t) => {
+            f = mix(f, t.verts.len() as u64);
+            f = mix(f, t.normals.len() as u64);
+            f = mix(f, t.verts.as_ptr() as usize as u64);
+            let per_polygon = if t.verts.len() <= FINGERPRINT_SAMPLES { usize::MAX } else { 4 };
+            for i in samples(t.verts.len(), FINGERPRINT_SAMPLES) {
+                let p = &t.verts[i];
+                f = mix(f, p.len() as u64);
+                for k in samples(p.len(), per_polygon) {
+                    f = mix(f, p[k] as u64);
+                }
+            }
+            for i in samples(t.normals.len(), FINGERPRINT_SAMPLES) {
+                for x in t.normals[i] {
+                    f = mix(f, x.to_bits());
+                }
+            }
+            f
+        }
     }
 }
 
@@ -183,14 +231,16 @@ thread_local! {
 }
 
 /// The derived data of `h`, made on first use (`extrema` computes the seeds) and then taken
-/// from a per-thread cache.
+/// from a per-thread cache, found by the hull's address and [`fingerprint`].
 pub(crate) fn hull_data(
     h: &ConvexHull,
     extrema: impl FnOnce(&ConvexHull) -> Option<[u32; 27]>,
 ) -> std::rc::Rc<HullData> {
+    let addr = h as *const ConvexHull as usize;
+    let fp = fingerprint(h);
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if let Some(e) = c.iter().find(|e| e.is_for(h)) {
+        if let Some(e) = c.iter().find(|e| e.addr == addr && e.fingerprint == fp) {
             return e.data.clone();
         }
         let data =
@@ -198,15 +248,7 @@ pub(crate) fn hull_data(
         if c.len() >= CACHE_SIZE {
             c.remove(0);
         }
-        c.push(CacheEntry {
-            addr: h as *const ConvexHull as usize,
-            vert: h.vert.iter().map(|v| v.map(f64::to_bits)).collect(),
-            face: h.face.clone(),
-            nadj: h.adjacency.len(),
-            polygons: h.polygons.clone(),
-            mesh_id: h.mesh_id.clone(),
-            data: data.clone(),
-        });
+        c.push(CacheEntry { addr, fingerprint: fp, data: data.clone() });
         data
     })
 }
@@ -583,6 +625,32 @@ mod tests {
         let face = vec![[0, 2, 1], [0, 3, 2], [0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]];
         let adjacency = vec![vec![1, 2, 3, 4], vec![0, 2, 4], vec![0, 1, 3, 4], vec![0, 2, 4], vec![0, 1, 2, 3]];
         ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0 }
+    }
+
+    /// The cache key of a hull too big to read whole changes with every kind of edit the tests
+    /// make in place (and stays put without one).
+    #[test]
+    fn fingerprint_of_a_big_hull_sees_edits_in_place() {
+        let n = 1000;
+        let vert: Vec<[f64; 3]> = (0..n).map(|i| [i as f64, (i * i) as f64, 1.0]).collect();
+        let face: Vec<[u32; 3]> = (0..n as u32 - 2).map(|i| [i, i + 1, i + 2]).collect();
+        let mut h = ConvexHull { vert, face, mesh_nvert: n, ..Default::default() };
+        let fp = fingerprint(&h);
+        assert_eq!(fingerprint(&h), fp);
+        for v in &mut h.vert {
+            *v = [v[0] * 0.5, v[1] * 0.5, v[2] * 0.5];
+        }
+        let scaled = fingerprint(&h);
+        assert_ne!(scaled, fp);
+        h.vert[n - 1][2] += 1.0;
+        assert_ne!(fingerprint(&h), scaled);
+        let last = fingerprint(&h);
+        h.mesh_nvert += 1;
+        assert_ne!(fingerprint(&h), last);
+        let nvert = fingerprint(&h);
+        h.polygons =
+            Some(crate::narrowphase::PolygonTable { verts: vec![vec![0, 1, 2]], normals: vec![[0.0, 0.0, 1.0]] });
+        assert_ne!(fingerprint(&h), nvert);
     }
 
     /// The cached table holds exactly the polygons the from-scratch build gives, and for each
