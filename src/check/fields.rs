@@ -73,12 +73,24 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
     finish(out)
 }
 
-/// MuJoCo C's fields (everything it has; only the names the Rust side also has get compared).
-pub fn c_model_fields(model: &mj::Model) -> Vec<Field> {
+/// Fields [`finish`] reads to build the hull and surface sets, wanted even though it drops them.
+const FINISH_INPUTS: &[&str] =
+    &["mesh_vert", "mesh_graph", "mesh_vertadr", "mesh_graphadr", "mesh_face", "mesh_faceadr", "mesh_facenum", "body_bvhnum"];
+
+/// MuJoCo C's fields of the names in `wanted` (the Rust side's, before [`finish`]).
+///
+/// Only those are copied: an array the Rust model lacks is never compared, and copying all of
+/// them as `f64` multiplies the largest ones by eight (a 1e6 x 512 builtin texture, 1.5 GB of
+/// bytes in MuJoCo, became 12 GB here; issue 16, item 6).
+pub fn c_model_fields(model: &mj::Model, wanted: &[&str]) -> Vec<Field> {
     let m = model.mj();
-    let mut out: Vec<Field> =
-        cfields::SIZES.iter().filter_map(|n| Some(Field::new(*n, vec![cfields::size(m, n)? as f64], 1))).collect();
-    out.extend(cfields::ARRAYS.iter().filter_map(|n| {
+    let want = |n: &&&str| wanted.contains(*n) || FINISH_INPUTS.contains(*n);
+    let mut out: Vec<Field> = cfields::SIZES
+        .iter()
+        .filter(&want)
+        .filter_map(|n| Some(Field::new(*n, vec![cfields::size(m, n)? as f64], 1)))
+        .collect();
+    out.extend(cfields::ARRAYS.iter().filter(&want).filter_map(|n| {
         let (v, c) = cfields::array(m, n)?;
         Some(Field::new(*n, v, c))
     }));

@@ -58,7 +58,9 @@ pub fn check_file(path: &Path, tamper: impl FnOnce(&mut specula_model::Model)) -
         (Ok(cm), Ok(mut rm)) => {
             tamper(&mut rm);
             let mut cmp = Comparison::default();
-            cmp.add_all(&fields::c_model_fields(&cm), &fields::rust_model_fields(&rm));
+            let rust_fields = fields::rust_model_fields(&rm);
+            let names: Vec<&str> = rust_fields.iter().map(|f| f.name.as_str()).collect();
+            cmp.add_all(&fields::c_model_fields(&cm, &names), &rust_fields);
             fields::compare_kinematics(&cm, &rm, RANDOM_POSES, &mut cmp);
             CheckOutcome::Compared(cmp)
         }
