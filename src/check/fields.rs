@@ -74,8 +74,16 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
 }
 
 /// Fields [`finish`] reads to build the hull and surface sets, wanted even though it drops them.
-const FINISH_INPUTS: &[&str] =
-    &["mesh_vert", "mesh_graph", "mesh_vertadr", "mesh_graphadr", "mesh_face", "mesh_faceadr", "mesh_facenum", "body_bvhnum"];
+const FINISH_INPUTS: &[&str] = &[
+    "mesh_vert",
+    "mesh_graph",
+    "mesh_vertadr",
+    "mesh_graphadr",
+    "mesh_face",
+    "mesh_faceadr",
+    "mesh_facenum",
+    "body_bvhnum",
+];
 
 /// MuJoCo C's fields of the names in `wanted` (the Rust side's, before [`finish`]).
 ///
