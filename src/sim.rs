@@ -300,20 +300,42 @@ fn run_steps(
             BodyReport { name: name.clone(), pos: pose.pos, quat: pose.quat, min_z }
         })
         .collect();
+    let robust = opts.robust && opts.route == Route::Rust;
+    let tunnels = tunnels.finish();
+    let mut notes = watch.notes;
+    if robust {
+        notes.extend(robust_bound_note(&tunnels));
+    }
     Ok(RunReport {
         route: opts.route,
         steps: opts.steps,
         timestep: model.timestep(),
         speculative: model.speculative(),
-        robust: opts.robust && opts.route == Route::Rust,
+        robust,
         ncon_max,
         fallback_pairs: 0,
         mujoco_hulls: 0,
         warnings: data.warnings().to_vec(),
-        state_notes: watch.notes,
+        state_notes: notes,
         bodies,
-        tunnels: tunnels.finish(),
+        tunnels,
     })
+}
+
+/// The warning a robust run gives when something passed through anyway: robust mode holds
+/// within a bound (README, "Where robust mode holds"), and a run beyond it must say so.
+fn robust_bound_note(tunnels: &[Tunnel]) -> Option<String> {
+    let first = tunnels.first()?;
+    Some(format!(
+        "robust mode let {} pass{} through (first: {} through {} at step {}, {:.3} m/s): the run is beyond the \
+         bound robust mode holds within (README, 'Where robust mode holds'); a smaller timestep helps",
+        tunnels.len(),
+        if tunnels.len() == 1 { "" } else { "es" },
+        first.body,
+        first.through,
+        first.step,
+        first.speed
+    ))
 }
 
 impl RunReport {

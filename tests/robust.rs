@@ -232,3 +232,33 @@ fn a_model_can_ask_for_robust_mode_and_the_cli_honours_it() {
         assert!(!v["tunnels"].as_array().unwrap().is_empty(), "{extra:?}: no tunnel without robust mode");
     }
 }
+
+/// The chain yanked at 8 m/s, past what robust mode holds for bodies in series (README, "Where
+/// robust mode holds"): the run reports the pass and warns that the bound was exceeded; at the
+/// keyframe's 5 m/s it does neither.
+#[test]
+fn a_robust_run_beyond_its_bound_reports_the_pass_and_warns() {
+    let text = std::fs::read_to_string(scene("chain.xml")).unwrap();
+    let five = "qvel=\"0 0 -5 0 0 0 0 0 -5 0 0 0 0 0 -5 0 0 0 0 0 -5 0 0 0\"";
+    let eight = five.replace("-5", "-8");
+    assert!(text.contains(five), "chain.xml's keyframe changed");
+    let dir = std::env::temp_dir().join(format!("specula-robust-bound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fast = dir.join("chain_8.xml");
+    std::fs::write(&fast, text.replace(five, &eight)).unwrap();
+    let robust_run = |path: &Path| {
+        let c = Model::from_xml_path(path).unwrap();
+        let r = specula_model::load_file(path).unwrap();
+        run(&c, Some(&r), &RunOptions { route: Route::Rust, steps: 800, start: Start::Key("yank".into()), robust: true })
+            .unwrap()
+    };
+    let warns = |r: &RunReport| r.state_notes.iter().any(|n| n.contains("beyond the bound robust mode holds"));
+
+    let slow = robust_run(&scene("chain.xml"));
+    assert!(slow.tunnels.is_empty() && !warns(&slow), "5 m/s: {:?} {:?}", slow.tunnels, slow.state_notes);
+    let fast = robust_run(&fast);
+    assert!(!fast.tunnels.is_empty(), "8 m/s no longer passes: update the README's bound table");
+    assert!(warns(&fast), "no warning for {:?}: {:?}", fast.tunnels, fast.state_notes);
+    let json = fast.to_json().to_string();
+    assert!(json.contains("beyond the bound robust mode holds"), "--json carries the warning: {json}");
+}

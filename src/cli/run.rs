@@ -12,6 +12,9 @@ use specula_model::types::SpeculativeMode;
 
 use super::RouteArg;
 
+/// Passes through a body listed one per line; `--json` lists them all.
+const SHOWN_TUNNELS: usize = 10;
+
 /// Arguments of `specula run`.
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
@@ -101,6 +104,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             outln!("  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}", b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z);
         }
         super::print_stage_notes(report.mujoco_hulls, report.fallback_pairs);
+        // The passes are what a thin-parts user runs this for: say them, not only in --json.
+        for t in report.tunnels.iter().take(SHOWN_TUNNELS) {
+            outln!("  passed: {} through {} at step {} ({:.3} m/s)", t.body, t.through, t.step, t.speed);
+        }
+        if report.tunnels.len() > SHOWN_TUNNELS {
+            outln!("  passed: {} more (run --json lists them all)", report.tunnels.len() - SHOWN_TUNNELS);
+        }
         for w in &report.warnings {
             outln!("  warning: {w}");
         }
