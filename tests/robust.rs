@@ -249,8 +249,12 @@ fn a_robust_run_beyond_its_bound_reports_the_pass_and_warns() {
     let robust_run = |path: &Path| {
         let c = Model::from_xml_path(path).unwrap();
         let r = specula_model::load_file(path).unwrap();
-        run(&c, Some(&r), &RunOptions { route: Route::Rust, steps: 800, start: Start::Key("yank".into()), robust: true })
-            .unwrap()
+        run(
+            &c,
+            Some(&r),
+            &RunOptions { route: Route::Rust, steps: 800, start: Start::Key("yank".into()), robust: true },
+        )
+        .unwrap()
     };
     let warns = |r: &RunReport| r.state_notes.iter().any(|n| n.contains("beyond the bound robust mode holds"));
 
