@@ -102,7 +102,7 @@ fn collision(py: Python<'_>, model: usize, data: usize) -> PyResult<()> {
         // SAFETY: the Python wrapper passes the addresses of a live MjModel and MjData, which it
         // keeps referenced for the duration of the call; the entry point never unwinds a panic.
         unsafe {
-            specula::mj::collision::mj_collision(model as *const mujoco_sys::mjModel, data as *mut mujoco_sys::mjData)
+            specula::capi::mj_collision(model as *const mujoco_sys::mjModel, data as *mut mujoco_sys::mjData)
         }
     });
     Ok(())

@@ -47,6 +47,8 @@
 //! collision and counts the call under `fallback_error`.
 
 pub mod api;
+mod export;
+pub use export::mj_collision;
 pub mod patch;
 mod run;
 mod stats;

@@ -129,7 +129,7 @@ pub struct Outcome {
 /// specula's entry point that the slots are pointed at: the drop-in's `mj_collision`, which runs
 /// the mode chosen with [`super::set_mode`].
 pub fn entry() -> usize {
-    crate::mj::collision::mj_collision as *const () as usize
+    super::export::mj_collision as *const () as usize
 }
 
 /// Forgets a speculative mode chosen with [`super::set_speculative`] or `SPECULA_SPECULATIVE`, so

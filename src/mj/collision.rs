@@ -3,10 +3,11 @@
 //! libmujoco calls `mj_collision` through its symbol table, so a definition exported by the
 //! executable (or by a library loaded first with `LD_PRELOAD`) replaces every internal call:
 //! `mj_step`'s, RK4's three inner ones, `mj_forward`'s, and the compiler's. The root crate defines
-//! that symbol ([`mj_collision`]) and `build.rs` exports it from every binary of this package. By
-//! default it forwards to the library's own function; [`with_collision`] installs a replacement for
-//! one model on the current thread while a closure runs. Without one, the drop-in library's mode
-//! decides ([`crate::capi`]): MuJoCo's own collision unless libspecula.so was configured.
+//! that symbol (in `crate::capi::export`) and `build.rs` exports it from every binary of this
+//! package. [`with_collision`] installs a replacement for one model on the current thread while a
+//! closure runs; the exported symbol runs it ([`run_installed`]), and otherwise the drop-in
+//! library's mode decides: MuJoCo's own collision unless libspecula.so was configured. This
+//! module does not depend on the drop-in: the exported symbol calls into here, not the reverse.
 //!
 //! This relies on a measured fact (`docs/measurements.md`, P1): feeding contacts through
 //! `mj_addContact` after the same reset `mj_collision` does first gives trajectories
@@ -69,13 +70,12 @@ thread_local! {
     static CALLS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// The exported `mj_collision`: runs the replacement installed on this thread for this model, or
-/// the library's own collision for anything else (other models, other threads, the compiler).
+/// Runs the replacement [`with_collision`] installed on this thread, if it is for `m`; false
+/// (nothing run) otherwise. The exported `mj_collision` (`crate::capi::export`) asks this first.
 ///
 /// # Safety
-/// Called by MuJoCo with a valid model and data.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn mj_collision(m: *const sys::mjModel, d: *mut sys::mjData) {
+/// `m` and `d` are MuJoCo's valid model and data, as passed to `mj_collision`.
+pub(crate) unsafe fn run_installed(m: *const sys::mjModel, d: *mut sys::mjData) -> bool {
     match ACTIVE.with(Cell::get) {
         Some((model, stage)) if model == m && !m.is_null() && !d.is_null() => {
             CALLS.with(|c| c.set(c.get() + 1));
@@ -88,15 +88,9 @@ pub unsafe extern "C-unwind" fn mj_collision(m: *const sys::mjModel, d: *mut sys
             if let Err(payload) = result {
                 std::panic::resume_unwind(payload);
             }
+            true
         }
-        // No replacement on this thread: the drop-in library's mode decides (`crate::capi`; mode
-        // `c`, MuJoCo's own collision, unless libspecula.so was configured or a program asked).
-        // `capi::collide` never panics, so nothing unwinds into C from here.
-        _ if !m.is_null() && !d.is_null() => {
-            // SAFETY: MuJoCo passes a valid model and data.
-            crate::capi::collide(unsafe { &*m }, unsafe { &mut *d }, None)
-        }
-        _ => {}
+        _ => false,
     }
 }
 

@@ -1,0 +1,21 @@
+//! The exported `mj_collision` symbol: every internal collision call of libmujoco lands here
+//! (`build.rs` exports it from each binary of this package; libspecula.so exports it too).
+
+use mujoco_sys as sys;
+
+/// The exported `mj_collision`: the replacement installed on this thread for this model
+/// ([`crate::mj::collision::with_collision`]), or else what the drop-in library's mode says
+/// (mode `c`, MuJoCo's own collision, unless libspecula.so was configured or a program asked).
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_collision(m: *const sys::mjModel, d: *mut sys::mjData) {
+    // SAFETY: MuJoCo passes a valid model and data (null pointers are left alone below).
+    if unsafe { crate::mj::collision::run_installed(m, d) } || m.is_null() || d.is_null() {
+        return;
+    }
+    // `collide` never panics, so nothing unwinds into C from here.
+    // SAFETY: MuJoCo passes a valid model and data.
+    super::collide(unsafe { &*m }, unsafe { &mut *d }, None)
+}
