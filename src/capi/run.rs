@@ -148,7 +148,7 @@ fn rust_part(m: &sys::mjModel, d: &mut sys::mjData, diff: bool) -> Outcome {
         if !fresh {
             let cm = match from_c::collision_model(m) {
                 Ok(cm) => cm,
-                Err(e) => return Outcome::Fallback(Fallback::Error, e),
+                Err(e) => return Outcome::Fallback(Fallback::Error, e.to_string()),
             };
             add(&COUNTERS.model_builds, 1);
             let stage = RustStage::from_collision_model(cm);
@@ -169,7 +169,7 @@ fn rust_part(m: &sys::mjModel, d: &mut sys::mjData, diff: bool) -> Outcome {
         entry.used = now;
         if fresh {
             if let Err(e) = from_c::refresh(entry.stage.model_mut(), m) {
-                return Outcome::Fallback(Fallback::Error, e);
+                return Outcome::Fallback(Fallback::Error, e.to_string());
             }
         }
         add(&COUNTERS.refresh_nanos, t.elapsed().as_nanos() as u64);

@@ -15,6 +15,7 @@ mod diff;
 mod fuzz;
 mod run;
 mod sweep;
+mod sweep_args;
 
 use std::process::ExitCode;
 

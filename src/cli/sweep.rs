@@ -15,6 +15,7 @@ use specula::sweep::progress::{Progress, When};
 use specula::sweep::user::Aim;
 use specula::sweep::{merge, report, run_all, shard, svg, verdict, Compiled, RunResult, SceneKind, SpeculativeMode};
 
+use super::sweep_args;
 use super::RouteArg;
 
 /// Output format of the per-run rows.
@@ -188,15 +189,16 @@ fn positive(what: &str, v: Option<f64>, zero_ok: bool) -> Result<Option<f64>, St
 /// looked up before anything runs, so bad input is one line on stderr and nothing is written.
 fn definition(a: &SweepOpts) -> Result<Sweep, String> {
     let names: Vec<&str> = SpeculativeMode::ALL.iter().map(|m| m.name()).collect();
-    let modes = a.modes.as_deref().map(|m| def::parse_list("mode", m, SpeculativeMode::parse, &names)).transpose()?;
+    let modes =
+        a.modes.as_deref().map(|m| sweep_args::parse_list("mode", m, SpeculativeMode::parse, &names)).transpose()?;
     let routes: Option<Vec<Route>> = a.route.as_ref().map(|r| dedup(r.iter().map(|&r| r.into()).collect()));
     let offsets = match (a.dense, a.offsets) {
         (true, _) => Some(preset::offsets(20)),
         (false, Some(0)) => return Err("--offsets must be at least 1".into()),
         (false, n) => n.map(preset::offsets),
     };
-    let speeds = a.speeds.as_deref().map(def::parse_speeds).transpose()?;
-    let timesteps = a.timesteps.as_deref().map(def::parse_timesteps).transpose()?;
+    let speeds = a.speeds.as_deref().map(sweep_args::parse_speeds).transpose()?;
+    let timesteps = a.timesteps.as_deref().map(sweep_args::parse_timesteps).transpose()?;
     let duration = positive("--duration", a.duration, false)?;
     let Some(path) = &a.scene else {
         let scene_only = [
@@ -234,11 +236,11 @@ fn definition(a: &SweepOpts) -> Result<Sweep, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{file}: {e}"))?;
     let model = Model::from_xml_path(path).map_err(|e| e.to_string())?;
     let aim = match (&a.direction, &a.toward) {
-        (Some(d), _) => Aim::Direction(def::parse_direction(d)?),
+        (Some(d), _) => Aim::Direction(sweep_args::parse_direction(d)?),
         (None, Some(t)) => Aim::Toward(t.clone()),
         (None, None) => {
             let g = model.mj().opt.gravity;
-            let down = def::parse_direction(&format!("{},{},{}", g[0], g[1], g[2])).unwrap_or([0.0, 0.0, -1.0]);
+            let down = sweep_args::parse_direction(&format!("{},{},{}", g[0], g[1], g[2])).unwrap_or([0.0, 0.0, -1.0]);
             Aim::Direction(down)
         }
     };
@@ -282,8 +284,8 @@ fn definition(a: &SweepOpts) -> Result<Sweep, String> {
 /// Which shard this process runs: `--shard`, else the Slurm array task's, else all of it.
 fn which_shard(a: &SweepOpts) -> Result<Option<(usize, usize)>, String> {
     match &a.shard {
-        Some(s) => def::parse_shard(s).map(Some),
-        None => def::slurm_shard(|k| std::env::var(k).ok()),
+        Some(s) => sweep_args::parse_shard(s).map(Some),
+        None => sweep_args::slurm_shard(|k| std::env::var(k).ok()),
     }
 }
 
@@ -410,7 +412,7 @@ pub fn run(args: SweepArgs) -> Result<ExitCode, String> {
 
 /// Runs `specula sweep merge`.
 fn run_merge(m: MergeArgs) -> Result<ExitCode, String> {
-    let (sweep, results) = merge::merge(&m.files)?;
+    let (sweep, results) = merge::merge(&m.files).map_err(|e| e.to_string())?;
     let text = rows(&results, &sweep, m.format, (1, 1), None);
     let summary = format!(
         "specula sweep merge of {} shards of {}: {} runs\n{}",

@@ -105,8 +105,21 @@ fn id(i: c_int) -> usize {
     usize::try_from(i).unwrap_or(usize::MAX)
 }
 
+/// Why a MuJoCo model cannot be read as a collision model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FromCError {
+    /// A geom type the engine does not know (a newer MuJoCo, or memory that is not a model).
+    #[error("geom {geom} has unknown type {ty}")]
+    UnknownGeomType {
+        /// The geom's id.
+        geom: usize,
+        /// Its `geom_type` value.
+        ty: i32,
+    },
+}
+
 /// The collision model of `m`, hulls included.
-pub fn collision_model(m: &sys::mjModel) -> Result<CollisionModel, String> {
+pub fn collision_model(m: &sys::mjModel) -> Result<CollisionModel, FromCError> {
     let mut cm = CollisionModel::default();
     refresh(&mut cm, m)?;
     cm.hulls = (0..count(m.nmesh)).map(|i| mesh_hull(m, i)).collect();
@@ -166,7 +179,7 @@ pub fn mesh_hull(m: &sys::mjModel, i: usize) -> Option<ConvexHull> {
 
 /// Re-reads every field of `cm` except the mesh hulls from `m` (no allocation once the vectors
 /// have grown). Fails only on a geom type the engine does not know.
-pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), String> {
+pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), FromCError> {
     let (ng, nb, np, nx) = (count(m.ngeom), count(m.nbody), count(m.npair), count(m.nexclude));
     let o = &m.opt;
     cm.nflex = count(m.nflex);
@@ -194,7 +207,7 @@ pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), String> 
         cm.geom_type.clear();
         for (g, &t) in types.iter().enumerate() {
             let t = usize::try_from(t).ok().and_then(GeomType::from_index);
-            cm.geom_type.push(t.ok_or_else(|| format!("geom {g} has unknown type {}", types[g]))?);
+            cm.geom_type.push(t.ok_or(FromCError::UnknownGeomType { geom: g, ty: types[g] })?);
         }
         fill(&mut cm.geom_size, rows::<f64, 3>(m.geom_size, ng).iter().copied());
         fill(&mut cm.geom_bodyid, slice(m.geom_bodyid, ng).iter().map(|&b| id(b)));

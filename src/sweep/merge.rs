@@ -83,9 +83,26 @@ fn parse_shard_text(path: &Path, s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
+/// Why shard files cannot be merged into one sweep.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// A file that is not a readable shard: unreadable, without a sweep header, or with a bad
+    /// header or row.
+    #[error("{0}")]
+    BadShard(String),
+    /// Shards that do not make one sweep: different sweeps or splits, a shard missing or given
+    /// twice, or holding runs that are not its own.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
 impl Shard {
     /// Reads a CSV or JSON shard written by `specula sweep --shard` (or in a Slurm array).
-    pub fn read(path: &Path) -> Result<Shard, String> {
+    pub fn read(path: &Path) -> Result<Shard, MergeError> {
+        Shard::read_text(path).map_err(MergeError::BadShard)
+    }
+
+    fn read_text(path: &Path) -> Result<Shard, String> {
         let file = path.display();
         let body = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
         let not_a_shard = || {
@@ -175,21 +192,21 @@ fn result(row: &HashMap<String, String>, spec: &RunSpec) -> Result<RunResult, St
 
 /// Merges shard files: they must record one sweep (the same hash), with the same N, each shard
 /// exactly once, each holding exactly its runs. Returns the sweep and every run in order.
-pub fn merge(paths: &[PathBuf]) -> Result<(Sweep, Vec<RunResult>), String> {
+pub fn merge(paths: &[PathBuf]) -> Result<(Sweep, Vec<RunResult>), MergeError> {
     let shards = paths.iter().map(|p| Shard::read(p)).collect::<Result<Vec<_>, _>>()?;
-    let first = shards.first().ok_or("merge needs at least one shard file")?;
+    let first = shards.first().ok_or_else(|| MergeError::Mismatch("merge needs at least one shard file".into()))?;
     for s in &shards[1..] {
         if s.hash != first.hash {
-            return Err(format!(
+            return Err(MergeError::Mismatch(format!(
                 "{} and {} are shards of different sweeps (hashes {} and {})",
                 first.path.display(),
                 s.path.display(),
                 first.hash,
                 s.hash
-            ));
+            )));
         }
         if s.shard.1 != first.shard.1 {
-            return Err(format!(
+            return Err(MergeError::Mismatch(format!(
                 "{} is shard {}/{} but {} is shard {}/{}: they split the sweep differently",
                 first.path.display(),
                 first.shard.0,
@@ -197,25 +214,29 @@ pub fn merge(paths: &[PathBuf]) -> Result<(Sweep, Vec<RunResult>), String> {
                 s.path.display(),
                 s.shard.0,
                 s.shard.1
-            ));
+            )));
         }
     }
     let n = first.shard.1;
     let mut by_index: Vec<Option<&Shard>> = vec![None; n + 1];
     for s in &shards {
         if let Some(other) = by_index[s.shard.0] {
-            return Err(format!(
+            return Err(MergeError::Mismatch(format!(
                 "shard {}/{n} is given twice ({} and {})",
                 s.shard.0,
                 other.path.display(),
                 s.path.display()
-            ));
+            )));
         }
         by_index[s.shard.0] = Some(s);
     }
     let missing: Vec<String> = (1..=n).filter(|&i| by_index[i].is_none()).map(|i| format!("{i}/{n}")).collect();
     if !missing.is_empty() {
-        return Err(format!("shard {} of the sweep {} is missing", missing.join(", "), first.hash));
+        return Err(MergeError::Mismatch(format!(
+            "shard {} of the sweep {} is missing",
+            missing.join(", "),
+            first.hash
+        )));
     }
     let all = first.sweep.runs();
     let mut results: Vec<Option<RunResult>> = vec![None; all.len()];
@@ -226,21 +247,25 @@ pub fn merge(paths: &[PathBuf]) -> Result<(Sweep, Vec<RunResult>), String> {
             let index: usize = row
                 .get("index")
                 .and_then(|i| i.parse().ok())
-                .ok_or_else(|| format!("{file}: a row has no valid index"))?;
+                .ok_or_else(|| MergeError::BadShard(format!("{file}: a row has no valid index")))?;
             if index >= all.len() || index % n != s.shard.0 - 1 {
-                return Err(format!("{file}: run {index} does not belong to shard {}/{n}", s.shard.0));
+                return Err(MergeError::Mismatch(format!(
+                    "{file}: run {index} does not belong to shard {}/{n}",
+                    s.shard.0
+                )));
             }
             if results[index].is_some() {
-                return Err(format!("{file}: run {index} appears twice"));
+                return Err(MergeError::Mismatch(format!("{file}: run {index} appears twice")));
             }
-            results[index] = Some(result(row, &all[index]).map_err(|e| format!("{file}: run {index}: {e}"))?);
+            results[index] =
+                Some(result(row, &all[index]).map_err(|e| MergeError::BadShard(format!("{file}: run {index}: {e}")))?);
         }
         if s.rows.len() != expected {
-            return Err(format!(
+            return Err(MergeError::Mismatch(format!(
                 "{file}: shard {}/{n} should hold {expected} runs but holds {} (was it cut short?)",
                 s.shard.0,
                 s.rows.len()
-            ));
+            )));
         }
     }
     Ok((first.sweep.clone(), results.into_iter().map(|r| r.expect("every run was checked above")).collect()))
