@@ -155,13 +155,28 @@ fn attribute_without_value() {
 }
 
 #[test]
-fn text_after_root() {
-    check("<mujoco/>\n  junk\n", 2, 3, &["text outside the root element"]);
+fn text_at_the_end_of_the_file() {
+    // tinyxml2 reads document-level text up to the next '<'; with none left it fails.
+    check("<mujoco/>\n  junk\n", 2, 3, &["text at the end of the file"]);
 }
 
 #[test]
-fn second_root_element() {
-    check("<mujoco/>\n<mujoco/>\n", 2, 1, &["second root element", "t.xml:1:1"]);
+fn text_and_elements_beside_the_root_are_read_and_dropped() {
+    // MuJoCo 4.0.0 loads these: text before the root, text followed by a comment, and a second
+    // root element (which must still be well formed).
+    for xml in ["junk\n<mujoco/>", "<mujoco/>\njunk <!-- c -->\n", "<mujoco/>\n<mujoco><bad/></mujoco>\n"] {
+        let root = parse_str(xml, Path::new("."), "t.xml").unwrap_or_else(|e| panic!("{xml:?}: {e}"));
+        assert!(root.children.is_empty(), "{xml:?}: the first root is the model");
+    }
+    check("<mujoco/>\n<x><y></x>\n", 2, 7, &["mismatched end tag"]);
+}
+
+#[test]
+fn declaration_after_the_first_node() {
+    // tinyxml2 allows `<?...?>` only before every other node of the document.
+    check("<mujoco/>\n<?pi x?>\n", 2, 1, &["declaration may only appear at the start"]);
+    check("<!-- c -->\n<?xml version=\"1.0\"?>\n<mujoco/>", 2, 1, &["declaration may only appear"]);
+    assert!(parse_str("<?xml version=\"1.0\"?>\n<!-- c -->\n<mujoco/>", Path::new("."), "t.xml").is_ok());
 }
 
 #[test]
@@ -629,10 +644,11 @@ fn entities_resolved_like_tinyxml2() {
 
 #[test]
 fn prolog_comments_and_instructions_are_ignored() {
-    // An XML declaration, a DOCTYPE with an internal subset, comments with "--" (tinyxml2 allows
-    // it) and processing instructions are all skipped; text content is kept, trimmed.
+    // An XML declaration, a DOCTYPE with an internal subset and comments with "--" (tinyxml2
+    // allows it) are all skipped; text content is kept, trimmed. (A processing instruction inside
+    // an element is an error in tinyxml2, see `declaration_after_the_first_node`.)
     let xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE mujoco [<!ENTITY x \"1\">]>\n<!-- a -- b -->\n\
-               <mujoco model=\"&x;\"><?pi data?><custom><text name=\"t\" data=\"d\"> hi <![CDATA[<raw>]]> </text></custom></mujoco>";
+               <mujoco model=\"&x;\"><custom><text name=\"t\" data=\"d\"> hi <![CDATA[<raw>]]> </text></custom></mujoco>";
     let root = parse_str(xml, Path::new("."), "t.xml").expect("valid");
     // tinyxml2 does not expand DTD entities: MuJoCo keeps "&x;" literally.
     assert_eq!(root.string("model"), Some("&x;"));

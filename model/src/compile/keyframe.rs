@@ -56,14 +56,22 @@ pub fn compile_keys(m: &mut Model, keys: &[RawKey]) -> Res<()> {
         m.key_names.push(key.name.clone());
         m.key_time.push(key.time);
         for (i, given) in key.data.iter().enumerate() {
+            let default = || match i {
+                0 => m.qpos0.clone(),
+                3 => mpos0.clone(),
+                4 => mquat0.clone(),
+                _ => vec![0.0; sizes[i]],
+            };
             let v = match given {
-                None => match i {
-                    0 => m.qpos0.clone(),
-                    3 => mpos0.clone(),
-                    4 => mquat0.clone(),
-                    _ => vec![0.0; sizes[i]],
-                },
-                Some(v) if v.len() == sizes[i] => v.clone(),
+                None => default(),
+                // MuJoCo 4.0.0 takes a shorter list as the leading values and the default pose
+                // for the rest (measured: `qpos="0.5"` on a hinge and a ball joint loads as
+                // 0.5 1 0 0 0, and short qvel, act, ctrl and mpos load); only a longer one fails.
+                Some(v) if v.len() <= sizes[i] => {
+                    let mut full = default();
+                    full[..v.len()].copy_from_slice(v);
+                    full
+                }
                 Some(v) => {
                     let pos = key.pos.clone().unwrap_or_else(|| Position {
                         file: std::sync::Arc::new("<model>".into()),

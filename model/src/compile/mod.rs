@@ -38,7 +38,9 @@ pub mod orient;
 pub mod refs;
 pub mod spec;
 pub mod springdamper;
+pub mod texture;
 pub mod tree;
+pub mod validate;
 
 use std::path::{Path, PathBuf};
 
@@ -266,6 +268,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
         bodies.push(compile_body(id, it, weldid, static_weld, &all_cs, &mctx)?);
     }
     check_names(&items)?;
+    validate::check_model(root, &sources[0].defaults, &items, &ex, dir, &cs.texturedir)?;
     for (i, a) in ex.meshes.iter().enumerate() {
         if !a.name.is_empty() && ex.meshes[..i].iter().any(|b| b.name == a.name) {
             return Err(MjcfError::new(a.pos.clone(), format!("repeated name '{}' in mesh", a.name)));

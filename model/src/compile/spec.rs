@@ -416,6 +416,18 @@ pub struct DefaultClass {
     pub mesh: crate::mesh::MeshSpec,
     /// Actuator defaults (one per class, edited by every actuator shortcut in the class).
     pub actuator: super::actuator::ActuatorSpec,
+    /// Every attribute the class (or a class it inherits from) sets, as text: (element kind,
+    /// attribute, value), the kind `actuator` standing for every actuator shortcut. The compile
+    /// checks read attributes that no typed default above holds (a site's or a material's
+    /// references, a tendon's limits) from here.
+    pub raw: Vec<(String, String, String)>,
+}
+
+impl DefaultClass {
+    /// The value this class gives attribute `attr` of elements of `kind`, if any.
+    pub fn raw_attr(&self, kind: &str, attr: &str) -> Option<&str> {
+        self.raw.iter().find(|(k, a, _)| k == kind && a == attr).map(|(_, _, v)| v.as_str())
+    }
 }
 
 /// All default classes; index 0 is `main`.
@@ -464,6 +476,13 @@ impl Defaults {
         };
         for ch in &el.children {
             let c = &mut self.classes[idx];
+            let kind = if super::actuator::is_actuator(&ch.name) { "actuator" } else { ch.name.as_str() };
+            for a in &ch.attrs {
+                match c.raw.iter_mut().find(|(k, n, _)| k == kind && *n == a.name) {
+                    Some(slot) => slot.2 = a.value.clone(),
+                    None => c.raw.push((kind.to_string(), a.name.clone(), a.value.clone())),
+                }
+            }
             match ch.name.as_str() {
                 "joint" => c.joint.read(ch)?,
                 "geom" => c.geom.read(ch)?,

@@ -121,12 +121,7 @@ impl Includer {
         if bytes.is_empty() {
             return Err(MjcfError::new(include.pos.clone(), format!("included file '{}' is empty", path.display())));
         }
-        let text = String::from_utf8(bytes).map_err(|err| {
-            MjcfError::new(
-                include.pos.clone(),
-                format!("included file '{}' is not UTF-8 (byte {})", path.display(), err.utf8_error().valid_up_to()),
-            )
-        })?;
+        let text = super::reader::decode(bytes);
         let mut root = read_document(&text, Arc::new(path.clone()))?;
         if root.children.is_empty() {
             return Err(MjcfError::new(

@@ -59,11 +59,9 @@ impl Element {
 pub fn parse_file(path: &Path) -> Result<Element, MjcfError> {
     let file = Arc::new(path.to_path_buf());
     let whole_file = Position { file: file.clone(), line: 0, col: 0 };
-    let bytes = std::fs::read(path)
-        .map_err(|err| MjcfError::new(whole_file.clone(), format!("cannot read MJCF file: {err}")))?;
-    let text = String::from_utf8(bytes).map_err(|err| {
-        MjcfError::new(whole_file, format!("file is not UTF-8 (byte {})", err.utf8_error().valid_up_to()))
-    })?;
+    let bytes =
+        std::fs::read(path).map_err(|err| MjcfError::new(whole_file, format!("cannot read MJCF file: {err}")))?;
+    let text = reader::decode(bytes);
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     parse_text(&text, &dir, file, Some(path))
 }

@@ -21,6 +21,32 @@ use crate::error::{MjcfError, Position};
 /// The limit also keeps every recursive pass over the tree far from the stack limit.
 const MAX_OPEN_DEPTH: usize = 499;
 
+/// First code point of the private-use block that stands for bytes that are not UTF-8: byte `b`
+/// becomes `U+F700 + b`. MuJoCo's XML reader (tinyxml2) works on bytes and accepts any of them in
+/// comments, text and attribute values (measured with 4.0.0: `\xff` in a comment, in `model` and in
+/// a body name loads); mapping each byte to its own character keeps distinct names distinct, which
+/// a lossy decoding (every bad byte to U+FFFD) would not.
+const RAW_BYTE_BASE: u32 = 0xF700;
+
+/// The text of a file: its UTF-8, with each byte outside valid UTF-8 kept as its own character
+/// (see [`RAW_BYTE_BASE`]).
+pub(crate) fn decode(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            let bytes = err.into_bytes();
+            let mut out = String::with_capacity(bytes.len() + 16);
+            for chunk in bytes.utf8_chunks() {
+                out.push_str(chunk.valid());
+                for &b in chunk.invalid() {
+                    out.push(char::from_u32(RAW_BYTE_BASE + u32::from(b)).unwrap_or('\u{fffd}'));
+                }
+            }
+            out
+        }
+    }
+}
+
 /// Byte offsets of line starts, to map an offset to (line, column).
 pub(crate) struct LineIndex<'a> {
     text: &'a str,
@@ -71,6 +97,8 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
 
     let mut stack: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
+    // Nodes of the document level other than declarations (comments, text, CDATA) seen so far.
+    let mut document_nodes = 0usize;
     loop {
         // With text trimming off every byte belongs to some event, so the offset before reading
         // an element event is exactly where its `<` is.
@@ -98,7 +126,7 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
             }
             Event::Empty(e) => {
                 let element = new_element(&e, text, start, &index)?;
-                attach(element, &mut stack, &mut root)?;
+                attach(element, &mut stack, &mut root);
             }
             Event::End(_) => {
                 // quick-xml has already checked that the end name matches the open element.
@@ -107,7 +135,7 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
                     if trimmed.len() != element.text.len() {
                         element.text = trimmed.to_string();
                     }
-                    attach(element, &mut stack, &mut root)?;
+                    attach(element, &mut stack, &mut root);
                 }
             }
             Event::Text(t) => {
@@ -115,13 +143,21 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
                 match stack.last_mut() {
                     Some(parent) => parent.text.push_str(&content),
                     None => {
-                        if !content.trim().is_empty() {
-                            // Skip leading whitespace in the raw bytes, where `start` points.
+                        // tinyxml2 keeps text beside the root as a node of the document and reads
+                        // it up to the next '<'; only text with no '<' after it, at the end of the
+                        // file, is an error (measured: "junk" before <mujoco> loads, "junk" after
+                        // it loads when a comment or element follows, and fails at the end).
+                        let at_end = start + t.as_ref().len() >= text.len();
+                        if at_end && !content.trim().is_empty() {
                             let skip = t.as_ref().iter().take_while(|b| b.is_ascii_whitespace()).count();
                             return Err(MjcfError::new(
                                 index.pos(start + skip),
-                                "text outside the root element; expected only whitespace or comments",
+                                "text at the end of the file, after the root element; MuJoCo's XML parser \
+                                 expects '<' after it",
                             ));
+                        }
+                        if !content.trim().is_empty() {
+                            document_nodes += 1;
                         }
                     }
                 }
@@ -130,12 +166,29 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
                 let content = String::from_utf8_lossy(c.as_ref()).into_owned();
                 match stack.last_mut() {
                     Some(parent) => parent.text.push_str(&content),
-                    None => {
-                        return Err(MjcfError::new(index.pos(start), "CDATA outside the root element"));
-                    }
+                    // tinyxml2 keeps CDATA beside the root as a document node too (measured: loads).
+                    None => document_nodes += 1,
                 }
             }
-            Event::Comment(_) | Event::PI(_) | Event::Decl(_) | Event::DocType(_) => {}
+            Event::PI(_) | Event::Decl(_) => {
+                // tinyxml2 reads every `<?...?>` as a declaration and allows declarations only at
+                // the document level, before any other node (measured with 4.0.0: a `<?pi?>` after
+                // the root element fails with XML_ERROR_PARSING_DECLARATION).
+                if !stack.is_empty() || document_nodes > 0 || root.is_some() {
+                    return Err(MjcfError::new(
+                        index.pos(start),
+                        "a '<?...?>' declaration may only appear at the start of the file, before any element, \
+                         comment or text",
+                    ));
+                }
+            }
+            Event::Comment(_) => {
+                if stack.is_empty() {
+                    document_nodes += 1;
+                }
+            }
+            // tinyxml2 keeps a DOCTYPE as an "unknown" node, which no declaration may follow.
+            Event::DocType(_) => document_nodes += 1,
             Event::Eof => break,
         }
     }
@@ -148,24 +201,20 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
     root.ok_or_else(|| MjcfError::new(index.pos(text.len()), "no root element; expected <mujoco>"))
 }
 
-/// Put a finished element under its parent, or make it the root.
-fn attach(element: Element, stack: &mut [Element], root: &mut Option<Element>) -> Result<(), MjcfError> {
+/// Put a finished element under its parent, or make it the root. Elements after the first at
+/// the document level are read (so they must be well formed) and dropped: tinyxml2 keeps them as
+/// further document nodes and MuJoCo reads only the first element (measured with 4.0.0: a second
+/// `<mujoco>` with an unknown child after the model loads, and `<x/>` before `<mujoco>` fails as
+/// an unrecognized model type).
+fn attach(element: Element, stack: &mut [Element], root: &mut Option<Element>) {
     match stack.last_mut() {
         Some(parent) => parent.children.push(element),
         None => {
-            if let Some(first) = root {
-                return Err(MjcfError::new(
-                    element.pos.clone(),
-                    format!(
-                        "second root element <{}>; a document has exactly one root (the first is <{}> at {})",
-                        element.name, first.name, first.pos
-                    ),
-                ));
+            if root.is_none() {
+                *root = Some(element);
             }
-            *root = Some(element);
         }
     }
-    Ok(())
 }
 
 /// Build an element (without children) from a start tag at byte `start`.

@@ -54,7 +54,7 @@ pub(crate) static ROWS: &[E] = &[
         attrs: &[
             A::new("name", Text), A::new("content_type", Text), A::new("file", Text),
             A::new("nrow", Int(1, 1)), A::new("ncol", Int(1, 1)),
-            A::new("size", Real(4, 4)).required(), A::new("elevation", Real(0, MANY)),
+            A::new("size", Real(4, 4)).required(), A::new("elevation", Float(0, MANY)),
         ],
         rules: &[],
         children: &[],
