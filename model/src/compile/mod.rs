@@ -35,6 +35,7 @@ pub mod math;
 pub mod mesh;
 pub mod options;
 pub mod orient;
+pub mod ranges;
 pub mod refs;
 pub mod spec;
 pub mod springdamper;

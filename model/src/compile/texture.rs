@@ -3,7 +3,7 @@
 //! here. Rules measured with probe files (`model/tests/verdict_cases/`):
 //! - a texture other than the skybox needs a name; one read from a single `file` is named after that file;
 //! - a builtin texture needs `width` > 0, a 2-D one also `height` > 0 (a cube or skybox ignores
-//!   `height`), and 3 channels;
+//!   `height`), and 3 channels; a cube's width and a 2-D image's byte count have upper limits;
 //! - without a builtin, a 2-D texture needs `file`, a cube or skybox `file` or one of the six
 //!   face files; every file named must exist (looked up under `texturedir`).
 //!
@@ -41,11 +41,25 @@ fn check_texture(t: &Element, dir: &Path) -> Res<()> {
     let two_d = text("type") == Some("2d");
     let builtin = text("builtin").filter(|b| *b != "none");
     if builtin.is_some() {
-        if int("width").unwrap_or(0) <= 0 {
-            return Err(err_at(t, "Invalid width of builtin texture: 'width' must be positive"));
+        let width = int("width").unwrap_or(0);
+        // A cube or skybox is six squares stacked in one image of int height: 4.0.0 refuses a
+        // width of i32::MAX / 6 = 357913941 or more (measured: 357913940 is only too big for
+        // memory, 357913941 "Invalid width").
+        let cube_limit = i64::from(i32::MAX) / 6;
+        if width <= 0 || (!two_d && width >= cube_limit) {
+            return Err(err_at(
+                t,
+                "Invalid width of builtin texture: 'width' must be positive (below 357913941 for a cube)",
+            ));
         }
-        if two_d && int("height").unwrap_or(0) <= 0 {
+        let height = int("height").unwrap_or(0);
+        if two_d && height <= 0 {
             return Err(err_at(t, "Invalid height of builtin texture: 'height' must be positive"));
+        }
+        // The byte count of a 2-D image must fit in i64 (measured: 2e9 x 1.5e9 only runs out of
+        // memory, 2e9 x 1.6e9 is "Builtin texture too large"; i64::MAX / 3 lies between).
+        if two_d && i128::from(width) * i128::from(height) * 3 > i128::from(i64::MAX) {
+            return Err(err_at(t, "Builtin texture too large: width x height x 3 bytes exceeds 2^63"));
         }
         if int("nchannel").unwrap_or(3) != 3 {
             let a = t.attr("nchannel").map_or_else(|| t.pos.clone(), |a| a.pos.clone());

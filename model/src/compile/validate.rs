@@ -80,7 +80,9 @@ pub fn check_model(
     for m in &ex.materials {
         names.add("material", m);
     }
-    for (kind, list) in [("tendon", &ex.tendons), ("actuator", &ex.actuators), ("sensor", &ex.sensors)] {
+    for (kind, list) in
+        [("tendon", &ex.tendons), ("actuator", &ex.actuators), ("sensor", &ex.sensors), ("equality", &ex.equalities)]
+    {
         for n in list.iter() {
             names.add(kind, n);
         }
@@ -97,7 +99,8 @@ pub fn check_model(
     check_actuators(root, defs, &names)?;
     check_equalities(root, items, &names)?;
     check_sensors(root, &names)?;
-    Ok(())
+    check_tuples_and_skins(root, &names)?;
+    super::ranges::check_values(root, defs, items)
 }
 
 /// Collects written names and the site, camera and light elements below `el`, tracking
@@ -520,6 +523,41 @@ fn check_sensors(root: &Element, names: &Names) -> Res<()> {
             if let Some(kind) = kind_of_type(&t.value) {
                 if !n.value.is_empty() && !names.has(kind, &n.value) {
                     return Err(err_attr(n, format!("unrecognized name '{}' of {what} ({kind})", n.value)));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The object types a custom tuple element may name (MuJoCo's `mjtObj` words).
+const OBJECT_TYPES: [&str; 25] = [
+    "body", "xbody", "joint", "dof", "geom", "site", "camera", "light", "flex", "mesh", "skin", "hfield", "texture",
+    "material", "pair", "exclude", "equality", "tendon", "actuator", "sensor", "numeric", "text", "tuple", "key",
+    "plugin",
+];
+
+/// Custom tuples name objects that exist, by a known type; skin bones name bodies that exist.
+fn check_tuples_and_skins(root: &Element, names: &Names) -> Res<()> {
+    let custom = root.children.iter().filter(|c| c.name == "custom").flat_map(|s| &s.children);
+    for t in custom.filter(|t| t.name == "tuple") {
+        for e in t.children.iter().filter(|e| e.name == "element") {
+            let (Some(ty), Some(n)) = (e.attr("objtype"), e.attr("objname")) else { continue };
+            if !OBJECT_TYPES.contains(&ty.value.as_str()) {
+                return Err(err_attr(ty, format!("unknown object type '{}' in tuple element", ty.value)));
+            }
+            let kind = if ty.value == "xbody" { "body" } else { ty.value.as_str() };
+            if names.by_kind.contains_key(kind) && !names.has(kind, &n.value) {
+                return Err(err_attr(n, format!("unrecognized object '{}' in tuple ({kind})", n.value)));
+            }
+        }
+    }
+    let assets = root.children.iter().filter(|c| c.name == "asset").flat_map(|s| &s.children);
+    for skin in assets.filter(|a| a.name == "skin") {
+        for bone in skin.children.iter().filter(|b| b.name == "bone") {
+            if let Some(b) = bone.attr("body") {
+                if !names.has("body", &b.value) {
+                    return Err(err_attr(b, format!("unknown body '{}' in skin", b.value)));
                 }
             }
         }

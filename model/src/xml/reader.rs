@@ -30,7 +30,14 @@ const RAW_BYTE_BASE: u32 = 0xF700;
 
 /// The text of a file: its UTF-8, with each byte outside valid UTF-8 kept as its own character
 /// (see [`RAW_BYTE_BASE`]).
-pub(crate) fn decode(bytes: Vec<u8>) -> String {
+///
+/// A NUL byte ends the text: tinyxml2 parses the file as a C string, so MuJoCo sees nothing after
+/// it (measured with 4.0.0: a NUL inside an attribute value fails as a bad attribute, one after
+/// the root element's end tag loads).
+pub(crate) fn decode(mut bytes: Vec<u8>) -> String {
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        bytes.truncate(nul);
+    }
     match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(err) => {
