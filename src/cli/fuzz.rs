@@ -1,4 +1,5 @@
-//! `specula fuzz`: the differential scene generator against MuJoCo C.
+//! `specula fuzz`: the differential scene generator against MuJoCo C, and with `--mutate` the
+//! mutation fuzzer of MJCF files (`specula::fuzz::mutate`).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -6,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
+use specula::fuzz::mutate::{self, Break, Row};
 use specula::fuzz::{self, FuzzOptions};
 
 /// Arguments of `specula fuzz`.
@@ -23,7 +25,7 @@ pub struct FuzzArgs {
     /// Do not shrink failing scenes.
     #[arg(long)]
     pub no_shrink: bool,
-    /// Write the scene of the first seed to stdout as MJCF and run nothing.
+    /// Write the scene (with --mutate: the case) of the first seed to stdout and run nothing.
     #[arg(long)]
     pub print: bool,
     /// Worker threads (default: one per core).
@@ -35,6 +37,35 @@ pub struct FuzzArgs {
     /// Test hook: add 1e-3 to every Rust contact's distance (shows that a wrong collider is caught).
     #[arg(long, hide = true)]
     pub break_collider: bool,
+    /// Mutate MJCF files (templates, generated scenes, the project's scenes and `--base` files)
+    /// and run each through check, run --route rust and diff in child processes.
+    #[arg(long)]
+    pub mutate: bool,
+    /// With --mutate: more base files, or folders searched for *.xml (repeatable).
+    #[arg(long, requires = "mutate")]
+    pub base: Vec<PathBuf>,
+    /// With --mutate: seconds each child may take before it is killed and counted as a hang.
+    #[arg(long, default_value_t = 30.0, requires = "mutate", value_parser = positive)]
+    pub timeout: f64,
+    /// With --mutate: address-space cap of each child, GiB.
+    #[arg(long, default_value_t = 8.0, requires = "mutate", value_parser = positive)]
+    pub mem_limit: f64,
+    /// With --mutate: run these files as they are (no mutation) and classify them.
+    #[arg(long, requires = "mutate", num_args = 1..)]
+    pub replay: Vec<PathBuf>,
+    /// Test hook for --mutate: a deliberate fault in the check stage (check, hang, panic, segv).
+    #[arg(long = "break", hide = true)]
+    pub brk: Option<Break>,
+    /// Internal: one stage of a mutation case, in the child process (check, load-c, load-rust).
+    #[arg(long, hide = true, num_args = 2, value_names = ["STAGE", "FILE"])]
+    pub child: Vec<String>,
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a positive number")),
+    }
 }
 
 fn parse_seeds(s: &str) -> Result<std::ops::Range<u64>, String> {
@@ -64,6 +95,12 @@ fn break_contacts(v: &mut Vec<specula_engine::contact::Contact>) {
 
 /// Runs `specula fuzz`: exit 0 when every scene matches, 1 when some fail, 2 on error.
 pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
+    if let [stage, file] = args.child.as_slice() {
+        return child(stage, std::path::Path::new(file), args.brk);
+    }
+    if args.mutate {
+        return run_mutate(&args);
+    }
     let steps = args.steps as usize;
     if args.print {
         outln!("{}", fuzz::gen::generate(args.seeds.start, steps).to_mjcf());
@@ -145,6 +182,222 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         for (f, p) in sum.failures.iter().zip(&files) {
             outln!("  seed {}: {}: {}", f.seed, f.verdict.kind(), f.verdict.detail());
             outln!("    shrunk ({} steps): {} -> {}", f.steps, f.shrunk_verdict.detail(), p.display());
+        }
+    }
+    Ok(if sum.failed() == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// One stage of a mutation case in the child process: `check` (only with a `--break` fault;
+/// otherwise the fuzzer runs `specula check` itself), or `load-c` / `load-rust`, which load the
+/// file with one compiler alone, to say which of the two hung or crashed.
+fn child(stage: &str, file: &std::path::Path, brk: Option<Break>) -> Result<ExitCode, String> {
+    match (stage, brk) {
+        ("check", Some(Break::Hang)) => loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        },
+        ("check", Some(Break::Panic)) => panic!("deliberate panic (fuzz --break panic)"),
+        ("check", Some(Break::Segv)) => {
+            // SAFETY: resetting a handler and raising a signal have no memory effects. Rust's
+            // own SIGSEGV handler (its stack-overflow check) would return from a raised signal,
+            // so the default action, which ends the process, is put back first.
+            unsafe {
+                libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+                libc::raise(libc::SIGSEGV);
+            }
+            Ok(ExitCode::from(3))
+        }
+        ("check", _) => {
+            // the verdict `specula check --json` gives, from a Rust model whose timestep is off
+            // by 1e-6 when the fault is `check`
+            let tamper = |m: &mut specula_model::Model| {
+                if brk == Some(Break::Check) {
+                    m.opt.timestep *= 1.0 + 1e-6;
+                }
+            };
+            let outcome = specula::check::check_file(file, tamper);
+            let j = match &outcome {
+                specula::check::CheckOutcome::Compared(c) => {
+                    let list: Vec<_> = c
+                        .mismatches
+                        .iter()
+                        .map(|m| serde_json::json!({"field": m.field, "index": m.index, "c": m.c, "rust": m.rust}))
+                        .collect();
+                    let verdict = if c.matched() { "match" } else { "differ" };
+                    serde_json::json!({"verdict": verdict, "mismatches": list})
+                }
+                specula::check::CheckOutcome::BothRejected { c, rust } => {
+                    serde_json::json!({"verdict": "match", "c_error": c, "rust_error": rust})
+                }
+                specula::check::CheckOutcome::OneRejected { c, rust } => {
+                    serde_json::json!({"verdict": "differ", "c_error": c, "rust_error": rust})
+                }
+            };
+            outln!("{j}");
+            Ok(if outcome.agrees() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        ("load-c", _) => {
+            match specula::mj::Model::from_xml_path(file) {
+                Ok(_) => outln!("compiled"),
+                Err(e) => outln!("rejected: {e}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ("load-rust", _) => {
+            match specula_model::load_file(file) {
+                Ok(_) => outln!("compiled"),
+                Err(e) => outln!("rejected: {e}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => Err(format!("'{stage}' is not a child stage (check, load-c, load-rust)")),
+    }
+}
+
+/// The table's rows as printed: label, and the rows counted on the line (one, or one per stage).
+fn table_lines() -> Vec<(&'static str, Vec<Row>)> {
+    use mutate::Stage::{Check, Diff, Run};
+    vec![
+        ("both compilers reject, specula's message with file:line:col", vec![Row::BothRejectLocated]),
+        ("both compilers reject, specula's message without file:line:col", vec![Row::BothRejectUnlocated]),
+        ("both compile, check matches", vec![Row::CheckMatches]),
+        ("specula accepts a file MuJoCo rejects", vec![Row::SpeculaAccepts]),
+        ("MuJoCo accepts a file specula rejects", vec![Row::MujocoAccepts]),
+        ("both compile, check differs", vec![Row::CheckDiffers]),
+        ("no answer in time: check / run / diff", vec![Row::Hang(Check), Row::Hang(Run), Row::Hang(Diff)]),
+        ("SIGSEGV/abort: check / run / diff", vec![Row::Crash(Check), Row::Crash(Run), Row::Crash(Diff)]),
+        ("panic: check / run / diff", vec![Row::Panic(Check), Row::Panic(Run), Row::Panic(Diff)]),
+        (
+            "no verdict (an exit no stage gives): check / run / diff",
+            vec![Row::NoVerdict(Check), Row::NoVerdict(Run), Row::NoVerdict(Diff)],
+        ),
+        ("(not failing) both compile, diff differs", vec![Row::DiffDiffers]),
+        ("(not failing) stopped with an error: run / diff", vec![Row::Stopped(Run), Row::Stopped(Diff)]),
+    ]
+}
+
+/// Runs `specula fuzz --mutate`: exit 0 when no case is in a failing row, 1 otherwise, 2 on
+/// bad input.
+fn run_mutate(args: &FuzzArgs) -> Result<ExitCode, String> {
+    use mutate::{Bases, MutateOptions};
+    use specula::fuzz::mutate_child::Limits;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the specula binary to run cases in: {e}"))?;
+    let work = std::env::temp_dir().join(format!("specula-mutate-{}", std::process::id()));
+    let opts = MutateOptions {
+        exe,
+        steps: args.steps as usize,
+        limits: Limits {
+            timeout: std::time::Duration::from_secs_f64(args.timeout),
+            mem_bytes: (args.mem_limit * (1u64 << 30) as f64) as u64,
+        },
+        shrink: !args.no_shrink,
+        work: work.clone(),
+        brk: args.brk,
+    };
+    // the project's scenes and kept cases, when the binary runs where it was built
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bases = Bases::collect(Some(repo), &args.base)?;
+    if args.print {
+        // the case's bytes as they are (they may not be UTF-8), and what was done, on stderr
+        let c = mutate::case(args.seeds.start, &bases);
+        eprintln!("seed {}: base {}; {}", c.seed, c.base, c.mutated.changes.join("; "));
+        use std::io::Write as _;
+        let _ = std::io::stdout().write_all(&c.mutated.to_bytes());
+        return Ok(ExitCode::SUCCESS);
+    }
+    fuzz::prepare_dir(&args.out)?;
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: cannot create the scratch folder: {e}", work.display()))?;
+    let replaying = !args.replay.is_empty();
+    let total = if replaying { args.replay.len() } else { (args.seeds.end - args.seeds.start) as usize };
+    let tty = std::io::stderr().is_terminal();
+    let t0 = Instant::now();
+    let progress = |done: usize, failed: usize| {
+        if (tty && done % 10 == 0) || done % 1000 == 0 || done == total {
+            let rate = done as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+            eprint!(
+                "{}fuzz --mutate: {done}/{total} cases, {failed} failing, {rate:.1}/s",
+                if tty { "\r" } else { "" }
+            );
+            if !tty || done == total {
+                eprintln!();
+            }
+        }
+    };
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
+    let sum = pool.install(|| {
+        if replaying {
+            mutate::replay(&args.replay, &opts, &progress)
+        } else {
+            mutate::run(args.seeds.clone(), &bases, &opts, &progress)
+        }
+    });
+    let base_args: String = args.base.iter().map(|b| format!(" --base {}", b.display())).collect();
+    let mut files = Vec::new();
+    for f in &sum.failures {
+        files.push(if replaying { None } else { Some(mutate::write_failure(&args.out, f, &opts, &base_args)?) });
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    let secs = t0.elapsed().as_secs_f64();
+    let what = if replaying {
+        format!("{} files replayed", args.replay.len())
+    } else {
+        format!("seeds {}..{}", args.seeds.start, args.seeds.end)
+    };
+    if args.json {
+        let counts: serde_json::Map<String, serde_json::Value> =
+            Row::all().into_iter().map(|r| (r.key(), sum.count(r).into())).collect();
+        let failures: Vec<_> = sum
+            .failures
+            .iter()
+            .zip(&files)
+            .map(|(f, p)| {
+                serde_json::json!({"seed": f.seed, "base": f.base, "changes": f.changes,
+                    "row": f.finding.row.key(), "message": f.finding.message,
+                    "shrunk_row": f.shrunk_finding.row.key(), "shrunk_message": f.shrunk_finding.message,
+                    "attributed": f.attributed, "shrink_runs": f.shrink_runs,
+                    "file": p.as_ref().map(|p| p.display().to_string())})
+            })
+            .collect();
+        let notes: Vec<_> = sum
+            .notes
+            .iter()
+            .map(|((row, kind), (n, seed))| serde_json::json!({"row": row.key(), "kind": kind, "cases": n, "first_seed": seed}))
+            .collect();
+        let j = serde_json::json!({
+            "run": what, "cases": sum.cases, "steps": opts.steps, "timeout": args.timeout,
+            "mem_limit_gib": args.mem_limit, "bases": bases.described, "counts": counts,
+            "failed": sum.failed(), "failures": failures, "notes": notes, "seconds": secs,
+        });
+        outln!("{j}");
+    } else {
+        outln!(
+            "fuzz --mutate: {what}, {} cases, {} steps for run and diff, {} s and {} GiB per child; {:.1} s",
+            sum.cases,
+            opts.steps,
+            args.timeout,
+            args.mem_limit,
+            secs
+        );
+        if !replaying {
+            outln!("  bases: {}", bases.described.join("; "));
+        }
+        for (label, rows) in table_lines() {
+            let mark = if rows[0].failing() { "*" } else { " " };
+            let n: Vec<String> = rows.iter().map(|&r| sum.count(r).to_string()).collect();
+            outln!("{mark} {label:<62} {:>12}", n.join(" / "));
+        }
+        outln!("  {} failing cases (rows marked *)", sum.failed());
+        for (f, p) in sum.failures.iter().zip(&files) {
+            let at = p.as_ref().map_or(String::new(), |p| format!(" -> {}", p.display()));
+            outln!("  seed {} [{}] {}: {}{at}", f.seed, f.shrunk_finding.row.key(), f.base, f.shrunk_finding.message);
+            if !f.attributed.is_empty() {
+                outln!("    {}", f.attributed);
+            }
+        }
+        let mut notes: Vec<_> = sum.notes.iter().collect();
+        notes.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+        for ((row, kind), (n, seed)) in notes.iter().take(8) {
+            outln!("  {} ({n}, first seed {seed}): {kind}", row.key());
         }
     }
     Ok(if sum.failed() == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -8,6 +8,10 @@
 //! differs, or the diff could not run. Only the first kind is not a failure.
 
 pub mod gen;
+pub mod mutate;
+pub mod mutate_base;
+pub mod mutate_child;
+pub mod mutate_tree;
 pub mod scene;
 
 use std::path::{Path, PathBuf};
