@@ -57,10 +57,14 @@ pub fn vec(el: &Element, name: &str) -> Res<Option<Vec<f64>>> {
     el.attr(name).map(nums).transpose()
 }
 
-/// Reads one integer; true when present.
+/// Reads one integer; true when present. An all-whitespace value is absent, as for numbers
+/// (measured with MuJoCo 4.0.0: `contype=" "` loads with the default contype).
 pub fn int(el: &Element, name: &str, dst: &mut i32) -> Res<bool> {
     let Some(a) = el.attr(name) else { return Ok(false) };
     let v = ints(a)?;
+    if v.is_empty() {
+        return Ok(false);
+    }
     if v.len() != 1 {
         return Err(err_attr(a, format!("attribute '{name}' expects one integer")));
     }

@@ -22,10 +22,9 @@
 //!   general `inheritrange`, insidesite `enclosed`, key `plastic`.
 //! - `worldbody` takes no attributes ("World body cannot have attributes").
 //!
-//! Known difference: MuJoCo 4.0.0 does not schema-check `frame` and `replicate` elements or
-//! anything inside them (`<frame zzq="1"><geom zzq="1"/></frame>` loads). This reader checks them
-//! like everything else, with the attributes XMLreference.rst documents, so a misspelt attribute
-//! inside a frame is an error here and silently ignored by MuJoCo.
+//! MuJoCo 4.0.0 does not schema-check `frame` and `replicate` elements or anything inside them
+//! (`<frame zzq="1"><geom zzq="1"/></frame>` loads), so neither does this reader for unknown
+//! attributes and repeated children there (see `check_element`).
 //!
 //! Value shapes follow MuJoCo's reader: numeric lists must have a count within the row's range
 //! ("does not have enough data" / "has too much data"), a blank numeric value counts as absent,
@@ -154,11 +153,17 @@ pub fn root() -> &'static ElementSpec {
 
 /// Check a whole include-expanded tree (rooted at `<mujoco>`) against the schema.
 pub(crate) fn validate(root_element: &Element) -> Result<(), MjcfError> {
-    check_element(root_element, root(), 1)
+    check_element(root_element, root(), 1, false)
 }
 
-/// Check one element (known to match `spec`'s tag) and its subtree.
-fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize) -> Result<(), MjcfError> {
+/// Check one element (known to match `spec`'s tag) and its subtree. `in_frame`: the element is
+/// inside a `frame` or `replicate`, where MuJoCo 4.0.0 reads the subtree without its schema
+/// pass: unknown attributes are ignored and a child may repeat (measured: `<frame zzq="1">`,
+/// a geom with `zzq` in a frame or replicate, and a body in a frame with two `<inertial>` load),
+/// while values, required attributes, exclusive attributes and unknown elements are still
+/// checked by the reader itself.
+fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize, in_frame: bool) -> Result<(), MjcfError> {
+    let in_frame = in_frame || el.name == "frame" || el.name == "replicate";
     if depth > MAX_TREE_DEPTH {
         return Err(MjcfError::new(
             el.pos.clone(),
@@ -167,6 +172,9 @@ fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize) -> Resu
     }
     for attr in &el.attrs {
         let Some(aspec) = spec.attr(&attr.name) else {
+            if in_frame {
+                continue;
+            }
             return Err(unknown_attribute(el, spec, attr));
         };
         check_value(el, attr, aspec.kind)?;
@@ -187,7 +195,7 @@ fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize) -> Resu
         let Some((cspec, card)) = spec.child(&child.name) else {
             return Err(unknown_element(el, spec, child));
         };
-        if card != Card::Many {
+        if card != Card::Many && !in_frame {
             if let Some((_, first)) = seen.iter().find(|(id, _)| *id == cspec.id) {
                 return Err(MjcfError::new(
                     child.pos.clone(),
@@ -196,7 +204,7 @@ fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize) -> Resu
             }
             seen.push((cspec.id, child));
         }
-        check_element(child, cspec, depth + 1)?;
+        check_element(child, cspec, depth + 1, in_frame)?;
     }
     for &(id, card) in spec.children {
         if card == Card::One && !seen.iter().any(|(s, _)| *s == id) {

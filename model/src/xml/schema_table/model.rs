@@ -27,6 +27,9 @@ pub(crate) static ROWS: &[E] = &[
             ("deformable", Card::Many), ("contact", Card::Many), ("tendon", Card::Many),
             ("equality", Card::Many), ("actuator", Card::Many), ("sensor", Card::Many),
             ("custom", Card::Many), ("keyframe", Card::Many),
+            // MuJoCo 4.0.0 reads a <body> or <frame> written directly in <mujoco> (schema-checked
+            // as in the world body) and then ignores it; see compile::compile_in.
+            ("body", Card::Many), ("frame", Card::Many),
         ],
     },
     E {
