@@ -27,11 +27,10 @@
 use super::filter::{filter_bitmask, filter_body_pair};
 use super::model::{CollisionModel, DSBL_FILTERPARENT, ENBL_OVERRIDE};
 use super::sort::mj_sort;
-use super::speculate::Motions;
 use super::state::{State, SLEEP_ASLEEP};
 use crate::math::{dot3, mul_mat_mat3, mul_mat_t_mat3, mul_mat_vec3, mul_quat, normalize4, quat2mat, transpose3};
 use crate::narrowphase::GeomType;
-use crate::speculative::sweep::{rotation_radius, swept_interval};
+use crate::speculative::sweep::{rotation_radius, swept_interval, Motions};
 use std::cmp::Ordering;
 
 /// Flag in a sweep end point marking a box maximum (`id_ismax` of MuJoCo's `mjtSAP`).

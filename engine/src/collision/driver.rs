@@ -31,11 +31,10 @@ use super::model::{
 };
 use super::params::{mix_geom_params, pair_params, set_contact, surface_velocity};
 use super::sort::mj_sort;
-use super::speculate::{self, Motions};
 use super::state::{State, SLEEP_AWAKE};
 use crate::contact::Contact;
 use crate::narrowphase::{table, CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
-use crate::speculative::PairParams;
+use crate::speculative::{self, Motions, Pair, PairParams};
 
 /// A geom pair queued for the narrowphase: lower type first, and the explicit pair it comes
 /// from, if any.
@@ -356,50 +355,25 @@ impl CollisionStage {
             Some(p) => pair_params(m, p),
             None => mix_geom_params(m, g1, g2),
         };
-        let mut speculative = false;
         let (solref, solimp) = if m.opt.enabled(ENBL_OVERRIDE) {
             (m.opt.o_solref, m.opt.o_solimp)
         } else {
             (params.solref, params.solimp)
         };
-        let pp = PairParams { margin, solref, solimp };
-        let n = match (n, ctx.spec, geom(ctx, g1), geom(ctx, g2)) {
-            (0, Some(mo), Some(a), Some(b)) if m.opt.robust => {
-                speculative = true;
-                let view = |g: usize| geom(ctx, g);
-                speculate::robust_points(m, mo, g1, g2, a, b, pp, &view, &mut self.points)
+        let (n, speculative) = match (ctx.spec, geom(ctx, g1), geom(ctx, g2)) {
+            (Some(motions), Some(a), Some(b)) => {
+                let world = |g: usize| geom(ctx, g);
+                let pair = Pair {
+                    model: m,
+                    motions,
+                    geoms: [g1, g2],
+                    views: [a, b],
+                    params: PairParams { margin, solref, solimp },
+                    world: &world,
+                };
+                speculative::pair_contacts(&pair, n, &mut self.points)
             }
-            // MuJoCo 4.0.0 (read from its collision task): a pair is speculated unless one of
-            // its contacts lies within the margin (contacts in the gap band alone do not stop
-            // it, and are replaced if speculation finds contacts), and never with MuJoCo's own
-            // GJK/EPA disabled
-            (n, Some(mo), Some(a), Some(b))
-                if !m.opt.robust
-                    && !m.opt.disabled(DSBL_NATIVECCD)
-                    && self.points[..n.min(self.points.len())].iter().all(|p| p.dist >= margin) =>
-            {
-                let view = |g: usize| geom(ctx, g);
-                let kept = (n > 0).then(|| self.points[..n.min(self.points.len())].to_vec());
-                let k = speculate::pair_points(m, mo, g1, g2, a, b, margin, solref, solimp, &view, &mut self.points);
-                match kept {
-                    Some(kept) if k == 0 => {
-                        self.points[..kept.len()].copy_from_slice(&kept);
-                        kept.len()
-                    }
-                    _ => {
-                        speculative = k > 0;
-                        k
-                    }
-                }
-            }
-            (n, Some(mo), Some(a), Some(b)) if m.opt.robust => {
-                // Robust mode: touching contacts that still close too fast are arrested, and
-                // places the motion brings into contact by the end of the step are added.
-                let (total, changed) = speculate::robust_touching(m, mo, g1, g2, a, b, pp, n, &mut self.points);
-                speculative = changed;
-                total
-            }
-            (n, ..) => n,
+            _ => (n, false),
         };
         if n == 0 {
             return;
@@ -469,7 +443,7 @@ fn leaf_pair(ctx: &Ctx, g1: usize, g2: usize, skip: Option<std::ops::Range<usize
 /// speculative contacts are on, static otherwise. True to prune.
 fn sphere_prune(ctx: &Ctx, g1: usize, g2: usize, bound: f64) -> bool {
     match ctx.spec {
-        Some(mo) if mo.moving(g1) || mo.moving(g2) => speculate::swept_prune(ctx.m, ctx.s, mo, g1, g2, bound),
+        Some(mo) if mo.moving(g1) || mo.moving(g2) => speculative::sweep::swept_prune(ctx.m, ctx.s, mo, g1, g2, bound),
         _ => filter_sphere(ctx.m, ctx.s.geom_xpos, ctx.s.geom_xmat, g1, g2, bound),
     }
 }

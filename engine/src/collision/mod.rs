@@ -7,11 +7,13 @@
 //! - [`bvh`]: per-body geom trees and the mid-phase traversal;
 //! - [`filter`]: bitmask, body-pair, bounding-sphere and oriented-box tests;
 //! - [`params`]: contact parameter mixing and `mj_setContact`;
-//! - [`driver`]: [`CollisionStage::collide`], the entry point.
+//! - [`driver`]: [`CollisionStage::collide`], the entry point; it hands each pair to the
+//!   speculative stage ([`crate::speculative::pair_contacts`]) when speculative contacts or
+//!   robust mode are on.
 //!
-//! Not covered (the caller must fall back to C): flexes, speculative contacts, and pairs
-//! involving height fields or SDFs (reported per pair in [`CollideReport::unsupported`]). A
-//! `mjcb_contactfilter` equivalent can be passed in [`State::contact_filter`].
+//! Not covered (the caller must fall back to C): flexes, and pairs involving height fields or
+//! SDFs (reported per pair in [`CollideReport::unsupported`]). A `mjcb_contactfilter`
+//! equivalent can be passed in [`State::contact_filter`].
 
 pub mod broadphase;
 pub mod bvh;
@@ -20,7 +22,6 @@ pub mod filter;
 pub mod model;
 pub mod params;
 mod sort;
-pub mod speculate;
 pub mod state;
 
 pub use driver::{CollideError, CollideReport, CollisionStage, UnsupportedPair};

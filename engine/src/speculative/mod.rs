@@ -10,7 +10,7 @@
 //!    gap short of the margin, in at most 16 steps plus one extrapolated step (MuJoCo 4.0.0's
 //!    `mjc_advanceGeomPair`, read from the released library).
 //! 3. [`sight`]: three segments per contact point (each geom's own path to the time of impact,
-//!    and the gap there) must not be hidden by another geom (`collision::speculate`).
+//!    and the gap there) must not be hidden by another geom (`sight::ray_occluded`).
 //! 4. [`distance`]: an effective `dist` that makes the solver remove `(1 - t)` of the closing
 //!    speed during this step.
 //!
@@ -22,7 +22,8 @@
 //! Known differences from MuJoCo 4.0.0: none on the project's scenes and on the route
 //! comparison of every sweep preset; mesh pairs share the hull-polygon gap of the narrowphase.
 //!
-//! The entry point is [`speculative_contacts`]; the driver wiring is described there.
+//! The driver makes one call per pair, [`pair_contacts`], which runs compat (the kernel
+//! [`speculative_contacts`], whose documentation describes the wiring) or robust mode ([`robust`]).
 
 pub mod advance;
 pub mod distance;
@@ -31,13 +32,14 @@ pub mod robust;
 pub mod sight;
 pub mod sweep;
 
-use crate::math::frame_from_normal;
+use crate::collision::model::{CollisionModel, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE};
+use crate::math::{dist3, frame_from_normal};
 use crate::narrowphase::convex::{speculative_points, ConvexObj, Core};
-use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
+use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 
 pub use advance::{advance, Impact};
 pub use distance::{effective_distance, step_damping_stiffness, Integrator};
-pub use sweep::{pair_is_fast, pair_threshold, sweep_distance, GeomMotion};
+pub use sweep::{pair_is_fast, pair_threshold, sweep_distance, GeomMotion, Motions};
 
 /// Most speculative contacts of one pair ("up to four contact points", docs).
 const MAX_POINTS: usize = 4;
@@ -103,7 +105,7 @@ pub struct SpeculativeOptions {
 /// is fast; slow pairs return 0 here anyway.
 /// `occluded(k, a, b)` must return true when the segment `a`-`b` is hidden from geom `k` of the
 /// pair (0 or 1) by another geom, as MuJoCo 4.0.0's `isRayOccluded` decides it (see
-/// `collision::speculate`). The returned points carry the shared effective `dist`, the
+/// `sight::ray_occluded`). The returned points carry the shared effective `dist`, the
 /// position and the frame; the driver fills the parameters as for an ordinary contact
 /// (`includemargin` = margin; measured 0 with gap 0.01) but must set `exclude = 0` even when
 /// `dist >= includemargin` (measured: `dist` +0.0392 with a pair gap of 0.01 stays in the solver).
@@ -179,6 +181,224 @@ where
         kept += 1;
     }
     kept
+}
+
+/// One geom pair as the driver hands it to the speculative stage (geoms in narrowphase order).
+pub struct Pair<'a, 'b> {
+    /// The collision model.
+    pub model: &'a CollisionModel,
+    /// This call's geom motions.
+    pub motions: &'b Motions,
+    /// The two geom ids.
+    pub geoms: [usize; 2],
+    /// Their narrowphase views at t = 0.
+    pub views: [Geom<'a>; 2],
+    /// The pair's mixed contact parameters (override applied).
+    pub params: PairParams,
+    /// The narrowphase view of any geom (`None` for a mesh without a hull), for line of sight.
+    pub world: &'b dyn Fn(usize) -> Option<Geom<'a>>,
+}
+
+/// The speculative stage of one pair, the driver's only call into it: `points` holds the
+/// `found` contacts of the ordinary narrowphase; returns how many contacts the pair has now and
+/// whether they are speculative (kept in the solver whatever their distance).
+///
+/// - **compat** (MuJoCo 4.0.0, read from its collision task): a pair is speculated unless one
+///   of its contacts lies within the margin (contacts in the gap band alone do not stop it, and
+///   are replaced if speculation finds contacts), and never with MuJoCo's own GJK/EPA disabled;
+/// - **robust** ([`robust`]): a separated pair gets its arrest, predicted or limiting contacts;
+///   a touching one has its contacts that still close too fast arrested, and places the motion
+///   brings into contact by the end of the step added.
+pub fn pair_contacts(p: &Pair, found: usize, points: &mut [ContactPoint]) -> (usize, bool) {
+    let m = p.model;
+    let ([g1, g2], [a, b]) = (p.geoms, p.views);
+    let found = found.min(points.len());
+    if m.opt.robust {
+        return if found == 0 {
+            (robust_points(m, p.motions, g1, g2, a, b, p.params, p.world, points), true)
+        } else {
+            robust_touching(m, p.motions, g1, g2, a, b, p.params, found, points)
+        };
+    }
+    let margin = p.params.margin;
+    // (`all`, not `any`: a NaN distance stops speculation too)
+    if m.opt.disabled(DSBL_NATIVECCD) || !points[..found].iter().all(|c| c.dist >= margin) {
+        return (found, false);
+    }
+    // the gap-band contacts stay if speculation finds nothing
+    let mut kept = [ContactPoint::default(); MAX_CONTACTS];
+    let nk = found.min(MAX_CONTACTS);
+    kept[..nk].copy_from_slice(&points[..nk]);
+    let PairParams { solref, solimp, .. } = p.params;
+    let k = pair_points(m, p.motions, g1, g2, a, b, margin, solref, solimp, p.world, points);
+    if found > 0 && k == 0 {
+        points[..nk].copy_from_slice(&kept[..nk]);
+        (nk, false)
+    } else {
+        (k, k > 0)
+    }
+}
+
+/// Narrowphase options of a call.
+fn collide_options(m: &CollisionModel) -> CollideOptions {
+    CollideOptions {
+        ccd_iterations: m.opt.ccd_iterations,
+        ccd_tolerance: m.opt.ccd_tolerance,
+        multiccd: !m.opt.disabled(DSBL_MULTICCD),
+        nativeccd: !m.opt.disabled(DSBL_NATIVECCD),
+    }
+}
+
+/// The model's integrator (an unknown number counts as Euler: the formulas differ only for
+/// the discrete integrator).
+fn integrator(n: i32) -> Integrator {
+    Integrator::from_mj(n).unwrap_or(Integrator::Euler)
+}
+
+/// The speculative view of a pair: swept geoms, parameters and options.
+fn setup<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+) -> (SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions) {
+    let half = |g: usize| sweep::half_extent(m, g);
+    let s1 = SweptGeom { geom: a, motion: mo.motion[g1], min_half: half(g1) };
+    let s2 = SweptGeom { geom: b, motion: mo.motion[g2], min_half: half(g2) };
+    let opt = SpeculativeOptions {
+        timestep: m.opt.timestep,
+        integrator: integrator(m.opt.integrator),
+        refsafe: !m.opt.disabled(DSBL_REFSAFE),
+        collide: collide_options(m),
+    };
+    (s1, s2, opt)
+}
+
+/// The pair as robust mode sees it, or `None` when robust mode cannot change anything for it:
+/// neither geom moves, or together they sweep less than the pair's contact absorbs.
+fn robust_setup<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    (g1, g2): (usize, usize),
+    a: Geom<'a>,
+    b: Geom<'a>,
+    pair: &PairParams,
+) -> Option<(SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions)> {
+    if !(mo.moving(g1) || mo.moving(g2)) {
+        return None;
+    }
+    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    robust::can_matter(&s1, &s2, pair, &opt).then_some((s1, s2, opt))
+}
+
+/// Robust-mode contact points of a separated pair (see [`crate::speculative::robust`]).
+#[allow(clippy::too_many_arguments)]
+fn robust_points<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+    pair: PairParams,
+    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    out: &mut [ContactPoint],
+) -> usize {
+    let Some((s1, s2, opt)) = robust_setup(m, mo, (g1, g2), a, b, &pair) else { return 0 };
+    let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
+    let n = robust::separated_points(
+        &s1,
+        &s2,
+        &pair,
+        &opt,
+        |p, q| sight::occluded(m, (g1, &s1.geom), (g2, &s2.geom), fast, geom, &opt, p, q),
+        out,
+    );
+    if n > 0 {
+        return n;
+    }
+    let n = robust::predicted_points(&s1, &s2, &pair, &opt, out);
+    if n > 0 {
+        return n;
+    }
+    match robust::limiting_point(&s1, &s2, &pair, &opt) {
+        Some(c) => {
+            out[0] = c;
+            1
+        }
+        None => 0,
+    }
+}
+
+/// Robust mode on a pair the narrowphase found touching, with its `have` contacts in `out`:
+/// contacts that still close faster than the pair's contact absorbs get an arresting distance,
+/// and contacts predicted at the end of the step are appended unless one already covers their
+/// place. Returns the new total and whether any contact was changed or added.
+#[allow(clippy::too_many_arguments)]
+fn robust_touching<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+    pair: PairParams,
+    have: usize,
+    out: &mut [ContactPoint],
+) -> (usize, bool) {
+    let have = have.min(out.len());
+    let Some((s1, s2, opt)) = robust_setup(m, mo, (g1, g2), a, b, &pair) else { return (have, false) };
+    let mut changed = false;
+    for c in &mut out[..have] {
+        if let Some(d) = robust::persisting_distance(&s1, &s2, c, &pair, &opt) {
+            c.dist = d;
+            changed = true;
+        }
+    }
+    if have >= out.len() {
+        return (have, changed);
+    }
+    let mut extra = [ContactPoint::default(); 4];
+    let k = robust::predicted_points(&s1, &s2, &pair, &opt, &mut extra);
+    let near = 2.0 * robust::safe_depth(s1.min_half, s2.min_half);
+    let mut n = have;
+    for e in &extra[..k] {
+        let close = out[..have].iter().any(|c| dist3(&c.pos, &e.pos) < near);
+        if !close && n < out.len() {
+            out[n] = *e;
+            n += 1;
+        }
+    }
+    (n, changed || n > have)
+}
+
+/// Speculative contact points of a pair whose narrowphase found none (geoms in narrowphase
+/// order); `geom` builds the narrowphase view of any geom (for the occlusion test).
+#[allow(clippy::too_many_arguments)]
+fn pair_points<'a>(
+    m: &'a CollisionModel,
+    mo: &Motions,
+    g1: usize,
+    g2: usize,
+    a: Geom<'a>,
+    b: Geom<'a>,
+    margin: f64,
+    solref: [f64; 2],
+    solimp: [f64; 5],
+    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    out: &mut [ContactPoint],
+) -> usize {
+    if !(mo.moving(g1) || mo.moving(g2)) {
+        return 0;
+    }
+    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
+    let occluded = |k: usize, p: &[f64; 3], q: &[f64; 3]| {
+        let (ga, gb) = if k == 0 { (g1, g2) } else { (g2, g1) };
+        sight::ray_occluded(m, geom, &opt, ga, gb, p, q)
+    };
+    speculative_contacts(&s1, &s2, &PairParams { margin, solref, solimp }, &opt, occluded, out)
 }
 
 /// Contact point pairs `(on geom 1, on geom 2)` at the pose of the last evaluation: MuJoCo

@@ -2,7 +2,7 @@
 //! one of its segments (docs, "Line-of-sight raycasting"): a ball falling towards the floor
 //! through a tabletop must hit the tabletop. MuJoCo 4.0.0 tests three segments per point (each
 //! geom's own path from t = 0 to the time of impact, and the gap there); the rules on which
-//! geoms count are in `collision::speculate` (`ray_occluded`), the ray casts here.
+//! geoms count are below (`ray_occluded` for compat, `occluded` for robust), with the ray casts.
 //!
 //! Ray conventions follow MuJoCo's `mj_ray`: a ray is `pnt + x vec` with `vec` not necessarily
 //! unit; each function returns the smallest `x >= 0` where the ray meets the geom's surface, or
@@ -12,8 +12,10 @@
 //! Measured: a ball at 300 m/s above a 2 mm plate gets only a ball-plate contact, not
 //! ball-ground; moved off the plate, it gets ball-ground (measurements section E).
 
+use super::SpeculativeOptions;
+use crate::collision::model::{CollisionModel, DSBL_FILTERPARENT, ENBL_OVERRIDE};
 use crate::math::{dot3, mul_mat_t_vec3, sub3, MINVAL};
-use crate::narrowphase::{Geom, GeomType};
+use crate::narrowphase::{table, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 
 /// Smallest non-negative root of `a x^2 + 2 b x + c = 0`, or -1.
 fn quad_root(a: f64, b: f64, c: f64) -> f64 {
@@ -202,4 +204,180 @@ where
     I: IntoIterator<Item = &'a Geom<'a>>,
 {
     occluders.into_iter().any(|g| segment_hits(g, a, b))
+}
+
+// The two occlusion rules, side by side: robust mode's (`occluded`, any collidable geom crossing
+// the witness segment that touches neither geom of the pair) and MuJoCo 4.0.0's
+// (`ray_occluded`, its `isRayOccluded`), which compatible mode reproduces.
+
+/// Whether the segment `p`-`q` (between the pair's witness points) is hidden by another geom.
+///
+/// The occluder must be able to collide with the fast geom and sit on neither geom's body, the
+/// world body excepted (measured; see `speculative`): a ball with a small sphere of its own body
+/// just below it keeps its floor contact, the same small sphere on a body of its own hides it;
+/// the capsules of a chain link do not hide that link from the next link; a plate on the world
+/// body hides the world's floor. An occluder already in contact with either geom of the pair
+/// hides nothing (measured on the cradle: a box crossing the segment hides the point unless it
+/// penetrates one of the two plates). Only geoms that can collide count: a plate on the world
+/// body sunk into the world's floor still hides the floor.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn occluded<'a>(
+    m: &'a CollisionModel,
+    (g1, a): (usize, &Geom<'a>),
+    (g2, b): (usize, &Geom<'a>),
+    fast: usize,
+    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    opt: &SpeculativeOptions,
+    p: &[f64; 3],
+    q: &[f64; 3],
+) -> bool {
+    let own = |g: usize| {
+        let body = m.geom_bodyid[g];
+        body != 0 && (body == m.geom_bodyid[g1] || body == m.geom_bodyid[g2])
+    };
+    let can_touch = |g: usize, other: usize| {
+        let (bg, bo) = (m.geom_bodyid[g], m.geom_bodyid[other]);
+        m.body_weldid.get(bg) != m.body_weldid.get(bo)
+            && ((m.geom_contype[g] & m.geom_conaffinity[other]) != 0
+                || (m.geom_contype[other] & m.geom_conaffinity[g]) != 0)
+    };
+    let touches = |g: usize, og: &Geom| {
+        let mut buf = [ContactPoint::default(); MAX_CONTACTS];
+        [(g1, a), (g2, b)]
+            .iter()
+            .any(|(o, pg)| can_touch(g, *o) && table::collide(og, pg, 0.0, &opt.collide, &mut buf).unwrap_or(0) > 0)
+    };
+    (0..m.ngeom()).filter(|&g| g != g1 && g != g2 && !own(g)).any(|g| {
+        let compatible =
+            (m.geom_contype[g] & m.geom_conaffinity[fast]) != 0 || (m.geom_contype[fast] & m.geom_conaffinity[g]) != 0;
+        compatible && geom(g).is_some_and(|og| segment_hits(&og, p, q) && !touches(g, &og))
+    })
+}
+
+/// MuJoCo 4.0.0's line-of-sight test (`isRayOccluded`, read from the released library): true
+/// when the segment `a`-`b`, seen from geom `ga` of a pair with `gb`, is hidden by another geom.
+///
+/// - The segment is shortened by 1e-5 of its length at both ends; a segment shorter than 1e-15
+///   hides nothing.
+/// - Candidates: planes and sphere to mesh types (height fields and SDFs never occlude), other
+///   than `ga` and `gb`, whose bounding sphere (when `rbound > 0`) reaches the segment's
+///   bounding sphere; not welded to `ga`'s weld body (even the world), nor to `gb`'s unless that
+///   is the world; either joined to `ga` by an explicit pair, or collidable with `ga` (contype /
+///   conaffinity, the excluded body pairs, and the parent filter unless disabled or a weld body
+///   is the world).
+/// - Planes are tested analytically as infinite two-sided planes (a crossing, with a 1e-5 dead
+///   band at the plane); the other types by ray casting, a hit counting at ray parameter 0 to 1.
+/// - A hit geom within `margin + ccd_tolerance` of `ga` (the pair margin of `ga` and it, the
+///   override margin under override) does not occlude; two planes always do.
+///
+/// Measured with the earlier single-segment reading and consistent with these rules: a plate on
+/// the world body hides the world's floor from a falling ball; a plate that cannot touch the ball
+/// hides nothing; a static box over one of two edge points of a plate pair removes that point.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn ray_occluded<'a>(
+    m: &'a CollisionModel,
+    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
+    opt: &SpeculativeOptions,
+    ga: usize,
+    gb: usize,
+    a: &[f64; 3],
+    b: &[f64; 3],
+) -> bool {
+    let ab = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let len2 = (ab[0] * ab[0] + ab[1] * ab[1]) + ab[2] * ab[2];
+    if 1e-30 > len2 {
+        return false;
+    }
+    let start = [ab[0] * 1e-5 + a[0], ab[1] * 1e-5 + a[1], ab[2] * 1e-5 + a[2]];
+    let vec = [ab[0] * 0.99998, ab[1] * 0.99998, ab[2] * 0.99998];
+    let mid = [ab[0] * 0.5 + a[0], ab[1] * 0.5 + a[1], ab[2] * 0.5 + a[2]];
+    let half = len2.sqrt() * 0.5;
+    let weld = |g: usize| m.body_weldid[m.geom_bodyid[g]];
+    let (wa, wb) = (weld(ga), weld(gb));
+    let wa_parent = m.body_weldid[m.body_parentid[wa]];
+    let parent_filter = !m.opt.disabled(DSBL_FILTERPARENT) && wa != 0;
+    let ba = m.geom_bodyid[ga];
+    for g in 0..m.ngeom() {
+        if g == ga || g == gb {
+            continue;
+        }
+        let ty = m.geom_type[g];
+        if !matches!(
+            ty,
+            GeomType::Plane
+                | GeomType::Sphere
+                | GeomType::Capsule
+                | GeomType::Ellipsoid
+                | GeomType::Cylinder
+                | GeomType::Box
+                | GeomType::Mesh
+        ) {
+            continue;
+        }
+        // the geom at t = 0 (a mesh without a hull cannot be tested)
+        let Some(og) = geom(g) else { continue };
+        let rb = m.geom_rbound[g];
+        if rb > 0.0 {
+            let p = &og.pos;
+            let d = [p[0] - mid[0], p[1] - mid[1], p[2] - mid[2]];
+            let reach = half + rb;
+            if (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2] > reach * reach {
+                continue;
+            }
+        }
+        let wg = weld(g);
+        if wg == wa || (wb != 0 && wg == wb) {
+            continue;
+        }
+        let pair = (0..m.pair_geom1.len()).find(|&p| {
+            let (p1, p2) = (m.pair_geom1[p], m.pair_geom2[p]);
+            (p1 == ga && p2 == g) || (p1 == g && p2 == ga)
+        });
+        if pair.is_none() {
+            let collide = (m.geom_conaffinity[g] & m.geom_contype[ga]) | (m.geom_contype[g] & m.geom_conaffinity[ga]);
+            if collide == 0 {
+                continue;
+            }
+            let bg = m.geom_bodyid[g];
+            let sig = ((ba.min(bg) as u32) << 16) + bg.max(ba) as u32;
+            if m.exclude_signature.contains(&sig) {
+                continue;
+            }
+            if wg != 0 && parent_filter && (wa == m.body_weldid[m.body_parentid[wg]] || wg == wa_parent) {
+                continue;
+            }
+        }
+        let hit = if ty == GeomType::Plane {
+            let (p, x) = (&og.pos, &og.mat);
+            let z = [x[2], x[5], x[8]];
+            let rel = [a[0] - p[0], a[1] - p[1], a[2] - p[2]];
+            let along = (ab[0] * z[0] + ab[1] * z[1]) + ab[2] * z[2];
+            let above = (rel[0] * z[0] + rel[1] * z[1]) + rel[2] * z[2];
+            let end = along + above;
+            (above * end).partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+                && (above.abs() > 1e-5 || end.abs() > 1e-5)
+        } else {
+            let x = ray_geom(&og, &start, &vec);
+            (0.0..=1.0).contains(&x)
+        };
+        if !hit {
+            continue;
+        }
+        let mut margin = match pair {
+            Some(p) => m.pair_margin[p],
+            None => m.geom_margin[ga] + m.geom_margin[g],
+        };
+        if m.opt.enabled(ENBL_OVERRIDE) {
+            margin = m.opt.o_margin;
+        }
+        if m.geom_type[ga] == GeomType::Plane && ty == GeomType::Plane {
+            return true;
+        }
+        let reach = margin + opt.collide.ccd_tolerance;
+        let Some(pa) = geom(ga) else { return true };
+        if reach < crate::speculative::advance::fresh_distance(&pa, &og, reach, &opt.collide) {
+            return true;
+        }
+    }
+    false
 }
