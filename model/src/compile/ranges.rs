@@ -37,6 +37,7 @@ pub fn check_values(root: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<
         check_asset_names(s)?;
     }
     check_cameras(root, defs)?;
+    check_options_and_custom(root)?;
     let section = |name: &'static str| root.children.iter().filter(move |c| c.name == name).flat_map(|s| &s.children);
     for t in section("tendon").filter(|t| t.name == "spatial" || t.name == "fixed") {
         check_tendon(t, defs)?;
@@ -100,10 +101,24 @@ fn check_cameras(root: &Element, defs: &Defaults) -> Res<()> {
             let own = defs.class_of(c, class)?;
             match c.name.as_str() {
                 "body" | "frame" | "replicate" => {
+                    if let Some(sc) = c.attr("scale").filter(|_| c.name == "frame") {
+                        if values::tokens(&sc.value).count() == 2 {
+                            return Err(err_attr(sc, "attribute 'scale' must have 1 or 3 values"));
+                        }
+                    }
                     let inner = c.attr("childclass").and_then(|a| defs.find(&a.value)).unwrap_or(class);
                     walk(c, defs, inner)?;
                 }
                 "camera" => {
+                    let given = |n: &str| numbers(c, defs, own, "camera", n);
+                    let sensorsize = given("sensorsize").is_some_and(|v| v.iter().any(|&x| x != 0.0));
+                    let intrinsic = ["focal", "focalpixel", "principal", "principalpixel"];
+                    if let Some(n) = intrinsic.iter().find(|n| given(n).is_some()).filter(|_| !sensorsize) {
+                        return Err(at(c, n, "focal/principal require sensorsize in camera".into()));
+                    }
+                    if sensorsize && given("resolution").is_some_and(|r| r.iter().any(|&x| x <= 0.0)) {
+                        return Err(at(c, "resolution", "sensorsize requires positive resolution in camera".into()));
+                    }
                     if let Some(f) = numbers(c, defs, own, "camera", "fovy").and_then(|v| v.first().copied()) {
                         if f >= 180.0 {
                             return Err(at(
@@ -136,6 +151,14 @@ fn check_tendon(t: &Element, defs: &Defaults) -> Res<()> {
         if v.len() == 2 && v[0] > v[1] {
             return Err(at(t, "springlength", "invalid springlength in tendon: [0] above [1]".into()));
         }
+    }
+    let limited = match t.attr("actuatorfrclimited").map(|a| a.value.as_str()) {
+        Some(v) => v == "true",
+        None => defs.classes[class].raw_attr("tendon", "actuatorfrclimited") == Some("true"),
+    };
+    let range = numbers(t, defs, class, "tendon", "actuatorfrcrange").unwrap_or_default();
+    if limited && range.first().copied().unwrap_or(0.0) >= range.get(1).copied().unwrap_or(0.0) {
+        return Err(at(t, "actuatorfrcrange", "invalid actuatorfrcrange in tendon: [0] must be below [1]".into()));
     }
     let path = &t.children;
     for (i, w) in path.iter().enumerate() {
@@ -178,6 +201,31 @@ fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
     {
         return Err(at(a, "ctrlrange", "damper control range cannot be negative".into()));
     }
+    let transmission_is_joint_or_tendon = a.attr("joint").is_some() || a.attr("tendon").is_some();
+    for attr in ["armature", "damping"] {
+        if !transmission_is_joint_or_tendon && first(attr).is_some_and(|v| v != 0.0) {
+            return Err(at(a, attr, format!("{attr} requires joint or tendon transmission in actuator")));
+        }
+    }
+    if a.name == "general" {
+        let (g, b) = (a.attr("gaintype").map(|v| v.value.trim()), a.attr("biastype").map(|v| v.value.trim()));
+        if (g == Some("so3")) != (b == Some("so3")) {
+            return Err(err_at(a, "gaintype and biastype must both be 'so3' in actuator"));
+        }
+    }
+    for (attr, msg) in
+        [("imax", "imax (dynprm[0]) must be non-negative in actuator"), ("slewmax", "slewmax cannot be negative")]
+    {
+        if own(attr).is_some_and(|v| v < 0.0) {
+            return Err(at(a, attr, msg.into()));
+        }
+    }
+    if a.attr("cranksite").is_some() && own("cranklength").unwrap_or(0.0) <= 0.0 {
+        return Err(at(a, "cranklength", "crank length must be positive in actuator".into()));
+    }
+    if a.name == "dcmotor" && own("resistance").is_some_and(|r| r <= 0.0) {
+        return Err(at(a, "resistance", "DC motor: resistance R must be positive".into()));
+    }
     // Only a `general` actuator's own `actdim` is checked: the shortcuts set it themselves (a
     // stateless dcmotor has dyntype dcmotor and actdim 0, corpus derivative/dcmotor.xml).
     if let (true, Some(given)) = (a.name == "general", a.attr("actdim")) {
@@ -212,10 +260,14 @@ fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
 /// Sensors: noise and cutoff not negative; a limit sensor needs a limited joint or tendon, a
 /// ball sensor a ball joint, a joint position or velocity sensor a hinge or slide.
 fn check_sensor(s: &Element, root: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
-    for attr in ["noise", "cutoff"] {
-        if s.attr(attr).and_then(|a| values::parse_real(a.value.trim()).ok()).is_some_and(|v| v < 0.0) {
+    let own = |attr: &str| s.attr(attr).and_then(|a| values::parse_real(a.value.trim()).ok());
+    for attr in ["noise", "cutoff", "interval"] {
+        if own(attr).is_some_and(|v| v < 0.0) {
             return Err(at(s, attr, format!("negative {attr} in sensor")));
         }
+    }
+    if s.name == "contact" && own("num").is_some_and(|n| n <= 0.0) {
+        return Err(at(s, "num", "'num' must be positive in sensor".into()));
     }
     let joint = || {
         let name = s.attr("joint")?.value.as_str();
@@ -261,6 +313,49 @@ fn check_sensor(s: &Element, root: &Element, defs: &Defaults, items: &[BodyItem]
             }
         }
         _ => {}
+    }
+    Ok(())
+}
+
+/// `option`: the IPC solver needs the discrete integrator; `statistic`: a positive extent;
+/// custom `text`: its data from `data` or one CDATA section, not both, not neither.
+fn check_options_and_custom(root: &Element) -> Res<()> {
+    let mut integrator = "Euler";
+    let mut ipc: Option<&Element> = None;
+    for o in root.children.iter().filter(|c| c.name == "option") {
+        if let Some(i) = o.attr("integrator") {
+            integrator = i.value.trim();
+        }
+        for f in o.children.iter().filter(|f| f.name == "flag") {
+            match f.attr("ipc").map(|v| v.value.trim()) {
+                Some("enable") => ipc = Some(f),
+                Some(_) => ipc = None,
+                None => {}
+            }
+        }
+    }
+    if let Some(f) = ipc.filter(|_| integrator != "discrete") {
+        return Err(err_at(f, format!("flag ipc requires integrator='discrete' (the integrator is '{integrator}')")));
+    }
+    for st in root.children.iter().filter(|c| c.name == "statistic") {
+        if let Some(e) = st.attr("extent") {
+            if values::parse_real(e.value.trim()).is_ok_and(|v| v <= 0.0) {
+                return Err(err_attr(e, "extent must be strictly positive"));
+            }
+        }
+    }
+    let custom = root.children.iter().filter(|c| c.name == "custom").flat_map(|c| &c.children);
+    for t in custom.filter(|t| t.name == "text") {
+        let attr = t.attr("data").is_some_and(|d| !d.value.is_empty());
+        if t.cdata > 1 {
+            return Err(err_at(t, "text field cannot have multiple CDATA sections"));
+        }
+        if attr && t.cdata == 1 {
+            return Err(err_at(t, "text field data cannot be specified as both attribute and CDATA"));
+        }
+        if !attr && (t.cdata == 0 || t.text.is_empty()) {
+            return Err(err_at(t, "text field cannot be empty: give 'data' or a CDATA section"));
+        }
     }
     Ok(())
 }

@@ -87,6 +87,11 @@ pub fn check_model(
             names.add(kind, n);
         }
     }
+    for d in root.children.iter().filter(|c| c.name == "deformable") {
+        for f in d.children.iter().filter(|f| f.name == "flex") {
+            names.add("flex", f.attr("name").map_or("", |a| a.value.as_str()));
+        }
+    }
     let textures = texture_names(root);
     for (n, _) in &textures {
         names.add("texture", n);
@@ -223,6 +228,12 @@ fn value_of<'a>(el: &'a Element, defs: &'a Defaults, class: usize, kind: &str, a
     }
 }
 
+/// The error at attribute `attr` of `el`, or at `el` when its default class gave the value.
+fn missing_at(el: &Element, attr: &str, msg: String) -> crate::error::MjcfError {
+    let pos = el.attr(attr).map_or_else(|| el.pos.clone(), |a| a.pos.clone());
+    crate::error::MjcfError::new(pos, msg)
+}
+
 /// An error unless `name` (from attribute `a`) is an object of `kind`; `what` ends the message
 /// ("in tendon", "for actuator", ...).
 fn expect(names: &Names, kind: &str, a: &Attr, what: &str) -> Res<()> {
@@ -241,6 +252,10 @@ fn check_materials(root: &Element, defs: &Defaults, tree: &TreeElements, names: 
         crate::error::MjcfError::new(pos, format!("{kind} '{value}' not found in {what}"))
     };
     for (site, class) in &tree.sites {
+        let mesh = value_of(site, defs, *class, "site", "mesh").is_some_and(|m| !m.is_empty());
+        if mesh && value_of(site, defs, *class, "site", "type") != Some("mesh") {
+            return Err(missing_at(site, "mesh", "mesh can only be specified for mesh sites".into()));
+        }
         if let Some(m) = value_of(site, defs, *class, "site", "material").filter(|m| !m.is_empty()) {
             if !names.has("material", m) {
                 return Err(missing(site, "material", m, "site"));
@@ -455,6 +470,7 @@ fn check_equalities(root: &Element, items: &[BodyItem], names: &Names) -> Res<()
             }
             "joint" => ("joint", &["joint1", "joint2"]),
             "tendon" => ("tendon", &["tendon1", "tendon2"]),
+            "flex" => ("flex", &["flex"]),
             _ => continue,
         };
         let mut objs: Vec<&Attr> = Vec::new();
@@ -509,6 +525,8 @@ fn check_sensors(root: &Element, names: &Names) -> Res<()> {
             ("geom2", "geom"),
             ("body1", "body"),
             ("body2", "body"),
+            ("subtree1", "body"),
+            ("subtree2", "body"),
         ] {
             if let Some(a) = s.attr(attr).filter(|a| !a.value.is_empty()) {
                 if !names.has(kind, &a.value) {

@@ -41,6 +41,9 @@ pub struct Element {
     /// Character data inside the element, entities resolved and surrounding whitespace trimmed
     /// (empty for almost every MJCF element).
     pub text: String,
+    /// How many CDATA sections the element holds (MuJoCo's custom `text` takes its data only
+    /// from one).
+    pub cdata: usize,
 }
 
 impl Element {

@@ -172,7 +172,10 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
             Event::CData(c) => {
                 let content = String::from_utf8_lossy(c.as_ref()).into_owned();
                 match stack.last_mut() {
-                    Some(parent) => parent.text.push_str(&content),
+                    Some(parent) => {
+                        parent.text.push_str(&content);
+                        parent.cdata += 1;
+                    }
                     // tinyxml2 keeps CDATA beside the root as a document node too (measured: loads).
                     None => document_nodes += 1,
                 }
@@ -249,7 +252,7 @@ fn new_element(e: &BytesStart, text: &str, start: usize, index: &LineIndex) -> R
         }
         attrs.push(Attr { name: attr_name, value, pos: attr_pos });
     }
-    Ok(Element { name, attrs, children: Vec::new(), pos, text: String::new() })
+    Ok(Element { name, attrs, children: Vec::new(), pos, text: String::new(), cdata: 0 })
 }
 
 /// Byte offset of `part` inside `whole`, if `part` borrows from it.

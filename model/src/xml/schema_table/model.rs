@@ -234,7 +234,14 @@ pub(crate) static ROWS: &[E] = &[
     E {
         id: "layer",
         tag: "layer",
-        attrs: &[A::new("texture", Text), A::new("role", Text).required()],
+        attrs: &[
+            A::new("texture", Text),
+            A::new(
+                "role",
+                Keyword(&["rgb", "occlusion", "roughness", "metallic", "normal", "opacity", "emissive", "rgba", "orm"]),
+            )
+            .required(),
+        ],
         rules: &[],
         children: &[],
     },
@@ -283,7 +290,8 @@ pub(crate) static ROWS: &[E] = &[
     E {
         id: "text",
         tag: "text",
-        attrs: &[A::new("name", Text).required(), A::new("data", Text).required()],
+        // `data` may come from a CDATA section instead (compile::ranges checks that one is given)
+        attrs: &[A::new("name", Text).required(), A::new("data", Text)],
         rules: &[],
         children: &[],
     },
