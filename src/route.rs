@@ -8,9 +8,7 @@
 //! as fallbacks, in the place MuJoCo would have put them.
 
 use mujoco_sys as sys;
-use specula_engine::collision::{
-    filter, params, CollideError, CollisionModel, CollisionStage, SleepState, SpeculativeInput, State,
-};
+use specula_engine::collision::{CollideError, CollisionModel, CollisionStage, SleepState, SpeculativeInput, State};
 use specula_engine::contact::Contact;
 use specula_engine::narrowphase::ContactPoint;
 
@@ -23,12 +21,10 @@ use crate::mj::collision::{
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
     /// The engine's driver refused the call (inconsistent model or state, flexes, a full
-    /// broadphase buffer, missing speculative or sleep inputs).
+    /// broadphase buffer, missing speculative or sleep inputs, a pair neither it nor MuJoCo
+    /// has a function for).
     #[error(transparent)]
     Collide(#[from] CollideError),
-    /// A pair the engine has no collider for, and MuJoCo has no pair function for either.
-    #[error("no collision function for geoms {0} and {1}")]
-    NoPairFunction(usize, usize),
 }
 
 /// Counters of a Rust stage over its life.
@@ -53,7 +49,6 @@ pub struct RustStage {
     model: CollisionModel,
     stage: CollisionStage,
     contacts: Vec<Contact>,
-    points: Vec<ContactPoint>,
     /// Meshes still to take from MuJoCo's model at the first call (see [`StageStats::mujoco_hulls`]).
     pending_hulls: Vec<usize>,
     /// What the stage has done so far.
@@ -79,7 +74,6 @@ impl RustStage {
             model,
             stage: CollisionStage::new(),
             contacts: Vec::new(),
-            points: Vec::new(),
             pending_hulls: Vec::new(),
             stats: StageStats::default(),
         }
@@ -108,50 +102,28 @@ impl RustStage {
                 self.stats.mujoco_hulls += 1;
             }
         }
-        let report = {
-            let (xpos, xmat) = geom_poses(m, d);
-            let (xipos, ximat) = body_inertial_poses(m, d);
-            let (body_awake, nbody_awake) = sleep_state(m, d);
-            let mut state = State::new(xpos, xmat);
-            state.body_xipos = Some(xipos);
-            state.body_ximat = Some(ximat);
-            state.sleep = Some(SleepState { body_awake, nbody_awake });
-            let (qvel, subtree_com, cdof, qacc) = speculative_inputs(m, d);
-            state.speculative = Some(SpeculativeInput { qvel, subtree_com, cdof, qacc: Some(qacc) });
-            self.stage.collide(&self.model, &state, &mut self.contacts)?
+        let dp: *mut sys::mjData = d;
+        // SAFETY: the state's slices point into mjData's buffer, which MuJoCo's pair functions
+        // (the fallback) never write: they use only the arena stack and its counters. No
+        // reference to the mjData struct itself is used after the fallback has run.
+        let d: &sys::mjData = unsafe { &*dp };
+        let (xpos, xmat) = geom_poses(m, d);
+        let (xipos, ximat) = body_inertial_poses(m, d);
+        let (body_awake, nbody_awake) = sleep_state(m, d);
+        // Pairs without a Rust collider: MuJoCo's own pair function, in the driver, in place.
+        let fallback = |g1: usize, g2: usize, margin: f64, out: &mut Vec<ContactPoint>| {
+            // SAFETY: a valid model and data, as MuJoCo passed them to this collision call.
+            library_pair_contacts(m, unsafe { &mut *dp }, g1, g2, margin, out)
         };
-        // Pairs without a Rust collider: MuJoCo's own pair function, inserted where MuJoCo puts
-        // them (walk backwards so earlier insertion indices stay valid).
-        for u in report.unsupported.iter().rev() {
-            let [g1, g2] = u.geom;
-            let margin = filter::pair_margin(&self.model, g1, g2, u.ipair);
-            let gap = filter::pair_gap(&self.model, g1, g2, u.ipair);
-            self.points.clear();
-            if !library_pair_contacts(m, d, g1, g2, margin + gap, &mut self.points) {
-                return Err(StageError::NoPairFunction(g1, g2));
-            }
-            self.stats.fallback_pairs += 1;
-            let p = match u.ipair {
-                Some(p) => params::pair_params(&self.model, p),
-                None => params::mix_geom_params(&self.model, g1, g2),
-            };
-            let at = u.index.min(self.contacts.len());
-            for (k, cp) in self.points.iter().enumerate() {
-                let mut con = Contact {
-                    dist: cp.dist,
-                    pos: cp.pos,
-                    frame: cp.frame,
-                    geom: [g1 as i32, g2 as i32],
-                    ..Default::default()
-                };
-                params::set_contact(&self.model, &mut con, margin, &p);
-                if self.model.flg_surfacevel {
-                    let (xpos, xmat) = geom_poses(m, d);
-                    con.surfacevel = params::surface_velocity(&self.model, xpos, xmat, &con);
-                }
-                self.contacts.insert(at + k, con);
-            }
-        }
+        let mut state = State::new(xpos, xmat);
+        state.body_xipos = Some(xipos);
+        state.body_ximat = Some(ximat);
+        state.sleep = Some(SleepState { body_awake, nbody_awake });
+        let (qvel, subtree_com, cdof, qacc) = speculative_inputs(m, d);
+        state.speculative = Some(SpeculativeInput { qvel, subtree_com, cdof, qacc: Some(qacc) });
+        state.fallback = Some(&fallback);
+        let report = self.stage.collide(&self.model, &state, &mut self.contacts)?;
+        self.stats.fallback_pairs += report.fallback_pairs as u64;
         Ok(&self.contacts)
     }
 

@@ -375,7 +375,7 @@ pub fn library_pair_contacts(
     else {
         return false;
     };
-    let mut buf = vec![sys::mjPreContact::default(); specula_engine::narrowphase::MAX_CONTACTS];
+    let mut buf = [sys::mjPreContact::default(); specula_engine::narrowphase::MAX_CONTACTS];
     // SAFETY: MuJoCo's pair function writes at most mjMAXCONPAIR contacts into `buf`.
     let n = unsafe { f(m, d, buf.as_mut_ptr(), g1 as i32, g2 as i32, margin) };
     for c in &buf[..n.clamp(0, buf.len() as i32) as usize] {

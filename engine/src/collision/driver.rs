@@ -29,7 +29,7 @@ use super::model::{
     CollisionModel, ModelShapeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_MIDPHASE, DSBL_MULTICCD, DSBL_NATIVECCD,
     ENBL_OVERRIDE, ENBL_SLEEP, ENBL_SPECULATIVE,
 };
-use super::params::{mix_geom_params, pair_params, set_contact, surface_velocity};
+use super::params::{mix_geom_params, pair_params, set_contact, surface_velocity, ContactParams};
 use super::sort::mj_sort;
 use super::state::{State, SLEEP_AWAKE};
 use crate::contact::Contact;
@@ -63,9 +63,12 @@ pub struct CollideReport {
     pub body_pairs: usize,
     /// Geom pairs handed to the narrowphase (supported or not).
     pub pairs_tested: usize,
-    /// Pairs MuJoCo would collide but the Rust narrowphase cannot; the caller must get their
-    /// contacts elsewhere (e.g. from C) and insert them at `index`.
+    /// Pairs MuJoCo would collide but the Rust narrowphase cannot, when the state has no
+    /// [`State::fallback`]: the caller must get their contacts elsewhere (e.g. from C) and insert
+    /// them at `index`.
     pub unsupported: Vec<UnsupportedPair>,
+    /// Pairs whose contacts [`State::fallback`] computed (in their place in the list).
+    pub fallback_pairs: usize,
 }
 
 /// Why `collide` refused to run.
@@ -84,6 +87,8 @@ pub enum CollideError {
     MissingSleepState,
     /// More candidate body pairs than MuJoCo's broadphase buffer holds (MuJoCo stops there too).
     BroadphaseFull,
+    /// A pair the engine has no collider for, and [`State::fallback`] has none either.
+    NoPairFunction(usize, usize),
 }
 
 impl std::fmt::Display for CollideError {
@@ -100,6 +105,7 @@ impl std::fmt::Display for CollideError {
                 f,
                 "broadphase buffer full: more candidate body pairs than nbody (nbody - 1) / 2, where MuJoCo 4.0.0 stops with an error too"
             ),
+            CollideError::NoPairFunction(g1, g2) => write!(f, "no collision function for geoms {g1} and {g2}"),
         }
     }
 }
@@ -115,6 +121,8 @@ pub struct CollisionStage {
     tree_buf: Vec<GeomPair>,
     stack: Vec<(usize, usize)>,
     points: Vec<ContactPoint>,
+    /// Contacts of a pair computed by the state's fallback (no allocation once grown).
+    fallback_points: Vec<ContactPoint>,
     motions: Motions,
     /// The model last validated (address and array sizes): validation walks every array, so it
     /// runs once per model rather than on every call.
@@ -145,6 +153,7 @@ impl CollisionStage {
             tree_buf: Vec::new(),
             stack: Vec::new(),
             points: vec![ContactPoint::default(); MAX_CONTACTS],
+            fallback_points: Vec::new(),
             motions: Motions::default(),
             validated: None,
         }
@@ -240,7 +249,7 @@ impl CollisionStage {
                 merged = m.pair_signature[pairadr] == signature;
                 let (g1, g2) = (m.pair_geom1[pairadr], m.pair_geom2[pairadr]);
                 if filter_collision_pair(&ctx, g1, g2, Some(pairadr), None) {
-                    self.narrow(&ctx, order(m, g1, g2, Some(pairadr)), out, &mut report);
+                    self.narrow(&ctx, order(m, g1, g2, Some(pairadr)), out, &mut report)?;
                 }
                 pairadr += 1;
             }
@@ -256,15 +265,15 @@ impl CollisionStage {
             if m.body_geomnum[b1] == 1 && m.body_geomnum[b2] == 1 {
                 let (g1, g2) = (body_geoms(m, b1).start, body_geoms(m, b2).start);
                 if filter_collision_pair(&ctx, g1, g2, None, skip.clone()) {
-                    self.narrow(&ctx, order(m, g1, g2, None), out, &mut report);
+                    self.narrow(&ctx, order(m, g1, g2, None), out, &mut report)?;
                 }
             } else if midphase && m.body_bvhadr[b1] >= 0 && m.body_bvhadr[b2] >= 0 && !swept(b1, b2) {
-                self.midphase(&ctx, b1, b2, skip, out, &mut report);
+                self.midphase(&ctx, b1, b2, skip, out, &mut report)?;
             } else {
                 for g1 in body_geoms(m, b1) {
                     for g2 in body_geoms(m, b2) {
                         if filter_collision_pair(&ctx, g1, g2, None, skip.clone()) {
-                            self.narrow(&ctx, order(m, g1, g2, None), out, &mut report);
+                            self.narrow(&ctx, order(m, g1, g2, None), out, &mut report)?;
                         }
                     }
                 }
@@ -275,7 +284,7 @@ impl CollisionStage {
         while pairadr < npair {
             let (g1, g2) = (m.pair_geom1[pairadr], m.pair_geom2[pairadr]);
             if filter_collision_pair(&ctx, g1, g2, Some(pairadr), None) {
-                self.narrow(&ctx, order(m, g1, g2, Some(pairadr)), out, &mut report);
+                self.narrow(&ctx, order(m, g1, g2, Some(pairadr)), out, &mut report)?;
             }
             pairadr += 1;
         }
@@ -294,7 +303,7 @@ impl CollisionStage {
         skip: Option<std::ops::Range<usize>>,
         out: &mut Vec<Contact>,
         report: &mut CollideReport,
-    ) {
+    ) -> Result<(), CollideError> {
         let m = ctx.m;
         self.tree.clear();
         let tree = &mut self.tree;
@@ -321,12 +330,19 @@ impl CollisionStage {
         mj_sort(&mut self.tree, &mut self.tree_buf, |a, b| (a.g1, a.g2).cmp(&(b.g1, b.g2)));
         for k in 0..self.tree.len() {
             let pair = self.tree[k];
-            self.narrow(ctx, pair, out, report);
+            self.narrow(ctx, pair, out, report)?;
         }
+        Ok(())
     }
 
     /// Run the narrowphase on one geom pair and append its finished contacts.
-    fn narrow(&mut self, ctx: &Ctx, pair: GeomPair, out: &mut Vec<Contact>, report: &mut CollideReport) {
+    fn narrow(
+        &mut self,
+        ctx: &Ctx,
+        pair: GeomPair,
+        out: &mut Vec<Contact>,
+        report: &mut CollideReport,
+    ) -> Result<(), CollideError> {
         let m = ctx.m;
         let s = ctx.s;
         report.pairs_tested += 1;
@@ -342,18 +358,29 @@ impl CollisionStage {
                 // pair with one body at `pos="nan 0 1"` or a NaN `quat`), where specula's GJK
                 // returns one NaN contact after running to its iteration limit; the analytic
                 // pairs give MuJoCo's NaN contacts unchanged
-                return;
+                return Ok(());
             }
             (Some(a), Some(b)) => table::collide(&a, &b, margin + gap, &ctx.opt, &mut self.points),
             _ => None,
         };
-        let Some(n) = n else {
-            report.unsupported.push(UnsupportedPair { geom: [g1, g2], ipair: pair.ipair, index: out.len() });
-            return;
-        };
         let params = match pair.ipair {
             Some(p) => pair_params(m, p),
             None => mix_geom_params(m, g1, g2),
+        };
+        let Some(n) = n else {
+            // No Rust collider: the state's fallback (MuJoCo's own pair function on the rust
+            // route) computes the pair in its place, or the caller is told where it belongs.
+            let Some(fallback) = s.fallback else {
+                report.unsupported.push(UnsupportedPair { geom: [g1, g2], ipair: pair.ipair, index: out.len() });
+                return Ok(());
+            };
+            self.fallback_points.clear();
+            if !fallback(g1, g2, margin + gap, &mut self.fallback_points) {
+                return Err(CollideError::NoPairFunction(g1, g2));
+            }
+            report.fallback_pairs += 1;
+            push_contacts(m, s, [g1, g2], margin, &params, &self.fallback_points, false, out);
+            return Ok(());
         };
         let (solref, solimp) = if m.opt.enabled(ENBL_OVERRIDE) {
             (m.opt.o_solref, m.opt.o_solimp)
@@ -375,28 +402,36 @@ impl CollisionStage {
             }
             _ => (n, false),
         };
-        if n == 0 {
-            return;
+        push_contacts(m, s, [g1, g2], margin, &params, &self.points[..n.min(self.points.len())], speculative, out);
+        Ok(())
+    }
+}
+
+/// Appends a pair's contact points as finished contacts (parameters mixed, surface velocity).
+#[allow(clippy::too_many_arguments)]
+fn push_contacts(
+    m: &CollisionModel,
+    s: &State,
+    [g1, g2]: [usize; 2],
+    margin: f64,
+    params: &ContactParams,
+    points: &[ContactPoint],
+    speculative: bool,
+    out: &mut Vec<Contact>,
+) {
+    for cp in points {
+        let mut con =
+            Contact { dist: cp.dist, pos: cp.pos, frame: cp.frame, geom: [g1 as i32, g2 as i32], ..Default::default() };
+        set_contact(m, &mut con, margin, params);
+        if speculative {
+            // A speculative contact stays in the solver whatever its effective distance
+            // (measured: dist +0.0392 with a pair gap of 0.01 is not excluded).
+            con.exclude = 0;
         }
-        for cp in &self.points[..n.min(self.points.len())] {
-            let mut con = Contact {
-                dist: cp.dist,
-                pos: cp.pos,
-                frame: cp.frame,
-                geom: [g1 as i32, g2 as i32],
-                ..Default::default()
-            };
-            set_contact(m, &mut con, margin, &params);
-            if speculative {
-                // A speculative contact stays in the solver whatever its effective distance
-                // (measured: dist +0.0392 with a pair gap of 0.01 is not excluded).
-                con.exclude = 0;
-            }
-            if m.flg_surfacevel {
-                con.surfacevel = surface_velocity(m, s.geom_xpos, s.geom_xmat, &con);
-            }
-            out.push(con);
+        if m.flg_surfacevel {
+            con.surfacevel = surface_velocity(m, s.geom_xpos, s.geom_xmat, &con);
         }
+        out.push(con);
     }
 }
 

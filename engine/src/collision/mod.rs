@@ -11,8 +11,9 @@
 //!   speculative stage ([`crate::speculative::pair_contacts`]) when speculative contacts or
 //!   robust mode are on.
 //!
-//! Not covered (the caller must fall back to C): flexes, and pairs involving height fields or
-//! SDFs (reported per pair in [`CollideReport::unsupported`]). A `mjcb_contactfilter`
+//! Not covered: flexes (an error), and pairs involving height fields or SDFs, which
+//! [`State::fallback`] computes in place (MuJoCo's own pair functions on the rust route) or,
+//! without one, are reported per pair in [`CollideReport::unsupported`]. A `mjcb_contactfilter`
 //! equivalent can be passed in [`State::contact_filter`].
 
 pub mod broadphase;
@@ -26,4 +27,4 @@ pub mod state;
 
 pub use driver::{CollideError, CollideReport, CollisionStage, UnsupportedPair};
 pub use model::{CollisionModel, CollisionOptions};
-pub use state::{ContactFilter, SleepState, SpeculativeInput, State};
+pub use state::{ContactFilter, PairFallback, SleepState, SpeculativeInput, State};

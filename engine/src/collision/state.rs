@@ -4,6 +4,8 @@
 //! sleep state (`docs/measurements.md`, P2), so this is all a
 //! caller must provide. Slices are indexed like the `mjData` arrays they mirror.
 
+use crate::narrowphase::ContactPoint;
+
 /// `mjS_ASLEEP` in `body_awake`.
 pub const SLEEP_ASLEEP: i32 = 0;
 /// `mjS_AWAKE` in `body_awake`.
@@ -18,8 +20,8 @@ pub struct SleepState<'a> {
     pub nbody_awake: usize,
 }
 
-/// What speculative contacts will read (`mjENBL_SPECULATIVE`); unused by the driver until the
-/// speculative stage is connected, kept here so callers fill it in one place.
+/// What speculative contacts and robust mode read (`mjENBL_SPECULATIVE`, robust mode): the
+/// velocities the geom motions are predicted from.
 #[derive(Clone, Copy, Debug)]
 pub struct SpeculativeInput<'a> {
     /// `mjData.qvel` (nv).
@@ -39,6 +41,10 @@ pub struct SpeculativeInput<'a> {
 /// replaces the geom bitmask test (the body-level bitmask tests of the broadphase still apply).
 pub type ContactFilter<'a> = &'a dyn Fn(usize, usize) -> bool;
 
+/// Computes the contact points of geoms `g1`, `g2` (narrowphase order) within `margin` into
+/// `out` (cleared by the caller); false when it has no function for the pair either.
+pub type PairFallback<'a> = &'a dyn Fn(usize, usize, f64, &mut Vec<ContactPoint>) -> bool;
+
 /// Borrowed position-stage state for one collision call.
 #[derive(Clone, Copy)]
 pub struct State<'a> {
@@ -54,10 +60,14 @@ pub struct State<'a> {
     pub body_ximat: Option<&'a [[f64; 9]]>,
     /// Sleep state; required when the model enables sleep.
     pub sleep: Option<SleepState<'a>>,
-    /// Inputs of speculative contacts; required once `mjENBL_SPECULATIVE` is supported.
+    /// Inputs of speculative contacts; required when `mjENBL_SPECULATIVE` or robust mode is on.
     pub speculative: Option<SpeculativeInput<'a>>,
     /// Optional `mjcb_contactfilter` replacement.
     pub contact_filter: Option<ContactFilter<'a>>,
+    /// Contacts of the pairs the engine has no collider for (height fields, SDFs), computed in
+    /// their place in the list; without it they are reported in
+    /// [`crate::collision::CollideReport::unsupported`].
+    pub fallback: Option<PairFallback<'a>>,
 }
 
 impl std::fmt::Debug for State<'_> {
@@ -70,12 +80,14 @@ impl std::fmt::Debug for State<'_> {
             .field("sleep", &self.sleep)
             .field("speculative", &self.speculative)
             .field("contact_filter", &self.contact_filter.map(|_| "fn"))
+            .field("fallback", &self.fallback.map(|_| "fn"))
             .finish()
     }
 }
 
 impl<'a> State<'a> {
-    /// A state with geom poses only (no body frames, sleep, speculative inputs or contact filter).
+    /// A state with geom poses only (no body frames, sleep, speculative inputs, contact filter or
+    /// fallback).
     pub fn new(geom_xpos: &'a [[f64; 3]], geom_xmat: &'a [[f64; 9]]) -> Self {
         State {
             geom_xpos,
@@ -85,6 +97,7 @@ impl<'a> State<'a> {
             sleep: None,
             speculative: None,
             contact_filter: None,
+            fallback: None,
         }
     }
 }
