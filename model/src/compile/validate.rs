@@ -39,6 +39,9 @@ impl<'a> Names<'a> {
 
 /// Elements of the world body as written, with the default class each one uses.
 struct TreeElements<'a> {
+    /// Every named body, joint, geom, site, camera and light in document order, and whether it
+    /// is inside a `replicate`.
+    order: Vec<(&'static str, &'a Element, bool)>,
     sites: Vec<(&'a Element, usize)>,
     cameras: Vec<(&'a Element, usize)>,
     lights: Vec<(&'a Element, usize)>,
@@ -67,9 +70,9 @@ pub fn check_model(
             names.add("site", &s.name);
         }
     }
-    let mut tree = TreeElements { sites: Vec::new(), cameras: Vec::new(), lights: Vec::new() };
+    let mut tree = TreeElements { order: Vec::new(), sites: Vec::new(), cameras: Vec::new(), lights: Vec::new() };
     for w in root.children.iter().filter(|c| c.name == "worldbody") {
-        walk_tree(w, defs, 0, &mut names, &mut tree)?;
+        walk_tree(w, defs, 0, false, &mut names, &mut tree)?;
     }
     for m in &ex.meshes {
         names.add("mesh", &m.name);
@@ -97,6 +100,7 @@ pub fn check_model(
         names.add("texture", n);
     }
 
+    check_replicated_names(&tree)?;
     check_repeated(root, &tree, &textures)?;
     super::texture::check_textures(root, dir, texturedir)?;
     check_materials(root, defs, &tree, &names)?;
@@ -114,12 +118,25 @@ fn walk_tree<'a>(
     el: &'a Element,
     defs: &Defaults,
     class: usize,
+    in_rep: bool,
     names: &mut Names<'a>,
     tree: &mut TreeElements<'a>,
 ) -> Res<()> {
     for c in &el.children {
         let name = c.attr("name").map_or("", |a| a.value.as_str());
         let own = defs.class_of(c, class)?;
+        let kind = match c.name.as_str() {
+            "joint" | "freejoint" => "joint",
+            "body" => "body",
+            "geom" => "geom",
+            "site" => "site",
+            "camera" => "camera",
+            "light" => "light",
+            _ => "",
+        };
+        if !kind.is_empty() && !name.is_empty() {
+            tree.order.push((kind, c, in_rep));
+        }
         match c.name.as_str() {
             "body" | "frame" | "replicate" => {
                 if c.name == "body" {
@@ -129,7 +146,7 @@ fn walk_tree<'a>(
                     Some(a) => defs.find(&a.value).unwrap_or(class),
                     None => class,
                 };
-                walk_tree(c, defs, inner, names, tree)?;
+                walk_tree(c, defs, inner, in_rep || c.name == "replicate", names, tree)?;
             }
             "joint" | "freejoint" => names.add("joint", name),
             "geom" => names.add("geom", name),
@@ -175,6 +192,24 @@ fn file_stem(path: &str) -> String {
         Some(dot) => base[..dot].to_string(),
         None => base.to_string(),
     }
+}
+
+/// A name written inside a `replicate` may not repeat a name of its kind written before the
+/// replicate outside one (or the world body's): MuJoCo adds the replicate's template to the tree
+/// before it suffixes the copies (measured with 4.0.0: a body `p` and then a replicate of a body
+/// `p` fail, also when the replicate sits in another body; the replicate first and the body `p`
+/// after it load).
+fn check_replicated_names(tree: &TreeElements) -> Res<()> {
+    let mut seen: HashSet<(&str, &str)> = HashSet::from([("body", "world")]);
+    for &(kind, el, in_rep) in &tree.order {
+        let name = el.attr("name").map_or("", |a| a.value.as_str());
+        if !in_rep {
+            seen.insert((kind, name));
+        } else if seen.contains(&(kind, name)) {
+            return Err(err_at(el, format!("repeated name '{name}' in {kind} (a replicate's template repeats it)")));
+        }
+    }
+    Ok(())
 }
 
 /// "repeated name 'x' in KIND": MuJoCo keeps one namespace per kind of object. Bodies, joints,

@@ -191,8 +191,15 @@ fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize, in_fram
         check_rule(el, rule)?;
     }
     let mut seen: Vec<(&str, &Element)> = Vec::new();
+    // Inside a frame, MuJoCo reads the children of a body, frame or replicate and, of any other
+    // element, only the ones it knows (measured: `<frame><geom><size/></geom></frame>` and a
+    // `<joint>` inside such a geom load and are ignored; `<frame><foo/></frame>` fails).
+    let container = matches!(el.name.as_str(), "body" | "frame" | "replicate");
     for child in &el.children {
         let Some((cspec, card)) = spec.child(&child.name) else {
+            if in_frame && !container {
+                continue;
+            }
             return Err(unknown_element(el, spec, child));
         };
         if card != Card::Many && !in_frame {
