@@ -369,6 +369,19 @@ pub fn make_frame(frame: &mut [f64; 9]) -> bool {
     ok
 }
 
+/// MuJoCo's `mju_clip`: `lo` if below, `hi` if above, else `x` (NaN passes through, unlike
+/// `f64::clamp`'s contract on its bounds).
+#[inline]
+pub fn clip(x: f64, lo: f64, hi: f64) -> f64 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
 /// A contact frame with `normal` as row 0 and MuJoCo's default tangents (normal + `make_frame`).
 ///
 /// This is what MuJoCo's collision driver produces for a contact whose pair function set only

@@ -20,7 +20,7 @@
 //! follows MuJoCo's operation order so the results agree to the last bit.
 
 use super::{CollideOptions, ContactPoint, Geom};
-use crate::math::{add3, add_scl3, col3, cross, dot3, mul_mat_vec3, normalize3, scl3, sub3, MINVAL};
+use crate::math::{add3, add_scl3, clip, col3, cross, dot3, mul_mat_vec3, normalize3, scl3, sub3, MINVAL};
 
 /// Most contacts any function in this file produces (plane-box and plane-cylinder).
 const MAX_PRIMITIVE: usize = 4;
@@ -53,18 +53,6 @@ fn emit(pre: &[PreContact], out: &mut [ContactPoint]) -> usize {
         *slot = c.finish();
     }
     n
-}
-
-/// MuJoCo's `mju_clip`: `min` below it, `max` above it, `x` otherwise (NaN passes through).
-#[inline]
-fn clip(x: f64, min: f64, max: f64) -> f64 {
-    if x < min {
-        min
-    } else if x > max {
-        max
-    } else {
-        x
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -409,6 +409,11 @@ pub fn map_back(g0: &Geom, m: &GeomMotion, t: f64, q: &[f64; 9], x: &[f64; 3]) -
 }
 
 /// Point of a convex geom farthest along `dir` (world frame). Planes have none (`None`).
+///
+/// Robust mode's plane distances use it (any length of `dir`, the support computed in the
+/// geom's frame and mapped back); the narrowphase's `ConvexObj::support` takes a unit direction
+/// with MuJoCo's operation order, which rounds differently, so robust's measured outcomes keep
+/// this one.
 pub fn support(g: &Geom, dir: &[f64; 3]) -> Option<[f64; 3]> {
     let l = mul_mat_t_vec3(&g.mat, dir);
     let s = &g.size;

@@ -42,7 +42,7 @@ pub use distance::{effective_distance, step_damping_stiffness, Integrator};
 pub use sweep::{pair_is_fast, pair_threshold, sweep_distance, GeomMotion, Motions};
 
 /// Most speculative contacts of one pair ("up to four contact points", docs).
-const MAX_POINTS: usize = 4;
+pub(crate) const MAX_POINTS: usize = 4;
 
 /// One geom of a pair as the speculative stage needs it: pose and shape, step motion, and its
 /// smallest local AABB half-extent (`min(geom_aabb[3..6])`, infinite for planes).

@@ -49,12 +49,10 @@ use crate::narrowphase::{table, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 
 /// Most advancement steps (robust mode has no 16-step limit: it converges or stops at t = 1).
 const MAX_STEPS: usize = 64;
-/// Clearance kept at the time of impact, as a fraction of the initial gap (as MuJoCo's).
-const TARGET_FRACTION: f64 = 0.02;
-/// Convergence tolerance, as a fraction of the initial gap (as MuJoCo's).
-const TOLERANCE_FRACTION: f64 = 0.01;
-/// Most speculative contacts of one pair.
-const MAX_POINTS: usize = 4;
+// Clearance and convergence of the advancement, and the points per pair, as MuJoCo's (and
+// compat's): one definition each.
+use super::advance::{TARGET_FRACTION, TOLERANCE_FRACTION};
+use super::MAX_POINTS;
 
 /// Time scale over which a pair's soft contact stops a closing body, from its mixed `solref`:
 /// the time of the largest excursion of the spring-damper (`tc / e` for a critically damped

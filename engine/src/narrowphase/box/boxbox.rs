@@ -10,7 +10,8 @@
 //! Work happens in box 1's frame: `rot` holds box 2's axes as columns, `pos21` is box 2's
 //! centre and `pos12` box 1's centre in box 2's frame.
 
-use super::{clip, emit};
+use super::emit;
+use crate::math::clip;
 use crate::math::{
     dot3, frame_from_normal, mul_mat_t_mat3, mul_mat_t_vec3, mul_mat_vec3, normalize3, sub3, transpose3, MINVAL,
 };

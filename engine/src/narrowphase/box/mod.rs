@@ -56,15 +56,3 @@ fn emit(out: &mut [ContactPoint], k: usize, dist: f64, pos: &[f64; 3], normal: &
         None => k,
     }
 }
-
-/// MuJoCo's `mju_clip`: `lo` if below, `hi` if above, else `x` (NaN passes through).
-#[inline]
-fn clip(x: f64, lo: f64, hi: f64) -> f64 {
-    if x < lo {
-        lo
-    } else if x > hi {
-        hi
-    } else {
-        x
-    }
-}

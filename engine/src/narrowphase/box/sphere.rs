@@ -1,6 +1,7 @@
 //! Sphere against box (MuJoCo's `mjraw_SphereBox`).
 
-use super::{clip, emit};
+use super::emit;
+use crate::math::clip;
 use crate::math::{mul_mat_t_vec3, mul_mat_vec3, normalize3, sub3, MINVAL};
 use crate::narrowphase::ContactPoint;
 
