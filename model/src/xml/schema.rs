@@ -180,7 +180,11 @@ fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize, in_fram
         check_value(el, attr, aspec.kind)?;
     }
     for aspec in spec.attrs.iter().filter(|a| a.required) {
-        if el.attr(aspec.name).is_none() {
+        // a blank numeric value counts as absent, so it does not give a required attribute
+        // (measured with 4.0.0: a fixed tendon's joint with coef="" is "required attribute missing")
+        let numeric = matches!(aspec.kind, Kind::Real(..) | Kind::Float(..) | Kind::Int(..));
+        let blank = |a: &Attr| numeric && a.value.trim().is_empty();
+        if el.attr(aspec.name).is_none_or(blank) {
             return Err(MjcfError::new(
                 el.pos.clone(),
                 format!("<{}> is missing its required attribute '{}'", el.name, aspec.name),

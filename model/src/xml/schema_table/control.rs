@@ -112,7 +112,9 @@ pub(crate) static ROWS: &[E] = &[
     E {
         id: "fixed_joint",
         tag: "joint",
-        attrs: &[A::new("joint", Text).required(), A::new("coef", Real(1, 1))],
+        // `coef` is required in 4.0.0 (measured: a fixed tendon's joint without it, or with a
+        // blank one, is "required attribute missing: 'coef'")
+        attrs: &[A::new("joint", Text).required(), A::new("coef", Real(1, 1)).required()],
         rules: &[],
         children: &[],
     },
