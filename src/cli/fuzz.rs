@@ -395,7 +395,7 @@ fn run_mutate(args: &FuzzArgs) -> Result<ExitCode, String> {
             }
         }
         let mut notes: Vec<_> = sum.notes.iter().collect();
-        notes.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+        notes.sort_by_key(|n| std::cmp::Reverse(n.1 .0));
         for ((row, kind), (n, seed)) in notes.iter().take(8) {
             outln!("  {} ({n}, first seed {seed}): {kind}", row.key());
         }

@@ -544,8 +544,12 @@ pub fn run(
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let (done, failed) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let seeds: Vec<u64> = seeds.collect();
     let results: Vec<(u64, CaseResult, Option<CaseFailure>)> = seeds
         .into_par_iter()
+        // one seed per task: a case that hangs or shrinks for minutes must not hold back the
+        // seeds queued behind it on its thread while the other threads idle
+        .with_max_len(1)
         .map(|seed| {
             let (res, failure) = run_case(&case(seed, bases), opts);
             let n = done.fetch_add(1, Relaxed) + 1;
@@ -565,6 +569,7 @@ pub fn replay(files: &[PathBuf], opts: &MutateOptions, progress: &(dyn Fn(usize,
     let results: Vec<(u64, CaseResult, Option<CaseFailure>)> = files
         .par_iter()
         .enumerate()
+        .with_max_len(1)
         .map(|(i, file)| {
             let res = evaluate_file(file, opts);
             let failure = res.failure().cloned().map(|f| {

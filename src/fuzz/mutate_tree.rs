@@ -669,7 +669,7 @@ pub fn simpler(doc: &Doc) -> Vec<Doc> {
             sized.push((size.len(), d));
         }
     }
-    sized.sort_by(|a, b| b.0.cmp(&a.0));
+    sized.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out: Vec<Doc> = sized.into_iter().map(|(_, d)| d).collect();
     for p in doc.paths() {
         let n = doc.get(&p).map_or(0, |e| e.attrs.len());
