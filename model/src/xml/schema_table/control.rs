@@ -88,7 +88,8 @@ pub(crate) static ROWS: &[E] = &[
     E {
         id: "pulley",
         tag: "pulley",
-        attrs: &[A::new("divisor", Real(1, 1))],
+        // `divisor` is required (measured with 4.0.0: an empty <pulley/> is "required attribute missing")
+        attrs: &[A::new("divisor", Real(1, 1)).required()],
         rules: &[],
         children: &[],
     },

@@ -255,7 +255,8 @@ pub(crate) static ROWS: &[E] = &[
     E {
         id: "extension_plugin",
         tag: "plugin",
-        attrs: &[A::new("plugin", Text)],
+        // measured with 4.0.0: an empty extension <plugin/> is "required attribute missing: 'plugin'"
+        attrs: &[A::new("plugin", Text).required()],
         rules: &[],
         children: &[("instance", Card::Many)],
     },

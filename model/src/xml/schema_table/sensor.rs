@@ -647,7 +647,8 @@ pub(crate) static ROWS: &[E] = &[
         attrs: &[
             A::new("name", Text), A::new("objtype", Text), A::new("objname", Text),
             A::new("datatype", Keyword(DATATYPE)), A::new("needstage", Keyword(STAGE)),
-            A::new("dim", Int(1, 1)), A::new("cutoff", Real(1, 1)), A::new("noise", Real(1, 1)),
+            // `dim` is required (measured with 4.0.0: "required attribute missing: 'dim'")
+            A::new("dim", Int(1, 1)).required(), A::new("cutoff", Real(1, 1)), A::new("noise", Real(1, 1)),
             A::new("user", Real(0, MANY)),
         ],
         rules: &[R::Together(&[&["objtype"], &["objname"]])],
@@ -661,7 +662,8 @@ pub(crate) static ROWS: &[E] = &[
             A::new("cutoff", Real(1, 1)), A::new("objtype", Text), A::new("objname", Text),
             A::new("reftype", Text), A::new("refname", Text), A::new("user", Real(0, MANY)),
         ],
-        rules: &[],
+        // measured with 4.0.0: "neither 'plugin' nor 'instance' is specified for sensor"
+        rules: &[R::Oneof(&[&["plugin"], &["instance"]])],
         children: &[("config", Card::Many)],
     },
 ];
