@@ -120,6 +120,44 @@ impl DiffReport {
             && self.max_err_gjk.worst() <= TOL_GJK
             && (self.unstable || self.qpos_divergence <= 10.0 * self.noise_floor + 1e-12)
     }
+
+    /// The report as the JSON object `specula diff --json` prints (and Python's `specula.diff`
+    /// returns); JSON has no NaN, so non-finite values are null.
+    pub fn to_json(&self) -> serde_json::Value {
+        let verdict = if self.matches() { "match" } else { "differ" };
+        let worst = |a: f64, b: f64| a.max(b);
+        let num = |v: f64| serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number);
+        serde_json::json!({
+            "steps": self.steps,
+            "contacts": self.contacts,
+            "unmatched": self.unmatched(),
+            "missing": self.missing,
+            "extra": self.extra,
+            "max_err": {
+                "dist": num(worst(self.max_err.dist, self.max_err_gjk.dist)),
+                "pos": num(worst(self.max_err.pos, self.max_err_gjk.pos)),
+                "frame": num(worst(self.max_err.frame, self.max_err_gjk.frame)),
+                "params": num(worst(self.max_err.params, self.max_err_gjk.params)),
+            },
+            "max_err_gjk": {"dist": num(self.max_err_gjk.dist), "pos": num(self.max_err_gjk.pos),
+                            "frame": num(self.max_err_gjk.frame), "params": num(self.max_err_gjk.params)},
+            "qpos_divergence": num(self.qpos_divergence),
+            "noise_floor": num(self.noise_floor),
+            "fallback_pairs": self.fallback_pairs,
+            "mujoco_hulls": self.mujoco_hulls,
+            "unstable": self.unstable,
+            "problem": self.first_problem,
+            "warnings": self.warnings.iter().chain(&self.state_notes).collect::<Vec<_>>(),
+            "nonfinite": self.nonfinite,
+            "pairs": self.pairs.iter().map(|((a, b), p)| serde_json::json!({
+                "types": [format!("{a:?}").to_lowercase(), format!("{b:?}").to_lowercase()],
+                "contacts": p.contacts, "missing": p.missing, "extra": p.extra,
+                "max_err": {"dist": num(p.max_err.dist), "pos": num(p.max_err.pos),
+                            "frame": num(p.max_err.frame), "params": num(p.max_err.params)},
+            })).collect::<Vec<_>>(),
+            "verdict": verdict,
+        })
+    }
 }
 
 /// Whether MuJoCo (and specula) handle this type pair with the general convex path (GJK/EPA).
@@ -285,6 +323,15 @@ pub fn diff(
             Ok(())
         });
         stepped.0?;
+        // mj_step calls mj_collision on every step (the flags are read inside it); no call means MuJoCo's
+        // calls do not reach the exported hook, and "match" would compare nothing
+        if stepped.1 == 0 && opts.steps > 0 {
+            return Err(MjError::Invalid(
+                "no collision call reached specula's hook (libmujoco calls its own mj_collision here: \
+                 from Python, the slot must be redirected)"
+                    .into(),
+            ));
+        }
         report.warnings = data.warnings().to_vec();
         report.nonfinite = watch.nonfinite();
         report.state_notes = watch.notes;

@@ -2,7 +2,7 @@
 //! preload and no environment variable. The tests build it with maturin (`pip install
 //! ./python`) into a virtual environment under the target directory, filled from PyPI with
 //! `mujoco==4.0.0` and maturin (and `gymnasium[mujoco]` for its environments), then run
-//! `python/tests/check_enable.py` and `check_gymnasium.py`, which compare every run with the same
+//! `python/tests/check_enable.py`, `check_gymnasium.py` and `check_tools.py`, which compare every run with the same
 //! run on plain MuJoCo in the same process, bit for bit, and check what specula counted. Without
 //! PyPI (or pip, or crates.io for the build) they print SKIPPED and pass; any other failure of
 //! the build fails them.
@@ -265,6 +265,17 @@ fn import_refuses_a_mujoco_that_is_not_4_0_0() {
     let Some(py) = python_or_skip("import_refuses_a_mujoco_that_is_not_4_0_0") else { return };
     let (out, s) = run_check(&py, "check_enable.py", &["--fake-version"], &[]);
     assert_eq!(s["version_refused"], true, "{out}");
+}
+
+#[test]
+fn check_diff_and_load_work_from_python_with_errors_as_exceptions() {
+    let Some(py) = python_or_skip("check_diff_and_load_work_from_python_with_errors_as_exceptions") else {
+        return;
+    };
+    let (_, s) = run_check(&py, "check_tools.py", &[], &[]);
+    assert!(num(&s, "check_fields") > 100.0, "{s}");
+    assert!(num(&s, "load_arrays") > 50.0, "{s}");
+    assert!(num(&s, "diff_contacts") > 0.0, "{s}");
 }
 
 #[test]

@@ -49,12 +49,23 @@ if getattr(mujoco, "__version__", None) != MUJOCO_VERSION:
 from . import _native  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["enable", "disable", "enabled", "is_enabled", "stats", "SpeculaError", "MUJOCO_VERSION"]
+__all__ = [
+    "enable", "disable", "enabled", "is_enabled", "stats", "check", "diff", "load",
+    "SpeculaError", "MJCFError", "MuJoCoError", "MUJOCO_VERSION",
+]
 
 SpeculaError = _native.SpeculaError
 """Raised when MuJoCo's collision calls cannot be redirected or restored: libmujoco not loaded,
 no ``mj_collision`` slot, or a slot that something else (``LD_PRELOAD=libspecula.so``, another
 tool) already redirected."""
+
+MJCFError = _native.MJCFError
+"""Raised (a ValueError) when specula's MJCF compiler rejects a file: the message names the file,
+line and column, and what was expected."""
+
+MuJoCoError = _native.MuJoCoError
+"""Raised (a RuntimeError) when MuJoCo C rejects a file or fails while it runs; the interpreter
+always survives it."""
 
 COLLISION_MODES = ("rust", "diff", "c")
 SPECULATIVE_MODES = ("compat", "robust", None)
@@ -158,3 +169,57 @@ def slots():
     ``specula`` (specula's entry point)."""
     keys = ("object", "slot", "value", "mujoco", "specula")
     return [dict(zip(keys, s)) for s in _native.slots()]
+
+
+def check(xml_path):
+    """``specula check --json``: compiles the MJCF file with MuJoCo C and with specula's compiler
+    and compares every field both hold. Returns the CLI's JSON object as a dict: ``verdict``
+    ("match" or "differ"), ``fields``, ``values``, ``mismatches`` (``field``, ``index``, ``c``,
+    ``rust``) and, when a compiler rejects the file, ``c_error`` / ``rust_error``."""
+    return json.loads(_native.check_json(str(xml_path)))
+
+
+def diff(xml_path, steps=500, key=None, speculative=None):
+    """``specula diff --json``: ``steps`` steps from keyframe ``key`` (name or index; None:
+    qpos0), comparing specula's contacts with MuJoCo's on every collision call and the two
+    routes' trajectories. ``speculative``: "off", "compat", "robust" or None (the scene's own).
+    Returns the CLI's JSON object as a dict (``verdict``, ``contacts``, ``unmatched``,
+    ``max_err``, ``pairs``, ...). Raises MJCFError or MuJoCoError when the file does not load."""
+    if speculative not in (None, "off", "compat", "robust"):
+        raise ValueError(f"speculative={speculative!r} is not one of 'off', 'compat', 'robust', None")
+    key = None if key is None else str(key)
+    return json.loads(_native.diff_json(str(xml_path), int(steps), key, speculative))
+
+
+class Model:
+    """specula's compiled model: every array ``specula check`` compares, under MuJoCo's
+    ``mjModel`` names, as read-only float64 numpy arrays (ids and counts too: exact below 2**53);
+    one row per element (shape ``(n, k)``, or ``(n,)`` for one value per element). Sizes
+    (``nq``, ``nbody``, ...) are ints, options are under ``opt`` (``m.opt.timestep``)."""
+
+    def __init__(self, arrays):
+        import types
+        import numpy as np
+
+        self.opt = types.SimpleNamespace()
+        self.names = []
+        for name, cols, data in arrays:
+            a = np.frombuffer(data, dtype="<f8")  # a view of the bytes: read-only
+            a = a.reshape(-1, cols) if cols > 1 else a
+            if name.startswith("opt."):
+                setattr(self.opt, name[4:], a)
+                continue
+            if name.startswith("n") and "_" not in name and a.size == 1:
+                a = int(a[0])
+            setattr(self, name, a)
+            self.names.append(name)
+
+    def __repr__(self):
+        return f"specula.Model({len(self.names)} arrays: nbody={getattr(self, 'nbody', '?')}, ngeom={getattr(self, 'ngeom', '?')})"
+
+
+def load(xml_path):
+    """specula's own compilation of an MJCF file, as a ``specula.Model`` of read-only numpy
+    arrays (compare them with ``mujoco.MjModel.from_xml_path(path)``'s). Raises MJCFError with
+    file, line and column when specula's compiler rejects the file."""
+    return Model(_native.load_arrays(str(xml_path)))

@@ -18,6 +18,87 @@ create_exception!(
     PyRuntimeError,
     "specula could not redirect (or restore) MuJoCo's collision calls."
 );
+create_exception!(
+    _native,
+    MJCFError,
+    PyValueError,
+    "specula's MJCF compiler rejected the file (the message names file, line and column)."
+);
+create_exception!(_native, MuJoCoError, PyRuntimeError, "MuJoCo C rejected the file, or failed while it ran.");
+
+/// A tool's error as the Python exception of its kind.
+fn tool_error(e: specula::Error) -> PyErr {
+    match e {
+        specula::Error::Mjcf(e) => MJCFError::new_err(e.to_string()),
+        specula::Error::MuJoCo(e) => MuJoCoError::new_err(e.to_string()),
+    }
+}
+
+/// A missing file as Python's own error for it (the tools would otherwise report a compile error).
+fn existing(path: &str) -> PyResult<&std::path::Path> {
+    let p = std::path::Path::new(path);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(pyo3::exceptions::PyFileNotFoundError::new_err(format!("{path}: no such file")))
+    }
+}
+
+/// `specula check --json` on `path`: both compilers' verdicts and every field compared.
+#[pyfunction]
+fn check_json(py: Python<'_>, path: &str) -> PyResult<String> {
+    let p = existing(path)?;
+    let outcome = py.detach(|| specula::check::check_file(p, |_| {}));
+    Ok(outcome.to_json().to_string())
+}
+
+/// `specula diff --json` on `path`: `steps` steps from `key` (or qpos0), speculative mode
+/// `speculative` (`off`, `compat`, `robust`; `None`: the scene's own).
+#[pyfunction]
+#[pyo3(signature = (path, steps, key=None, speculative=None))]
+fn diff_json(py: Python<'_>, path: &str, steps: usize, key: Option<&str>, speculative: Option<&str>) -> PyResult<String> {
+    let p = existing(path)?;
+    let mode = match speculative {
+        None => None,
+        Some(n) => Some(SpeculativeMode::parse(n).ok_or_else(|| {
+            PyValueError::new_err(format!("speculative={n:?} is not one of 'off', 'compat', 'robust', None"))
+        })?),
+    };
+    // The diff replaces collision on this thread through specula's entry point, which
+    // libmujoco's own calls reach only through the redirected slot: redirect it for the run
+    // (mode c meanwhile, unless enable() chose another: other threads see MuJoCo's collision).
+    let redirected_here = !patch::installed();
+    if redirected_here {
+        patch::install().map_err(patch_error)?;
+    }
+    let report = py.detach(|| {
+        let scene = specula::Scene::load(p)?;
+        let scene = match mode {
+            Some(m) => scene.with_speculative(m)?,
+            None => scene,
+        };
+        scene.diff(steps, key)
+    });
+    if redirected_here {
+        patch::uninstall().map_err(patch_error)?;
+    }
+    Ok(report.map_err(tool_error)?.to_json().to_string())
+}
+
+/// One array of specula's compiled model: (MuJoCo's name, values per row, the values as
+/// little-endian float64 bytes).
+type ArrayRow = (String, usize, Vec<u8>);
+
+/// specula's compilation of `path`: every array `check` compares, by MuJoCo's names.
+#[pyfunction]
+fn load_arrays(py: Python<'_>, path: &str) -> PyResult<Vec<ArrayRow>> {
+    let p = existing(path)?;
+    let model = py.detach(|| specula_model::load_file(p)).map_err(|e| MJCFError::new_err(e.to_string()))?;
+    Ok(specula::check::model_arrays(&model)
+        .into_iter()
+        .map(|f| (f.name, f.cols, f.values.iter().flat_map(|v| v.to_le_bytes()).collect()))
+        .collect())
+}
 
 /// The collision mode named `name` (`rust`, `diff` or `c`).
 fn mode_of(name: &str) -> PyResult<Mode> {
@@ -111,6 +192,11 @@ fn collision(py: Python<'_>, model: usize, data: usize) -> PyResult<()> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SpeculaError", m.py().get_type::<SpeculaError>())?;
+    m.add("MJCFError", m.py().get_type::<MJCFError>())?;
+    m.add("MuJoCoError", m.py().get_type::<MuJoCoError>())?;
+    m.add_function(wrap_pyfunction!(check_json, m)?)?;
+    m.add_function(wrap_pyfunction!(diff_json, m)?)?;
+    m.add_function(wrap_pyfunction!(load_arrays, m)?)?;
     m.add("SONAME", patch::SONAME)?;
     m.add_function(wrap_pyfunction!(enable, m)?)?;
     m.add_function(wrap_pyfunction!(disable, m)?)?;

@@ -43,6 +43,41 @@ impl CheckOutcome {
     }
 }
 
+/// JSON has no NaN: missing or non-finite values are null.
+fn num(v: f64) -> serde_json::Value {
+    serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
+impl CheckOutcome {
+    /// The outcome as the JSON object `specula check --json` prints (and Python's
+    /// `specula.check` returns).
+    pub fn to_json(&self) -> serde_json::Value {
+        let verdict = if self.agrees() { "match" } else { "differ" };
+        match self {
+            CheckOutcome::Compared(cmp) => {
+                let list: Vec<_> = cmp
+                    .mismatches
+                    .iter()
+                    .map(
+                        |m| serde_json::json!({"field": m.field, "index": m.index, "c": num(m.c), "rust": num(m.rust)}),
+                    )
+                    .collect();
+                serde_json::json!({"fields": cmp.fields, "values": cmp.values, "mismatches": list, "verdict": verdict})
+            }
+            CheckOutcome::BothRejected { c, rust } => serde_json::json!({"fields": 0, "values": 0, "mismatches": [],
+                "verdict": verdict, "c_error": c, "rust_error": rust}),
+            CheckOutcome::OneRejected { c, rust } => serde_json::json!({"fields": 0, "values": 0, "mismatches": [],
+                "verdict": verdict, "c_error": c, "rust_error": rust}),
+        }
+    }
+}
+
+/// Every array of specula's compiled model that `check` compares, by MuJoCo's `mjModel` name,
+/// as `f64` rows of `cols` values (what Python's `specula.load` returns).
+pub fn model_arrays(m: &specula_model::Model) -> Vec<Field> {
+    fields::rust_model_fields(m)
+}
+
 /// Number of random configurations (besides `qpos0`) at which kinematics is compared.
 pub const RANDOM_POSES: usize = 5;
 

@@ -61,40 +61,8 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
 
 fn print_report(file: &str, r: &DiffReport, json: bool) {
     let verdict = if r.matches() { "match" } else { "differ" };
-    let worst = |a: f64, b: f64| a.max(b);
     if json {
-        let num = |v: f64| serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number);
-        let j = serde_json::json!({
-            "steps": r.steps,
-            "contacts": r.contacts,
-            "unmatched": r.unmatched(),
-            "missing": r.missing,
-            "extra": r.extra,
-            "max_err": {
-                "dist": num(worst(r.max_err.dist, r.max_err_gjk.dist)),
-                "pos": num(worst(r.max_err.pos, r.max_err_gjk.pos)),
-                "frame": num(worst(r.max_err.frame, r.max_err_gjk.frame)),
-                "params": num(worst(r.max_err.params, r.max_err_gjk.params)),
-            },
-            "max_err_gjk": {"dist": num(r.max_err_gjk.dist), "pos": num(r.max_err_gjk.pos),
-                            "frame": num(r.max_err_gjk.frame), "params": num(r.max_err_gjk.params)},
-            "qpos_divergence": num(r.qpos_divergence),
-            "noise_floor": num(r.noise_floor),
-            "fallback_pairs": r.fallback_pairs,
-            "mujoco_hulls": r.mujoco_hulls,
-            "unstable": r.unstable,
-            "problem": r.first_problem,
-            "warnings": r.warnings.iter().chain(&r.state_notes).collect::<Vec<_>>(),
-            "nonfinite": r.nonfinite,
-            "pairs": r.pairs.iter().map(|((a, b), p)| serde_json::json!({
-                "types": [format!("{a:?}").to_lowercase(), format!("{b:?}").to_lowercase()],
-                "contacts": p.contacts, "missing": p.missing, "extra": p.extra,
-                "max_err": {"dist": num(p.max_err.dist), "pos": num(p.max_err.pos),
-                            "frame": num(p.max_err.frame), "params": num(p.max_err.params)},
-            })).collect::<Vec<_>>(),
-            "verdict": verdict,
-        });
-        outln!("{j}");
+        outln!("{}", r.to_json());
         return;
     }
     outln!(
