@@ -65,7 +65,7 @@ fn a_broken_check_is_counted_as_check_differs_and_fails_the_run() {
     assert!(count(&j, "check_differs") > count(&j, "check_matches"), "{j}");
     let f = &j["failures"][0];
     assert_eq!(f["row"], "check_differs");
-    assert!(f["message"].as_str().unwrap().starts_with("timestep"), "{f}");
+    assert!(f["message"].as_str().unwrap().starts_with("opt.timestep"), "{f}");
 }
 
 #[test]
