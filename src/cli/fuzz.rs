@@ -207,31 +207,15 @@ fn child(stage: &str, file: &std::path::Path, brk: Option<Break>) -> Result<Exit
             Ok(ExitCode::from(3))
         }
         ("check", _) => {
-            // the verdict `specula check --json` gives, from a Rust model whose timestep is off
-            // by 1e-6 when the fault is `check`
+            // the JSON `specula check --json` prints, for a Rust model whose timestep is off by
+            // 1e-6 when the fault is `check`
             let tamper = |m: &mut specula_model::Model| {
                 if brk == Some(Break::Check) {
                     m.opt.timestep *= 1.0 + 1e-6;
                 }
             };
             let outcome = specula::check::check_file(file, tamper);
-            let j = match &outcome {
-                specula::check::CheckOutcome::Compared(c) => {
-                    let list: Vec<_> = c
-                        .mismatches
-                        .iter()
-                        .map(|m| serde_json::json!({"field": m.field, "index": m.index, "c": m.c, "rust": m.rust}))
-                        .collect();
-                    let verdict = if c.matched() { "match" } else { "differ" };
-                    serde_json::json!({"verdict": verdict, "mismatches": list})
-                }
-                specula::check::CheckOutcome::BothRejected { c, rust } => {
-                    serde_json::json!({"verdict": "match", "c_error": c, "rust_error": rust})
-                }
-                specula::check::CheckOutcome::OneRejected { c, rust } => {
-                    serde_json::json!({"verdict": "differ", "c_error": c, "rust_error": rust})
-                }
-            };
+            let j = outcome.to_json();
             outln!("{j}");
             Ok(if outcome.agrees() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
