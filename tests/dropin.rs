@@ -5,7 +5,7 @@
 //! What runs on the corpus's box stack is skipped, saying so, without the corpus.
 
 mod common;
-use common::{profile_dir, root};
+use common::{libspecula, profile_dir, root, run_dropin};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -33,14 +33,6 @@ fn scenes() -> Vec<PathBuf> {
     v
 }
 
-/// The libspecula.so built with this test: `cargo test` leaves it in deps/ (`cargo build`
-/// copies it up to target/<profile>).
-fn libspecula() -> PathBuf {
-    let dir = profile_dir();
-    let lib = [dir.join("deps/libspecula.so"), dir.join("libspecula.so")].into_iter().find(|p| p.is_file());
-    lib.unwrap_or_else(|| panic!("libspecula.so was not built in {} (crate-type cdylib)", dir.display()))
-}
-
 /// A scratch directory of this test run (inside the target directory).
 fn scratch(name: &str) -> PathBuf {
     let dir = profile_dir().join("dropin").join(name);
@@ -59,22 +51,10 @@ fn step_exe() -> PathBuf {
 }
 
 /// Runs `program args` with the SPECULA_* variables given (and no others), preloading
-/// libspecula.so when `preload`.
+/// libspecula.so when `preload` (`common::run_dropin` with text values).
 fn run(program: &Path, args: &[&str], env: &[(&str, &str)], preload: bool) -> Output {
-    let mut cmd = Command::new(program);
-    cmd.args(args);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("SPECULA_") || k == "LD_PRELOAD" {
-            cmd.env_remove(k);
-        }
-    }
-    if preload {
-        cmd.env("LD_PRELOAD", libspecula());
-    }
-    cmd.envs(env.iter().copied());
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    assert!(out.status.success(), "{} {args:?} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
-    out
+    let env: Vec<(&str, &std::ffi::OsStr)> = env.iter().map(|&(k, v)| (k, std::ffi::OsStr::new(v))).collect();
+    run_dropin(program, args, &env, preload)
 }
 
 /// qpos per step from the examples' output ("step q0 q1 ...").

@@ -4,7 +4,7 @@
 //! happened.
 
 mod common;
-use common::{profile_dir, root};
+use common::{profile_dir, root, run_dropin as run};
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -12,12 +12,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn libspecula() -> PathBuf {
-    let dir = profile_dir();
-    let lib = [dir.join("deps/libspecula.so"), dir.join("libspecula.so")].into_iter().find(|p| p.is_file());
-    lib.unwrap_or_else(|| panic!("libspecula.so was not built in {} (crate-type cdylib)", dir.display()))
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = profile_dir().join("dropin_abuse");
@@ -42,25 +36,6 @@ fn python() -> Option<PathBuf> {
         eprintln!("SKIPPED: no Python with mujoco 4.0.0 (run `cargo test --test dropin` once to make the venv)");
     }
     found
-}
-
-/// Runs `program args` with exactly the SPECULA_* variables given, preloading libspecula.so
-/// when `preload`.
-fn run(program: &Path, args: &[&str], env: &[(&str, &OsStr)], preload: bool) -> Output {
-    let mut cmd = Command::new(program);
-    cmd.args(args);
-    for (k, _) in std::env::vars_os() {
-        if k.as_bytes().starts_with(b"SPECULA_") || k == "LD_PRELOAD" {
-            cmd.env_remove(k);
-        }
-    }
-    if preload {
-        cmd.env("LD_PRELOAD", libspecula());
-    }
-    cmd.envs(env.iter().copied());
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    assert!(out.status.success(), "{} {args:?} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
-    out
 }
 
 /// The lines of `examples/python/abuse.py` but the `rss` ones, and the RSS of each round.

@@ -93,3 +93,36 @@ pub fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.parent().and_then(Path::parent).unwrap().to_path_buf()
 }
+
+/// The libspecula.so built with this test: `cargo test` leaves it in deps/ (`cargo build`
+/// copies it up to target/<profile>).
+pub fn libspecula() -> PathBuf {
+    let dir = profile_dir();
+    let lib = [dir.join("deps/libspecula.so"), dir.join("libspecula.so")].into_iter().find(|p| p.is_file());
+    lib.unwrap_or_else(|| panic!("libspecula.so was not built in {} (crate-type cdylib)", dir.display()))
+}
+
+/// Runs `program args` with exactly the SPECULA_* variables given (no others, no preload but
+/// libspecula.so's when `preload`); the run must succeed.
+pub fn run_dropin(
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+    preload: bool,
+) -> std::process::Output {
+    use std::os::unix::ffi::OsStrExt;
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(args);
+    for (k, _) in std::env::vars_os() {
+        if k.as_bytes().starts_with(b"SPECULA_") || k == "LD_PRELOAD" {
+            cmd.env_remove(k);
+        }
+    }
+    if preload {
+        cmd.env("LD_PRELOAD", libspecula());
+    }
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    assert!(out.status.success(), "{} {args:?} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
+    out
+}
