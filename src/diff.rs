@@ -272,9 +272,16 @@ pub struct DiffOptions {
     pub start: Start,
 }
 
-/// Runs both comparisons; `tamper` may alter the Rust stage's contacts before they are compared
-/// and before the rust route hands them to MuJoCo (tests use it to prove a wrong collider is caught).
-pub fn diff(
+/// Runs both comparisons: specula's contacts against MuJoCo's on every collision call of the C
+/// route, and the rust route's trajectory against the C route's.
+pub fn diff(model: &Model, rust: &specula_model::Model, opts: &DiffOptions) -> Result<DiffReport, MjError> {
+    diff_tampered(model, rust, opts, &mut |_| {})
+}
+
+/// [`diff`] with `tamper` altering the Rust stage's contacts before they are compared and before
+/// the rust route hands them to MuJoCo: a test hook, to prove that a wrong collider is caught.
+#[doc(hidden)]
+pub fn diff_tampered(
     model: &Model,
     rust: &specula_model::Model,
     opts: &DiffOptions,

@@ -117,7 +117,7 @@ impl Scene {
     /// MuJoCo counterpart).
     pub fn diff(&self, steps: usize, key: Option<&str>) -> Result<DiffReport, Error> {
         let start = key.map_or(Start::Qpos0, |k| Start::Key(k.to_string()));
-        Ok(diff(&self.mujoco, &self.specula, &DiffOptions { steps, start }, &mut |_| {})?)
+        Ok(diff(&self.mujoco, &self.specula, &DiffOptions { steps, start })?)
     }
 
     /// MuJoCo C's compilation.

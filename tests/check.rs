@@ -6,7 +6,7 @@ use common::root;
 use std::path::PathBuf;
 use std::process::Command;
 
-use specula::check::{check_file, CheckOutcome};
+use specula::check::{check_file, check_file_tampered, CheckOutcome};
 
 fn scenes() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("scenes"))
@@ -22,7 +22,7 @@ fn scenes() -> Vec<PathBuf> {
 #[test]
 fn project_scenes_match_mujoco_field_by_field() {
     for scene in scenes() {
-        match check_file(&scene, |_| {}) {
+        match check_file(&scene) {
             CheckOutcome::Compared(cmp) => {
                 assert!(cmp.matched(), "{}: {:?}", scene.display(), &cmp.mismatches[..cmp.mismatches.len().min(5)]);
                 assert!(cmp.fields > 150 && cmp.values > 500, "{}: too little compared", scene.display());
@@ -35,15 +35,15 @@ fn project_scenes_match_mujoco_field_by_field() {
 #[test]
 fn a_perturbed_field_is_reported_by_name() {
     let scene = root().join("scenes/ball_plate.xml");
-    let outcome = check_file(&scene, |m| m.geom_size[2][0] *= 1.0 + 1e-6);
+    let outcome = check_file_tampered(&scene, |m| m.geom_size[2][0] *= 1.0 + 1e-6);
     let CheckOutcome::Compared(cmp) = outcome else { panic!("both compile") };
     assert!(!cmp.matched());
     assert!(cmp.mismatches.iter().any(|m| m.field == "geom_size" && m.index == 6), "{:?}", cmp.mismatches);
     // A change below the tolerance is not a mismatch.
-    let outcome = check_file(&scene, |m| m.body_mass[2] *= 1.0 + 1e-12);
+    let outcome = check_file_tampered(&scene, |m| m.body_mass[2] *= 1.0 + 1e-12);
     assert!(outcome.agrees());
     // A wrong pose reaches the kinematics comparison.
-    let outcome = check_file(&scene, |m| m.body_pos[1][2] += 1e-3);
+    let outcome = check_file_tampered(&scene, |m| m.body_pos[1][2] += 1e-3);
     let CheckOutcome::Compared(cmp) = outcome else { panic!("both compile") };
     assert!(cmp.mismatches.iter().any(|m| m.field == "xpos@qpos0"), "{:?}", cmp.mismatches);
 }

@@ -49,7 +49,7 @@ fn check_of_a_large_texture_needs_little_more_than_mujocos_own_load() {
     let path = scene(side);
 
     // Warm up both compilers once, so the measured runs see no one-time allocations.
-    drop(check_file(&path, |_| {}));
+    drop(check_file(&path));
 
     reset_peak();
     let base = peak();
@@ -59,7 +59,7 @@ fn check_of_a_large_texture_needs_little_more_than_mujocos_own_load() {
 
     reset_peak();
     let base = peak();
-    let outcome = check_file(&path, |_| {});
+    let outcome = check_file(&path);
     let check = peak() - base;
     assert!(matches!(&outcome, CheckOutcome::Compared(c) if c.matched()), "check matches: {outcome:?}");
 

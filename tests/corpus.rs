@@ -48,7 +48,7 @@ fn check_matches_mujoco_on_every_corpus_file() {
     let mut failures = Vec::new();
     for f in files {
         let n = name(&f);
-        let agrees = check_file(&f, |_| {}).agrees();
+        let agrees = check_file(&f).agrees();
         let gap = CHECK_GAPS.iter().any(|(g, _)| *g == n);
         if agrees == gap {
             failures.push(if gap { format!("{n} now matches: remove it from CHECK_GAPS") } else { n });
@@ -75,7 +75,7 @@ fn diff_all(integrator: Option<Integrator>) {
             c.set_integrator(i as i32).unwrap();
             r.opt.integrator = i;
         }
-        let report = diff(&c, &r, &DiffOptions { steps: 500, start: Start::Qpos0 }, &mut |_| {}).unwrap();
+        let report = diff(&c, &r, &DiffOptions { steps: 500, start: Start::Qpos0 }).unwrap();
         if !report.matches() {
             failures.push(format!("{n}: {:?}", report.first_problem));
         }

@@ -161,7 +161,7 @@ fn diff_says_match(scene: &Path) -> bool {
     let r = specula_model::load_file(scene).unwrap();
     let start = if c.nkey() > 0 { specula::sim::Start::Key("0".into()) } else { specula::sim::Start::Qpos0 };
     let opts = specula::diff::DiffOptions { steps: STEPS, start };
-    specula::diff::diff(&c, &r, &opts, &mut |_| {}).unwrap().matches()
+    specula::diff::diff(&c, &r, &opts).unwrap().matches()
 }
 
 #[test]

@@ -31,7 +31,7 @@ fn diff_every_integrator(path: &Path, steps: usize, contacts: bool) -> u64 {
         c.set_integrator(integ as i32).unwrap();
         r.opt.integrator = integ;
         let start = if c.nkey() > 0 { Start::Key("0".into()) } else { Start::Qpos0 };
-        let report = diff(&c, &r, &DiffOptions { steps, start }, &mut |_| {}).unwrap();
+        let report = diff(&c, &r, &DiffOptions { steps, start }).unwrap();
         if !report.matches() || (contacts && report.contacts == 0) {
             failures.push(format!("{integ:?}: {:?} ({} contacts)", report.first_problem, report.contacts));
         }
@@ -72,10 +72,10 @@ fn a_hull_not_in_qhulls_order_is_taken_from_mujoco_and_reported() {
     let mut r = specula_model::load_file(&path).unwrap();
     assert_eq!(r.mesh_qhull_order, vec![true]);
     let start = Start::Key("start".into());
-    let plain = diff(&c, &r, &DiffOptions { steps: 120, start: start.clone() }, &mut |_| {}).unwrap();
+    let plain = diff(&c, &r, &DiffOptions { steps: 120, start: start.clone() }).unwrap();
     assert!(plain.matches() && plain.contacts > 0 && plain.mujoco_hulls == 0, "{plain:?}");
     r.mesh_qhull_order[0] = false;
-    let report = diff(&c, &r, &DiffOptions { steps: 120, start: start.clone() }, &mut |_| {}).unwrap();
+    let report = diff(&c, &r, &DiffOptions { steps: 120, start: start.clone() }).unwrap();
     assert!(report.matches() && report.contacts == plain.contacts, "{report:?}");
     assert_eq!(report.mujoco_hulls, 1);
     let opts = RunOptions { route: Route::Rust, steps: 5, start, robust: false };

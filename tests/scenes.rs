@@ -51,7 +51,7 @@ fn run(spec: bool, steps: usize, integrators: &[Integrator]) {
             let bit = mujoco_sys::mjENBL_SPECULATIVE;
             r.opt.enableflags = if spec { r.opt.enableflags | bit } else { r.opt.enableflags & !bit };
             let opts = DiffOptions { steps, start: Start::Key(key.into()) };
-            let report = diff(&c, &r, &opts, &mut |_| {}).unwrap();
+            let report = diff(&c, &r, &opts).unwrap();
             if !report.matches() || report.contacts == 0 {
                 failures.push(format!("{name} {integ:?}: {report:?}"));
             }

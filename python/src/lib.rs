@@ -48,7 +48,7 @@ fn existing(path: &str) -> PyResult<&std::path::Path> {
 #[pyfunction]
 fn check_json(py: Python<'_>, path: &str) -> PyResult<String> {
     let p = existing(path)?;
-    let outcome = py.detach(|| specula::check::check_file(p, |_| {}));
+    let outcome = py.detach(|| specula::check::check_file(p));
     Ok(outcome.to_json().to_string())
 }
 

@@ -81,9 +81,15 @@ pub fn model_arrays(m: &specula_model::Model) -> Vec<Field> {
 /// Number of random configurations (besides `qpos0`) at which kinematics is compared.
 pub const RANDOM_POSES: usize = 5;
 
-/// Compiles `path` with both compilers and compares them; `tamper` may alter the Rust model
-/// before the comparison (tests use it to prove a difference is caught).
-pub fn check_file(path: &Path, tamper: impl FnOnce(&mut specula_model::Model)) -> CheckOutcome {
+/// Compiles `path` with both compilers and compares them.
+pub fn check_file(path: &Path) -> CheckOutcome {
+    check_file_tampered(path, |_| {})
+}
+
+/// [`check_file`] with `tamper` altering the Rust model before the comparison: a test hook, to
+/// prove that a difference is caught.
+#[doc(hidden)]
+pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::Model)) -> CheckOutcome {
     let c = mj::Model::from_xml_path(path);
     let rust = specula_model::load_file(path);
     match (c, rust) {

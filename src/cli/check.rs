@@ -34,7 +34,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     if !args.scene.is_file() {
         return Err(format!("{file}: no such file"));
     }
-    let outcome = check_file(&args.scene, |_| {});
+    let outcome = check_file(&args.scene);
     let code = if outcome.agrees() { ExitCode::SUCCESS } else { ExitCode::from(1) };
     let verdict = if outcome.agrees() { "match" } else { "differ" };
     if args.json {

@@ -54,7 +54,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
     let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative)?;
     let opts = DiffOptions { steps: args.steps, start: args.key.clone().map_or(Start::Qpos0, Start::Key) };
-    let report = diff(&c, &rust, &opts, &mut |_| {}).map_err(|e| format!("{file}: {e}"))?;
+    let report = diff(&c, &rust, &opts).map_err(|e| format!("{file}: {e}"))?;
     print_report(&file, &report, args.json);
     Ok(if report.matches() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -106,7 +106,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         outln!("{}", fuzz::gen::generate(args.seeds.start, steps).to_mjcf());
         return Ok(ExitCode::SUCCESS);
     }
-    fuzz::prepare_dir(&args.out)?;
+    fuzz::prepare_dir(&args.out).map_err(|e| e.to_string())?;
     let opts = FuzzOptions {
         steps,
         shrink: !args.no_shrink,
@@ -130,7 +130,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let sum = pool.install(|| fuzz::run(seeds, &opts, &progress));
     let mut files = Vec::new();
     for f in &sum.failures {
-        files.push(fuzz::write_failure(&args.out, f, steps)?);
+        files.push(fuzz::write_failure(&args.out, f, steps).map_err(|e| e.to_string())?);
     }
     let secs = t0.elapsed().as_secs_f64();
     if args.json {
@@ -214,7 +214,7 @@ fn child(stage: &str, file: &std::path::Path, brk: Option<Break>) -> Result<Exit
                     m.opt.timestep *= 1.0 + 1e-6;
                 }
             };
-            let outcome = specula::check::check_file(file, tamper);
+            let outcome = specula::check::check_file_tampered(file, tamper);
             let j = outcome.to_json();
             outln!("{j}");
             Ok(if outcome.agrees() { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -279,7 +279,7 @@ fn run_mutate(args: &FuzzArgs) -> Result<ExitCode, String> {
     };
     // the project's scenes and kept cases, when the binary runs where it was built
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let bases = Bases::collect(Some(repo), &args.base)?;
+    let bases = Bases::collect(Some(repo), &args.base).map_err(|e| e.to_string())?;
     if args.print {
         // the case's bytes as they are (they may not be UTF-8), and what was done, on stderr
         let c = mutate::case(args.seeds.start, &bases);
@@ -288,7 +288,7 @@ fn run_mutate(args: &FuzzArgs) -> Result<ExitCode, String> {
         let _ = std::io::stdout().write_all(&c.mutated.to_bytes());
         return Ok(ExitCode::SUCCESS);
     }
-    fuzz::prepare_dir(&args.out)?;
+    fuzz::prepare_dir(&args.out).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: cannot create the scratch folder: {e}", work.display()))?;
     let replaying = !args.replay.is_empty();
     let total = if replaying { args.replay.len() } else { (args.seeds.end - args.seeds.start) as usize };
@@ -318,7 +318,11 @@ fn run_mutate(args: &FuzzArgs) -> Result<ExitCode, String> {
     let base_args: String = args.base.iter().map(|b| format!(" --base {}", b.display())).collect();
     let mut files = Vec::new();
     for f in &sum.failures {
-        files.push(if replaying { None } else { Some(mutate::write_failure(&args.out, f, &opts, &base_args)?) });
+        files.push(if replaying {
+            None
+        } else {
+            Some(mutate::write_failure(&args.out, f, &opts, &base_args).map_err(|e| e.to_string())?)
+        });
     }
     let _ = std::fs::remove_dir_all(&work);
     let secs = t0.elapsed().as_secs_f64();

@@ -19,11 +19,28 @@ use std::sync::Mutex;
 
 use specula_engine::contact::Contact;
 
-use crate::diff::{diff, DiffOptions, DiffReport, TOL_EXACT, TOL_GJK};
+use crate::diff::{diff_tampered, DiffOptions, DiffReport, TOL_EXACT, TOL_GJK};
 use crate::mj::Model;
 use crate::sim::Start;
 use scene::Scene;
 use specula_engine::narrowphase::GeomType;
+
+/// A file or folder the fuzzers cannot read or write (a scene, a base, the output directory).
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {message}", path.display())]
+pub struct FuzzError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// What went wrong with it.
+    pub message: String,
+}
+
+impl FuzzError {
+    /// `path` and what went wrong with it.
+    pub fn new(path: &Path, message: impl std::fmt::Display) -> FuzzError {
+        FuzzError { path: path.to_path_buf(), message: message.to_string() }
+    }
+}
 
 /// What one scene gave.
 #[derive(Clone, Debug)]
@@ -147,8 +164,8 @@ pub fn run_scene(sc: &Scene, steps: usize, tamper: Option<fn(&mut Vec<Contact>)>
 }
 
 /// [`run_scene`] for a scene file (a written failure, say), from its first keyframe if it has one.
-pub fn run_file(path: &Path, steps: usize) -> Result<Verdict, String> {
-    let xml = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn run_file(path: &Path, steps: usize) -> Result<Verdict, FuzzError> {
+    let xml = std::fs::read_to_string(path).map_err(|e| FuzzError::new(path, e))?;
     let start = if xml.contains("<key") { Start::Key("0".into()) } else { Start::Qpos0 };
     let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     Ok(run_xml(&xml, &name, start, steps, None).0)
@@ -178,7 +195,7 @@ fn run_xml(
             t(v);
         }
     };
-    match diff(&c, &rust, &opts, &mut hook) {
+    match diff_tampered(&c, &rust, &opts, &mut hook) {
         Ok(rep) if rep.matches() => (Verdict::Match, Some(rep)),
         Ok(rep) => {
             let what = rep.first_problem.clone().unwrap_or_else(|| worst_pair(&rep));
@@ -466,18 +483,20 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
 }
 
 /// Checks that failing scenes can be written under `dir` (created if missing), before any run.
-pub fn prepare_dir(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create the output directory: {e}", dir.display()))?;
+pub fn prepare_dir(dir: &Path) -> Result<(), FuzzError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| FuzzError::new(dir, format!("cannot create the output directory: {e}")))?;
     let probe = dir.join(".specula-fuzz-probe");
-    std::fs::write(&probe, b"").map_err(|e| format!("{}: cannot write in the output directory: {e}", dir.display()))?;
+    std::fs::write(&probe, b"")
+        .map_err(|e| FuzzError::new(dir, format!("cannot write in the output directory: {e}")))?;
     let _ = std::fs::remove_file(&probe);
     Ok(())
 }
 
 /// Writes a failure's shrunk and full scenes as `fuzz-SEED.xml` and `fuzz-SEED-full.xml`, each
 /// with a comment saying what failed and how to reproduce it; returns the shrunk file's path.
-pub fn write_failure(dir: &Path, f: &Failure, steps: usize) -> Result<PathBuf, String> {
-    let write = |path: PathBuf, sc: &Scene, v: &Verdict, n: usize| -> Result<PathBuf, String> {
+pub fn write_failure(dir: &Path, f: &Failure, steps: usize) -> Result<PathBuf, FuzzError> {
+    let write = |path: PathBuf, sc: &Scene, v: &Verdict, n: usize| -> Result<PathBuf, FuzzError> {
         let key = if sc.has_dofs() { " --key start".to_string() } else { String::new() };
         let head = format!(
             "<!-- specula fuzz, seed {}: {} ({})\n     reproduce: specula diff {}{key} --steps {n} -->\n",
@@ -486,7 +505,7 @@ pub fn write_failure(dir: &Path, f: &Failure, steps: usize) -> Result<PathBuf, S
             v.detail().replace("--", "- -"),
             path.file_name().map_or(String::new(), |p| p.to_string_lossy().into_owned()),
         );
-        std::fs::write(&path, head + &sc.to_mjcf()).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, head + &sc.to_mjcf()).map_err(|e| FuzzError::new(&path, e))?;
         Ok(path)
     };
     write(dir.join(format!("fuzz-{}-full.xml", f.seed)), &f.full, &f.verdict, steps)?;

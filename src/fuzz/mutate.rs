@@ -696,7 +696,12 @@ fn with_comment(bytes: &[u8], note: &str) -> Vec<u8> {
 /// file does (a malformed file may read differently), the file is written as it failed and the
 /// note goes to `mutate-SEED.txt`. `base_args` are the `--base` arguments of the run. Returns the
 /// shrunk file's path.
-pub fn write_failure(dir: &Path, f: &CaseFailure, opts: &MutateOptions, base_args: &str) -> Result<PathBuf, String> {
+pub fn write_failure(
+    dir: &Path,
+    f: &CaseFailure,
+    opts: &MutateOptions,
+    base_args: &str,
+) -> Result<PathBuf, super::FuzzError> {
     let name = format!("mutate-{}.xml", f.seed);
     let path = dir.join(&name);
     let st = stage_of(f.shrunk_finding.row);
@@ -716,7 +721,7 @@ pub fn write_failure(dir: &Path, f: &CaseFailure, opts: &MutateOptions, base_arg
         reproduce(st, &name, opts.steps),
         f.seed,
     );
-    let w = |p: &Path, b: &[u8]| std::fs::write(p, b).map_err(|e| format!("{}: {e}", p.display()));
+    let w = |p: &Path, b: &[u8]| std::fs::write(p, b).map_err(|e| super::FuzzError::new(p, e));
     w(&dir.join(format!("mutate-{}-full.xml", f.seed)), &with_comment(&f.full, &note))?;
     let noted = with_comment(&f.shrunk, &note);
     w(&path, &noted)?;

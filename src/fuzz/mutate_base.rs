@@ -3,6 +3,7 @@
 //! folders given with `--base` (MuJoCo's corpus, say). Which base a case mutates is drawn from
 //! its seed, so a case is reproducible from its seed and the base list.
 
+use super::FuzzError;
 use std::path::{Path, PathBuf};
 
 use super::scene::Rng;
@@ -183,12 +184,12 @@ pub struct Bases {
 }
 
 /// Every `*.xml` file at `p` (a file, or a folder searched recursively), sorted.
-fn xml_files(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn xml_files(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), FuzzError> {
     if p.is_file() {
         out.push(p.to_path_buf());
         return Ok(());
     }
-    let rd = std::fs::read_dir(p).map_err(|e| format!("{}: cannot read the base: {e}", p.display()))?;
+    let rd = std::fs::read_dir(p).map_err(|e| FuzzError::new(p, format!("cannot read the base: {e}")))?;
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for e in entries {
@@ -201,10 +202,10 @@ fn xml_files(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-fn read_bases(paths: &[PathBuf]) -> Result<Vec<Base>, String> {
+fn read_bases(paths: &[PathBuf]) -> Result<Vec<Base>, FuzzError> {
     let mut out = Vec::new();
     for p in paths {
-        let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let bytes = std::fs::read(p).map_err(|e| FuzzError::new(p, e))?;
         out.push(Base { label: p.display().to_string(), source: Source::File { path: p.clone(), bytes } });
     }
     Ok(out)
@@ -213,7 +214,7 @@ fn read_bases(paths: &[PathBuf]) -> Result<Vec<Base>, String> {
 impl Bases {
     /// The built-in bases, the project's files under `repo` (when it holds them) and the files
     /// at `extra` (each a file or a folder; a path that does not exist is an error).
-    pub fn collect(repo: Option<&Path>, extra: &[PathBuf]) -> Result<Bases, String> {
+    pub fn collect(repo: Option<&Path>, extra: &[PathBuf]) -> Result<Bases, FuzzError> {
         let mut b = Bases::default();
         for (label, xml) in TEMPLATES {
             b.builtin.push(Base { label: label.to_string(), source: Source::Template(xml) });
@@ -237,7 +238,7 @@ impl Bases {
         for p in extra {
             let mut files = Vec::new();
             if !p.exists() {
-                return Err(format!("{}: no such base file or folder", p.display()));
+                return Err(FuzzError::new(p, "no such base file or folder"));
             }
             xml_files(p, &mut files)?;
             b.described.push(format!("{} files from {}", files.len(), p.display()));
