@@ -609,7 +609,19 @@ fn check_tuples_and_skins(root: &Element, names: &Names) -> Res<()> {
     }
     let assets = root.children.iter().filter(|c| c.name == "asset").flat_map(|s| &s.children);
     for skin in assets.filter(|a| a.name == "skin") {
+        // a skin not read from a file needs vertices, faces and bones (measured with 4.0.0: any
+        // one missing is "Missing data in skin")
+        let has = |n: &str| skin.attr(n).is_some_and(|a| !a.value.trim().is_empty());
+        let bones = skin.children.iter().any(|b| b.name == "bone");
+        let inline = has("vertex") && has("face") && bones;
+        if !(has("file") || inline) {
+            return Err(err_at(skin, "Missing data in skin: give 'file', or 'vertex', 'face' and <bone> elements"));
+        }
         for bone in skin.children.iter().filter(|b| b.name == "bone") {
+            let n = |a: &str| bone.attr(a).map_or(0, |v| v.value.split_ascii_whitespace().count());
+            if n("vertid") == 0 || n("vertid") != n("vertweight") {
+                return Err(err_at(bone, "vertid and vertweight must have same non-zero size in skin"));
+            }
             if let Some(b) = bone.attr("body") {
                 if !names.has("body", &b.value) {
                     return Err(err_attr(b, format!("unknown body '{}' in skin", b.value)));
