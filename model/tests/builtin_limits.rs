@@ -70,15 +70,25 @@ fn a_nan_wedge_gamma_passes_its_check_as_in_mujoco() {
 #[test]
 fn huge_but_valid_params_are_refused_before_allocating() {
     // MuJoCo accepts these and then throws std::length_error / std::bad_alloc or runs for
-    // minutes; specula refuses anything over 2^24 vertices.
-    let limit = "specula generates at most 16777216 for a builtin mesh";
-    assert_refused("cone", "2147483647 1", limit);
-    assert_refused("cone", "8388609 1", limit); // 2 x 8388609 vertices, 2 over the limit
+    // minutes; specula refuses anything over 2^20 vertices, and cones over 8192 edges.
+    let limit = "specula generates at most 1048576 for a builtin mesh";
+    let cone = "specula builds cones of at most 8192 edges";
+    assert_refused("cone", "2147483647 1", cone);
+    assert_refused("cone", "8193 1", cone);
+    assert_refused("cone", "8193 0", cone);
     assert_refused("plate", "100000 100000", limit);
-    assert_refused("plate", "4097 4096", limit);
+    assert_refused("plate", "1025 1024", limit); // 1024 x 1025 = 2^20 + 1024
     assert_refused("wedge", "100000 100000 1 1 0", limit);
+    assert_refused("wedge", "5000 5000 1 1 0", limit); // fuzz --mutate seed 98: MuJoCo hangs
     assert_refused("supertorus", "2147483647 .5 1 1", limit);
+    assert_refused("supertorus", "1025 .5 1 1", limit);
     assert_refused("supersphere", "2147483647 1 1", limit);
-    // An apex cone has n + 1 vertices.
-    assert_refused("cone", "16777216 0", limit);
+    assert_refused("supersphere", "1025 1 1", limit);
+    // At the limits the parameters pass the check (generating them takes seconds: not here).
+    for (kind, params) in
+        [("cone", [8192.0, 1.0].as_slice()), ("plate", &[1024.0, 1024.0]), ("wedge", &[1024.0, 1024.0, 1.0, 1.0, 0.0])]
+    {
+        let k = specula_model::mesh::Builtin::from_keyword(kind).unwrap();
+        assert!(specula_model::mesh::builtin::check(k, params).is_ok(), "{kind} {params:?}");
+    }
 }

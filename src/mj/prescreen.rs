@@ -1,4 +1,5 @@
-//! Inputs on which MuJoCo 4.0.0 crashes instead of reporting an error, refused before it sees them.
+//! Inputs on which MuJoCo 4.0.0 crashes or hangs instead of reporting an error, refused before
+//! it sees them.
 //!
 //! The C++ exception boundary (`boundary.rs`) turns MuJoCo's exceptions into errors, but some
 //! inputs make the library write out of bounds, which nothing can catch afterwards. The one known:
@@ -10,6 +11,7 @@
 
 use std::path::Path;
 
+use specula_model::mesh::{builtin, Builtin, MeshError};
 use specula_model::xml::{self, Element};
 
 use super::error::MjError;
@@ -28,8 +30,8 @@ pub(crate) enum Source<'a> {
 /// Refuses the MJCF if MuJoCo would crash on it; `Ok` when it is safe to hand over, or when
 /// specula's reader cannot read it (then MuJoCo's own verdict is the one to report).
 pub(crate) fn check(source: Source, file: &str) -> Result<(), MjError> {
-    // Only height fields with an explicit grid are dangerous: skip the second reading of the
-    // file (and its includes) when the text can hold neither.
+    // Only height fields with an explicit grid and builtin meshes are dangerous: skip the second
+    // reading of the file (and its includes) when the text can hold none.
     let text = match &source {
         Source::Path(p) => match std::fs::read(p) {
             Ok(bytes) => bytes,
@@ -37,7 +39,7 @@ pub(crate) fn check(source: Source, file: &str) -> Result<(), MjError> {
         },
         Source::Text(t) => t.as_bytes().to_vec(),
     };
-    if !contains(&text, b"nrow") && !contains(&text, b"include") {
+    if !contains(&text, b"nrow") && !contains(&text, b"include") && !contains(&text, b"builtin") {
         return Ok(());
     }
     let root = match source {
@@ -46,7 +48,34 @@ pub(crate) fn check(source: Source, file: &str) -> Result<(), MjError> {
     };
     let Ok(root) = root else { return Ok(()) };
     let mut total = 0i64;
-    check_hfields(&root, &mut total).map_err(MjError::Invalid)
+    check_hfields(&root, &mut total).map_err(MjError::Invalid)?;
+    check_builtins(&root).map_err(MjError::Invalid)
+}
+
+/// Walks the tree for builtin meshes and textures beyond specula's size limits
+/// (`specula_model::mesh::builtin`, `specula_model::compile::texture`), which MuJoCo 4.0.0
+/// takes minutes on or runs out of memory for (a 5000 x 5000 wedge: no answer in 30 s, found
+/// by `specula fuzz --mutate`, seed 98; a 100000-wide cube texture). Other parameter errors are
+/// left to MuJoCo's own message.
+fn check_builtins(el: &Element) -> Result<(), String> {
+    if el.name == "mesh" {
+        if let Some(kind) = el.attr("builtin").and_then(|a| Builtin::from_keyword(a.value.trim())) {
+            let params: Option<Vec<f64>> = el
+                .attr("params")
+                .map_or(Some(Vec::new()), |a| a.value.split_whitespace().map(|t| t.parse().ok()).collect());
+            if let Some(params) = params {
+                if let Err(MeshError::TooLarge(why)) = builtin::check(kind, &params) {
+                    return Err(format!("{}: {why} (refused before MuJoCo C sees it, which takes minutes on such a mesh or runs out of memory)", el.pos));
+                }
+            }
+        }
+    }
+    if el.name == "texture" {
+        if let Some(why) = specula_model::compile::texture::builtin_too_large(el) {
+            return Err(format!("{}: {why} (refused before MuJoCo C sees it)", el.pos));
+        }
+    }
+    el.children.iter().try_for_each(check_builtins)
 }
 
 /// Walks the tree for `<hfield nrow ncol>` and checks their sample counts.

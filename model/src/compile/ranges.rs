@@ -70,6 +70,12 @@ fn check_size(s: &Element) -> Res<()> {
                 "unsigned integer with an optional suffix {K,M,G,T,P,E} is expected in attribute 'memory'",
             ));
         }
+        // An empty arena: MuJoCo 4.0.0 compiles the model, then cannot make its mjData ("could
+        // not allocate mjData arena", measured for 0, 0K and 0M; 1 to 100 bytes fail later, in
+        // mj_stackAlloc, by how much the model needs, which specula does not reproduce).
+        if digits.bytes().all(|b| b == b'0') && v != "-1" {
+            return Err(err_attr(m, "memory of 0 bytes: MuJoCo cannot allocate an empty mjData arena"));
+        }
     }
     Ok(())
 }

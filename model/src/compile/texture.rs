@@ -61,6 +61,9 @@ fn check_texture(t: &Element, dir: &Path) -> Res<()> {
         if two_d && i128::from(width) * i128::from(height) * 3 > i128::from(i64::MAX) {
             return Err(err_at(t, "Builtin texture too large: width x height x 3 bytes exceeds 2^63"));
         }
+        if let Some(why) = builtin_too_large(t) {
+            return Err(err_at(t, why));
+        }
         if int("nchannel").unwrap_or(3) != 3 {
             let a = t.attr("nchannel").map_or_else(|| t.pos.clone(), |a| a.pos.clone());
             return Err(crate::error::MjcfError::new(a, "builtin textures must have 3 channels"));
@@ -105,4 +108,27 @@ fn check_texture(t: &Element, dir: &Path) -> Res<()> {
         }
     }
     Ok(())
+}
+
+/// The most bytes of a builtin texture: specula's own limit, 4 GiB. MuJoCo 4.0.0 allocates
+/// the image and fails when memory runs out ("Could not allocate memory for texture", which
+/// depends on the machine: a 1e9 x 2 image took 17 GB here, a 100000-wide cube failed under an
+/// 8 GiB cap); specula refuses larger ones in both compilers, before MuJoCo sees the file.
+pub const MAX_BUILTIN_TEXTURE_BYTES: u128 = 1 << 32;
+
+/// Why the builtin texture `t` is beyond [`MAX_BUILTIN_TEXTURE_BYTES`], if it is (3 bytes a
+/// pixel; a cube or skybox, the default type, is six squares of `width`).
+pub fn builtin_too_large(t: &Element) -> Option<String> {
+    let text = |name: &str| t.attr(name).map(|a| a.value.trim()).filter(|v| !v.is_empty());
+    text("builtin").filter(|b| *b != "none")?;
+    let int = |name: &str| text(name).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0).max(0) as u128;
+    let (width, height) = (int("width"), int("height"));
+    let pixels = if text("type") == Some("2d") { width * height } else { 6 * width * width };
+    let bytes = pixels * 3;
+    (bytes > MAX_BUILTIN_TEXTURE_BYTES).then(|| {
+        format!(
+            "builtin texture of {bytes} bytes; specula refuses builtin textures above {MAX_BUILTIN_TEXTURE_BYTES} bytes \
+             (MuJoCo allocates them and runs out of memory)"
+        )
+    })
 }

@@ -83,24 +83,41 @@ fn c_int(x: f64) -> i32 {
     }
 }
 
-/// The most vertices a builtin may generate: specula's own limit, 2^24. MuJoCo 4.0.0 checks
-/// none below its `int` overflow (where it throws `std::length_error` or `std::bad_alloc`) and
-/// takes minutes far below that (a cone of 10^7 edges ran past 30 s); at the limit the vertices,
-/// faces and normals already take about 1 GB before the hull is computed.
-const MAX_VERTICES: u64 = 1 << 24;
+/// The most vertices a builtin may generate: specula's own limit, 2^20, so that a builtin
+/// compiles in seconds. MuJoCo 4.0.0 checks none below its `int` overflow and takes longer
+/// than specula on each (measured, one geom, release build: a supersphere of resolution 1000,
+/// 1.0e6 vertices, 14.8 s in MuJoCo and 10.2 s in specula; a supertorus of 1000, 9.3 and 9.1 s;
+/// a wedge of 1000 x 1000, 14.8 and 6.4 s; a 5000 x 5000 wedge ran past 30 s in MuJoCo).
+const MAX_VERTICES: u64 = 1 << 20;
+
+/// The most edges a builtin cone may have: its rim is one flat face, whose hull takes time
+/// quadratic in the edges (measured, MuJoCo 4.0.0 and specula: 4096 edges 1.1 and 0.7 s,
+/// 8192 edges 7.4 and 4.0 s, 32768 edges over 60 s and 38.7 s).
+const MAX_CONE_EDGES: i32 = 8192;
 
 /// Refuses a builtin that would generate `count` vertices, more than [`MAX_VERTICES`].
 fn check_size(what: &str, count: u64) -> Result<(), MeshError> {
     if count > MAX_VERTICES {
-        return Err(MeshError::Invalid(format!(
+        return Err(MeshError::TooLarge(format!(
             "{what} would generate {count} vertices; specula generates at most {MAX_VERTICES} for a builtin mesh"
         )));
     }
     Ok(())
 }
 
+/// Validates the parameters of builtin `kind` as [`make`] does (MuJoCo's checks and specula's
+/// size limits), without generating anything: cheap for any size.
+pub fn check(kind: Builtin, params: &[f64]) -> Result<(), MeshError> {
+    build(kind, params, false).map(|_| ())
+}
+
 /// Generates the builtin mesh `kind` from `params`, validating them as MuJoCo does.
 pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
+    build(kind, params, true).map(|g| g.expect("a generated builtin"))
+}
+
+/// Validates `params` and, when `generate`, generates the mesh.
+fn build(kind: Builtin, params: &[f64], generate: bool) -> Result<Option<Generated>, MeshError> {
     let need = |n: usize, what: &str| {
         if params.len() == n {
             Ok(())
@@ -109,7 +126,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
         }
     };
     let mut shell = false;
-    let raw = match kind {
+    let generator: Box<dyn FnOnce() -> RawMesh> = match kind {
         Builtin::Hemisphere => {
             need(1, "Hemisphere mesh type requires 1 parameter")?;
             let res = c_int(params[0]);
@@ -119,7 +136,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
             if res > 10 {
                 return Err(err("Hemisphere resolution cannot be greater than 10"));
             }
-            hemisphere(res as usize)
+            Box::new(move || hemisphere(res as usize))
         }
         Builtin::Sphere => {
             need(1, "Sphere mesh type requires 1 parameter")?;
@@ -130,7 +147,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
             if sub > 4 {
                 return Err(err("Sphere subdivision cannot be greater than 4"));
             }
-            sphere(sub as usize)
+            Box::new(move || sphere(sub as usize))
         }
         Builtin::Supersphere => {
             need(3, "Supersphere mesh type requires 3 parameters")?;
@@ -146,7 +163,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
             if params[2] < 0.0 {
                 return Err(err("Supersphere 'n' cannot be negative"));
             }
-            supersphere(res as usize, params[1], params[2])
+            Box::new(move || supersphere(res as usize, params[1], params[2]))
         }
         Builtin::Supertorus => {
             need(4, "Supertorus mesh type requires 4 parameters")?;
@@ -164,7 +181,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
             if params[3] <= 0.0 {
                 return Err(err("Supertorus 't' must be greater than 0"));
             }
-            supertorus(res as usize, params[1], params[2], params[3])
+            Box::new(move || supertorus(res as usize, params[1], params[2], params[3]))
         }
         Builtin::Wedge => {
             need(5, "Wedge builtin mesh types require 5 parameters")?;
@@ -188,7 +205,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
                 return Err(err("`gamma` must be a nonnegative float between [0, 1]"));
             }
             check_size(&format!("Wedge resolution {} x {}", res[0], res[1]), res[0] as u64 * res[1] as u64)?;
-            wedge([res[0] as usize, res[1] as usize], fov, gamma)
+            Box::new(move || wedge([res[0] as usize, res[1] as usize], fov, gamma))
         }
         Builtin::Plate => {
             need(2, "Plate builtin mesh type requires 2 parameters")?;
@@ -198,7 +215,7 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
             }
             check_size(&format!("Plate resolution {} x {}", res[0], res[1]), res[0] as u64 * res[1] as u64)?;
             shell = true;
-            plate([res[0] as usize, res[1] as usize])
+            Box::new(move || plate([res[0] as usize, res[1] as usize]))
         }
         Builtin::Cone => {
             need(2, "Cone mesh type requires 2 parameters")?;
@@ -210,12 +227,18 @@ pub fn make(kind: Builtin, params: &[f64]) -> Result<Generated, MeshError> {
             if !(0.0..=1.0).contains(&params[1]) {
                 return Err(err("Cone radius must be in [0, 1]"));
             }
+            if n > MAX_CONE_EDGES {
+                return Err(MeshError::TooLarge(format!(
+                    "Cone with {n} edges; specula builds cones of at most {MAX_CONE_EDGES} edges (the rim's hull \
+                     takes time quadratic in them)"
+                )));
+            }
             let top = if params[1] > 0.0 { n as u64 } else { 1 };
             check_size(&format!("Cone with {n} edges"), n as u64 + top)?;
-            cone(n as usize, params[1])
+            Box::new(move || cone(n as usize, params[1]))
         }
     };
-    Ok(Generated { raw, shell })
+    Ok(generate.then(|| Generated { raw: generator(), shell }))
 }
 
 /// Flattens double-precision points to the `float` vertex array.

@@ -146,6 +146,10 @@ pub enum MeshError {
     /// The mesh data cannot be processed (too few vertices, zero volume, flat, ...).
     #[error("{0}")]
     Invalid(String),
+    /// A builtin beyond specula's size limits (refused before MuJoCo C sees the file, which
+    /// takes minutes on it or runs out of memory).
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 /// A processed mesh: what `mjModel` stores for it plus what geoms need.
