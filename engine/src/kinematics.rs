@@ -248,12 +248,19 @@ pub fn com_vel(m: &Model, c: &ComFrames, qvel: &[f64]) -> Vec<[f64; 6]> {
                 JointType::Free | JointType::Ball => 3,
                 _ => 1,
             };
-            // tmp = sum over the group of cdof * qvel, then added to the velocity
+            // tmp = sum over the group of cdof * qvel, then added to the velocity. A single dof
+            // is scaled (mju_scl: 0 * NaN is NaN); a group of three goes through
+            // mju_mulMatTVec, which starts from zero and skips the dofs whose qvel is zero (so
+            // a NaN or infinite cdof of a body at rest gives 0, as in MuJoCo: fuzz --mutate
+            // seed 66928, a free body at pos="x y nan").
             let mut tmp = [0.0; 6];
             for (i, d) in (adr + j..adr + j + group).enumerate() {
                 let q = qvel.get(d).copied().unwrap_or(0.0);
+                if group > 1 && q == 0.0 {
+                    continue;
+                }
                 for (t, &a) in tmp.iter_mut().zip(&c.cdof[d]) {
-                    *t = if i == 0 { a * q } else { *t + a * q };
+                    *t = if i == 0 && group == 1 { a * q } else { *t + a * q };
                 }
             }
             for (vk, tk) in v.iter_mut().zip(&tmp) {

@@ -386,8 +386,17 @@ pub fn compile_geom(
         (Some((_, md)), _) => md.geom_aabb(),
         (_, Some((_, h))) => {
             let s = &h.size;
-            // from z = -base to z = top
-            [0.0, 0.0, (s[2] + -s[3]) / 2.0, s[0], s[1], (s[2] - -s[3]) / 2.0]
+            // from z = -base to z = top; x and y from their bounds too, as MuJoCo computes
+            // them (the same values, but a size of 1e308 overflows to inf there: fuzz --mutate
+            // seed 65439)
+            [
+                (s[0] + -s[0]) / 2.0,
+                (s[1] + -s[1]) / 2.0,
+                (s[2] + -s[3]) / 2.0,
+                (s[0] - -s[0]) / 2.0,
+                (s[1] - -s[1]) / 2.0,
+                (s[2] - -s[3]) / 2.0,
+            ]
         }
         _ => aabb(t, &size),
     };

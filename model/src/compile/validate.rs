@@ -511,6 +511,11 @@ fn check_equalities(root: &Element, items: &[BodyItem], names: &Names) -> Res<()
             _ => continue,
         };
         let mut objs: Vec<&Attr> = Vec::new();
+        // An empty first object is an unknown one; an empty second one is absent (measured:
+        // joint1="" refused, joint2="" loads).
+        if let Some(a) = e.attr(pairs[0]).filter(|a| a.value.is_empty()) {
+            return Err(err_attr(a, "unknown element '' in equality constraint"));
+        }
         for attr in pairs {
             if let Some(a) = e.attr(attr).filter(|a| !a.value.is_empty()) {
                 if !names.has(kind, &a.value) {
@@ -551,6 +556,36 @@ fn check_sensors(root: &Element, names: &Names) -> Res<()> {
     };
     let sensors = root.children.iter().filter(|c| c.name == "sensor").flat_map(|s| s.children.iter());
     for s in sensors.filter(|c| c.name != "plugin") {
+        // An object attribute given empty is a missing name (measured on every kind: touch
+        // site="", jointpos joint="", distance geom1="" / geom2="", framepos refname="", ...);
+        // the second object of a pair, and a camera projection's camera, are the reference.
+        let reference = |attr: &str| {
+            matches!(attr, "geom2" | "body2" | "subtree2" | "refname")
+                || (attr == "camera" && s.name == "camprojection")
+        };
+        for a in s.attrs.iter().filter(|a| a.value.is_empty()) {
+            let object = matches!(
+                a.name.as_str(),
+                "site"
+                    | "joint"
+                    | "tendon"
+                    | "actuator"
+                    | "body"
+                    | "camera"
+                    | "geom1"
+                    | "geom2"
+                    | "body1"
+                    | "body2"
+                    | "subtree1"
+                    | "subtree2"
+                    | "objname"
+                    | "refname"
+            );
+            if object {
+                let what = if reference(&a.name) { "reference frame object" } else { "sensorized object" };
+                return Err(err_attr(a, format!("missing name of {what} in sensor")));
+            }
+        }
         for (attr, kind) in [
             ("site", "site"),
             ("joint", "joint"),

@@ -75,6 +75,29 @@ pub fn parse_str(xml: &str, base_dir: &Path, name: &str) -> Result<Element, Mjcf
     parse_text(xml, base_dir, Arc::new(PathBuf::from(name)), None)
 }
 
+/// Read and include-expand an MJCF file without the schema check: the tree as written, for a
+/// scan that must see elements whatever else is wrong with the file (specula's refusal of
+/// inputs MuJoCo crashes on runs before MuJoCo, on files either compiler may reject).
+pub fn read_unchecked(path: &Path) -> Result<Element, MjcfError> {
+    let file = Arc::new(path.to_path_buf());
+    let whole_file = Position { file: file.clone(), line: 0, col: 0 };
+    let bytes =
+        std::fs::read(path).map_err(|err| MjcfError::new(whole_file, format!("cannot read MJCF file: {err}")))?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    read_unchecked_text(&reader::decode(bytes), &dir, file, Some(path))
+}
+
+/// [`read_unchecked`] for MJCF text (`name` labels positions).
+pub fn read_unchecked_str(xml: &str, base_dir: &Path, name: &str) -> Result<Element, MjcfError> {
+    read_unchecked_text(xml, base_dir, Arc::new(PathBuf::from(name)), None)
+}
+
+fn read_unchecked_text(text: &str, dir: &Path, file: Arc<PathBuf>, main: Option<&Path>) -> Result<Element, MjcfError> {
+    let mut root = reader::read_document(text, file)?;
+    include::Includer::new(dir, main).expand(&mut root, dir)?;
+    Ok(root)
+}
+
 /// The shared body of [`parse_file`] and [`parse_str`].
 fn parse_text(text: &str, dir: &Path, file: Arc<PathBuf>, main: Option<&Path>) -> Result<Element, MjcfError> {
     let mut root = reader::read_document(text, file)?;
