@@ -211,14 +211,9 @@ pub struct Pair<'a, 'b> {
 ///   brings into contact by the end of the step added.
 pub fn pair_contacts(p: &Pair, found: usize, points: &mut [ContactPoint]) -> (usize, bool) {
     let m = p.model;
-    let ([g1, g2], [a, b]) = (p.geoms, p.views);
     let found = found.min(points.len());
     if m.opt.robust {
-        return if found == 0 {
-            (robust_points(m, p.motions, g1, g2, a, b, p.params, p.world, points), true)
-        } else {
-            robust_touching(m, p.motions, g1, g2, a, b, p.params, found, points)
-        };
+        return if found == 0 { (robust_points(p, points), true) } else { robust_touching(p, found, points) };
     }
     let margin = p.params.margin;
     // (`all`, not `any`: a NaN distance stops speculation too)
@@ -229,8 +224,7 @@ pub fn pair_contacts(p: &Pair, found: usize, points: &mut [ContactPoint]) -> (us
     let mut kept = [ContactPoint::default(); MAX_CONTACTS];
     let nk = found.min(MAX_CONTACTS);
     kept[..nk].copy_from_slice(&points[..nk]);
-    let PairParams { solref, solimp, .. } = p.params;
-    let k = pair_points(m, p.motions, g1, g2, a, b, margin, solref, solimp, p.world, points);
+    let k = pair_points(p, points);
     if found > 0 && k == 0 {
         points[..nk].copy_from_slice(&kept[..nk]);
         (nk, false)
@@ -255,15 +249,9 @@ fn integrator(n: i32) -> Integrator {
     Integrator::from_mj(n).unwrap_or(Integrator::Euler)
 }
 
-/// The speculative view of a pair: swept geoms, parameters and options.
-fn setup<'a>(
-    m: &'a CollisionModel,
-    mo: &Motions,
-    g1: usize,
-    g2: usize,
-    a: Geom<'a>,
-    b: Geom<'a>,
-) -> (SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions) {
+/// The speculative view of a pair: swept geoms and options.
+fn setup<'a>(p: &Pair<'a, '_>) -> (SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions) {
+    let (m, mo, [g1, g2], [a, b]) = (p.model, p.motions, p.geoms, p.views);
     let half = |g: usize| sweep::half_extent(m, g);
     let s1 = SweptGeom { geom: a, motion: mo.motion[g1], min_half: half(g1) };
     let s2 = SweptGeom { geom: b, motion: mo.motion[g2], min_half: half(g2) };
@@ -276,54 +264,42 @@ fn setup<'a>(
     (s1, s2, opt)
 }
 
+/// Whether either geom of the pair moves this step.
+fn moving(p: &Pair) -> bool {
+    p.motions.moving(p.geoms[0]) || p.motions.moving(p.geoms[1])
+}
+
 /// The pair as robust mode sees it, or `None` when robust mode cannot change anything for it:
 /// neither geom moves, or together they sweep less than the pair's contact absorbs.
-fn robust_setup<'a>(
-    m: &'a CollisionModel,
-    mo: &Motions,
-    (g1, g2): (usize, usize),
-    a: Geom<'a>,
-    b: Geom<'a>,
-    pair: &PairParams,
-) -> Option<(SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions)> {
-    if !(mo.moving(g1) || mo.moving(g2)) {
+fn robust_setup<'a>(p: &Pair<'a, '_>) -> Option<(SweptGeom<'a>, SweptGeom<'a>, SpeculativeOptions)> {
+    if !moving(p) {
         return None;
     }
-    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
-    robust::can_matter(&s1, &s2, pair, &opt).then_some((s1, s2, opt))
+    let (s1, s2, opt) = setup(p);
+    robust::can_matter(&s1, &s2, &p.params, &opt).then_some((s1, s2, opt))
 }
 
 /// Robust-mode contact points of a separated pair (see [`crate::speculative::robust`]).
-#[allow(clippy::too_many_arguments)]
-fn robust_points<'a>(
-    m: &'a CollisionModel,
-    mo: &Motions,
-    g1: usize,
-    g2: usize,
-    a: Geom<'a>,
-    b: Geom<'a>,
-    pair: PairParams,
-    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
-    out: &mut [ContactPoint],
-) -> usize {
-    let Some((s1, s2, opt)) = robust_setup(m, mo, (g1, g2), a, b, &pair) else { return 0 };
-    let fast = if mo.sweep[g1] >= mo.sweep[g2] { g1 } else { g2 };
+fn robust_points(p: &Pair, out: &mut [ContactPoint]) -> usize {
+    let Some((s1, s2, opt)) = robust_setup(p) else { return 0 };
+    let (m, [g1, g2], pair) = (p.model, p.geoms, &p.params);
+    let fast = if p.motions.sweep[g1] >= p.motions.sweep[g2] { g1 } else { g2 };
     let n = robust::separated_points(
         &s1,
         &s2,
-        &pair,
+        pair,
         &opt,
-        |p, q| sight::occluded(m, (g1, &s1.geom), (g2, &s2.geom), fast, geom, &opt, p, q),
+        |a, b| sight::occluded(m, (g1, &s1.geom), (g2, &s2.geom), fast, p.world, &opt, a, b),
         out,
     );
     if n > 0 {
         return n;
     }
-    let n = robust::predicted_points(&s1, &s2, &pair, &opt, out);
+    let n = robust::predicted_points(&s1, &s2, pair, &opt, out);
     if n > 0 {
         return n;
     }
-    match robust::limiting_point(&s1, &s2, &pair, &opt) {
+    match robust::limiting_point(&s1, &s2, pair, &opt) {
         Some(c) => {
             out[0] = c;
             1
@@ -336,23 +312,13 @@ fn robust_points<'a>(
 /// contacts that still close faster than the pair's contact absorbs get an arresting distance,
 /// and contacts predicted at the end of the step are appended unless one already covers their
 /// place. Returns the new total and whether any contact was changed or added.
-#[allow(clippy::too_many_arguments)]
-fn robust_touching<'a>(
-    m: &'a CollisionModel,
-    mo: &Motions,
-    g1: usize,
-    g2: usize,
-    a: Geom<'a>,
-    b: Geom<'a>,
-    pair: PairParams,
-    have: usize,
-    out: &mut [ContactPoint],
-) -> (usize, bool) {
+fn robust_touching(p: &Pair, have: usize, out: &mut [ContactPoint]) -> (usize, bool) {
     let have = have.min(out.len());
-    let Some((s1, s2, opt)) = robust_setup(m, mo, (g1, g2), a, b, &pair) else { return (have, false) };
+    let Some((s1, s2, opt)) = robust_setup(p) else { return (have, false) };
+    let pair = &p.params;
     let mut changed = false;
     for c in &mut out[..have] {
-        if let Some(d) = robust::persisting_distance(&s1, &s2, c, &pair, &opt) {
+        if let Some(d) = robust::persisting_distance(&s1, &s2, c, pair, &opt) {
             c.dist = d;
             changed = true;
         }
@@ -361,7 +327,7 @@ fn robust_touching<'a>(
         return (have, changed);
     }
     let mut extra = [ContactPoint::default(); 4];
-    let k = robust::predicted_points(&s1, &s2, &pair, &opt, &mut extra);
+    let k = robust::predicted_points(&s1, &s2, pair, &opt, &mut extra);
     let near = 2.0 * robust::safe_depth(s1.min_half, s2.min_half);
     let mut n = have;
     for e in &extra[..k] {
@@ -375,30 +341,18 @@ fn robust_touching<'a>(
 }
 
 /// Speculative contact points of a pair whose narrowphase found none (geoms in narrowphase
-/// order); `geom` builds the narrowphase view of any geom (for the occlusion test).
-#[allow(clippy::too_many_arguments)]
-fn pair_points<'a>(
-    m: &'a CollisionModel,
-    mo: &Motions,
-    g1: usize,
-    g2: usize,
-    a: Geom<'a>,
-    b: Geom<'a>,
-    margin: f64,
-    solref: [f64; 2],
-    solimp: [f64; 5],
-    geom: &dyn Fn(usize) -> Option<Geom<'a>>,
-    out: &mut [ContactPoint],
-) -> usize {
-    if !(mo.moving(g1) || mo.moving(g2)) {
+/// order), MuJoCo 4.0.0's line of sight deciding the occlusion.
+fn pair_points(p: &Pair, out: &mut [ContactPoint]) -> usize {
+    if !moving(p) {
         return 0;
     }
-    let (s1, s2, opt) = setup(m, mo, g1, g2, a, b);
-    let occluded = |k: usize, p: &[f64; 3], q: &[f64; 3]| {
+    let (s1, s2, opt) = setup(p);
+    let (m, [g1, g2]) = (p.model, p.geoms);
+    let occluded = |k: usize, a: &[f64; 3], b: &[f64; 3]| {
         let (ga, gb) = if k == 0 { (g1, g2) } else { (g2, g1) };
-        sight::ray_occluded(m, geom, &opt, ga, gb, p, q)
+        sight::ray_occluded(m, p.world, &opt, ga, gb, a, b)
     };
-    speculative_contacts(&s1, &s2, &PairParams { margin, solref, solimp }, &opt, occluded, out)
+    speculative_contacts(&s1, &s2, &p.params, &opt, occluded, out)
 }
 
 /// Contact point pairs `(on geom 1, on geom 2)` at the pose of the last evaluation: MuJoCo
