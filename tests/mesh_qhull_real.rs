@@ -9,6 +9,7 @@
 //! generated here (CAD-like shapes with many coplanar points, where qhull merges facets).
 
 mod common;
+use common::Rng;
 
 use specula::mj::fields::array;
 use specula::mj::Model;
@@ -264,25 +265,6 @@ fn mesh_xml(pts: &[f32]) -> String {
          <worldbody><geom type=\"mesh\" mesh=\"m\"/></worldbody></mujoco>",
         v.join(" ")
     )
-}
-
-/// xorshift64* in [0, 1).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.next().max(1e-300), self.next());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
 }
 
 /// Rotation of `p` by a fixed, not axis-aligned rotation (CAD exports in a rotated frame:

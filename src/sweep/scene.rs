@@ -182,11 +182,6 @@ impl SplitMix {
     }
 }
 
-/// FNV-1a of a text, to seed a cell's generator from its name.
-fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
-}
-
 /// Where a run's part starts: free-joint position, orientation and linear velocity.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Start {
@@ -247,7 +242,7 @@ pub fn start(r: &RunSpec) -> Start {
     let (mut quat, mut vel, mut offset) = (r.part.base_quat(), [0.0, 0.0, -r.speed], r.offset);
     if r.scene == SceneKind::B {
         let cell = format!("{}|{}|{}|{}|{}", r.case, r.timestep, r.speed, r.stiff, r.seed);
-        let mut rng = SplitMix::new(fnv(&cell));
+        let mut rng = SplitMix::new(super::def::fnv64(cell.as_bytes()));
         offset = rng.uniform();
         let tilt = 2f64.to_radians() * rng.uniform();
         let axis = std::f64::consts::TAU * rng.uniform();

@@ -72,6 +72,12 @@ impl Rng {
     pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.next()
     }
+
+    /// Standard normal (Box-Muller, cosine branch).
+    pub fn normal(&mut self) -> f64 {
+        let (u, v) = (self.next().max(1e-300), self.next());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
 }
 
 /// A copy of the scene file `scene` that asks for specula's robust mode itself (the custom
