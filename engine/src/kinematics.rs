@@ -139,8 +139,16 @@ pub fn kinematics(m: &Model, qpos: &[f64], mocap: Option<MocapPoses>) -> Poses {
                             axis_angle2quat(&m.jnt_axis[j], q(a) - m.qpos0[a])
                         };
                         xquat = mul_quat(&xquat, &qloc);
-                        // Keep the anchor fixed: the body origin moves around it.
-                        xpos = sub3(&xanchor, &rot_vec_quat(&m.jnt_pos[j], &xquat));
+                        // Keep the anchor fixed: the body origin moves around it. A rotation
+                        // that is not finite moves it to NaN even at a zero offset, which the
+                        // zero-vector shortcut of rot_vec_quat would hide (measured with 4.0.0:
+                        // a hinge of axis "0 1 nan" or angle inf, a ball of quaternion NaN or
+                        // inf: xpos NaN).
+                        xpos = if xquat.iter().all(|c| c.is_finite()) {
+                            sub3(&xanchor, &rot_vec_quat(&m.jnt_pos[j], &xquat))
+                        } else {
+                            [f64::NAN; 3]
+                        };
                     }
                     // A free joint that is not the body's only joint cannot be compiled.
                     JointType::Free => {}

@@ -30,7 +30,7 @@ pub(crate) enum Source<'a> {
 /// Refuses the MJCF if MuJoCo would crash on it; `Ok` when it is safe to hand over, or when
 /// specula's reader cannot read it (then MuJoCo's own verdict is the one to report).
 pub(crate) fn check(source: Source, file: &str) -> Result<(), MjError> {
-    // Only height fields with an explicit grid and builtin meshes are dangerous: skip the second
+    // Only height fields with an explicit grid, builtin meshes and replicates are dangerous: skip the second
     // reading of the file (and its includes) when the text can hold none.
     let text = match &source {
         Source::Path(p) => match std::fs::read(p) {
@@ -39,7 +39,7 @@ pub(crate) fn check(source: Source, file: &str) -> Result<(), MjError> {
         },
         Source::Text(t) => t.as_bytes().to_vec(),
     };
-    if !contains(&text, b"nrow") && !contains(&text, b"include") && !contains(&text, b"builtin") {
+    if ["nrow", "include", "builtin", "replicate"].iter().all(|w| !contains(&text, w.as_bytes())) {
         return Ok(());
     }
     // The tree as written, without the schema check: a file specula's compiler rejects for
@@ -52,6 +52,8 @@ pub(crate) fn check(source: Source, file: &str) -> Result<(), MjError> {
     let Ok(root) = root else { return Ok(()) };
     let mut total = 0i64;
     check_hfields(&root, &mut total).map_err(MjError::Invalid)?;
+    specula_model::compile::tree::check_replicate_copies(&root)
+        .map_err(|e| MjError::Invalid(format!("{e} (refused before MuJoCo C sees it)")))?;
     check_builtins(&root).map_err(MjError::Invalid)
 }
 

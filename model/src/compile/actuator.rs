@@ -213,6 +213,24 @@ pub fn is_actuator(name: &str) -> bool {
     )
 }
 
+/// The transmission attributes in the order MuJoCo 4.0.0 reads them, each with the kind of
+/// object it names. Measured: when several are given, the last one read is the transmission
+/// (`joint` and `tendon` is a tendon transmission, `tendon` and `site` a site one), and its value
+/// is the target (`joint="j" tendon=""` is a missing target, `joint="" tendon="t"` loads).
+pub const TRANSMISSIONS: [(&str, &str); 6] = [
+    ("joint", "joint"),
+    ("jointinparent", "joint"),
+    ("tendon", "tendon"),
+    ("cranksite", "site"),
+    ("site", "site"),
+    ("body", "body"),
+];
+
+/// The attribute that sets actuator `a`'s transmission and the kind of object it names.
+pub fn transmission(a: &Element) -> Option<(&crate::xml::Attr, &'static str)> {
+    TRANSMISSIONS.iter().rev().find_map(|(attr, kind)| a.attr(attr).map(|v| (v, *kind)))
+}
+
 impl ActuatorSpec {
     /// Applies an actuator element (shortcut or `general`) on top of this state.
     pub fn apply(&mut self, el: &Element) -> Res<()> {

@@ -4,8 +4,8 @@
 use super::attrs::Res;
 use super::geom::{compile_geom, compile_site, CGeom, CSite, MeshCtx};
 use super::math::{
-    frame_accum, frame_accum_child, frame_invert, full_inertia, global_inertia, normvec, offcenter, rot_vec_quat, EPS,
-    PI, QUNIT,
+    frame_accum, frame_accum_child, frame_invert, full_inertia, global_inertia, mj_max, normvec, offcenter,
+    rot_vec_quat, EPS, PI, QUNIT,
 };
 use super::orient::{resolve, AngleConv};
 use super::spec::JointSpec;
@@ -330,7 +330,9 @@ pub fn compile_body(
     for g in &b.geoms {
         b.contype |= g.spec.contype;
         b.conaffinity |= g.spec.conaffinity;
-        b.margin = b.margin.max(g.spec.margin + g.spec.gap);
+        // mjMAX keeps a NaN sum only until a later geom's is compared (measured: margins
+        // 0.03, NaN, 0.02 give 0.02)
+        b.margin = mj_max(b.margin, g.spec.margin + g.spec.gap);
     }
 
     let align_free = it.joints.len() == 1

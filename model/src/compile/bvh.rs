@@ -15,12 +15,12 @@
 //!   falls through to the leaf order: no order at all, so the halves depend on the algorithm (a
 //!   Rust sort panicked on it). [`nth_element`] selects as MuJoCo 4.0.0's libc++ does.
 //! - The box that picks the split axis skips NaN coordinates (`v < lo ? v : lo`).
-//! - The stored boxes are built bottom-up with MuJoCo's `mjMIN`/`mjMAX` ([`mj_min`]): a leaf
+//! - The stored boxes are built bottom-up with MuJoCo's `mjMIN`/`mjMAX` ([`mj_min`](super::math::mj_min)): a leaf
 //!   from its corners, an inner node from its children's (uninflated) boxes, left then right;
 //!   under `lo < v ? lo : v` a NaN replaces the bound and the next number replaces the NaN. For
 //!   finite positions both boxes are the one of step 2.
 
-use super::math::{rot_vec_quat, EPS};
+use super::math::{mj_max, mj_min, rot_vec_quat, EPS};
 use crate::model::Model;
 
 /// One collidable geom of a body: geom id, pose in the body frame, local box (centre, half).
@@ -60,6 +60,11 @@ struct Item {
 
 /// Min/max bounds (`AAMM`: 3 lower, 3 upper) before any point.
 const EMPTY: [f64; 6] = [f64::MAX, f64::MAX, f64::MAX, -f64::MAX, -f64::MAX, -f64::MAX];
+
+/// The stored boxes start from +-mjMAXVAL (1e10), not from the extremes, so a box beyond 1e10
+/// keeps 1e10 as its near bound (measured with 4.0.0: a sphere of radius 1 at y = 1e15 stores
+/// centre 5.00005e14, half 4.99995e14; at 1e308, 5e307 and 5e307). The split box does not.
+const STORED_EMPTY: [f64; 6] = [1e10, 1e10, 1e10, -1e10, -1e10, -1e10];
 
 /// Builds the tree of a body from its collidable geoms (in geom order) and its inertial frame
 /// (`body_ipos`, `body_iquat`); empty when there are none.
@@ -115,7 +120,7 @@ fn build(items: &mut [&Item], leaves: &[BvhLeaf], lev: i32, t: &mut BodyTree) ->
     t.child.push([-1, -1]);
     t.nodeid.push(-1);
     t.aabb.push([0.0; 6]);
-    let mut bounds = EMPTY;
+    let mut bounds = STORED_EMPTY;
     if n == 1 {
         t.nodeid[index] = leaves[items[0].index].id as i32;
         for c in &items[0].corners {
@@ -190,24 +195,6 @@ pub fn fill_body_bvh(m: &mut Model) {
         m.bvh_aabb.extend(t.aabb);
     }
     m.nbvh = m.bvh_depth.len();
-}
-
-/// MuJoCo's `mjMIN(a, b)`, `a < b ? a : b`: a NaN `b` is taken, a NaN `a` is replaced by `b`.
-fn mj_min(a: f64, b: f64) -> f64 {
-    if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-/// MuJoCo's `mjMAX(a, b)`, `a > b ? a : b`.
-fn mj_max(a: f64, b: f64) -> f64 {
-    if a > b {
-        a
-    } else {
-        b
-    }
 }
 
 /// The compiler's split order of two leaves at coordinates `pa`, `pb` with geom ids `ia`, `ib`:

@@ -342,3 +342,21 @@ pub fn full_inertia(full: &[f64; 6]) -> Result<([f64; 4], [f64; 3]), &'static st
     }
     Ok((quat, eigval))
 }
+
+/// MuJoCo's `mjMIN(a, b)`, `a < b ? a : b`: a NaN `b` is taken, a NaN `a` is replaced by `b`.
+pub fn mj_min(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// MuJoCo's `mjMAX(a, b)`, `a > b ? a : b`.
+pub fn mj_max(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}

@@ -190,6 +190,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
             src_dirs.push(Path::new(&file.value).parent().map(Path::to_path_buf).unwrap_or_default());
         }
     }
+    tree::check_replicate_copies(root)?;
     let mut builder = tree::TreeBuilder::new(&sources, root.pos.clone());
     for s in sections("worldbody") {
         builder.worldbody(s)?;

@@ -3,7 +3,7 @@
 //! names and custom tuples. Each rule was found with a probe file loaded by MuJoCo 4.0.0
 //! (`model/tests/verdict_cases/`); the quoted phrase of each message is MuJoCo's.
 
-use super::actuator::{ActuatorSpec, DynType};
+use super::actuator::{transmission, ActuatorSpec, DynType};
 use super::attrs::{err_at, err_attr, Res};
 use super::spec::Defaults;
 use super::tree::BodyItem;
@@ -207,7 +207,9 @@ fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
     {
         return Err(at(a, "ctrlrange", "damper control range cannot be negative".into()));
     }
-    let transmission_is_joint_or_tendon = a.attr("joint").is_some() || a.attr("tendon").is_some();
+    let trn = transmission(a).map(|(t, _)| t.name.as_str());
+    // measured: armature and damping allow a jointinparent transmission, inheritrange does not
+    let transmission_is_joint_or_tendon = matches!(trn, Some("joint" | "jointinparent" | "tendon"));
     for attr in ["armature", "damping"] {
         if !transmission_is_joint_or_tendon && first(attr).is_some_and(|v| v != 0.0) {
             return Err(at(a, attr, format!("{attr} requires joint or tendon transmission in actuator")));
@@ -226,7 +228,7 @@ fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
             return Err(at(a, attr, msg.into()));
         }
     }
-    if a.attr("cranksite").is_some() && own("cranklength").unwrap_or(0.0) <= 0.0 {
+    if trn == Some("cranksite") && own("cranklength").unwrap_or(0.0) <= 0.0 {
         return Err(at(a, "cranklength", "crank length must be positive in actuator".into()));
     }
     if a.name == "dcmotor" && own("resistance").is_some_and(|r| r <= 0.0) {
@@ -247,8 +249,8 @@ fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
         }
     }
     if first("inheritrange").is_some_and(|r| r > 0.0) {
-        let joint = a.attr("joint").map(|j| j.value.as_str());
-        if joint.is_none() && a.attr("tendon").is_none() {
+        let joint = a.attr("joint").filter(|_| trn == Some("joint")).map(|j| j.value.as_str());
+        if !matches!(trn, Some("joint" | "tendon")) {
             return Err(at(
                 a,
                 "inheritrange",

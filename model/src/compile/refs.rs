@@ -86,9 +86,26 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
         // first (primary) reference, e.g. a framepos sensor with refname="world" is copied
         let hit = |rep: &tree::Replicated| match *kind {
             "tendon" => !r.is_empty() && r.iter().all(|x| rep.names.contains(x)),
+            // an equality is copied when all its objects are inside (the world aside), and
+            // dropped when the others were all made before the replicate (measured: weld
+            // body1="bead" body2="pend" with pend before it gives neq 0, with pend after it
+            // "unknown element 'bead'"; joint1="j" joint2="k" the same)
+            "equality" => {
+                let objs = || r.iter().filter(|x| x.as_str() != "world");
+                objs().any(|x| rep.names.contains(x)) && objs().all(|x| rep.names.contains(x) || rep.before.contains(x))
+            }
             _ => r.first().is_some_and(|x| rep.names.contains(x)),
         };
+        let dropped = |rep: &tree::Replicated| r.iter().any(|x| x != "world" && !rep.names.contains(x));
+        if *kind == "equality" && !reps.iter().any(hit) {
+            // objects inside a replicate and one made after it: the original is kept, and its
+            // inside object no longer exists
+            if let Some(x) = r.iter().find(|x| reps.iter().any(|rep| rep.names.contains(x))) {
+                return Err(super::attrs::err_at(el, format!("unknown element '{x}' in equality constraint")));
+            }
+        }
         match reps.iter().position(hit) {
+            Some(k) if *kind == "equality" && dropped(&reps[k]) => {}
             Some(k) => later[k].push((kind, el)),
             None => push_ref(kind, el, "", (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?,
         }
@@ -137,8 +154,15 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
         }
     }
     let (mut e_out, mut e_later) = (Vec::new(), vec![Vec::new(); reps.len()]);
+    // measured with MuJoCo 4.0.0: an exclude is copied for each replica when each of its bodies
+    // is inside the replicate or made before it in tree order (bodies after it do not count:
+    // exclude body1="bead" body2="z" with z after the replicate is "body 'bead' not found")
     for e in excl {
-        let both = inside(&e.body1.0).filter(|&k| inside(&e.body2.0) == Some(k));
+        let known = |k: usize, n: &str| inside(n) == Some(k) || reps[k].before.iter().any(|x| x == n);
+        let both = [&e.body1.0, &e.body2.0]
+            .iter()
+            .find_map(|n| inside(n))
+            .filter(|&k| known(k, &e.body1.0) && known(k, &e.body2.0));
         match both {
             Some(k) => e_later[k].push(e),
             None => e_out.push(e),

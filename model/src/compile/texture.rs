@@ -110,11 +110,12 @@ fn check_texture(t: &Element, dir: &Path) -> Res<()> {
     Ok(())
 }
 
-/// The most bytes of a builtin texture: specula's own limit, 4 GiB. MuJoCo 4.0.0 allocates
+/// The most bytes of a builtin texture: specula's own limit, 1 GiB. MuJoCo 4.0.0 allocates
 /// the image and fails when memory runs out ("Could not allocate memory for texture", which
 /// depends on the machine: a 1e9 x 2 image took 17 GB here, a 100000-wide cube failed under an
-/// 8 GiB cap); specula refuses larger ones in both compilers, before MuJoCo sees the file.
-pub const MAX_BUILTIN_TEXTURE_BYTES: u128 = 1 << 32;
+/// 8 GiB cap), and below that takes long (a 1e9 x 1 gradient, 3 GB: 17 s, and `check` holds it
+/// twice); specula refuses larger ones in both compilers, before MuJoCo sees the file.
+pub const MAX_BUILTIN_TEXTURE_BYTES: u128 = 1 << 30;
 
 /// Why the builtin texture `t` is beyond [`MAX_BUILTIN_TEXTURE_BYTES`], if it is (3 bytes a
 /// pixel; a cube or skybox, the default type, is six squares of `width`).

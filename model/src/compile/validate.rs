@@ -12,6 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::actuator::transmission;
 use super::attrs::{err_at, err_attr, Res};
 use super::spec::Defaults;
 use super::tree::BodyItem;
@@ -445,35 +446,29 @@ fn check_actuators(root: &Element, defs: &Defaults, names: &Names) -> Res<()> {
     // "missing transmission target")
     for a in acts {
         let class = defs.class_of(a, 0)?;
-        let targets: [(&str, &str); 6] = [
-            ("joint", "joint"),
-            ("jointinparent", "joint"),
-            ("tendon", "tendon"),
-            ("site", "site"),
-            ("body", "body"),
-            ("cranksite", "site"),
-        ];
-        let mut given = targets.iter().filter_map(|(attr, kind)| a.attr(attr).map(|v| (v, *kind)));
-        let Some((target, kind)) = given.next() else {
+        let Some((target, kind)) = transmission(a) else {
             return Err(err_at(a, format!("missing transmission target for actuator <{}>", a.name)));
         };
-        if let Some((second, _)) = given.next() {
-            return Err(err_attr(second, "actuator: only one transmission target may be given"));
-        }
-        if !names.has(kind, &target.value) {
-            return Err(err_attr(target, format!("transmission target '{}' not found in actuator", target.value)));
-        }
         if let Some(r) = a.attr("refsite") {
             if target.name != "site" {
                 return Err(err_attr(r, "refsite can only be used with site transmission"));
             }
-            expect(names, "site", r, "for actuator (reference site)")?;
         }
         let crank = target.name == "cranksite";
+        // MuJoCo's reader checks the actuator's own cranklength and slidersite, not a default's.
+        if let Some(s) = a.attr("slidersite").or_else(|| a.attr("cranklength")).filter(|_| !crank) {
+            return Err(err_attr(s, "cranklength and slidersite can only be used in slidercrank transmission"));
+        }
+        if target.value.is_empty() {
+            return Err(err_attr(target, format!("missing transmission target for actuator <{}>", a.name)));
+        }
+        if !names.has(kind, &target.value) {
+            return Err(err_attr(target, format!("transmission target '{}' not found in actuator", target.value)));
+        }
+        if let Some(r) = a.attr("refsite").filter(|r| !r.value.is_empty()) {
+            expect(names, "site", r, "for actuator (reference site)")?;
+        }
         if let Some(s) = a.attr("slidersite") {
-            if !crank {
-                return Err(err_attr(s, "cranklength and slidersite can only be used in slidercrank transmission"));
-            }
             expect(names, "site", s, "for actuator (base site)")?;
         } else if crank {
             return Err(err_at(a, "missing base site for slider-crank: give 'slidersite'"));

@@ -346,7 +346,11 @@ pub fn load_mesh(spec: &MeshSpec, base_dir: &Path) -> Result<MeshData, MeshError
             let g = builtin::make(kind, &spec.params)?;
             let mut s = spec.clone();
             s.vertex = g.raw.vert;
-            s.face = g.raw.face;
+            // A generator that makes no faces (cone, wedge, plate) leaves the user's `face`
+            // (measured: a cone with face="0 1 2" has one face, and its volume is too small).
+            if !g.raw.face.is_empty() {
+                s.face = g.raw.face;
+            }
             s.normal = g.raw.normal;
             if g.shell {
                 s.inertia = MeshInertia::Shell;

@@ -231,6 +231,20 @@ fn attach(element: Element, stack: &mut [Element], root: &mut Option<Element>) {
 fn new_element(e: &BytesStart, text: &str, start: usize, index: &LineIndex) -> Result<Element, MjcfError> {
     let pos = index.pos(start);
     let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+    if let Some(bad) = bad_name_at(&name) {
+        let what = if name.is_empty() {
+            "'<' must be followed by an element name".to_string()
+        } else {
+            format!("malformed element name '{name}'")
+        };
+        return Err(MjcfError::new(
+            index.pos(start + 1 + bad),
+            format!(
+                "{what}: MuJoCo's XML parser reads a name of letters, digits, '_', ':', '.' and '-' that starts \
+                 with a letter, '_' or ':'"
+            ),
+        ));
+    }
     let mut attrs: Vec<Attr> = Vec::new();
     // Offsets in attribute errors are relative to the first byte after `<`.
     let tag_base = start + 1;
@@ -243,6 +257,19 @@ fn new_element(e: &BytesStart, text: &str, start: usize, index: &LineIndex) -> R
         let key_offset = offset_in(text, key).unwrap_or(start);
         let attr_pos = index.pos(key_offset);
         let attr_name = String::from_utf8_lossy(key).into_owned();
+        if let Some(bad) = bad_name_at(&attr_name) {
+            return Err(MjcfError::new(
+                index.pos(key_offset + bad),
+                if bad == 0 {
+                    format!("malformed attribute in <{name}>: '{attr_name}' is not a name; a name starts with a letter, '_' or ':'")
+                } else {
+                    format!(
+                        "malformed attribute in <{name}>: '{attr_name}' is not a name; expected '=' after '{}'",
+                        &attr_name[..bad]
+                    )
+                },
+            ));
+        }
         let value = unescape(&String::from_utf8_lossy(&attr.value));
         if let Some(prev) = attrs.iter().find(|a| a.name == attr_name) {
             return Err(MjcfError::new(
@@ -253,6 +280,20 @@ fn new_element(e: &BytesStart, text: &str, start: usize, index: &LineIndex) -> R
         attrs.push(Attr { name: attr_name, value, pos: attr_pos });
     }
     Ok(Element { name, attrs, children: Vec::new(), pos, text: String::new(), cdata: 0 })
+}
+
+/// The byte offset of the first character of `name` that tinyxml2 (MuJoCo's XML parser) does not
+/// read as part of a name, if any: a name starts with an ASCII letter, '_', ':' or any byte of 128
+/// or more, and goes on with those, ASCII digits, '.' and '-'. tinyxml2 ends the name there and
+/// then fails (measured with 4.0.0: `<frame eule<r="0 0 1">` is XML_ERROR_PARSING_ATTRIBUTE).
+fn bad_name_at(name: &str) -> Option<usize> {
+    let start = |c: char| !c.is_ascii() || c.is_ascii_alphabetic() || c == '_' || c == ':';
+    let inner = |c: char| start(c) || c.is_ascii_digit() || c == '.' || c == '-';
+    match name.char_indices().next() {
+        None => Some(0),
+        Some((_, c)) if !start(c) => Some(0),
+        _ => name.char_indices().find(|&(_, c)| !inner(c)).map(|(i, _)| i),
+    }
 }
 
 /// Byte offset of `part` inside `whole`, if `part` borrows from it.
