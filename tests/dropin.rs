@@ -363,6 +363,14 @@ fn the_cli_ignores_the_environment() {
 /// `pip install mujoco-core==4.0.0 numpy` on first use; if pip cannot, `python3` itself when it
 /// has them. None (the caller skips, loudly) when neither works.
 fn python() -> Option<PathBuf> {
+    // Once per test binary: the tests run in parallel, and two of them filling the venv at the
+    // same time broke each other's interpreter (seen on a first run: a run of step.py failed).
+    static PYTHON: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(make_python).clone()
+}
+
+/// The venv's interpreter with mujoco 4.0.0 and numpy, made if needed.
+fn make_python() -> Option<PathBuf> {
     let venv = profile_dir().parent().unwrap().join("dropin-venv");
     let py = venv.join("bin/python");
     let ok = |py: &Path| {

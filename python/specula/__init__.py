@@ -188,7 +188,10 @@ def diff(xml_path, steps=500, key=None, speculative=None):
     if speculative not in (None, "off", "compat", "robust"):
         raise ValueError(f"speculative={speculative!r} is not one of 'off', 'compat', 'robust', None")
     key = None if key is None else str(key)
-    return json.loads(_native.diff_json(str(xml_path), int(steps), key, speculative))
+    # the diff redirects MuJoCo's collision slot while it runs: no enable() or disable() from
+    # another thread may change it meanwhile
+    with _lock:
+        return json.loads(_native.diff_json(str(xml_path), int(steps), key, speculative))
 
 
 class Model:

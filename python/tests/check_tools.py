@@ -87,6 +87,25 @@ def main():
     raises(specula.MJCFError, specula.diff, bad, steps=10)
     raises(ValueError, specula.diff, scene, steps=10, speculative="fast")
 
+    # a diff in one thread while another enables and disables: the diff keeps the collision
+    # slot for its run (enable/disable wait for it), and everything is as before afterwards
+    import threading
+
+    original = mujoco.mj_collision
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(d=specula.diff(scene, steps=300, key="drop")))
+    worker.start()
+    toggles = 0
+    while worker.is_alive() and toggles < 200:
+        specula.enable("c")
+        specula.disable()
+        toggles += 1
+    worker.join()
+    check(out.get("d", {}).get("verdict") == "match", f"diff beside enable/disable: {out}")
+    check(out["d"]["contacts"] == specula.diff(scene, steps=300, key="drop")["contacts"], "same contacts")
+    check(not specula.is_enabled() and mujoco.mj_collision is original, "state after the threads")
+    SUMMARY["toggles_beside_diff"] = toggles
+
     print("tools: ok")
     print(json.dumps(SUMMARY))
 

@@ -157,11 +157,12 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     // measured with MuJoCo 4.0.0: an exclude is copied for each replica when each of its bodies
     // is inside the replicate or made before it in tree order (bodies after it do not count:
     // exclude body1="bead" body2="z" with z after the replicate is "body 'bead' not found")
+    let body_inside = |n: &str| reps.iter().position(|rep| rep.bodies.iter().any(|x| x == n));
     for e in excl {
-        let known = |k: usize, n: &str| inside(n) == Some(k) || reps[k].before.iter().any(|x| x == n);
+        let known = |k: usize, n: &str| body_inside(n) == Some(k) || reps[k].before.iter().any(|x| x == n);
         let both = [&e.body1.0, &e.body2.0]
             .iter()
-            .find_map(|n| inside(n))
+            .find_map(|n| body_inside(n))
             .filter(|&k| known(k, &e.body1.0) && known(k, &e.body2.0));
         match both {
             Some(k) => e_later[k].push(e),
@@ -173,7 +174,7 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
             for e in &e_later[k] {
                 let mut q = e.clone();
                 for b in [&mut q.body1, &mut q.body2] {
-                    if rep.names.contains(&b.0) {
+                    if rep.bodies.contains(&b.0) {
                         b.0 = format!("{}{suffix}", b.0);
                     }
                 }

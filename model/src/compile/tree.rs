@@ -5,7 +5,7 @@
 //! a `replicate` is expanded in place, one frame per copy, with MuJoCo's name suffixes.
 
 use super::attrs::{arr, boolean, err_at, int, keyword, num, string, Res};
-use super::math::{frame_accum, frame_accum_child, normvec, QUNIT};
+use super::math::{frame_accum, frame_accum_child, normvec, MINVAL, QUNIT};
 use super::orient::{read_orient, resolve, Alt, AngleConv};
 use super::spec::{Defaults, GeomSpec, JointSpec, SiteSpec};
 use crate::error::Position;
@@ -167,6 +167,42 @@ pub fn check_replicate_copies(root: &Element) -> Res<()> {
     walk(root, 1, &mut 0)
 }
 
+/// MuJoCo's compile-time checks of a camera's orientation and a light's direction, from the
+/// class's values and then the element's own (specula compiles neither further).
+fn check_camera_light(el: &Element, cls: &super::spec::DefaultClass, conv: AngleConv) -> Res<()> {
+    let kind = el.name.as_str();
+    let class_el = Element {
+        name: el.name.clone(),
+        attrs: cls
+            .raw
+            .iter()
+            .filter(|(k, _, _)| k == kind)
+            .map(|(_, a, v)| crate::xml::Attr { name: a.clone(), value: v.clone(), pos: el.pos.clone() })
+            .collect(),
+        children: Vec::new(),
+        pos: el.pos.clone(),
+        text: String::new(),
+        cdata: 0,
+    };
+    if kind == "light" {
+        let mut dir = [0.0, 0.0, -1.0];
+        arr(&class_el, "dir", &mut dir, true)?;
+        arr(el, "dir", &mut dir, true)?;
+        // mju_normalize3's test: a NaN length passes
+        if (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt() < MINVAL {
+            return Err(err_at(el, "zero direction in light"));
+        }
+        return Ok(());
+    }
+    let mut quat = QUNIT;
+    let mut alt = Alt::Quat;
+    read_orient(&class_el, &mut quat, &mut alt)?;
+    read_orient(el, &mut quat, &mut alt)?;
+    resolve(&mut quat, conv, &alt)
+        .map(|_| ())
+        .map_err(|e| err_at(el, format!("orientation specification error '{e}' in camera")))
+}
+
 /// Walks `worldbody` sections and collects bodies.
 pub struct TreeBuilder<'a> {
     /// Models: the main one first, then attachable model assets.
@@ -186,6 +222,8 @@ pub struct Replicated {
     pub names: Vec<String>,
     /// Suffix of each copy.
     pub suffixes: Vec<String>,
+    /// Names of the bodies inside (before suffixing).
+    pub bodies: Vec<String>,
     /// Names of the bodies, joints, geoms and sites made before the replicate (the world too).
     pub before: Vec<String>,
 }
@@ -197,6 +235,16 @@ fn collect_names(el: &Element, out: &mut Vec<String>) {
             out.push(a.value.clone());
         }
         collect_names(c, out);
+    }
+}
+
+/// Collects the `name` of every `<body>` under `el`.
+fn collect_body_names(el: &Element, out: &mut Vec<String>) {
+    for c in &el.children {
+        if let Some(a) = c.attr("name").filter(|_| c.name == "body") {
+            out.push(a.value.clone());
+        }
+        collect_body_names(c, out);
     }
 }
 
@@ -336,8 +384,14 @@ impl<'a> TreeBuilder<'a> {
                     let item = Item { name: named(el, ctx), spec, frame: ctx.frame, pos: el.pos.clone(), src: ctx.src };
                     self.bodies[ctx.body].sites.push(item);
                 }
-                "camera" => self.bodies[ctx.body].ncam += 1,
-                "light" => self.bodies[ctx.body].nlight += 1,
+                "camera" => {
+                    check_camera_light(el, cls, self.sources[ctx.src].conv)?;
+                    self.bodies[ctx.body].ncam += 1;
+                }
+                "light" => {
+                    check_camera_light(el, cls, self.sources[ctx.src].conv)?;
+                    self.bodies[ctx.body].nlight += 1;
+                }
                 "frame" => {
                     let fclass = self.childclass(el, ctx, class)?;
                     let frame = self.frame_pose(el, ctx.frame, self.sources[ctx.src].conv)?;
@@ -404,6 +458,7 @@ impl<'a> TreeBuilder<'a> {
         if ctx.suffix.is_empty() && ctx.src == 0 {
             let mut r = Replicated::default();
             collect_names(el, &mut r.names);
+            collect_body_names(el, &mut r.bodies);
             r.suffixes = (0..count).map(|i| replicate_suffix(&sep, count, i)).collect();
             let mut before = vec!["world".to_string()];
             for b in &self.bodies {

@@ -153,7 +153,20 @@ pub fn root() -> &'static ElementSpec {
 
 /// Check a whole include-expanded tree (rooted at `<mujoco>`) against the schema.
 pub(crate) fn validate(root_element: &Element) -> Result<(), MjcfError> {
-    check_element(root_element, root(), 1, false)
+    check_element(root_element, root(), 1, Reading { in_frame: false, unread: false })
+}
+
+/// How MuJoCo 4.0.0 reads the subtree being checked.
+#[derive(Clone, Copy)]
+struct Reading {
+    /// Inside a `frame` or `replicate` (see [`check_element`]).
+    in_frame: bool,
+    /// Inside a `<body>` straight under `<mujoco>`, which the schema pass checks and the reader
+    /// never reads: element and attribute names and how often a child appears are checked, not
+    /// values, required or exclusive attributes (measured: such a body with a geom of
+    /// size="a b", type="nope", both quat and euler, or an inertial without pos loads; one with
+    /// a geom attribute zzz or two inertials fails).
+    unread: bool,
 }
 
 /// Check one element (known to match `spec`'s tag) and its subtree. `in_frame`: the element is
@@ -162,8 +175,10 @@ pub(crate) fn validate(root_element: &Element) -> Result<(), MjcfError> {
 /// a geom with `zzq` in a frame or replicate, and a body in a frame with two `<inertial>` load),
 /// while values, required attributes, exclusive attributes and unknown elements are still
 /// checked by the reader itself.
-fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize, in_frame: bool) -> Result<(), MjcfError> {
-    let in_frame = in_frame || el.name == "frame" || el.name == "replicate";
+fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize, how: Reading) -> Result<(), MjcfError> {
+    let in_frame = how.in_frame || el.name == "frame" || el.name == "replicate";
+    let unread = how.unread || (depth == 2 && el.name == "body");
+    let how = Reading { in_frame, unread };
     if depth > MAX_TREE_DEPTH {
         return Err(MjcfError::new(
             el.pos.clone(),
@@ -177,9 +192,11 @@ fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize, in_fram
             }
             return Err(unknown_attribute(el, spec, attr));
         };
-        check_value(el, attr, aspec.kind)?;
+        if !unread {
+            check_value(el, attr, aspec.kind)?;
+        }
     }
-    for aspec in spec.attrs.iter().filter(|a| a.required) {
+    for aspec in spec.attrs.iter().filter(|a| a.required && !unread) {
         // a blank numeric value counts as absent, so it does not give a required attribute
         // (measured with 4.0.0: a fixed tendon's joint with coef="" is "required attribute missing")
         let numeric = matches!(aspec.kind, Kind::Real(..) | Kind::Float(..) | Kind::Int(..));
@@ -191,7 +208,7 @@ fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize, in_fram
             ));
         }
     }
-    for rule in spec.rules {
+    for rule in spec.rules.iter().filter(|_| !unread) {
         check_rule(el, rule)?;
     }
     let mut seen: Vec<(&str, &Element)> = Vec::new();
@@ -215,7 +232,7 @@ fn check_element(el: &Element, spec: &'static ElementSpec, depth: usize, in_fram
             }
             seen.push((cspec.id, child));
         }
-        check_element(child, cspec, depth + 1, in_frame)?;
+        check_element(child, cspec, depth + 1, how)?;
     }
     for &(id, card) in spec.children {
         if card == Card::One && !seen.iter().any(|(s, _)| *s == id) {
