@@ -295,10 +295,13 @@ fn trees_and_flags(m: &mut Model) {
     m.flg_adhesion = m.geom_adhesion.iter().any(|&a| a != 0.0);
 }
 
+/// The element named `name`: the name '' is the last unnamed one, as MuJoCo's name map keeps
+/// the last element of each name (measured with 4.0.0: an exclude of body2="" beside two unnamed
+/// bodies takes the second; a pair's absent geom2 the last unnamed geom).
 fn lookup(names: &[String], what: &str, name: &(String, crate::error::Position)) -> Res<usize> {
     names
         .iter()
-        .position(|n| *n == name.0)
+        .rposition(|n| *n == name.0)
         .ok_or_else(|| MjcfError::new(name.1.clone(), format!("{what} '{}' not found", name.0)))
 }
 

@@ -44,6 +44,10 @@ fn required(el: &Element, name: &str) -> Res<(String, Position)> {
     }
 }
 
+fn optional(el: &Element, name: &str) -> (String, Position) {
+    el.attr(name).map_or_else(|| (String::new(), el.pos.clone()), |a| (a.value.clone(), a.pos.clone()))
+}
+
 /// Reads a `contact` section.
 pub fn read_contact(
     el: &Element,
@@ -63,8 +67,10 @@ pub fn read_contact(
                 }
                 pairs.push(RawPair {
                     name,
-                    geom1: required(c, "geom1")?,
-                    geom2: required(c, "geom2")?,
+                    // not required: an absent geom is the name '', which MuJoCo looks up like
+                    // any other (measured: <pair/> beside one unnamed geom pairs it with itself)
+                    geom1: optional(c, "geom1"),
+                    geom2: optional(c, "geom2"),
                     spec,
                     pos: c.pos.clone(),
                 });

@@ -91,16 +91,29 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
             // body1="bead" body2="pend" with pend before it gives neq 0, with pend after it
             // "unknown element 'bead'"; joint1="j" joint2="k" the same)
             "equality" => {
-                let objs = || r.iter().filter(|x| x.as_str() != "world");
-                objs().any(|x| rep.names.contains(x)) && objs().all(|x| rep.names.contains(x) || rep.before.contains(x))
+                let objs = || eq_objects(el).into_iter().filter(|(_, x)| x != "world");
+                objs().any(|o| rep.inside.contains(&o))
+                    && objs().all(|o| rep.inside.contains(&o) || rep.before.contains(&o))
             }
             _ => r.first().is_some_and(|x| rep.names.contains(x)),
         };
-        let dropped = |rep: &tree::Replicated| r.iter().any(|x| x != "world" && !rep.names.contains(x));
+        let dropped =
+            |rep: &tree::Replicated| eq_objects(el).into_iter().any(|o| o.1 != "world" && !rep.inside.contains(&o));
+        // an equality's empty first object is the replicate's own unnamed root, deleted with it
+        // (measured: weld body1="" after an empty replicate loads with neq 0)
+        let first_unnamed =
+            ["body1", "joint1", "site1", "tendon1"].iter().any(|a| el.attr(a).is_some_and(|v| v.value.is_empty()));
+        let others_known = |rep: &tree::Replicated| {
+            eq_objects(el).iter().all(|o| o.1 == "world" || rep.inside.contains(o) || rep.before.contains(o))
+        };
+        if *kind == "equality" && first_unnamed && reps.iter().any(others_known) {
+            continue;
+        }
         if *kind == "equality" && !reps.iter().any(hit) {
             // objects inside a replicate and one made after it: the original is kept, and its
             // inside object no longer exists
-            if let Some(x) = r.iter().find(|x| reps.iter().any(|rep| rep.names.contains(x))) {
+            let objs = eq_objects(el);
+            if let Some((_, x)) = objs.iter().find(|o| reps.iter().any(|rep| rep.inside.contains(o))) {
                 return Err(super::attrs::err_at(el, format!("unknown element '{x}' in equality constraint")));
             }
         }
@@ -159,7 +172,16 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     // exclude body1="bead" body2="z" with z after the replicate is "body 'bead' not found")
     let body_inside = |n: &str| reps.iter().position(|rep| rep.bodies.iter().any(|x| x == n));
     for e in excl {
-        let known = |k: usize, n: &str| body_inside(n) == Some(k) || reps[k].before.iter().any(|x| x == n);
+        let known = |k: usize, n: &str| {
+            body_inside(n) == Some(k) || reps[k].before.iter().any(|(kind, x)| *kind == "body" && x == n)
+        };
+        // body '' is the replicate's own unnamed root, deleted with it: the exclude goes too when
+        // its other body is known there (measured: exclude body1="" body2="pend" after an empty
+        // replicate loads with no exclude; with pend after the replicate, "body '' not found")
+        let unnamed = [&e.body1.0, &e.body2.0].iter().any(|n| n.is_empty());
+        if unnamed && (0..reps.len()).any(|k| [&e.body1.0, &e.body2.0].iter().all(|n| n.is_empty() || known(k, n))) {
+            continue;
+        }
         let both = [&e.body1.0, &e.body2.0]
             .iter()
             .find_map(|n| body_inside(n))
@@ -185,6 +207,26 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     ex.pairs = p_out;
     ex.excludes = e_out;
     Ok(())
+}
+
+/// The objects an equality names, as (kind, name) (an empty second object is absent).
+fn eq_objects(el: &Element) -> Vec<(&'static str, String)> {
+    let pairs: [(&str, &'static str); 9] = [
+        ("body1", "body"),
+        ("body2", "body"),
+        ("joint1", "joint"),
+        ("joint2", "joint"),
+        ("site1", "site"),
+        ("site2", "site"),
+        ("tendon1", "tendon"),
+        ("tendon2", "tendon"),
+        ("flex", "flex"),
+    ];
+    pairs
+        .iter()
+        .filter_map(|(attr, kind)| el.attr(attr).map(|a| (*kind, a.value.clone())))
+        .filter(|(_, v)| !v.is_empty())
+        .collect()
 }
 
 type RefLists<'a> = (&'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>);

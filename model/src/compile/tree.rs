@@ -224,8 +224,11 @@ pub struct Replicated {
     pub suffixes: Vec<String>,
     /// Names of the bodies inside (before suffixing).
     pub bodies: Vec<String>,
-    /// Names of the bodies, joints, geoms and sites made before the replicate (the world too).
-    pub before: Vec<String>,
+    /// The bodies, joints, geoms and sites inside, as (kind, name).
+    pub inside: Vec<(&'static str, String)>,
+    /// The bodies, joints, geoms and sites made before the replicate (the world too), as (kind,
+    /// name).
+    pub before: Vec<(&'static str, String)>,
 }
 
 /// Collects the `name` of every element under `el`.
@@ -235,6 +238,23 @@ fn collect_names(el: &Element, out: &mut Vec<String>) {
             out.push(a.value.clone());
         }
         collect_names(c, out);
+    }
+}
+
+/// Collects (kind, name) of every named body, joint, geom and site under `el`.
+fn collect_kinds(el: &Element, out: &mut Vec<(&'static str, String)>) {
+    for c in &el.children {
+        let kind = match c.name.as_str() {
+            "body" => "body",
+            "joint" | "freejoint" => "joint",
+            "geom" => "geom",
+            "site" => "site",
+            _ => "",
+        };
+        if let Some(a) = c.attr("name").filter(|_| !kind.is_empty()) {
+            out.push((kind, a.value.clone()));
+        }
+        collect_kinds(c, out);
     }
 }
 
@@ -460,15 +480,16 @@ impl<'a> TreeBuilder<'a> {
             collect_names(el, &mut r.names);
             collect_body_names(el, &mut r.bodies);
             r.suffixes = (0..count).map(|i| replicate_suffix(&sep, count, i)).collect();
-            let mut before = vec!["world".to_string()];
+            let mut before = vec![("body", "world".to_string())];
             for b in &self.bodies {
-                before.push(b.name.clone());
-                before.extend(b.joints.iter().map(|j| j.name.clone()));
-                before.extend(b.geoms.iter().map(|g| g.name.clone()));
-                before.extend(b.sites.iter().map(|s| s.name.clone()));
+                before.push(("body", b.name.clone()));
+                before.extend(b.joints.iter().map(|j| ("joint", j.name.clone())));
+                before.extend(b.geoms.iter().map(|g| ("geom", g.name.clone())));
+                before.extend(b.sites.iter().map(|s| ("site", s.name.clone())));
             }
-            before.retain(|n| !n.is_empty());
+            before.retain(|(_, n)| !n.is_empty());
             r.before = before;
+            collect_kinds(el, &mut r.inside);
             self.replicated.push(r);
         }
         let mut pos = [0.0; 3];

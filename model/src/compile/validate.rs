@@ -27,10 +27,11 @@ struct Names<'a> {
 }
 
 impl<'a> Names<'a> {
+    /// Records an element; an unnamed one makes the name '' known, since MuJoCo looks '' up
+    /// like any name (measured: weld body1="" and a fixed tendon's joint="" load beside an
+    /// unnamed body or joint, and refer to the last unnamed one).
     fn add(&mut self, kind: &'static str, name: &'a str) {
-        if !name.is_empty() {
-            self.by_kind.entry(kind).or_default().insert(name);
-        }
+        self.by_kind.entry(kind).or_default().insert(name);
     }
 
     fn has(&self, kind: &str, name: &str) -> bool {
@@ -488,6 +489,10 @@ fn check_actuators(root: &Element, defs: &Defaults, names: &Names) -> Res<()> {
 
 /// Equality constraints: their objects exist, are of the right kind and are two different ones.
 fn check_equalities(root: &Element, items: &[BodyItem], names: &Names) -> Res<()> {
+    fn has_replicate(el: &Element) -> bool {
+        el.children.iter().any(|c| c.name == "replicate" || has_replicate(c))
+    }
+    let replicates = root.children.iter().filter(|c| c.name == "worldbody").any(has_replicate);
     let joint_type =
         |name: &str| items.iter().flat_map(|b| b.joints.iter()).find(|j| j.name == name).map(|j| j.spec.jtype);
     let eqs = root.children.iter().filter(|c| c.name == "equality").flat_map(|s| s.children.iter());
@@ -506,9 +511,10 @@ fn check_equalities(root: &Element, items: &[BodyItem], names: &Names) -> Res<()
             _ => continue,
         };
         let mut objs: Vec<&Attr> = Vec::new();
-        // An empty first object is an unknown one; an empty second one is absent (measured:
-        // joint1="" refused, joint2="" loads).
-        if let Some(a) = e.attr(pairs[0]).filter(|a| a.value.is_empty()) {
+        // An empty first object is looked up (the last unnamed one, unknown when there is
+        // none); an empty second one is absent (measured: joint1="" refused, joint2="" loads).
+        // (after a replicate, '' is its root, and the equality is dropped with it: refs.rs)
+        if let Some(a) = e.attr(pairs[0]).filter(|a| a.value.is_empty() && !names.has(kind, "") && !replicates) {
             return Err(err_attr(a, "unknown element '' in equality constraint"));
         }
         for attr in pairs {
