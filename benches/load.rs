@@ -114,7 +114,8 @@ fn write_replicate(dir: &Path, n: usize) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let xml = dir.join(format!("replicate_{n}.xml"));
     let text = format!(
-        "<mujoco><worldbody><replicate count=\"{n}\" offset=\"0.1 0 0\"><body name=\"bead\" pos=\"0 0 1\">\
+        "<mujoco><size memory=\"200M\"/><worldbody><replicate count=\"{n}\" offset=\"0.1 0 0\">\
+         <body name=\"bead\" pos=\"0 0 1\">\
          <freejoint/><geom size=\"0.04\"/></body></replicate></worldbody></mujoco>\n"
     );
     std::fs::write(&xml, text)?;

@@ -669,3 +669,13 @@ fn attribute_syntax_variants() {
     assert_eq!((geom.attrs[1].pos.line, geom.attrs[1].pos.col), (4, 11));
     assert_eq!(geom.reals_n::<3>("pos").unwrap(), Some([0.0, 0.0, 1.0]));
 }
+
+#[test]
+fn columns_count_characters_along_one_long_line_of_non_ascii_names() {
+    // Every element and attribute on this one line gets a position before the error's; the
+    // error's column counts the three 'é' before it as characters (bytes would be 3 more).
+    let xml = "<mujoco model=\"é\"><worldbody><body name=\"é1\"/><body name=\"é2\"><geom size=\"1\" zzz=\"2\"/></body></worldbody></mujoco>";
+    let byte = xml.find("zzz").unwrap();
+    assert_eq!(byte + 1, 81, "the snippet changed");
+    check(xml, 1, 78, &["zzz"]);
+}
