@@ -101,18 +101,25 @@ pub fn read_hfield(el: &Element, dir: &Path) -> Res<HField> {
             (nrow, ncol, data)
         }
     };
-    normalise(&mut data);
+    if !normalise(&mut data) {
+        return Err(err_at(el, "invalid data range in hfield"));
+    }
     Ok(HField { name, size, nrow, ncol, data, pos: el.pos.clone() })
 }
 
 /// Shifts and scales `data` to [0, 1] in `f32`, as MuJoCo does (NaNs are skipped by the
-/// extremes and stay NaN; constant data becomes 0).
-fn normalise(data: &mut [f32]) {
+/// extremes and stay NaN; constant data becomes 0). `false` when no sample moved the extremes
+/// from their starting +-1e10 past each other: MuJoCo's "invalid data range" (measured: all NaN
+/// is refused; all 1e11 loads as 1).
+fn normalise(data: &mut [f32]) -> bool {
     let mut emin = 1e10f32;
     let mut emax = -1e10f32;
     for &d in data.iter() {
         emin = emin.min(d);
         emax = emax.max(d);
+    }
+    if emax < emin {
+        return false;
     }
     for d in data.iter_mut() {
         *d -= emin;
@@ -120,6 +127,7 @@ fn normalise(data: &mut [f32]) {
             *d /= emax - emin;
         }
     }
+    true
 }
 
 /// MuJoCo's dimension checks (at least 2 x 2, and not too large).

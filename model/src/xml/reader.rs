@@ -106,6 +106,8 @@ impl<'a> LineIndex<'a> {
 pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, MjcfError> {
     // A UTF-8 byte-order mark is not part of the document; editors do not count it as a column.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let blanked = blank_unknown_nodes(text);
+    let text = blanked.as_deref().unwrap_or(text);
     let index = LineIndex::new(text, file);
     let mut reader = Reader::from_str(text);
     {
@@ -224,6 +226,65 @@ pub(crate) fn read_document(text: &str, file: Arc<PathBuf>) -> Result<Element, M
         ));
     }
     root.ok_or_else(|| MjcfError::new(index.pos(text.len()), "no root element; expected <mujoco>"))
+}
+
+/// The text with each `<!...>` that is not a comment, CDATA section or DOCTYPE blanked out
+/// (newlines kept, so positions stay), or `None` when there is none. tinyxml2 reads such markup
+/// up to the next `>` as an "unknown" node, which MuJoCo skips (measured with 4.0.0: a comment
+/// whose second byte is 0xFF, `<!\xff- ... -->`, loads); quick-xml refuses it.
+fn blank_unknown_nodes(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let find = |from: usize, pat: &[u8]| b[from..].windows(pat.len()).position(|w| w == pat).map(|p| from + p);
+    let mut i = 0;
+    while let Some(lt) = find(i, b"<") {
+        let rest = &b[lt..];
+        let skip_to = |end: &[u8], from: usize| find(from, end).map(|p| p + end.len());
+        let next = if rest.starts_with(b"<!--") {
+            skip_to(b"-->", lt + 4)
+        } else if rest.starts_with(b"<![CDATA[") {
+            skip_to(b"]]>", lt + 9)
+        } else if rest.len() >= 9 && rest[2..9].eq_ignore_ascii_case(b"DOCTYPE") {
+            skip_to(b">", lt + 9)
+        } else if rest.starts_with(b"<!") {
+            let end = find(lt + 2, b">");
+            if let Some(e) = end {
+                spans.push((lt, e + 1));
+            }
+            end.map(|e| e + 1)
+        } else {
+            // a tag: its quoted values may hold '<' or '>'
+            let mut j = lt + 1;
+            let mut quote = None;
+            while j < b.len() {
+                match (quote, b[j]) {
+                    (None, q @ (b'"' | b'\'')) => quote = Some(q),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            Some(j + 1)
+        };
+        match next {
+            Some(n) => i = n.min(b.len()),
+            None => break,
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    let mut out = text.as_bytes().to_vec();
+    for (from, to) in spans {
+        for c in &mut out[from..to] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+    }
+    // only ASCII bytes were written over whole spans that start and end on ASCII bytes
+    String::from_utf8(out).ok()
 }
 
 /// Put a finished element under its parent, or make it the root. Elements after the first at
