@@ -63,7 +63,8 @@ pub fn read_hfield(el: &Element, dir: &Path) -> Res<HField> {
     let (mut nrow, mut ncol) = (0, 0);
     int(el, "nrow", &mut nrow)?;
     int(el, "ncol", &mut ncol)?;
-    let elevation = vec(el, "elevation")?;
+    // a blank elevation is no elevation (measured: elevation=" " on a 4 x 5 grid loads as zeros)
+    let elevation = vec(el, "elevation")?.filter(|e| !e.is_empty());
     let positive = |el: &Element| {
         if size.iter().any(|&s| s <= 0.0) {
             return Err(err_at(el, "size parameter is not positive in hfield"));
