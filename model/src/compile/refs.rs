@@ -81,47 +81,26 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     for (kind, el) in &elems {
         let mut r = Vec::new();
         refs_of(el, &mut r);
-        // measured with MuJoCo 4.0.0: a tendon (or exclude) is copied only when all its
-        // references are inside the replicate; sensors, actuators and equalities follow their
-        // first (primary) reference, e.g. a framepos sensor with refname="world" is copied
-        let hit = |rep: &tree::Replicated| match *kind {
-            "tendon" => !r.is_empty() && r.iter().all(|x| rep.names.contains(x)),
-            // an equality is copied when all its objects are inside (the world aside), and
-            // dropped when the others were all made before the replicate (measured: weld
-            // body1="bead" body2="pend" with pend before it gives neq 0, with pend after it
-            // "unknown element 'bead'"; joint1="j" joint2="k" the same)
-            "equality" => {
-                let objs = || eq_objects(el).into_iter().filter(|(_, x)| x != "world");
-                objs().any(|o| rep.inside.contains(&o))
-                    && objs().all(|o| rep.inside.contains(&o) || rep.before.contains(&o))
+        // measured with MuJoCo 4.0.0: a tendon is copied only when all its references are
+        // inside the replicate; sensors and actuators follow their first (primary) reference,
+        // e.g. a framepos sensor with refname="world" is copied; equalities: [`equality_fate`]
+        if *kind == "equality" {
+            match equality_fate(el, reps)? {
+                EqFate::Keep => {}
+                EqFate::Copy(k) => {
+                    later[k].push((kind, el));
+                    continue;
+                }
+                EqFate::Drop => continue,
             }
+        } else if let Some(k) = reps.iter().position(|rep| match *kind {
+            "tendon" => !r.is_empty() && r.iter().all(|x| rep.names.contains(x)),
             _ => r.first().is_some_and(|x| rep.names.contains(x)),
-        };
-        let dropped =
-            |rep: &tree::Replicated| eq_objects(el).into_iter().any(|o| o.1 != "world" && !rep.inside.contains(&o));
-        // an equality's empty first object is the replicate's own unnamed root, deleted with it
-        // (measured: weld body1="" after an empty replicate loads with neq 0)
-        let first_unnamed =
-            ["body1", "joint1", "site1", "tendon1"].iter().any(|a| el.attr(a).is_some_and(|v| v.value.is_empty()));
-        let others_known = |rep: &tree::Replicated| {
-            eq_objects(el).iter().all(|o| o.1 == "world" || rep.inside.contains(o) || rep.before.contains(o))
-        };
-        if *kind == "equality" && first_unnamed && reps.iter().any(others_known) {
+        }) {
+            later[k].push((kind, el));
             continue;
         }
-        if *kind == "equality" && !reps.iter().any(hit) {
-            // objects inside a replicate and one made after it: the original is kept, and its
-            // inside object no longer exists
-            let objs = eq_objects(el);
-            if let Some((_, x)) = objs.iter().find(|o| reps.iter().any(|rep| rep.inside.contains(o))) {
-                return Err(super::attrs::err_at(el, format!("unknown element '{x}' in equality constraint")));
-            }
-        }
-        match reps.iter().position(hit) {
-            Some(k) if *kind == "equality" && dropped(&reps[k]) => {}
-            Some(k) => later[k].push((kind, el)),
-            None => push_ref(kind, el, "", (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?,
-        }
+        push_ref(kind, el, "", (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?;
     }
     for (k, rep) in reps.iter().enumerate() {
         for suffix in &rep.suffixes {
@@ -170,11 +149,9 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     // measured with MuJoCo 4.0.0: an exclude is copied for each replica when each of its bodies
     // is inside the replicate or made before it in tree order (bodies after it do not count:
     // exclude body1="bead" body2="z" with z after the replicate is "body 'bead' not found")
-    let body_inside = |n: &str| reps.iter().position(|rep| rep.bodies.iter().any(|x| x == n));
+    let body_inside = |n: &str| reps.iter().position(|rep| rep.holds("body", n));
     for e in excl {
-        let known = |k: usize, n: &str| {
-            body_inside(n) == Some(k) || reps[k].before.iter().any(|(kind, x)| *kind == "body" && x == n)
-        };
+        let known = |k: usize, n: &str| body_inside(n) == Some(k) || reps[k].follows("body", n);
         // body '' is the replicate's own unnamed root, deleted with it: the exclude goes too when
         // its other body is known there (measured: exclude body1="" body2="pend" after an empty
         // replicate loads with no exclude; with pend after the replicate, "body '' not found")
@@ -196,7 +173,7 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
             for e in &e_later[k] {
                 let mut q = e.clone();
                 for b in [&mut q.body1, &mut q.body2] {
-                    if rep.bodies.contains(&b.0) {
+                    if rep.holds("body", &b.0) {
                         b.0 = format!("{}{suffix}", b.0);
                     }
                 }
@@ -207,6 +184,42 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     ex.pairs = p_out;
     ex.excludes = e_out;
     Ok(())
+}
+
+/// What the replicates do to an equality.
+enum EqFate {
+    /// Left as written.
+    Keep,
+    /// Copied for each replica of replicate `k`.
+    Copy(usize),
+    /// Deleted with a replicate's original.
+    Drop,
+}
+
+/// Measured with MuJoCo 4.0.0: an equality is copied when all its objects (the world aside) are
+/// inside one replicate, dropped when the others were all made before it (weld body1="bead"
+/// body2="pend" with pend before the replicate gives neq 0; joint1/joint2 the same) or when its
+/// first object is empty, the replicate's own unnamed root (weld body1="" after an empty
+/// replicate: neq 0); with an object made after the replicate it is kept, and its inside object
+/// is unknown ("unknown element 'bead'").
+fn equality_fate(el: &Element, reps: &[tree::Replicated]) -> Res<EqFate> {
+    let objs: Vec<(&str, String)> = eq_objects(el).into_iter().filter(|(_, x)| x != "world").collect();
+    let inside = |rep: &tree::Replicated, o: &(&str, String)| rep.holds(o.0, &o.1);
+    let known = |rep: &tree::Replicated, o: &(&str, String)| inside(rep, o) || rep.follows(o.0, &o.1);
+    let first_unnamed =
+        ["body1", "joint1", "site1", "tendon1"].iter().any(|a| el.attr(a).is_some_and(|v| v.value.is_empty()));
+    if first_unnamed && reps.iter().any(|rep| objs.iter().all(|o| known(rep, o))) {
+        return Ok(EqFate::Drop);
+    }
+    let hit = reps.iter().position(|rep| objs.iter().any(|o| inside(rep, o)) && objs.iter().all(|o| known(rep, o)));
+    match hit {
+        Some(k) if objs.iter().all(|o| inside(&reps[k], o)) => Ok(EqFate::Copy(k)),
+        Some(_) => Ok(EqFate::Drop),
+        None => match objs.iter().find(|o| reps.iter().any(|rep| inside(rep, o))) {
+            Some((_, x)) => Err(super::attrs::err_at(el, format!("unknown element '{x}' in equality constraint"))),
+            None => Ok(EqFate::Keep),
+        },
+    }
 }
 
 /// The objects an equality names, as (kind, name) (an empty second object is absent).

@@ -222,13 +222,23 @@ pub struct Replicated {
     pub names: Vec<String>,
     /// Suffix of each copy.
     pub suffixes: Vec<String>,
-    /// Names of the bodies inside (before suffixing).
-    pub bodies: Vec<String>,
     /// The bodies, joints, geoms and sites inside, as (kind, name).
     pub inside: Vec<(&'static str, String)>,
     /// The bodies, joints, geoms and sites made before the replicate (the world too), as (kind,
     /// name).
     pub before: Vec<(&'static str, String)>,
+}
+
+impl Replicated {
+    /// Whether the replicate holds a `kind` named `name`.
+    pub fn holds(&self, kind: &str, name: &str) -> bool {
+        self.inside.iter().any(|(k, n)| *k == kind && n == name)
+    }
+
+    /// Whether a `kind` named `name` was made before the replicate.
+    pub fn follows(&self, kind: &str, name: &str) -> bool {
+        self.before.iter().any(|(k, n)| *k == kind && n == name)
+    }
 }
 
 /// Collects the `name` of every element under `el`.
@@ -255,16 +265,6 @@ fn collect_kinds(el: &Element, out: &mut Vec<(&'static str, String)>) {
             out.push((kind, a.value.clone()));
         }
         collect_kinds(c, out);
-    }
-}
-
-/// Collects the `name` of every `<body>` under `el`.
-fn collect_body_names(el: &Element, out: &mut Vec<String>) {
-    for c in &el.children {
-        if let Some(a) = c.attr("name").filter(|_| c.name == "body") {
-            out.push(a.value.clone());
-        }
-        collect_body_names(c, out);
     }
 }
 
@@ -478,7 +478,6 @@ impl<'a> TreeBuilder<'a> {
         if ctx.suffix.is_empty() && ctx.src == 0 {
             let mut r = Replicated::default();
             collect_names(el, &mut r.names);
-            collect_body_names(el, &mut r.bodies);
             r.suffixes = (0..count).map(|i| replicate_suffix(&sep, count, i)).collect();
             let mut before = vec![("body", "world".to_string())];
             for b in &self.bodies {
