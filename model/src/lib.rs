@@ -5,6 +5,7 @@
 //! [`Model`] holding the same numbers MuJoCo's own compiler produces.
 
 pub mod compile;
+pub mod contact;
 pub mod error;
 pub mod mesh;
 pub mod model;

@@ -2,13 +2,7 @@
 //! as MuJoCo's `mj_contactParam` and `mj_setContact` do it.
 //!
 //! Rules (XMLreference "contact parameters", checked against the C source):
-//! - adhesion: the sum of the two geoms' (the higher-priority geom's alone if priorities
-//!   differ);
-//! - different priority: condim, solref, solimp, friction of the higher-priority geom;
-//! - equal priority: condim and friction the element-wise max; solref and solimp mixed with
-//!   weight `mix = solmix1 / (solmix1 + solmix2)` on geom 1 (0.5 if both solmix are below
-//!   `mjMINVAL`, 0 or 1 if only one is), except that solref is the element-wise min when
-//!   either solref is in direct form (first entry not positive);
+//! - two geoms: `specula_model::contact::mix_geoms` (priority, max, solmix-weighted mix);
 //! - explicit pairs use their own values; their solreffriction only when not all zero;
 //! - `override`: solref, solreffriction, solimp, friction and margin come from the options;
 //! - friction entries are raised to `mjMINMU`; includemargin is the margin (not margin - gap);
@@ -19,7 +13,8 @@
 
 use super::model::{CollisionModel, ENBL_OVERRIDE};
 use crate::contact::Contact;
-use crate::math::{cross, mul_mat_vec3, sub3, MINVAL};
+use crate::math::{cross, mul_mat_vec3, sub3};
+use specula_model::contact::{mix_geoms, GeomContact};
 
 /// MuJoCo's `mjMINMU`: the smallest friction coefficient a contact gets.
 pub const MINMU: f64 = 1e-5;
@@ -41,60 +36,27 @@ pub struct ContactParams {
     pub adhesion: f64,
 }
 
-/// Mixed parameters of geoms `g1`, `g2` (`mj_contactParam` for two geoms).
+/// Mixed parameters of geoms `g1`, `g2` (`mj_contactParam` for two geoms; the rule lives in
+/// the model crate, which also fills a pair's unset settings with it).
 pub fn mix_geom_params(m: &CollisionModel, g1: usize, g2: usize) -> ContactParams {
-    let (p1, p2) = (m.geom_priority[g1], m.geom_priority[g2]);
-    let (c1, c2) = (m.geom_condim[g1], m.geom_condim[g2]);
-    let (sm1, sm2) = (m.geom_solmix[g1], m.geom_solmix[g2]);
-    let (r1, r2) = (&m.geom_solref[g1], &m.geom_solref[g2]);
-    let (i1, i2) = (&m.geom_solimp[g1], &m.geom_solimp[g2]);
-    let (f1, f2) = (&m.geom_friction[g1], &m.geom_friction[g2]);
-    let (a1, a2) = (m.geom_adhesion[g1], m.geom_adhesion[g2]);
-
-    let mut out = ContactParams { adhesion: a1 + a2, ..Default::default() };
-    let fri: [f64; 3];
-    if p1 > p2 {
-        out.condim = c1;
-        out.solref = *r1;
-        out.solimp = *i1;
-        fri = *f1;
-        out.adhesion = a1;
-    } else if p1 < p2 {
-        out.condim = c2;
-        out.solref = *r2;
-        out.solimp = *i2;
-        fri = *f2;
-        out.adhesion = a2;
-    } else {
-        out.condim = c1.max(c2);
-        let mix = if sm1 >= MINVAL && sm2 >= MINVAL {
-            sm1 / (sm1 + sm2)
-        } else if sm1 < MINVAL && sm2 < MINVAL {
-            0.5
-        } else if sm1 < MINVAL {
-            0.0
-        } else {
-            1.0
-        };
-        if r1[0] > 0.0 && r2[0] > 0.0 {
-            // standard (timeconst, dampratio): weighted
-            for k in 0..2 {
-                out.solref[k] = mix * r1[k] + (1.0 - mix) * r2[k];
-            }
-        } else {
-            // direct (-stiffness, -damping): the smaller, i.e. the stiffer
-            for k in 0..2 {
-                out.solref[k] = if r1[k] <= r2[k] { r1[k] } else { r2[k] };
-            }
-        }
-        for k in 0..5 {
-            out.solimp[k] = mix * i1[k] + (1.0 - mix) * i2[k];
-        }
-        let max = |a: f64, b: f64| if a >= b { a } else { b };
-        fri = [max(f1[0], f2[0]), max(f1[1], f2[1]), max(f1[2], f2[2])];
+    let side = |g: usize| GeomContact {
+        priority: m.geom_priority[g],
+        condim: m.geom_condim[g],
+        solmix: m.geom_solmix[g],
+        solref: m.geom_solref[g],
+        solimp: m.geom_solimp[g],
+        friction: m.geom_friction[g],
+        adhesion: m.geom_adhesion[g],
+    };
+    let x = mix_geoms(&side(g1), &side(g2));
+    ContactParams {
+        condim: x.condim,
+        solref: x.solref,
+        solreffriction: [0.0; 2],
+        solimp: x.solimp,
+        friction: x.friction,
+        adhesion: x.adhesion,
     }
-    out.friction = [fri[0], fri[0], fri[1], fri[2], fri[2]];
-    out
 }
 
 /// Parameters of explicit pair `p`, taken as given.

@@ -325,16 +325,79 @@ fn compile_pairs(m: &mut Model, pairs: &[RawPair]) -> Res<()> {
         m.pair_geom1.push(g1);
         m.pair_geom2.push(g2);
         m.pair_signature.push(sig);
-        m.pair_solref.push(p.spec.solref);
-        m.pair_solreffriction.push(p.spec.solreffriction);
-        m.pair_solimp.push(p.spec.solimp);
-        m.pair_margin.push(p.spec.margin);
-        m.pair_gap.push(p.spec.gap);
-        m.pair_adhesion.push(p.spec.adhesion);
-        m.pair_friction.push(p.spec.friction);
+        let s = unset_from_geoms(m, &p.spec, g1, g2);
+        m.pair_solref.push(s.solref);
+        m.pair_solreffriction.push(s.solreffriction);
+        m.pair_solimp.push(s.solimp);
+        m.pair_margin.push(s.margin);
+        m.pair_gap.push(s.gap);
+        m.pair_adhesion.push(s.adhesion);
+        m.pair_friction.push(s.friction);
     }
     m.npair = m.pair_dim.len();
     Ok(())
+}
+
+/// A tendon with nonzero armature (NaN included) adds to the mass matrix through its path, so
+/// the bodies of its joints, sites and geoms are not simple (measured with MuJoCo 4.0.0: a
+/// fixed tendon's joint body, a spatial tendon's site bodies, the world included).
+pub fn tendon_armature_bodies(m: &mut Model, root: &crate::xml::Element, defs: &super::spec::Defaults) -> Res<()> {
+    let tendons = root.children.iter().filter(|c| c.name == "tendon").flat_map(|t| &t.children);
+    for t in tendons.filter(|t| t.name == "spatial" || t.name == "fixed") {
+        let class = defs.class_of(t, 0)?;
+        let armature = super::ranges::numbers(t, defs, class, "tendon", "armature").map_or(0.0, |v| v[0]);
+        if armature == 0.0 {
+            continue;
+        }
+        for w in &t.children {
+            let name = |attr: &str| w.attr(attr).map(|a| a.value.as_str());
+            let find = |names: &[String], n: Option<&str>| n.and_then(|n| names.iter().rposition(|x| x == n));
+            let body = match w.name.as_str() {
+                "joint" => find(&m.jnt_names, name("joint")).map(|j| m.jnt_bodyid[j]),
+                "site" => find(&m.site_names, name("site")).map(|s| m.site_bodyid[s]),
+                "geom" => find(&m.geom_names, name("geom")).map(|g| m.geom_bodyid[g]),
+                _ => None,
+            };
+            if let Some(b) = body {
+                m.body_simple[b] = 0;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A pair's settings with MuJoCo's unset ones filled from geoms `g1`, `g2`: a NaN first
+/// friction, solref or solimp entry takes the geoms' mixed vector, a NaN margin or gap the
+/// larger geom value (measured: `docs/measurements.md`, "Pairs with NaN settings").
+fn unset_from_geoms(m: &Model, spec: &super::spec::PairSpec, g1: usize, g2: usize) -> super::spec::PairSpec {
+    let mut s = spec.clone();
+    let geom = |g: usize| crate::contact::GeomContact {
+        priority: m.geom_priority[g],
+        condim: m.geom_condim[g],
+        solmix: m.geom_solmix[g],
+        solref: m.geom_solref[g],
+        solimp: m.geom_solimp[g],
+        friction: m.geom_friction[g],
+        adhesion: m.geom_adhesion[g],
+    };
+    let mixed = crate::contact::mix_geoms(&geom(g1), &geom(g2));
+    if s.friction[0].is_nan() {
+        s.friction = mixed.friction;
+    }
+    if s.solref[0].is_nan() {
+        s.solref = mixed.solref;
+    }
+    if s.solimp[0].is_nan() {
+        s.solimp = mixed.solimp;
+    }
+    let larger = |a: f64, b: f64| if a < b { b } else { a };
+    if s.margin.is_nan() {
+        s.margin = larger(m.geom_margin[g1], m.geom_margin[g2]);
+    }
+    if s.gap.is_nan() {
+        s.gap = larger(m.geom_gap[g1], m.geom_gap[g2]);
+    }
+    s
 }
 
 /// Resolves excluded body pairs into sorted signatures `(min << 16) + max`.

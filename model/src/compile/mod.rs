@@ -21,6 +21,7 @@
 //! BVHs (joint `springdamper` is resolved with its own qpos0 inertia, [`springdamper`]).
 
 pub mod actuator;
+pub mod actuator_values;
 pub mod assemble;
 pub mod attrs;
 pub mod body;
@@ -279,6 +280,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     check_moving_mass(&bodies, &items)?;
     resolve_materials(&mut bodies, &items, &ex)?;
     let mut m = assemble::assemble(&bodies, &items, &ex)?;
+    assemble::tendon_armature_bodies(&mut m, root, &sources[0].defaults)?;
     for (cm, prefix) in &child_keys {
         keyframe::append_attached_keys(&mut m, cm, prefix);
     }

@@ -3,7 +3,6 @@
 //! names and custom tuples. Each rule was found with a probe file loaded by MuJoCo 4.0.0
 //! (`model/tests/verdict_cases/`); the quoted phrase of each message is MuJoCo's.
 
-use super::actuator::{transmission, ActuatorSpec, DynType};
 use super::attrs::{err_at, err_attr, Res};
 use super::spec::Defaults;
 use super::tree::BodyItem;
@@ -11,7 +10,7 @@ use crate::types::JointType;
 use crate::xml::{values, Element};
 
 /// The numbers of attribute `attr` of `el`, else of its class's default for `kind`.
-fn numbers(el: &Element, defs: &Defaults, class: usize, kind: &str, attr: &str) -> Option<Vec<f64>> {
+pub(super) fn numbers(el: &Element, defs: &Defaults, class: usize, kind: &str, attr: &str) -> Option<Vec<f64>> {
     let text = match el.attr(attr) {
         Some(a) => a.value.as_str(),
         None => defs.classes.get(class)?.raw_attr(kind, attr)?,
@@ -21,7 +20,7 @@ fn numbers(el: &Element, defs: &Defaults, class: usize, kind: &str, attr: &str) 
 }
 
 /// The error at attribute `attr` of `el` (or at `el` when a default class gave the value).
-fn at(el: &Element, attr: &str, msg: String) -> crate::error::MjcfError {
+pub(super) fn at(el: &Element, attr: &str, msg: String) -> crate::error::MjcfError {
     match el.attr(attr) {
         Some(a) => err_attr(a, msg),
         None => err_at(el, msg),
@@ -43,7 +42,7 @@ pub fn check_values(root: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<
         check_tendon(t, defs)?;
     }
     for a in section("actuator").filter(|a| a.name != "plugin") {
-        check_actuator(a, defs, items)?;
+        super::actuator_values::check_actuator(a, defs, items)?;
     }
     for s in section("sensor").filter(|s| s.name != "plugin") {
         check_sensor(s, root, defs, items)?;
@@ -100,7 +99,8 @@ fn check_asset_names(s: &Element) -> Res<()> {
     Ok(())
 }
 
-/// Cameras: `fovy` below 180 degrees.
+/// Cameras: `fovy` below 180 degrees, intrinsics only with a sensor size; lights: softness
+/// in [0, 1].
 fn check_cameras(root: &Element, defs: &Defaults) -> Res<()> {
     fn walk(el: &Element, defs: &Defaults, class: usize) -> Res<()> {
         for c in &el.children {
@@ -115,11 +115,20 @@ fn check_cameras(root: &Element, defs: &Defaults) -> Res<()> {
                     let inner = c.attr("childclass").and_then(|a| defs.find(&a.value)).unwrap_or(class);
                     walk(c, defs, inner)?;
                 }
+                "light" => {
+                    let soft = numbers(c, defs, own, "light", "softness").map(|v| v[0]);
+                    if soft.map(|v| v as f32).is_some_and(|v| !(0.0..=1.0).contains(&v) && !v.is_nan()) {
+                        return Err(at(c, "softness", "light softness must be in [0, 1]".into()));
+                    }
+                }
                 "camera" => {
                     let given = |n: &str| numbers(c, defs, own, "camera", n);
                     let sensorsize = given("sensorsize").is_some_and(|v| v.iter().any(|&x| x != 0.0));
                     let intrinsic = ["focal", "focalpixel", "principal", "principalpixel"];
-                    if let Some(n) = intrinsic.iter().find(|n| given(n).is_some()).filter(|_| !sensorsize) {
+                    // all-zero intrinsics count as unset (measured: focal="0 0" loads, "0 1" and
+                    // "nan 0" need sensorsize)
+                    let set = |n: &str| given(n).is_some_and(|v| v.iter().any(|&x| x != 0.0));
+                    if let Some(n) = intrinsic.iter().find(|n| set(n)).filter(|_| !sensorsize) {
                         return Err(at(c, n, "focal/principal require sensorsize in camera".into()));
                     }
                     if sensorsize && given("resolution").is_some_and(|r| r.iter().any(|&x| x <= 0.0)) {
@@ -183,88 +192,6 @@ fn check_tendon(t: &Element, defs: &Defaults) -> Res<()> {
     Ok(())
 }
 
-/// Actuator parameters that may not be negative, activation dimensions that fit the dynamics,
-/// and `inheritrange` only on hinge, slide or tendon transmissions.
-fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
-    let class = defs.class_of(a, 0)?;
-    let first = |attr: &str| numbers(a, defs, class, "actuator", attr).map(|v| v[0]);
-    let own = |attr: &str| a.attr(attr).and_then(|v| values::parse_real(v.value.trim()).ok());
-    let negative: &[(&str, &str)] = match a.name.as_str() {
-        "position" | "intvelocity" => {
-            &[("timeconst", "timeconst cannot be negative"), ("dampratio", "dampratio cannot be negative")]
-        }
-        "muscle" => &[("tausmooth", "muscle tausmooth cannot be negative")],
-        "adhesion" => &[("gain", "adhesion gain cannot be negative")],
-        _ => &[],
-    };
-    for (attr, msg) in negative {
-        if own(attr).is_some_and(|v| v < 0.0) {
-            return Err(at(a, attr, format!("{msg} in actuator <{}>", a.name)));
-        }
-    }
-    if a.name == "damper"
-        && numbers(a, defs, class, "actuator", "ctrlrange").is_some_and(|r| r.iter().any(|&x| x < 0.0))
-    {
-        return Err(at(a, "ctrlrange", "damper control range cannot be negative".into()));
-    }
-    let trn = transmission(a).map(|(t, _)| t.name.as_str());
-    // measured: armature and damping allow a jointinparent transmission, inheritrange does not
-    let transmission_is_joint_or_tendon = matches!(trn, Some("joint" | "jointinparent" | "tendon"));
-    for attr in ["armature", "damping"] {
-        if !transmission_is_joint_or_tendon && first(attr).is_some_and(|v| v != 0.0) {
-            return Err(at(a, attr, format!("{attr} requires joint or tendon transmission in actuator")));
-        }
-    }
-    if a.name == "general" {
-        let (g, b) = (a.attr("gaintype").map(|v| v.value.trim()), a.attr("biastype").map(|v| v.value.trim()));
-        if (g == Some("so3")) != (b == Some("so3")) {
-            return Err(err_at(a, "gaintype and biastype must both be 'so3' in actuator"));
-        }
-    }
-    for (attr, msg) in
-        [("imax", "imax (dynprm[0]) must be non-negative in actuator"), ("slewmax", "slewmax cannot be negative")]
-    {
-        if own(attr).is_some_and(|v| v < 0.0) {
-            return Err(at(a, attr, msg.into()));
-        }
-    }
-    if trn == Some("cranksite") && own("cranklength").unwrap_or(0.0) <= 0.0 {
-        return Err(at(a, "cranklength", "crank length must be positive in actuator".into()));
-    }
-    if a.name == "dcmotor" && own("resistance").is_some_and(|r| r <= 0.0) {
-        return Err(at(a, "resistance", "DC motor: resistance R must be positive".into()));
-    }
-    // Only a `general` actuator's own `actdim` is checked: the shortcuts set it themselves (a
-    // stateless dcmotor has dyntype dcmotor and actdim 0, corpus derivative/dcmotor.xml).
-    if let (true, Some(given)) = (a.name == "general", a.attr("actdim")) {
-        let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
-        spec.apply(a)?;
-        let stateful = spec.dyntype != DynType::None;
-        let n = given.value.trim().parse::<i64>().unwrap_or(-1);
-        if n == 0 && stateful {
-            return Err(err_attr(given, "invalid actdim 0 in stateful actuator"));
-        }
-        if n > 0 && !stateful {
-            return Err(err_attr(given, format!("invalid actdim {n} in stateless actuator")));
-        }
-    }
-    if first("inheritrange").is_some_and(|r| r > 0.0) {
-        let joint = a.attr("joint").filter(|_| trn == Some("joint")).map(|j| j.value.as_str());
-        if !matches!(trn, Some("joint" | "tendon")) {
-            return Err(at(
-                a,
-                "inheritrange",
-                "inheritrange can only be used with joint and tendon transmission".into(),
-            ));
-        }
-        let jt = joint.and_then(|n| items.iter().flat_map(|b| &b.joints).find(|j| j.name == n)).map(|j| j.spec.jtype);
-        if jt.is_some_and(|t| !matches!(t, JointType::Hinge | JointType::Slide)) {
-            return Err(at(a, "inheritrange", "inheritrange can only be used with hinge and slide joints".into()));
-        }
-    }
-    Ok(())
-}
-
 /// Sensors: noise and cutoff not negative; a limit sensor needs a limited joint or tendon, a
 /// ball sensor a ball joint, a joint position or velocity sensor a hinge or slide.
 fn check_sensor(s: &Element, root: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
@@ -273,6 +200,23 @@ fn check_sensor(s: &Element, root: &Element, defs: &Defaults, items: &[BodyItem]
         if own(attr).is_some_and(|v| v < 0.0) {
             return Err(at(s, attr, format!("negative {attr} in sensor")));
         }
+    }
+    if let Some(iv) = s
+        .attr("interval")
+        .map(|a| values::tokens(&a.value).filter_map(|t| values::parse_real(t).ok()).collect::<Vec<f64>>())
+    {
+        // interval = "period phase": a phase not above 0 and, with a period, above -period
+        let (period, phase) = (iv.first().copied().unwrap_or(0.0), iv.get(1).copied().unwrap_or(0.0));
+        if phase > 0.0 {
+            return Err(at(s, "interval", "positive phase in sensor".into()));
+        }
+        if period > 0.0 && phase <= -period {
+            return Err(at(s, "interval", "phase must be greater than -period in sensor".into()));
+        }
+    }
+    let nsample = s.attr("nsample").and_then(|a| a.value.trim().parse::<i64>().ok()).unwrap_or(0);
+    if own("delay").is_some_and(|d| d > 0.0) && nsample <= 0 {
+        return Err(at(s, "delay", "setting delay > 0 without a history buffer in sensor".into()));
     }
     if s.name == "contact" && own("num").is_some_and(|n| n <= 0.0) {
         return Err(at(s, "num", "'num' must be positive in sensor".into()));
@@ -326,6 +270,7 @@ fn check_sensor(s: &Element, root: &Element, defs: &Defaults, items: &[BodyItem]
 }
 
 /// `option`: the IPC solver needs the discrete integrator; `statistic`: a positive extent;
+/// `visual`: a positive `znear` and `realtime`;
 /// custom `text`: its data from `data` or one CDATA section, not both, not neither.
 fn check_options_and_custom(root: &Element) -> Res<()> {
     let mut integrator = "Euler";
@@ -344,6 +289,20 @@ fn check_options_and_custom(root: &Element) -> Res<()> {
     }
     if let Some(f) = ipc.filter(|_| integrator != "discrete") {
         return Err(err_at(f, format!("flag ipc requires integrator='discrete' (the integrator is '{integrator}')")));
+    }
+    let visual = root.children.iter().filter(|c| c.name == "visual").flat_map(|v| &v.children);
+    for (el, attr, msg) in visual.flat_map(|v| {
+        [("map", "znear", "znear must be strictly positive"), ("global", "realtime", "realtime must be greater than 0")]
+            .into_iter()
+            .filter(move |(n, _, _)| v.name == *n)
+            .map(move |(_, a, m)| (v, a, m))
+    }) {
+        if let Some(a) = el.attr(attr) {
+            // the visual settings are floats: 1e-300 is 0 there (measured: refused, 1e-16 loads)
+            if values::parse_real(a.value.trim()).is_ok_and(|v| v as f32 <= 0.0) {
+                return Err(err_attr(a, msg));
+            }
+        }
     }
     for st in root.children.iter().filter(|c| c.name == "statistic") {
         if let Some(e) = st.attr("extent") {

@@ -1,0 +1,283 @@
+//! The value checks of MuJoCo 4.0.0 on actuators: parameters that may not be negative, the
+//! ranges that the shortcuts always limit, muscle and DC motor parameters, activation
+//! dimensions and `inheritrange`. Each rule was found with a probe file loaded by MuJoCo 4.0.0
+//! (`model/tests/verdict_cases/`); the quoted phrase of each message is MuJoCo's.
+
+use super::actuator::{transmission, ActuatorSpec, BiasType, DynType, GainType};
+use super::attrs::{err_at, err_attr, Res};
+use super::ranges::{at, numbers};
+use super::spec::Defaults;
+use super::tree::BodyItem;
+use crate::types::JointType;
+use crate::xml::{values, Element};
+
+/// Actuator parameters that may not be negative, activation dimensions that fit the dynamics,
+/// and `inheritrange` only on hinge, slide or tendon transmissions.
+pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
+    let class = defs.class_of(a, 0)?;
+    let first = |attr: &str| numbers(a, defs, class, "actuator", attr).map(|v| v[0]);
+    let own = |attr: &str| a.attr(attr).and_then(|v| values::parse_real(v.value.trim()).ok());
+    let negative: &[(&str, &str)] = match a.name.as_str() {
+        "position" | "intvelocity" => &[
+            ("timeconst", "timeconst cannot be negative"),
+            ("dampratio", "dampratio cannot be negative"),
+            ("kv", "kv cannot be negative"),
+        ],
+        "damper" => &[("kv", "damping coefficient cannot be negative")],
+        "muscle" => &[("tausmooth", "muscle tausmooth cannot be negative")],
+        "adhesion" => &[("gain", "adhesion gain cannot be negative")],
+        _ => &[],
+    };
+    for (attr, msg) in negative {
+        if own(attr).is_some_and(|v| v < 0.0) {
+            return Err(at(a, attr, format!("{msg} in actuator <{}>", a.name)));
+        }
+    }
+    if a.name == "damper"
+        && numbers(a, defs, class, "actuator", "ctrlrange").is_some_and(|r| r.iter().any(|&x| x < 0.0))
+    {
+        return Err(at(a, "ctrlrange", "damper control range cannot be negative".into()));
+    }
+    if a.name == "adhesion"
+        && numbers(a, defs, class, "actuator", "ctrlrange").is_some_and(|r| r.iter().any(|&x| x < 0.0))
+    {
+        return Err(at(a, "ctrlrange", "adhesion control range cannot be negative".into()));
+    }
+    if a.name == "dcmotor" {
+        check_dcmotor(a, defs, class)?;
+    }
+    // damper and adhesion always limit their control (no ctrllimited attribute): an unset or
+    // empty range is invalid (measured: <adhesion body="b"/> is refused)
+    if matches!(a.name.as_str(), "damper" | "adhesion") {
+        let r = numbers(a, defs, class, "actuator", "ctrlrange").unwrap_or_default();
+        if r.first().copied().unwrap_or(0.0) >= r.get(1).copied().unwrap_or(0.0) {
+            return Err(at(
+                a,
+                "ctrlrange",
+                "invalid control range for actuator: ctrlrange[0] must be smaller than ctrlrange[1]".into(),
+            ));
+        }
+    }
+    check_muscle(a, defs, class)?;
+    if a.name == "general" {
+        check_general_actrange(a, defs, class)?;
+    }
+    let trn = transmission(a).map(|(t, _)| t.name.as_str());
+    // measured: armature and damping allow a jointinparent transmission, inheritrange does not
+    let transmission_is_joint_or_tendon = matches!(trn, Some("joint" | "jointinparent" | "tendon"));
+    for attr in ["armature", "damping"] {
+        if !transmission_is_joint_or_tendon && first(attr).is_some_and(|v| v != 0.0) {
+            return Err(at(a, attr, format!("{attr} requires joint or tendon transmission in actuator")));
+        }
+    }
+    if a.name == "general" {
+        let (g, b) = (a.attr("gaintype").map(|v| v.value.trim()), a.attr("biastype").map(|v| v.value.trim()));
+        if (g == Some("so3")) != (b == Some("so3")) {
+            return Err(err_at(a, "gaintype and biastype must both be 'so3' in actuator"));
+        }
+    }
+    for (attr, msg) in
+        [("imax", "imax (dynprm[0]) must be non-negative in actuator"), ("slewmax", "slewmax cannot be negative")]
+    {
+        if own(attr).is_some_and(|v| v < 0.0) {
+            return Err(at(a, attr, msg.into()));
+        }
+    }
+    if trn == Some("cranksite") && own("cranklength").unwrap_or(0.0) <= 0.0 {
+        return Err(at(a, "cranklength", "crank length must be positive in actuator".into()));
+    }
+    // Only a `general` actuator's own `actdim` is checked: the shortcuts set it themselves (a
+    // stateless dcmotor has dyntype dcmotor and actdim 0, corpus derivative/dcmotor.xml).
+    if let (true, Some(given)) = (a.name == "general", a.attr("actdim")) {
+        let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
+        spec.apply(a)?;
+        let stateful = spec.dyntype != DynType::None;
+        let n = given.value.trim().parse::<i64>().unwrap_or(-1);
+        if n == 0 && stateful {
+            return Err(err_attr(given, "invalid actdim 0 in stateful actuator"));
+        }
+        if n > 0 && !stateful {
+            return Err(err_attr(given, format!("invalid actdim {n} in stateless actuator")));
+        }
+    }
+    if first("inheritrange").is_some_and(|r| r > 0.0) {
+        let joint = a.attr("joint").filter(|_| trn == Some("joint")).map(|j| j.value.as_str());
+        if !matches!(trn, Some("joint" | "tendon")) {
+            return Err(at(
+                a,
+                "inheritrange",
+                "inheritrange can only be used with joint and tendon transmission".into(),
+            ));
+        }
+        let jt = joint.and_then(|n| items.iter().flat_map(|b| &b.joints).find(|j| j.name == n)).map(|j| j.spec.jtype);
+        if jt.is_some_and(|t| !matches!(t, JointType::Hinge | JointType::Slide)) {
+            return Err(at(a, "inheritrange", "inheritrange can only be used with hinge and slide joints".into()));
+        }
+    }
+    Ok(())
+}
+
+/// `general` with `dyntype="none"` (stateless): a limiting `actrange` (increasing, not turned
+/// off by `actlimited="false"`) is refused.
+fn check_general_actrange(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
+    let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
+    spec.apply(a)?;
+    let off = a.attr("actlimited").map(|v| v.value.trim()) == Some("false");
+    let r = numbers(a, defs, class, "actuator", "actrange").unwrap_or_default();
+    if spec.dyntype == DynType::None && !off && r.len() == 2 && r[0] < r[1] {
+        return Err(at(a, "actrange", "actrange specified but dyntype is 'none' in actuator".into()));
+    }
+    Ok(())
+}
+
+/// Muscle gain or bias parameters (range, force, scale, lmin, lmax, vmax, fpmax, fvmax): an
+/// increasing range, lmin < 1 < lmax, and positive scale, vmax, fpmax and fvmax. A NaN passes,
+/// as MuJoCo's comparisons let it.
+fn check_muscle(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
+    let mut prms: Vec<Vec<f64>> = Vec::new();
+    if a.name == "muscle" {
+        // the shortcut applies only values >= 0 (measured: scale="-1" keeps 200, "-0" is
+        // applied and then refused; range="1 -1" loads)
+        let mut p = vec![0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2];
+        for (k, &v) in numbers(a, defs, class, "actuator", "range").unwrap_or_default().iter().take(2).enumerate() {
+            if v >= 0.0 {
+                p[k] = v;
+            }
+        }
+        for (k, name) in [(2, "force"), (3, "scale"), (4, "lmin"), (5, "lmax"), (6, "vmax"), (7, "fpmax"), (8, "fvmax")]
+        {
+            if let Some(v) = numbers(a, defs, class, "actuator", name).map(|v| v[0]).filter(|&v| v >= 0.0) {
+                p[k] = v;
+            }
+        }
+        prms.push(p);
+    } else if a.name == "general" {
+        let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
+        spec.apply(a)?;
+        let prm = |name: &str, first: f64| {
+            let mut p = vec![0.0; 10];
+            p[0] = first;
+            for (k, v) in numbers(a, defs, class, "actuator", name).unwrap_or_default().into_iter().take(10).enumerate()
+            {
+                p[k] = v;
+            }
+            p
+        };
+        if spec.gaintype == GainType::Muscle {
+            prms.push(prm("gainprm", 1.0));
+        }
+        if spec.biastype == BiasType::Muscle {
+            prms.push(prm("biasprm", 0.0));
+        }
+    }
+    for p in prms {
+        if p[0] >= p[1] {
+            return Err(err_at(a, "range[0]<range[1] required in muscle"));
+        }
+        if p[4] >= 1.0 || p[5] <= 1.0 {
+            return Err(err_at(a, "lmin<1<lmax required in muscle"));
+        }
+        if p[3] <= 0.0 || p[6] <= 0.0 || p[7] <= 0.0 || p[8] <= 0.0 {
+            return Err(err_at(a, "positive scale, vmax, fpmax, fvmax required in muscle"));
+        }
+    }
+    Ok(())
+}
+
+/// `dcmotor` parameters, in MuJoCo's order: motor constants not negative; a positive constant
+/// K (from `motorconst`, else from `nominal`) unless `input="none"`; a positive resistance R
+/// (else from `nominal`); inductance and electrical time constant not negative; a thermal
+/// model with positive resistance and capacitance once any of its first three entries is
+/// positive; and controller gains or a slew limit only with a pos, vel or ff input. A NaN
+/// passes where MuJoCo's comparisons let it (probes: `docs/measurements.md`, "DC motor checks").
+fn check_dcmotor(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
+    let get = |name: &str| numbers(a, defs, class, "actuator", name).unwrap_or_default();
+    let entry = |v: &[f64], k: usize| v.get(k).copied().unwrap_or(0.0);
+    let mc = get("motorconst");
+    let (kt, ke) = (entry(&mc, 0), entry(&mc, 1));
+    if kt < 0.0 || ke < 0.0 {
+        return Err(at(a, "motorconst", "DC motor: motor constants must be non-negative".into()));
+    }
+    let mut k = if kt > 0.0 && ke > 0.0 {
+        (kt * ke).sqrt()
+    } else if kt > 0.0 {
+        kt
+    } else {
+        ke
+    };
+    let nominal = get("nominal");
+    let (volt, stall, noload) = (entry(&nominal, 0), entry(&nominal, 1), entry(&nominal, 2));
+    if (k <= 0.0 || k.is_nan()) && noload > 0.0 {
+        k = volt / noload;
+    }
+    let input = a
+        .attr("input")
+        .map(|v| v.value.trim().to_string())
+        .or_else(|| defs.classes[class].raw_attr("actuator", "input").map(|v| v.trim().to_string()))
+        .unwrap_or_default();
+    if input != "none" && k <= 0.0 {
+        return Err(at(a, "motorconst", "DC motor: motor constant K must be positive".into()));
+    }
+    let mut r = entry(&get("resistance"), 0);
+    if r == 0.0 && stall > 0.0 {
+        r = k * volt / stall;
+    }
+    if r <= 0.0 {
+        return Err(at(a, "resistance", "DC motor: resistance R must be positive".into()));
+    }
+    // saturation = "torque current rate": a positive torque or current limits the force to
+    // [-t, t], t the torque if nonzero, else K times the current (measured: "-1 1" is an
+    // invalid force range, "-1" alone sets none)
+    let sat = get("saturation");
+    if entry(&sat, 0) > 0.0 || entry(&sat, 1) > 0.0 {
+        let t = if entry(&sat, 0) != 0.0 { entry(&sat, 0) } else { k * entry(&sat, 1) };
+        if -t >= t {
+            return Err(at(
+                a,
+                "saturation",
+                "invalid force range for actuator: saturation torque must be positive".into(),
+            ));
+        }
+    }
+    let ind = get("inductance");
+    if entry(&ind, 0) < 0.0 {
+        return Err(at(a, "inductance", "DC motor: inductance must be non-negative".into()));
+    }
+    if entry(&ind, 1) < 0.0 {
+        return Err(at(a, "inductance", "DC motor: electrical time constant must be non-negative".into()));
+    }
+    let th = get("thermal");
+    let (mut rth, mut cth, tau) = (entry(&th, 0), entry(&th, 1), entry(&th, 2));
+    if rth > 0.0 || cth > 0.0 || tau > 0.0 {
+        // any two of resistance, capacitance and time constant give the third; with all
+        // three, the capacitance is replaced
+        if rth > 0.0 && tau > 0.0 {
+            cth = tau / rth;
+        } else if cth > 0.0 && tau > 0.0 {
+            rth = tau / cth;
+        }
+        if rth <= 0.0 {
+            return Err(at(a, "thermal", "DC motor: thermal resistance must be positive".into()));
+        }
+        if cth <= 0.0 {
+            return Err(at(a, "thermal", "DC motor: thermal capacitance must be positive".into()));
+        }
+    }
+    let ctl = get("controller");
+    let controlled = values::tokens(&input).any(|t| matches!(t, "pos" | "vel" | "ff"));
+    if !controlled && (0..3).any(|i| entry(&ctl, i) != 0.0) {
+        return Err(at(
+            a,
+            "controller",
+            "dcmotor controller gains require a controller input [pos, vel, ff] in actuator".into(),
+        ));
+    }
+    if !controlled && entry(&ctl, 3) != 0.0 {
+        return Err(at(
+            a,
+            "controller",
+            "dcmotor slew rate limiting requires a controller input [pos, vel, ff] in actuator".into(),
+        ));
+    }
+    Ok(())
+}
