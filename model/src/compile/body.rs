@@ -302,9 +302,15 @@ pub fn compile_body(
         inertia_from_geoms(&mut b, cs, &err)?;
     }
     if b.ipos[0].is_nan() {
-        // MuJoCo copies the body frame (relative to the parent) into the inertial frame here
+        // MuJoCo copies the body frame (relative to the parent) into the inertial frame here.
+        // An infinite geom mass (centre of mass inf/inf) leaves no inertia, a NaN geom position
+        // a NaN one (measured: a box beside a cylinder of infinite length compiles to
+        // body_inertia 0, two spheres one at x = NaN to NaN; the rule is read off the outputs)
         b.ipos = b.pos;
         b.iquat = b.quat;
+        if b.mass.is_infinite() {
+            b.inertia = [0.0; 3];
+        }
     }
     if id > 0 {
         // std::max keeps a NaN mass or inertia (measured: mass="nan" on a static body

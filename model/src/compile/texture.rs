@@ -38,6 +38,18 @@ fn check_texture(t: &Element, dir: &Path) -> Res<()> {
     if !named {
         return Err(err_at(t, "empty name in texture: give 'name' (or 'file', which names it)"));
     }
+    // gridlayout holds one character per grid cell: its byte length must be the product of
+    // the gridsize counts, whatever their sign (measured: "-1 -1" with "A" loads, "1 1" with ""
+    // or " A" is refused)
+    if let Some(layout) = t.attr("gridlayout") {
+        let grid: Vec<i64> = text("gridsize")
+            .map(|g| g.split_ascii_whitespace().filter_map(|t| t.parse().ok()).collect())
+            .unwrap_or_else(|| vec![1, 1]);
+        let cells = grid.first().copied().unwrap_or(1).saturating_mul(grid.get(1).copied().unwrap_or(1));
+        if layout.value.len() as i64 != cells {
+            return Err(err_attr(layout, "gridlayout length must match gridsize"));
+        }
+    }
     let two_d = text("type") == Some("2d");
     let builtin = text("builtin").filter(|b| *b != "none");
     if builtin.is_some() {
