@@ -64,7 +64,7 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
         geom_quat, geom_friction, geom_margin, geom_gap, geom_surfacevel, geom_adhesion, geom_fluid,
         geom_rgba, site_type, site_bodyid, site_group, site_sameframe, site_size, site_pos, site_quat,
         mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face,
-        mesh_graph, mesh_scale, mesh_pos, mesh_quat, hfield_size, hfield_nrow, hfield_ncol, hfield_adr,
+        mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr,
         hfield_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction,
         pair_solimp, pair_margin, pair_gap, pair_adhesion, pair_friction, exclude_signature, key_time,
         key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, numeric_adr, numeric_size, numeric_data,

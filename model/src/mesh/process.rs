@@ -180,9 +180,17 @@ pub fn process(raw: RawMesh, spec: &MeshSpec) -> Result<MeshData, MeshError> {
         facenormal = face.iter().map(|&f| per_vertex * f).collect();
     }
     let righthand = spec.scale[0] * spec.scale[1] * spec.scale[2] > 0.0;
+    let mut polygons = polygons;
     if !righthand {
         for tri in face.chunks_exact_mut(3).chain(facenormal.chunks_exact_mut(3)) {
             tri.swap(1, 2);
+        }
+        // A mirroring scale turns the hull inside out: each polygon's cycle is reversed about
+        // its first vertex, so that its normal (computed after scaling) points outward again
+        // (measured: a box scaled by -1 -1 -1 has mesh_polyvert 3 7 5 1 where the unscaled
+        // cycle is 3 1 5 7, and outward normals)
+        for p in polygons.iter_mut() {
+            p[1..].reverse();
         }
     }
 
