@@ -145,45 +145,73 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
             }
         }
     }
-    let (mut e_out, mut e_later) = (Vec::new(), vec![Vec::new(); reps.len()]);
-    // measured with MuJoCo 4.0.0: an exclude is copied for each replica when each of its bodies
-    // is inside the replicate or made before it in tree order (bodies after it do not count:
-    // exclude body1="bead" body2="z" with z after the replicate is "body 'bead' not found")
-    let body_inside = |n: &str| reps.iter().position(|rep| rep.holds("body", n));
-    for e in excl {
-        let known = |k: usize, n: &str| body_inside(n) == Some(k) || reps[k].follows("body", n);
-        // body '' is the replicate's own unnamed root, deleted with it: the exclude goes too when
-        // its other body is known there (measured: exclude body1="" body2="pend" after an empty
-        // replicate loads with no exclude; with pend after the replicate, "body '' not found")
-        let unnamed = [&e.body1.0, &e.body2.0].iter().any(|n| n.is_empty());
-        if unnamed && (0..reps.len()).any(|k| [&e.body1.0, &e.body2.0].iter().all(|n| n.is_empty() || known(k, n))) {
-            continue;
-        }
-        let both = [&e.body1.0, &e.body2.0]
-            .iter()
-            .find_map(|n| body_inside(n))
-            .filter(|&k| known(k, &e.body1.0) && known(k, &e.body2.0));
-        match both {
-            Some(k) => e_later[k].push(e),
-            None => e_out.push(e),
-        }
-    }
+    // body '' is the replicate's own unnamed root, deleted with it: the exclude goes too when
+    // its other body is known there (measured: exclude body1="" body2="pend" after an empty
+    // replicate loads with no exclude; with pend after the replicate, "body '' not found")
+    let known = |k: usize, n: &str| reps[k].holds("body", n) || reps[k].follows("body", n);
+    let mut e_out: Vec<contact::RawExclude> = excl
+        .into_iter()
+        .filter(|e| {
+            let unnamed = [&e.body1.0, &e.body2.0].iter().any(|n| n.is_empty());
+            !(unnamed && (0..reps.len()).any(|k| [&e.body1.0, &e.body2.0].iter().all(|n| n.is_empty() || known(k, n))))
+        })
+        .collect();
     for (k, rep) in reps.iter().enumerate() {
-        for suffix in &rep.suffixes {
-            for e in &e_later[k] {
-                let mut q = e.clone();
-                for b in [&mut q.body1, &mut q.body2] {
-                    if rep.holds("body", &b.0) {
-                        b.0 = format!("{}{suffix}", b.0);
-                    }
-                }
-                e_out.push(q);
-            }
-        }
+        e_out = replicate_excludes(e_out, rep, &|n: &str| known(k, n));
     }
     ex.pairs = p_out;
     ex.excludes = e_out;
     Ok(())
+}
+
+/// The excludes after replicate `rep`, as MuJoCo 4.0.0 makes them: each copy (suffix `s`)
+/// copies every exclude present then, its earlier copies included, whose bodies all exist
+/// (`known`: made before the replicate or inside it, or an earlier copy's) and one of whose
+/// body names `n` gives an existing body `n + s`, with those names suffixed; the template is
+/// then deleted with every exclude that names one of its bodies. So an exclude of bodies
+/// inside becomes one per copy, and one of bodies outside gains copies when a name plus a
+/// suffix happens to name a body (measured: with body `a` beside a replicate of body `a1`,
+/// count 3, exclude a/pend also gives pend/a12: copy 1 makes a1/pend, since `a1` exists,
+/// copy 2 turns it into a12/pend, and the deletion of `a1` takes a1/pend).
+fn replicate_excludes(
+    excl: Vec<contact::RawExclude>,
+    rep: &tree::Replicated,
+    known: &dyn Fn(&str) -> bool,
+) -> Vec<contact::RawExclude> {
+    let mut list = excl;
+    let mut copies: Vec<String> = Vec::new();
+    let bodies: Vec<&String> = rep.inside.iter().filter(|(k, _)| *k == "body").map(|(_, n)| n).collect();
+    for suffix in &rep.suffixes {
+        copies.extend(bodies.iter().map(|n| format!("{n}{suffix}")));
+        let exists = |n: &str| known(n) || copies.iter().any(|c| c == n);
+        let mut made = Vec::new();
+        for e in &list {
+            if !exists(&e.body1.0) || !exists(&e.body2.0) {
+                continue;
+            }
+            let mut q = e.clone();
+            let mut hit = false;
+            for b in [&mut q.body1, &mut q.body2] {
+                let name = format!("{}{suffix}", b.0);
+                if exists(&name) {
+                    b.0 = name;
+                    hit = true;
+                }
+            }
+            if hit {
+                made.push(q);
+            }
+        }
+        list.extend(made);
+    }
+    // only an exclude whose bodies both resolve goes with the template (measured: exclude
+    // bead/z with z after the replicate stays, and fails as "body 'bead' not found")
+    let exists = |n: &str| known(n) || copies.iter().any(|c| c == n);
+    list.retain(|e| {
+        let resolved = exists(&e.body1.0) && exists(&e.body2.0);
+        !(resolved && (rep.holds("body", &e.body1.0) || rep.holds("body", &e.body2.0)))
+    });
+    list
 }
 
 /// What the replicates do to an equality.
