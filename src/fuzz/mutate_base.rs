@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use super::scene::Rng;
 
 /// Templates that exercise what the scene generator never writes: assets (textures, materials,
-/// builtin and inline meshes, height fields), tendons, actuators, equalities, sensors,
+/// builtin and inline meshes, height fields, a mirrored mesh, a cube texture's grid layout),
+/// tendons (with armature), every actuator shortcut (DC motors, muscles, adhesion, dampers),
+/// equalities, sensors (with intervals and delays), visual settings, lights, cameras,
 /// keyframes, default classes, contact pairs and excludes, frames and replicate.
 pub const TEMPLATES: &[(&str, &str)] = &[
     (
@@ -139,6 +141,72 @@ pub const TEMPLATES: &[(&str, &str)] = &[
   <equality><weld body1="pend" body2="target" active="false" solref="0.01 1"/></equality>
   <contact><exclude body1="a" body2="pend"/></contact>
   <keyframe><key name="start" time="0.5"/></keyframe>
+</mujoco>
+"#,
+    ),
+    (
+        "template:actuators",
+        r#"<mujoco model="actuators">
+  <compiler autolimits="true"/>
+  <option timestep="0.002"/>
+  <visual>
+    <global realtime="1" fovy="45" offwidth="320" offheight="240"/>
+    <map znear="0.01" zfar="50" stiffness="100"/>
+    <quality shadowsize="1024"/>
+    <scale forcewidth="0.1" contactwidth="0.1"/>
+  </visual>
+  <asset>
+    <texture name="cube" type="cube" builtin="checker" width="16" height="16" gridsize="3 4" gridlayout=".U..LFRB.D.."/>
+    <material name="shiny" texture="cube" specular="0.5" shininess="0.5" emission="0.1"/>
+    <mesh name="wedge" scale="-0.1 0.1 0.1" vertex="0 0 0 1 0 0 0 1 0 0 0 1 1 1 0 1 0 1 0.5 0.5 0 0 0.5 0.5 0.5 0 0.5 1 1 1"/>
+  </asset>
+  <default>
+    <default class="dc"><dcmotor motorconst="0.05" resistance="2"/></default>
+    <light softness="0.3"/>
+  </default>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" softness="0.5" cutoff="60" exponent="5"/>
+    <camera name="eye" pos="1 0 1" xyaxes="0 1 0 -1 0 1" sensorsize="0.01 0.01" resolution="64 64" focal="0.02 0.02"/>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="cart" pos="0 0 0.2">
+      <joint name="rail" type="slide" axis="1 0 0" range="-1 1"/>
+      <geom name="cart_geom" type="box" size="0.1 0.05 0.05" material="shiny"/>
+      <site name="hook" pos="0 0 0.05"/>
+      <body name="pole" pos="0 0 0.05">
+        <joint name="hinge" axis="0 1 0" damping="0.01"/>
+        <inertial pos="0 0 0.2" mass="0.2" fullinertia="0.003 0.003 0.0001 0 0 0"/>
+        <geom name="pole_geom" type="capsule" fromto="0 0 0 0 0 0.4" size="0.02"/>
+        <site name="tip" pos="0 0 0.4"/>
+      </body>
+    </body>
+    <body name="wedge" pos="0.5 0 0.3">
+      <freejoint/>
+      <geom name="wedge_geom" type="mesh" mesh="wedge"/>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="lever" armature="0.01" stiffness="1" springlength="0 0.1"><joint joint="rail" coef="1"/><joint joint="hinge" coef="0.1"/></fixed>
+    <spatial name="string" width="0.003" armature="0.001"><site site="hook"/><site site="tip"/></spatial>
+  </tendon>
+  <actuator>
+    <dcmotor name="dc" class="dc" joint="rail" nominal="12 1 100" inductance="0.001" saturation="2"/>
+    <dcmotor name="servo" class="dc" joint="hinge" input="pos vel" controller="1 0 0.1" thermal="2 0 20"/>
+    <muscle name="flex" tendon="lever" lengthrange="-0.5 0.5" range="0.7 1.1" force="10" lmin="0.4" lmax="1.7" vmax="2" fpmax="1.2" fvmax="1.3"/>
+    <general name="filt" joint="hinge" dyntype="filter" dynprm="0.05" actrange="-1 1" gainprm="2"/>
+    <general name="mus" tendon="string" lengthrange="0.2 0.6" gaintype="muscle" biastype="muscle" gainprm="0.75 1.05 -1 200 0.5 1.6 1.5 1.3 1.2" biasprm="0.75 1.05 -1 200 0.5 1.6 1.5 1.3 1.2" dyntype="muscle"/>
+    <intvelocity name="iv" joint="rail" kp="10" kv="1" actrange="-0.5 0.5"/>
+    <damper name="brake" joint="hinge" kv="0.5" ctrlrange="0 1"/>
+    <cylinder name="piston" joint="rail" timeconst="0.1" area="0.01"/>
+    <adhesion name="glue" body="wedge" gain="2" ctrlrange="0 1"/>
+  </actuator>
+  <sensor>
+    <jointpos name="rail_pos" joint="rail" noise="0.01" interval="0.01 -0.002"/>
+    <jointvel joint="hinge" cutoff="10" delay="0.004" nsample="4"/>
+    <actuatorfrc actuator="dc"/>
+  </sensor>
+  <contact>
+    <pair geom1="wedge_geom" geom2="floor" condim="4" friction="0.9 0.9 0.01 0.001 0.001" solref="0.01 1" solimp="0.9 0.95 0.001 0.5 2" margin="0.002" gap="0.001"/>
+  </contact>
 </mujoco>
 "#,
     ),

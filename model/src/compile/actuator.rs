@@ -243,6 +243,12 @@ impl ActuatorSpec {
         if let Some(t) = keyword(el, "biastype", &BIAS_MAP)? {
             self.biastype = t;
         }
+        // a shortcut counts its own states: an actdim inherited from a general default is
+        // dropped (measured: under <general actdim="2" dyntype="user"/>, <motor> has 0 states,
+        // <cylinder> 1, while <general> keeps 2)
+        if el.name != "general" {
+            self.actdim = -1;
+        }
         int(el, "actdim", &mut self.actdim)?;
         arr(el, "dynprm", &mut self.dynprm, false)?;
         arr(el, "gainprm", &mut self.gainprm, false)?;

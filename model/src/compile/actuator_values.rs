@@ -4,7 +4,7 @@
 //! (`model/tests/verdict_cases/`); the quoted phrase of each message is MuJoCo's.
 
 use super::actuator::{transmission, ActuatorSpec, BiasType, DynType, GainType};
-use super::attrs::{err_at, err_attr, Res};
+use super::attrs::{err_at, Res};
 use super::ranges::{at, numbers};
 use super::spec::Defaults;
 use super::tree::BodyItem;
@@ -86,18 +86,28 @@ pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -
     if trn == Some("cranksite") && own("cranklength").unwrap_or(0.0) <= 0.0 {
         return Err(at(a, "cranklength", "crank length must be positive in actuator".into()));
     }
-    // Only a `general` actuator's own `actdim` is checked: the shortcuts set it themselves (a
-    // stateless dcmotor has dyntype dcmotor and actdim 0, corpus derivative/dcmotor.xml).
-    if let (true, Some(given)) = (a.name == "general", a.attr("actdim")) {
+    // Only a `general` actuator's `actdim` is checked: the shortcuts set it themselves (a
+    // stateless dcmotor has dyntype dcmotor and actdim 0, corpus derivative/dcmotor.xml). A
+    // general inherits its class's, which a dcmotor default sets (measured: under
+    // <default><dcmotor motorconst="1" resistance="1"/></default>, <general dyntype="filter"/>
+    // is "invalid actdim 0 in stateful actuator"; with inductance, actdim 1, it loads).
+    if a.name == "general" {
         let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
         spec.apply(a)?;
         let stateful = spec.dyntype != DynType::None;
-        let n = given.value.trim().parse::<i64>().unwrap_or(-1);
-        if n == 0 && stateful {
-            return Err(err_attr(given, "invalid actdim 0 in stateful actuator"));
+        let n = match a.attr("actdim") {
+            Some(given) => given.value.trim().parse::<i64>().unwrap_or(-1),
+            None => i64::from(spec.actdim),
+        };
+        if n > 1 && !matches!(spec.dyntype, DynType::User | DynType::DcMotor | DynType::Pid) {
+            return Err(at(a, "actdim", "actdim > 1 is only allowed for dyntype 'user', 'dcmotor' and 'pid'".into()));
+        }
+        // (a stateless dcmotor has dyntype dcmotor and actdim 0)
+        if n == 0 && stateful && spec.dyntype != DynType::DcMotor {
+            return Err(at(a, "actdim", "invalid actdim 0 in stateful actuator".into()));
         }
         if n > 0 && !stateful {
-            return Err(err_attr(given, format!("invalid actdim {n} in stateless actuator")));
+            return Err(at(a, "actdim", format!("invalid actdim {n} in stateless actuator")));
         }
     }
     if first("inheritrange").is_some_and(|r| r > 0.0) {

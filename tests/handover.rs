@@ -1,0 +1,118 @@
+//! The bulk contact hand-over (`specula::mj::collision::add_contacts`) leaves `mjData` exactly as
+//! one `mj_addContact` call per contact does: every field of every contact record, `ncon`,
+//! `parena`, `maxuse_arena` and the arena-full warning, on a dense scene (hundreds of contacts
+//! per step) and on one whose arena holds only part of them.
+
+use mujoco_sys as sys;
+use specula::mj::collision::{add_contacts, from_mj_contact, reset_collision_outputs};
+use specula::mj::{Data, Model};
+
+/// Two identical grids of `n` x `n` boxes in the same place, so every box overlaps its twin and
+/// its neighbours: many box-box contacts per step.
+fn dense_scene(n: usize, memory: &str) -> String {
+    format!(
+        r#"<mujoco><size memory="{memory}"/><worldbody><geom type="plane" size="5 5 .1"/>
+        <replicate count="{n}" offset="0.19 0 0"><replicate count="{n}" offset="0 0.19 0">
+          <body pos="0 0 0.09"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+        </replicate></replicate>
+        <replicate count="{n}" offset="0.19 0 0"><replicate count="{n}" offset="0 0.19 0">
+          <body pos="0 0 0.095"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+        </replicate></replicate></worldbody></mujoco>"#
+    )
+}
+
+/// What the hand-over leaves behind: ncon, parena, maxuse_arena, every contact field (as
+/// printed, NaN included), warnings.
+#[derive(PartialEq)]
+struct Left {
+    ncon: i32,
+    parena: usize,
+    maxuse_arena: sys::mjtSize,
+    bytes: Vec<u8>,
+    full_warnings: i32,
+}
+
+/// MuJoCo's contacts of `xml` after `mj_forward`, fed back by `feed` into a fresh data.
+/// With `times` > 1 the list is fed that many times over, more than the arena holds.
+fn handed_over(
+    xml: &str,
+    times: usize,
+    feed: &dyn Fn(&sys::mjModel, &mut sys::mjData, &[specula_engine::contact::Contact]),
+) -> Left {
+    let model = Model::from_xml_str(xml).expect("scene loads");
+    let mut data = Data::new(&model).expect("data");
+    data.forward().expect("forward");
+    let once: Vec<_> = data.contacts().iter().map(|c| from_mj_contact(c.raw())).collect();
+    let contacts: Vec<_> = (0..times).flat_map(|_| once.iter().copied()).collect();
+    let mut fresh = Data::new(&model).expect("data");
+    fresh.forward().expect("forward");
+    fresh
+        .call(|m, d| {
+            // SAFETY: valid pointers for the duration of the call.
+            let (m, d) = unsafe { (&*m, &mut *d) };
+            reset_collision_outputs(d);
+            feed(m, d, &contacts);
+        })
+        .expect("hand-over");
+    let d = fresh.mj();
+    let size = std::mem::size_of::<sys::mjContact>();
+    // SAFETY: `contact` holds `ncon` records.
+    let records = unsafe { std::slice::from_raw_parts(d.contact, d.ncon.max(0) as usize) };
+    // every field, not the struct's padding bytes (which `mj_addContact` copies as they come)
+    let bytes = records.iter().flat_map(|c| format!("{c:?}").into_bytes()).collect();
+    assert_eq!(size, 608, "mjContact of MuJoCo 4.0.0");
+    Left {
+        ncon: d.ncon,
+        parena: d.parena,
+        maxuse_arena: d.maxuse_arena,
+        bytes,
+        full_warnings: d.warning[sys::mjWARN_CONTACTFULL as usize].number,
+    }
+}
+
+impl std::fmt::Debug for Left {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sum = self.bytes.iter().fold(0u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        write!(
+            f,
+            "ncon {} parena {} maxuse_arena {} contact text {} (hash {sum:x}) warnings {}",
+            self.ncon,
+            self.parena,
+            self.maxuse_arena,
+            self.bytes.len(),
+            self.full_warnings
+        )
+    }
+}
+
+fn one_by_one(m: &sys::mjModel, d: &mut sys::mjData, cs: &[specula_engine::contact::Contact]) {
+    for c in cs {
+        let con = specula::mj::collision::to_mj_contact(c);
+        // SAFETY: valid model, data and contact.
+        if unsafe { sys::mj_addContact(m, d, &con) } != 0 {
+            break;
+        }
+    }
+}
+
+fn bulk(m: &sys::mjModel, d: &mut sys::mjData, cs: &[specula_engine::contact::Contact]) {
+    add_contacts(m, d, cs);
+}
+
+#[test]
+fn bulk_hand_over_leaves_the_data_as_one_call_per_contact_does() {
+    let xml = dense_scene(12, "8M");
+    let (a, b) = (handed_over(&xml, 1, &one_by_one), handed_over(&xml, 1, &bulk));
+    assert!(a.ncon > 300, "the scene is dense: {} contacts", a.ncon);
+    assert_eq!(a.full_warnings, 0);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bulk_hand_over_stops_where_the_arena_is_full_as_mujoco_does() {
+    let xml = dense_scene(12, "8M");
+    let (a, b) = (handed_over(&xml, 3, &one_by_one), handed_over(&xml, 3, &bulk));
+    assert!(a.full_warnings > 0, "the arena overflows: {} contacts fit", a.ncon);
+    assert!(a.ncon < 3 * 9000, "only part of the list fits: {}", a.ncon);
+    assert_eq!(a, b);
+}
