@@ -158,7 +158,7 @@ fn complaint(m: &str) -> String {
 /// A deliberate fault in the check stage, so tests can see each failing row reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Break {
-    /// Check compares a Rust model whose timestep is off by 1e-6 (relative).
+    /// Check compares a Rust model whose timestep is 1 s off.
     Check,
     /// The check child sleeps forever.
     Hang,
