@@ -47,6 +47,31 @@ pub fn check_values(root: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<
     for s in section("sensor").filter(|s| s.name != "plugin") {
         check_sensor(s, root, defs, items)?;
     }
+    check_history_timestep(root, defs)
+}
+
+/// A sensor or actuator that keeps a history (`nsample` > 0) needs a positive timestep; NaN
+/// passes (measured: timestep 0, -0 and -0.002 with nsample="2" are refused, NaN loads).
+fn check_history_timestep(root: &Element, defs: &Defaults) -> Res<()> {
+    let mut timestep = 0.002;
+    for o in root.children.iter().filter(|c| c.name == "option") {
+        if let Some(v) = o.attr("timestep").and_then(|a| values::parse_real(a.value.trim()).ok()) {
+            timestep = v;
+        }
+    }
+    if timestep > 0.0 || timestep.is_nan() {
+        return Ok(());
+    }
+    let section = |name: &'static str| root.children.iter().filter(move |c| c.name == name).flat_map(|s| &s.children);
+    let nsample = |el: &Element, kind: &str| -> Res<f64> {
+        let class = defs.class_of(el, 0)?;
+        Ok(numbers(el, defs, class, kind, "nsample").map_or(0.0, |v| v[0]))
+    };
+    for (el, kind) in section("sensor").map(|e| (e, "sensor")).chain(section("actuator").map(|e| (e, "actuator"))) {
+        if el.name != "plugin" && nsample(el, kind)? > 0.0 {
+            return Err(at(el, "nsample", format!("history buffers require positive timestep, got {timestep}")));
+        }
+    }
     Ok(())
 }
 
