@@ -12,6 +12,23 @@
 //!   `mjMINVAL`, 0 or 1 if only one is), except that solref is the element-wise min when
 //!   either solref is in direct form (first entry not positive).
 
+/// The [`GeomContact`] of geom `g` in `m`, any model type with MuJoCo's `geom_*` arrays (the
+/// compiler's `Model`, the engine's collision model).
+#[macro_export]
+macro_rules! geom_contact {
+    ($m:expr, $g:expr) => {
+        $crate::contact::GeomContact {
+            priority: $m.geom_priority[$g],
+            condim: $m.geom_condim[$g],
+            solmix: $m.geom_solmix[$g],
+            solref: $m.geom_solref[$g],
+            solimp: $m.geom_solimp[$g],
+            friction: $m.geom_friction[$g],
+            adhesion: $m.geom_adhesion[$g],
+        }
+    };
+}
+
 /// One geom's contact settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GeomContact {

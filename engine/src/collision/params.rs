@@ -14,7 +14,7 @@
 use super::model::{CollisionModel, ENBL_OVERRIDE};
 use crate::contact::Contact;
 use crate::math::{cross, mul_mat_vec3, sub3};
-use specula_model::contact::{mix_geoms, GeomContact};
+use specula_model::contact::mix_geoms;
 
 /// MuJoCo's `mjMINMU`: the smallest friction coefficient a contact gets.
 pub const MINMU: f64 = 1e-5;
@@ -39,16 +39,7 @@ pub struct ContactParams {
 /// Mixed parameters of geoms `g1`, `g2` (`mj_contactParam` for two geoms; the rule lives in
 /// the model crate, which also fills a pair's unset settings with it).
 pub fn mix_geom_params(m: &CollisionModel, g1: usize, g2: usize) -> ContactParams {
-    let side = |g: usize| GeomContact {
-        priority: m.geom_priority[g],
-        condim: m.geom_condim[g],
-        solmix: m.geom_solmix[g],
-        solref: m.geom_solref[g],
-        solimp: m.geom_solimp[g],
-        friction: m.geom_friction[g],
-        adhesion: m.geom_adhesion[g],
-    };
-    let x = mix_geoms(&side(g1), &side(g2));
+    let x = mix_geoms(&specula_model::geom_contact!(m, g1), &specula_model::geom_contact!(m, g2));
     ContactParams {
         condim: x.condim,
         solref: x.solref,

@@ -371,16 +371,7 @@ pub fn tendon_armature_bodies(m: &mut Model, root: &crate::xml::Element, defs: &
 /// larger geom value (measured: `docs/measurements.md`, "Pairs with NaN settings").
 fn unset_from_geoms(m: &Model, spec: &super::spec::PairSpec, g1: usize, g2: usize) -> super::spec::PairSpec {
     let mut s = spec.clone();
-    let geom = |g: usize| crate::contact::GeomContact {
-        priority: m.geom_priority[g],
-        condim: m.geom_condim[g],
-        solmix: m.geom_solmix[g],
-        solref: m.geom_solref[g],
-        solimp: m.geom_solimp[g],
-        friction: m.geom_friction[g],
-        adhesion: m.geom_adhesion[g],
-    };
-    let mixed = crate::contact::mix_geoms(&geom(g1), &geom(g2));
+    let mixed = crate::contact::mix_geoms(&crate::geom_contact!(m, g1), &crate::geom_contact!(m, g2));
     if s.friction[0].is_nan() {
         s.friction = mixed.friction;
     }
