@@ -12,6 +12,8 @@
 //!   `mjMINVAL`, 0 or 1 if only one is), except that solref is the element-wise min when
 //!   either solref is in direct form (first entry not positive).
 
+use crate::compile::math::MINVAL;
+
 /// The [`GeomContact`] of geom `g` in `m`, any model type with MuJoCo's `geom_*` arrays (the
 /// compiler's `Model`, the engine's collision model).
 #[macro_export]
@@ -62,9 +64,6 @@ pub struct MixedContact {
     /// Adhesive force.
     pub adhesion: f64,
 }
-
-/// MuJoCo's `mjMINVAL`.
-const MINVAL: f64 = 1e-15;
 
 /// The contact settings of geoms `a` (geom 1) and `b` (geom 2).
 pub fn mix_geoms(a: &GeomContact, b: &GeomContact) -> MixedContact {

@@ -15,6 +15,9 @@ use crate::xml::{values, Element};
 /// and `inheritrange` only on hinge, slide or tendon transmissions.
 pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
     let class = defs.class_of(a, 0)?;
+    // the actuator's state after its class and its own attributes (types, actdim)
+    let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
+    spec.apply(a)?;
     let first = |attr: &str| numbers(a, defs, class, "actuator", attr).map(|v| v[0]);
     let own = |attr: &str| a.attr(attr).and_then(|v| values::parse_real(v.value.trim()).ok());
     let negative: &[(&str, &str)] = match a.name.as_str() {
@@ -33,23 +36,18 @@ pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -
             return Err(at(a, attr, format!("{msg} in actuator <{}>", a.name)));
         }
     }
-    if a.name == "damper"
-        && numbers(a, defs, class, "actuator", "ctrlrange").is_some_and(|r| r.iter().any(|&x| x < 0.0))
-    {
-        return Err(at(a, "ctrlrange", "damper control range cannot be negative".into()));
-    }
-    if a.name == "adhesion"
-        && numbers(a, defs, class, "actuator", "ctrlrange").is_some_and(|r| r.iter().any(|&x| x < 0.0))
-    {
-        return Err(at(a, "ctrlrange", "adhesion control range cannot be negative".into()));
+    // damper and adhesion always limit their control (no ctrllimited attribute): a range with
+    // a negative end, then an unset or empty one, is refused (measured: <adhesion body="b"/>)
+    let always_limited = matches!(a.name.as_str(), "damper" | "adhesion");
+    let ctrlrange = numbers(a, defs, class, "actuator", "ctrlrange");
+    if always_limited && ctrlrange.as_ref().is_some_and(|r| r.iter().any(|&x| x < 0.0)) {
+        return Err(at(a, "ctrlrange", format!("{} control range cannot be negative", a.name)));
     }
     if a.name == "dcmotor" {
         check_dcmotor(a, defs, class)?;
     }
-    // damper and adhesion always limit their control (no ctrllimited attribute): an unset or
-    // empty range is invalid (measured: <adhesion body="b"/> is refused)
-    if matches!(a.name.as_str(), "damper" | "adhesion") {
-        let r = numbers(a, defs, class, "actuator", "ctrlrange").unwrap_or_default();
+    if always_limited {
+        let r = ctrlrange.unwrap_or_default();
         if r.first().copied().unwrap_or(0.0) >= r.get(1).copied().unwrap_or(0.0) {
             return Err(at(
                 a,
@@ -58,9 +56,9 @@ pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -
             ));
         }
     }
-    check_muscle(a, defs, class)?;
+    check_muscle(a, defs, class, &spec)?;
     if a.name == "general" {
-        check_general_actrange(a, defs, class)?;
+        check_general_actrange(a, defs, class, &spec)?;
     }
     let trn = transmission(a).map(|(t, _)| t.name.as_str());
     // measured: armature and damping allow a jointinparent transmission, inheritrange does not
@@ -92,8 +90,6 @@ pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -
     // <default><dcmotor motorconst="1" resistance="1"/></default>, <general dyntype="filter"/>
     // is "invalid actdim 0 in stateful actuator"; with inductance, actdim 1, it loads).
     if a.name == "general" {
-        let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
-        spec.apply(a)?;
         let stateful = spec.dyntype != DynType::None;
         let n = match a.attr("actdim") {
             Some(given) => given.value.trim().parse::<i64>().unwrap_or(-1),
@@ -129,9 +125,7 @@ pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -
 
 /// `general` with `dyntype="none"` (stateless): a limiting `actrange` (increasing, not turned
 /// off by `actlimited="false"`) is refused.
-fn check_general_actrange(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
-    let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
-    spec.apply(a)?;
+fn check_general_actrange(a: &Element, defs: &Defaults, class: usize, spec: &ActuatorSpec) -> Res<()> {
     let off = a.attr("actlimited").map(|v| v.value.trim()) == Some("false");
     let r = numbers(a, defs, class, "actuator", "actrange").unwrap_or_default();
     if spec.dyntype == DynType::None && !off && r.len() == 2 && r[0] < r[1] {
@@ -143,7 +137,7 @@ fn check_general_actrange(a: &Element, defs: &Defaults, class: usize) -> Res<()>
 /// Muscle gain or bias parameters (range, force, scale, lmin, lmax, vmax, fpmax, fvmax): an
 /// increasing range, lmin < 1 < lmax, and positive scale, vmax, fpmax and fvmax. A NaN passes,
 /// as MuJoCo's comparisons let it.
-fn check_muscle(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
+fn check_muscle(a: &Element, defs: &Defaults, class: usize, spec: &ActuatorSpec) -> Res<()> {
     let mut prms: Vec<Vec<f64>> = Vec::new();
     if a.name == "muscle" {
         // the shortcut applies only values >= 0 (measured: scale="-1" keeps 200, "-0" is
@@ -162,8 +156,6 @@ fn check_muscle(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
         }
         prms.push(p);
     } else if a.name == "general" {
-        let mut spec: ActuatorSpec = defs.classes[class].actuator.clone();
-        spec.apply(a)?;
         let prm = |name: &str, first: f64| {
             let mut p = vec![0.0; 10];
             p[0] = first;

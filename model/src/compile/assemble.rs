@@ -381,12 +381,11 @@ fn unset_from_geoms(m: &Model, spec: &super::spec::PairSpec, g1: usize, g2: usiz
     if s.solimp[0].is_nan() {
         s.solimp = mixed.solimp;
     }
-    let larger = |a: f64, b: f64| if a < b { b } else { a };
     if s.margin.is_nan() {
-        s.margin = larger(m.geom_margin[g1], m.geom_margin[g2]);
+        s.margin = super::math::std_max(m.geom_margin[g1], m.geom_margin[g2]);
     }
     if s.gap.is_nan() {
-        s.gap = larger(m.geom_gap[g1], m.geom_gap[g2]);
+        s.gap = super::math::std_max(m.geom_gap[g1], m.geom_gap[g2]);
     }
     s
 }

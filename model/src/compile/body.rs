@@ -315,10 +315,9 @@ pub fn compile_body(
     if id > 0 {
         // std::max keeps a NaN mass or inertia (measured: mass="nan" on a static body
         // compiles to body_mass NaN; f64::max would give the bound)
-        let at_least = |x: f64, bound: f64| if x < bound { bound } else { x };
-        b.mass = at_least(b.mass, cs.boundmass);
+        b.mass = super::math::std_max(b.mass, cs.boundmass);
         for x in b.inertia.iter_mut() {
-            *x = at_least(*x, cs.boundinertia);
+            *x = super::math::std_max(*x, cs.boundinertia);
         }
         if b.mass < 0.0 || b.inertia.iter().any(|&x| x < 0.0) {
             return Err(err("mass and inertia cannot be negative"));

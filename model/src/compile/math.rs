@@ -352,6 +352,15 @@ pub fn mj_min(a: f64, b: f64) -> f64 {
     }
 }
 
+/// C++'s `std::max(a, b)`, `a < b ? b : a`: a NaN `a` is kept, a NaN `b` is not taken.
+pub fn std_max(a: f64, b: f64) -> f64 {
+    if a < b {
+        b
+    } else {
+        a
+    }
+}
+
 /// MuJoCo's `mjMAX(a, b)`, `a > b ? a : b`.
 pub fn mj_max(a: f64, b: f64) -> f64 {
     if a > b {

@@ -271,7 +271,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
         bodies.push(compile_body(id, it, weldid, static_weld, &all_cs, &mctx)?);
     }
     check_names(&items)?;
-    validate::check_model(root, &sources[0].defaults, &items, &ex, dir, &cs.texturedir)?;
+    validate::check_model(root, &sources[0].defaults, &items, &ex, dir, &cs.texturedir, opt.timestep)?;
     for (i, a) in ex.meshes.iter().enumerate() {
         if !a.name.is_empty() && ex.meshes[..i].iter().any(|b| b.name == a.name) {
             return Err(MjcfError::new(a.pos.clone(), format!("repeated name '{}' in mesh", a.name)));

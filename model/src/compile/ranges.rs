@@ -28,7 +28,7 @@ pub(super) fn at(el: &Element, attr: &str, msg: String) -> crate::error::MjcfErr
 }
 
 /// Runs every check of this module on the main document `root`.
-pub fn check_values(root: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<()> {
+pub fn check_values(root: &Element, defs: &Defaults, items: &[BodyItem], timestep: f64) -> Res<()> {
     for s in root.children.iter().filter(|c| c.name == "size") {
         check_size(s)?;
     }
@@ -47,18 +47,12 @@ pub fn check_values(root: &Element, defs: &Defaults, items: &[BodyItem]) -> Res<
     for s in section("sensor").filter(|s| s.name != "plugin") {
         check_sensor(s, root, defs, items)?;
     }
-    check_history_timestep(root, defs)
+    check_history_timestep(root, defs, timestep)
 }
 
 /// A sensor or actuator that keeps a history (`nsample` > 0) needs a positive timestep; NaN
 /// passes (measured: timestep 0, -0 and -0.002 with nsample="2" are refused, NaN loads).
-fn check_history_timestep(root: &Element, defs: &Defaults) -> Res<()> {
-    let mut timestep = 0.002;
-    for o in root.children.iter().filter(|c| c.name == "option") {
-        if let Some(v) = o.attr("timestep").and_then(|a| values::parse_real(a.value.trim()).ok()) {
-            timestep = v;
-        }
-    }
+fn check_history_timestep(root: &Element, defs: &Defaults, timestep: f64) -> Res<()> {
     if timestep > 0.0 || timestep.is_nan() {
         return Ok(());
     }

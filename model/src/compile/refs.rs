@@ -178,12 +178,14 @@ fn replicate_excludes(
     rep: &tree::Replicated,
     known: &dyn Fn(&str) -> bool,
 ) -> Vec<contact::RawExclude> {
+    // whether body `n` exists: made before the replicate, inside it, or one of `copies`
+    let present = |copies: &[String], n: &str| known(n) || copies.iter().any(|c| c == n);
     let mut list = excl;
     let mut copies: Vec<String> = Vec::new();
     let bodies: Vec<&String> = rep.inside.iter().filter(|(k, _)| *k == "body").map(|(_, n)| n).collect();
     for suffix in &rep.suffixes {
         copies.extend(bodies.iter().map(|n| format!("{n}{suffix}")));
-        let exists = |n: &str| known(n) || copies.iter().any(|c| c == n);
+        let exists = |n: &str| present(&copies, n);
         let mut made = Vec::new();
         for e in &list {
             if !exists(&e.body1.0) || !exists(&e.body2.0) {
@@ -206,9 +208,8 @@ fn replicate_excludes(
     }
     // only an exclude whose bodies both resolve goes with the template (measured: exclude
     // bead/z with z after the replicate stays, and fails as "body 'bead' not found")
-    let exists = |n: &str| known(n) || copies.iter().any(|c| c == n);
     list.retain(|e| {
-        let resolved = exists(&e.body1.0) && exists(&e.body2.0);
+        let resolved = present(&copies, &e.body1.0) && present(&copies, &e.body2.0);
         !(resolved && (rep.holds("body", &e.body1.0) || rep.holds("body", &e.body2.0)))
     });
     list

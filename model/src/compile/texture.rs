@@ -41,12 +41,12 @@ fn check_texture(t: &Element, dir: &Path) -> Res<()> {
     // gridlayout holds one character per grid cell: its byte length must be the product of
     // the gridsize counts, whatever their sign (measured: "-1 -1" with "A" loads, "1 1" with ""
     // or " A" is refused)
+    let grid: Vec<i64> = text("gridsize")
+        .map(|g| g.split_ascii_whitespace().filter_map(|t| t.parse().ok()).collect())
+        .unwrap_or_else(|| vec![1, 1]);
+    let (r, c) = (grid.first().copied().unwrap_or(1), grid.get(1).copied().unwrap_or(1));
     if let Some(layout) = t.attr("gridlayout") {
-        let grid: Vec<i64> = text("gridsize")
-            .map(|g| g.split_ascii_whitespace().filter_map(|t| t.parse().ok()).collect())
-            .unwrap_or_else(|| vec![1, 1]);
-        let cells = grid.first().copied().unwrap_or(1).saturating_mul(grid.get(1).copied().unwrap_or(1));
-        if layout.value.len() as i64 != cells {
+        if layout.value.len() as i64 != r.saturating_mul(c) {
             return Err(err_attr(layout, "gridlayout length must match gridsize"));
         }
     }
@@ -99,18 +99,12 @@ fn check_texture(t: &Element, dir: &Path) -> Res<()> {
     // A cube or skybox from one file is cut into a grid of at most 12 squares; 4.0.0 checks the
     // grid before it opens the file (measured: gridsize "-3 -4", "0 4" and "13 1" fail, with or
     // without the file; a builtin cube ignores gridsize).
-    if !two_d && text("file").is_some() {
-        let grid: Vec<i64> = text("gridsize")
-            .map(|g| g.split_ascii_whitespace().filter_map(|t| t.parse().ok()).collect())
-            .unwrap_or_else(|| vec![1, 1]);
-        let (r, c) = (grid.first().copied().unwrap_or(1), grid.get(1).copied().unwrap_or(1));
-        if r <= 0 || c <= 0 || r * c > 12 {
-            let pos = t.attr("gridsize").map_or_else(|| t.pos.clone(), |a| a.pos.clone());
-            return Err(crate::error::MjcfError::new(
-                pos,
-                "gridsize must be non-zero and no more than 12 squares in texture (both counts positive)",
-            ));
-        }
+    if !two_d && text("file").is_some() && (r <= 0 || c <= 0 || r.saturating_mul(c) > 12) {
+        let pos = t.attr("gridsize").map_or_else(|| t.pos.clone(), |a| a.pos.clone());
+        return Err(crate::error::MjcfError::new(
+            pos,
+            "gridsize must be non-zero and no more than 12 squares in texture (both counts positive)",
+        ));
     }
     for f in files {
         if let Some(a) = t.attr(f) {

@@ -57,6 +57,7 @@ pub fn check_model(
     ex: &Extras,
     dir: &std::path::Path,
     texturedir: &str,
+    timestep: f64,
 ) -> Res<()> {
     let mut names = Names::default();
     names.add("body", "world");
@@ -111,7 +112,7 @@ pub fn check_model(
     check_equalities(root, items, &names)?;
     check_sensors(root, &names)?;
     check_tuples_and_skins(root, &names)?;
-    super::ranges::check_values(root, defs, items)
+    super::ranges::check_values(root, defs, items, timestep)
 }
 
 /// Collects written names and the site, camera and light elements below `el`, tracking

@@ -149,7 +149,7 @@ pub fn process(raw: RawMesh, spec: &MeshSpec) -> Result<MeshData, MeshError> {
         let h = convex_hull(&dvert, maxv).map_err(|_| invalid("qhull error"))?;
         hull = Some(h);
     }
-    let polygons: Vec<Vec<usize>> = match &hull {
+    let mut polygons: Vec<Vec<usize>> = match &hull {
         Some(h) => make_polygons(&dvert, &h.face),
         None => Vec::new(),
     };
@@ -180,7 +180,6 @@ pub fn process(raw: RawMesh, spec: &MeshSpec) -> Result<MeshData, MeshError> {
         facenormal = face.iter().map(|&f| per_vertex * f).collect();
     }
     let righthand = spec.scale[0] * spec.scale[1] * spec.scale[2] > 0.0;
-    let mut polygons = polygons;
     if !righthand {
         for tri in face.chunks_exact_mut(3).chain(facenormal.chunks_exact_mut(3)) {
             tri.swap(1, 2);
