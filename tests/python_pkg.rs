@@ -1,6 +1,6 @@
 //! The Python package (`python/`, issue 12): `import mujoco, specula; specula.enable()` with no
-//! preload and no environment variable. The tests build it with maturin (`pip install
-//! ./python`) into a virtual environment under the target directory, filled from PyPI with
+//! preload and no environment variable. The tests build its wheel with maturin (`pip wheel
+//! ./python`, as CI does on every run) and install it into a virtual environment under the target directory, filled from PyPI with
 //! `mujoco==4.0.0` and maturin (and `gymnasium[mujoco]` for its environments), then run
 //! `python/tests/check_enable.py`, `check_gymnasium.py` and `check_tools.py`, which compare every run with the same
 //! run on plain MuJoCo in the same process, bit for bit, and check what specula counted. Without
@@ -129,15 +129,23 @@ fn setup() -> Result<PathBuf, NoPython> {
             )));
         }
     }
-    // `pip install ./python`, as a user would, but reusing this environment's maturin and
-    // mujoco-core (its headers and library are what the build compiles against) instead of an
-    // isolated build environment, and with the Rust build kept in the target directory so that
-    // the next run only rebuilds what changed.
+    // The package's wheel, built as `pip wheel ./python` builds it for a user, but reusing this
+    // environment's maturin and mujoco-core (its headers and library are what the build compiles
+    // against) instead of an isolated build environment, and with the Rust build kept in the
+    // target directory so that the next run only rebuilds what changed; then installed from it.
     let start = Instant::now();
+    let wheels = wheel_dir();
+    if let Ok(old) = std::fs::read_dir(&wheels) {
+        for w in old.flatten().filter(|w| w.file_name().to_string_lossy().ends_with(".whl")) {
+            let _ = std::fs::remove_file(w.path());
+        }
+    }
     let path = format!("{}:{}", venv.join("bin").display(), std::env::var("PATH").unwrap_or_default());
     let out = output(
         Command::new(&py)
-            .args(["-m", "pip", "--disable-pip-version-check", "install", "--quiet", "--no-build-isolation"])
+            .args(["-m", "pip", "--disable-pip-version-check", "wheel", "--quiet", "--no-build-isolation", "--no-deps"])
+            .arg("--wheel-dir")
+            .arg(&wheels)
             .arg(root().join("python"))
             .env("PATH", path)
             .env("CARGO_TARGET_DIR", target_dir().join("python-pkg")),
@@ -148,10 +156,35 @@ fn setup() -> Result<PathBuf, NoPython> {
         if network_failure(&all) {
             return Err(NoPython::Skip(format!("building the package needs crates.io: {}", tail(&all, 5))));
         }
-        return Err(NoPython::Fail(format!("pip install ./python failed:\n{}", tail(&all, 40))));
+        return Err(NoPython::Fail(format!("pip wheel ./python failed:\n{}", tail(&all, 40))));
+    }
+    let wheel = built_wheel().map_err(NoPython::Fail)?;
+    let out = pip(&py, &["install", "--quiet", "--force-reinstall", "--no-deps", &wheel.to_string_lossy()])
+        .map_err(NoPython::Fail)?;
+    if !out.status.success() {
+        return Err(NoPython::Fail(format!("pip install {} failed:\n{}", wheel.display(), tail(&text(&out), 40))));
     }
     eprintln!("built and installed the package in {:.0} s", start.elapsed().as_secs_f64());
     Ok(py)
+}
+
+/// Where the tests build the package's wheel.
+fn wheel_dir() -> PathBuf {
+    target_dir().join("python-pkg-wheels")
+}
+
+/// The one wheel in [`wheel_dir`].
+fn built_wheel() -> Result<PathBuf, String> {
+    let found: Vec<PathBuf> = std::fs::read_dir(wheel_dir())
+        .map_err(|e| format!("{}: {e}", wheel_dir().display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "whl"))
+        .collect();
+    match &found[..] {
+        [one] => Ok(one.clone()),
+        _ => Err(format!("expected one wheel in {}, found {found:?}", wheel_dir().display())),
+    }
 }
 
 /// The environment's python, or None after printing why the test is skipped (a failure to
@@ -268,14 +301,50 @@ fn import_refuses_a_mujoco_that_is_not_4_0_0() {
 }
 
 #[test]
-fn check_diff_and_load_work_from_python_with_errors_as_exceptions() {
-    let Some(py) = python_or_skip("check_diff_and_load_work_from_python_with_errors_as_exceptions") else {
+fn check_diff_sweep_and_load_work_from_python_with_errors_as_exceptions() {
+    let Some(py) = python_or_skip("check_diff_sweep_and_load_work_from_python_with_errors_as_exceptions") else {
         return;
     };
-    let (_, s) = run_check(&py, "check_tools.py", &[], &[]);
+    let (_, s) = run_check(&py, "check_tools.py", &["--cli", env!("CARGO_BIN_EXE_specula")], &[]);
     assert!(num(&s, "check_fields") > 100.0, "{s}");
+    assert!(num(&s, "sweep_runs") > 10.0, "{s}");
+    assert_eq!(s["sweep_compared_with_cli"], Value::Bool(true), "{s}");
     assert!(num(&s, "load_arrays") > 50.0, "{s}");
     assert!(num(&s, "diff_contacts") > 0.0, "{s}");
+}
+
+/// The wheel a user gets: specula's extension module and Python files, no copy of libmujoco, and
+/// a module that names libmujoco by soname only (no rpath, no runpath into a build directory),
+/// so it binds to the copy the `mujoco` package loaded.
+#[test]
+fn the_wheel_holds_no_libmujoco_and_links_it_by_soname_only() {
+    let Some(py) = python_or_skip("the_wheel_holds_no_libmujoco_and_links_it_by_soname_only") else {
+        return;
+    };
+    let wheel = built_wheel().unwrap();
+    let unpacked = target_dir().join("python-pkg-wheel-unpacked");
+    let _ = std::fs::remove_dir_all(&unpacked);
+    let code = "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); z.extractall(sys.argv[2]); print('\\n'.join(z.namelist()))";
+    let out = output(Command::new(&py).args(["-c", code]).arg(&wheel).arg(&unpacked)).unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let names = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(names.lines().any(|n| n == "specula/__init__.py"), "{names}");
+    assert!(names.lines().any(|n| n.ends_with("specula_autoenable.pth")), "{names}");
+    assert!(!names.contains("libmujoco"), "the wheel must not vendor libmujoco:\n{names}");
+    let modules: Vec<&str> = names.lines().filter(|n| n.starts_with("specula/_native") && n.ends_with(".so")).collect();
+    assert_eq!(modules.len(), 1, "{names}");
+    assert!(modules[0].contains("abi3"), "an abi3 module: {}", modules[0]);
+    let so = unpacked.join(modules[0]);
+    let Ok(elf) = Command::new("readelf").arg("-d").arg(&so).output() else {
+        eprintln!(
+            "SKIPPED: the_wheel_holds_no_libmujoco_and_links_it_by_soname_only: no readelf to read {}",
+            so.display()
+        );
+        return;
+    };
+    let dynamic = String::from_utf8_lossy(&elf.stdout);
+    assert!(dynamic.contains("Shared library: [libmujoco.so.4.0.0]"), "{dynamic}");
+    assert!(!dynamic.contains("RPATH") && !dynamic.contains("RUNPATH"), "no rpath or runpath:\n{dynamic}");
 }
 
 #[test]

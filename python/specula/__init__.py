@@ -26,6 +26,7 @@ are still read once, at the first call: ``SPECULA_REPORT=<path>`` writes the rep
 
 import contextlib
 import json
+import math
 import threading
 
 MUJOCO_VERSION = "4.0.0"
@@ -50,7 +51,7 @@ from . import _native  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = [
-    "enable", "disable", "enabled", "is_enabled", "stats", "check", "diff", "load",
+    "enable", "disable", "enabled", "is_enabled", "stats", "check", "diff", "sweep", "load",
     "SpeculaError", "MJCFError", "MuJoCoError", "MUJOCO_VERSION",
 ]
 
@@ -192,6 +193,68 @@ def diff(xml_path, steps=500, key=None, speculative=None):
     # another thread may change it meanwhile
     with _lock:
         return json.loads(_native.diff_json(str(xml_path), int(steps), key, speculative))
+
+
+def _csv(value):
+    """A list option as the CLI writes it: a string as it is, numbers and names joined by commas."""
+    if value is None or isinstance(value, str):
+        return value
+    return ",".join(str(v) for v in value)
+
+
+def sweep(scene=None, *, preset=None, bodies=(), speeds=None, direction=None, toward=None,
+          offsets=None, dense=False, gap=None, tilt=None, jitter=None, seed=None, draws=None,
+          timesteps=None, duration=None, key=None, routes=None, modes=None, refine=False,
+          jobs=None):
+    """``specula sweep --format json``: the tunneling matrix of a preset (``preset="quick"``,
+    ``"a1"``, ``"b"``, ...) or of free bodies of your own scene (``scene=path, bodies=["ball"]``),
+    with the options of the CLI under the same names (``bodies`` is ``--body``, ``routes`` is
+    ``--route``). List options take a list or the CLI's text: ``speeds=[2, 5, 10]`` or
+    ``"1:40:0.5"``, ``timesteps=["1.25ms", 0.000625]``, ``direction=(0, 0, -1)``,
+    ``modes=["off", "robust"]``, ``routes=["c", "rust"]``. ``jobs``: worker threads (None: one
+    per core). Returns the CLI's JSON object as a dict: ``sweep`` (the definition), ``hash``,
+    ``runs`` (one dict per run: ``outcome`` PASS, LAND, BOUNCE or STUCK, ``speed``, ``mode``,
+    ``route``, ...). Raises ValueError for a bad option, MJCFError when specula's compiler
+    rejects the scene, MuJoCoError when MuJoCo does or a body cannot be placed."""
+    if isinstance(bodies, str):
+        bodies = [bodies]
+    if isinstance(routes, str):
+        routes = routes.split(",")
+    options = {
+        "scene": None if scene is None else str(scene),
+        "preset": preset,
+        "bodies": [str(b) for b in bodies],
+        "speeds": _csv(speeds),
+        "direction": _csv(direction),
+        "toward": toward,
+        "offsets": offsets,
+        "dense": bool(dense),
+        "gap": gap,
+        "tilt": tilt,
+        "jitter": jitter,
+        "seed": seed,
+        "draws": draws,
+        "timesteps": _csv(timesteps),
+        "duration": duration,
+        "key": None if key is None else str(key),
+        "routes": None if routes is None else [str(r).strip() for r in routes],
+        "modes": _csv(modes),
+        "refine": bool(refine),
+        "jobs": 0 if jobs is None else int(jobs),
+    }
+    for name in ("offsets", "seed", "draws", "jobs"):
+        v = options[name]
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise ValueError(f"{name}={v!r}: expected a non-negative whole number")
+    for name in ("gap", "tilt", "jitter", "duration"):
+        v = options[name]
+        if v is not None:
+            options[name] = float(v)
+            if not math.isfinite(options[name]):
+                raise ValueError(f"{name}={v!r}: expected a finite number")
+    # like diff, a run on the rust route redirects MuJoCo's collision slot while it runs
+    with _lock:
+        return json.loads(_native.sweep_json(json.dumps(options)))
 
 
 class Model:

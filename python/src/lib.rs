@@ -56,7 +56,13 @@ fn check_json(py: Python<'_>, path: &str) -> PyResult<String> {
 /// `speculative` (`off`, `compat`, `robust`; `None`: the scene's own).
 #[pyfunction]
 #[pyo3(signature = (path, steps, key=None, speculative=None))]
-fn diff_json(py: Python<'_>, path: &str, steps: usize, key: Option<&str>, speculative: Option<&str>) -> PyResult<String> {
+fn diff_json(
+    py: Python<'_>,
+    path: &str,
+    steps: usize,
+    key: Option<&str>,
+    speculative: Option<&str>,
+) -> PyResult<String> {
     let p = existing(path)?;
     let mode = match speculative {
         None => None,
@@ -64,25 +70,110 @@ fn diff_json(py: Python<'_>, path: &str, steps: usize, key: Option<&str>, specul
             PyValueError::new_err(format!("speculative={n:?} is not one of 'off', 'compat', 'robust', None"))
         })?),
     };
-    // The diff replaces collision on this thread through specula's entry point, which
-    // libmujoco's own calls reach only through the redirected slot: redirect it for the run
-    // (mode c meanwhile, unless enable() chose another: other threads see MuJoCo's collision).
+    let report = with_slot(|| {
+        py.detach(|| {
+            let scene = specula::Scene::load(p)?;
+            let scene = match mode {
+                Some(m) => scene.with_speculative(m)?,
+                None => scene,
+            };
+            scene.diff(steps, key)
+        })
+    })?;
+    Ok(report.map_err(tool_error)?.to_json().to_string())
+}
+
+/// Runs `f` with libmujoco's collision slot redirected to specula's entry point. The tools'
+/// rust route installs its stage per thread behind that entry point, which libmujoco's own calls
+/// reach only through the slot; when `enable()` has not redirected it, it is redirected for the
+/// run (mode c meanwhile: other threads see MuJoCo's collision) and restored after.
+fn with_slot<T>(f: impl FnOnce() -> T) -> PyResult<T> {
     let redirected_here = !patch::installed();
     if redirected_here {
         patch::install().map_err(patch_error)?;
     }
-    let report = py.detach(|| {
-        let scene = specula::Scene::load(p)?;
-        let scene = match mode {
-            Some(m) => scene.with_speculative(m)?,
-            None => scene,
-        };
-        scene.diff(steps, key)
-    });
+    let out = f();
     if redirected_here {
         patch::uninstall().map_err(patch_error)?;
     }
-    Ok(report.map_err(tool_error)?.to_json().to_string())
+    Ok(out)
+}
+
+/// `specula sweep --json`: the sweep `options` describe (a JSON object with the fields of
+/// [`specula::sweep::request::Request`], plus `jobs`), run on `jobs` threads (0: one per core).
+#[pyfunction]
+fn sweep_json(py: Python<'_>, options: &str) -> PyResult<String> {
+    use specula::sweep::request::{Request, RequestError};
+    let o: serde_json::Value = serde_json::from_str(options).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let text = |k: &str| o[k].as_str().map(str::to_string);
+    let float = |k: &str| o[k].as_f64();
+    let int = |k: &str| o[k].as_u64();
+    let routes = match o["routes"].as_array() {
+        None => None,
+        Some(names) => Some(
+            names
+                .iter()
+                .map(|n| match n.as_str() {
+                    Some("c") => Ok(specula::sim::Route::C),
+                    Some("rust") => Ok(specula::sim::Route::Rust),
+                    _ => Err(PyValueError::new_err(format!("route {n} is not one of 'c', 'rust'"))),
+                })
+                .collect::<PyResult<Vec<_>>>()?,
+        ),
+    };
+    let scene = text("scene").map(std::path::PathBuf::from);
+    if let Some(p) = &scene {
+        // specula's compiler first: its errors name the file, line and column
+        existing(&p.to_string_lossy())?;
+        py.detach(|| specula_model::load_file(p)).map_err(|e| MJCFError::new_err(e.to_string()))?;
+    }
+    let request = Request {
+        scene,
+        preset: text("preset"),
+        bodies: o["bodies"]
+            .as_array()
+            .map_or(Vec::new(), |b| b.iter().filter_map(|n| n.as_str().map(str::to_string)).collect()),
+        speeds: text("speeds"),
+        direction: text("direction"),
+        toward: text("toward"),
+        offsets: int("offsets").map(|n| n as usize),
+        dense: o["dense"].as_bool().unwrap_or(false),
+        gap: float("gap"),
+        tilt: float("tilt"),
+        jitter: float("jitter"),
+        seed: int("seed"),
+        draws: int("draws"),
+        timesteps: text("timesteps"),
+        duration: float("duration"),
+        key: text("key"),
+        routes,
+        modes: text("modes"),
+        refine: o["refine"].as_bool().unwrap_or(false),
+    };
+    let jobs = int("jobs").unwrap_or(0) as usize;
+    let doc = with_slot(|| {
+        py.detach(|| -> Result<serde_json::Value, RequestError> {
+            let sweep = request.sweep()?;
+            let runs = sweep.runs();
+            if runs.is_empty() {
+                return Err(RequestError::Invalid(
+                    "no runs: the robust mode runs only on the rust route (add 'rust' to routes)".into(),
+                ));
+            }
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs)
+                .build()
+                .map_err(|e| RequestError::Invalid(format!("could not start the worker threads: {e}")))?;
+            let results =
+                pool.install(|| specula::sweep::run_refined(&sweep, &runs, runs.len(), &|_| {}, &|_, _| {}))?;
+            Ok(specula::sweep::report::to_json(&results, &sweep, (1, 1)))
+        })
+    })?;
+    match doc {
+        Ok(doc) => Ok(doc.to_string()),
+        Err(RequestError::Invalid(m)) => Err(PyValueError::new_err(m)),
+        Err(RequestError::Scene(e)) => Err(MuJoCoError::new_err(e.to_string())),
+    }
 }
 
 /// One array of specula's compiled model: (MuJoCo's name, values per row, the values as
@@ -182,9 +273,7 @@ fn collision(py: Python<'_>, model: usize, data: usize) -> PyResult<()> {
     py.detach(|| {
         // SAFETY: the Python wrapper passes the addresses of a live MjModel and MjData, which it
         // keeps referenced for the duration of the call; the entry point never unwinds a panic.
-        unsafe {
-            specula::capi::mj_collision(model as *const mujoco_sys::mjModel, data as *mut mujoco_sys::mjData)
-        }
+        unsafe { specula::capi::mj_collision(model as *const mujoco_sys::mjModel, data as *mut mujoco_sys::mjData) }
     });
     Ok(())
 }
@@ -197,6 +286,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_json, m)?)?;
     m.add_function(wrap_pyfunction!(diff_json, m)?)?;
     m.add_function(wrap_pyfunction!(load_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_json, m)?)?;
     m.add("SONAME", patch::SONAME)?;
     m.add_function(wrap_pyfunction!(enable, m)?)?;
     m.add_function(wrap_pyfunction!(disable, m)?)?;

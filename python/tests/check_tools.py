@@ -1,11 +1,13 @@
-"""The tools from Python (specula.check, specula.diff, specula.load), run by tests/python_pkg.rs in
-its virtual environment (or by hand: python python/tests/check_tools.py). Each answer is checked
+"""The tools from Python (specula.check, specula.diff, specula.sweep, specula.load), run by
+tests/python_pkg.rs in its virtual environment (or by hand: python python/tests/check_tools.py
+--cli target/release/specula). Each answer is checked
 against MuJoCo's own Python binding or against what the CLI's JSON holds; the last line printed is
 a JSON summary the Rust test reads.
 """
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -39,6 +41,7 @@ def raises(exc, fn, *args, **kwargs):
 
 def main():
     scene = os.path.join(SCENES, "thin_parts.xml")
+    original_collision = mujoco.mj_collision
 
     # check: the CLI's JSON, and a match on a project scene
     c = specula.check(scene)
@@ -86,6 +89,42 @@ def main():
     check("no_such_key" in msg, f"a bad key is MuJoCoError naming it: {msg}")
     raises(specula.MJCFError, specula.diff, bad, steps=10)
     raises(ValueError, specula.diff, scene, steps=10, speculative="fast")
+
+    # sweep: the same JSON as the CLI's `--format json`, on a preset and on a scene, every mode
+    cli = sys.argv[sys.argv.index("--cli") + 1] if "--cli" in sys.argv else None
+    ball = os.path.join(SCENES, "ball_plate.xml")
+    runs = [
+        (dict(preset="quick", modes=["off", "compat"], routes=["c", "rust"], jobs=2),
+         ["--preset", "quick", "--modes", "off,compat", "--route", "c,rust", "--jobs", "2"]),
+        (dict(scene=ball, bodies=["ball"], speeds=[5, 20], offsets=1, duration=0.1),
+         [ball, "--body", "ball", "--speeds", "5,20", "--offsets", "1", "--duration", "0.1"]),
+    ]
+    for kwargs, argv in runs:
+        s = specula.sweep(**kwargs)
+        check(len(s["runs"]) > 0 and s["shard"] == "1/1", f"sweep {kwargs}: {str(s)[:300]}")
+        if cli:
+            out = subprocess.run([cli, "sweep", *argv, "--format", "json", "--progress", "never"],
+                                 capture_output=True, text=True)
+            check(out.returncode == 0, f"specula sweep {argv}: {out.stderr}")
+            check(json.loads(out.stdout) == s, f"sweep {kwargs}: Python's runs differ from the CLI's")
+        SUMMARY.setdefault("sweep_runs", 0)
+        SUMMARY["sweep_runs"] += len(s["runs"])
+    by_mode = {r["mode"]: r for r in specula.sweep(ball, bodies="ball", speeds=[20], offsets=1,
+                                                  duration=0.1)["runs"]}
+    # the rust route ran specula's stage: its robust run holds the ball MuJoCo's off run lets through
+    check(by_mode["off"]["outcome"] == "PASS" and by_mode["robust"]["outcome"] == "LAND"
+          and by_mode["robust"]["route"] == "rust", f"sweep modes at 20 m/s: {by_mode}")
+    check(not specula.is_enabled() and mujoco.mj_collision is original_collision, "sweep restores the slot")
+    msg = raises(ValueError, specula.sweep, ball, bodies=["ball"], speeds="3:1:1")
+    check("empty" in msg, f"bad speeds: {msg}")
+    raises(ValueError, specula.sweep, preset="no_such_preset")
+    raises(ValueError, specula.sweep, ball, bodies=["ball"], tilt=float("nan"))
+    raises(ValueError, specula.sweep, preset="quick", bodies=["ball"])
+    msg = raises(specula.MJCFError, specula.sweep, bad, bodies=["ball"])
+    check("bad.xml:3:" in msg, f"sweep's MJCFError names file:line:col: {msg}")
+    msg = raises(specula.MuJoCoError, specula.sweep, ball, bodies=["no_such_body"])
+    check("no_such_body" in msg, f"an unknown body is named: {msg}")
+    SUMMARY["sweep_compared_with_cli"] = cli is not None
 
     # a diff in one thread while another enables and disables: the diff keeps the collision
     # slot for its run (enable/disable wait for it), and everything is as before afterwards

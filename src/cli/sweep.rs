@@ -7,13 +7,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
-use specula::mj::Model;
-use specula::sim::Route;
-use specula::sweep::def::{self, Source, Sweep};
-use specula::sweep::preset::{self, Preset};
+use specula::sweep::def::{Source, Sweep};
 use specula::sweep::progress::{Progress, When};
-use specula::sweep::user::Aim;
-use specula::sweep::{merge, report, run_all, shard, svg, verdict, Compiled, RunResult, SceneKind, SpeculativeMode};
+use specula::sweep::request::Request;
+use specula::sweep::{merge, report, run_refined, shard, svg, verdict, Compiled, RunResult, SceneKind};
 
 use super::sweep_args;
 use super::RouteArg;
@@ -166,119 +163,34 @@ pub struct MergeArgs {
     pub svg: Option<PathBuf>,
 }
 
-fn dedup<T: PartialEq>(v: Vec<T>) -> Vec<T> {
-    let mut out = Vec::new();
-    for x in v {
-        if !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out
-}
-
-fn positive(what: &str, v: Option<f64>, zero_ok: bool) -> Result<Option<f64>, String> {
-    match v {
-        Some(x) if !x.is_finite() || x < 0.0 || (x == 0.0 && !zero_ok) => {
-            Err(format!("{what} {x}: expected a {} number", if zero_ok { "non-negative" } else { "positive" }))
-        }
-        v => Ok(v),
-    }
-}
-
-/// The sweep the arguments define, checked: a scene is compiled and every body, name and keyframe
-/// looked up before anything runs, so bad input is one line on stderr and nothing is written.
+/// The sweep the arguments define, checked (`specula::sweep::request`): bad input is one line on
+/// stderr and nothing is written.
 fn definition(a: &SweepOpts) -> Result<Sweep, String> {
-    let names: Vec<&str> = SpeculativeMode::ALL.iter().map(|m| m.name()).collect();
-    let modes =
-        a.modes.as_deref().map(|m| sweep_args::parse_list("mode", m, SpeculativeMode::parse, &names)).transpose()?;
-    let routes: Option<Vec<Route>> = a.route.as_ref().map(|r| dedup(r.iter().map(|&r| r.into()).collect()));
-    let offsets = match (a.dense, a.offsets) {
-        (true, _) => Some(preset::offsets(20)),
-        (false, Some(0)) => return Err("--offsets must be at least 1".into()),
-        (false, n) => n.map(preset::offsets),
-    };
-    let speeds = a.speeds.as_deref().map(sweep_args::parse_speeds).transpose()?;
-    let timesteps = a.timesteps.as_deref().map(sweep_args::parse_timesteps).transpose()?;
-    let duration = positive("--duration", a.duration, false)?;
-    let Some(path) = &a.scene else {
-        let scene_only = [
-            ("--body", !a.body.is_empty()),
-            ("--direction", a.direction.is_some()),
-            ("--toward", a.toward.is_some()),
-            ("--gap", a.gap.is_some()),
-            ("--tilt", a.tilt.is_some()),
-            ("--jitter", a.jitter.is_some()),
-            ("--seed", a.seed.is_some()),
-            ("--draws", a.draws.is_some()),
-            ("--key", a.key.is_some()),
-            ("--start-of", a.start_of.is_some()),
-        ];
-        if let Some((flag, _)) = scene_only.iter().find(|(_, given)| *given) {
-            return Err(format!("{flag} needs a SCENE: the presets place their own parts"));
-        }
-        let name = a.preset.as_deref().unwrap_or("quick");
-        let p = Preset::parse(name).ok_or_else(|| {
-            let all: Vec<_> = Preset::ALL.iter().map(|p| p.name()).collect();
-            format!("unknown preset '{name}' (expected one of {})", all.join(", "))
-        })?;
-        let default_modes = vec![SpeculativeMode::Off, SpeculativeMode::Compat];
-        let mut s = Sweep::preset(p, routes.unwrap_or(vec![Route::C]), modes.unwrap_or(default_modes));
-        (s.speeds, s.offsets, s.timesteps, s.duration, s.refine) = (speeds, offsets, timesteps, duration, a.refine);
-        return Ok(s);
-    };
-    let file = path.display();
-    if a.refine {
-        return Err("--refine is for the presets' scene A".into());
+    if a.scene.is_none() && a.start_of.is_some() {
+        return Err("--start-of needs a SCENE: the presets place their own parts".into());
     }
-    if a.body.is_empty() {
-        return Err(format!("{file}: name the body to sweep with --body NAME"));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{file}: {e}"))?;
-    let model = Model::from_xml_path(path).map_err(|e| e.to_string())?;
-    let aim = match (&a.direction, &a.toward) {
-        (Some(d), _) => Aim::Direction(sweep_args::parse_direction(d)?),
-        (None, Some(t)) => Aim::Toward(t.clone()),
-        (None, None) => {
-            let g = model.mj().opt.gravity;
-            let down = sweep_args::parse_direction(&format!("{},{},{}", g[0], g[1], g[2])).unwrap_or([0.0, 0.0, -1.0]);
-            Aim::Direction(down)
-        }
-    };
-    let tilt = positive("--tilt", a.tilt, true)?.unwrap_or(0.0);
-    if tilt > 90.0 {
-        return Err(format!("--tilt {tilt}: a tilt is at most 90 degrees"));
-    }
-    if a.draws == Some(0) {
-        return Err("--draws must be at least 1".into());
-    }
-    let sweep = Sweep {
-        source: Source::Scene { path: path.clone(), digest: format!("{:016x}", def::fnv64(&bytes)) },
-        bodies: dedup(a.body.clone()),
-        speeds: Some(speeds.unwrap_or_else(|| preset::speeds(1.0, 40.0, 0.5))),
-        aim,
-        offsets: Some(offsets.unwrap_or_else(|| preset::OFFSETS_3.to_vec())),
-        gap: positive("--gap", a.gap, true)?.unwrap_or(0.0),
-        tilt,
-        jitter: positive("--jitter", a.jitter, true)?.unwrap_or(0.0),
-        seed: a.seed.unwrap_or(0),
-        draws: a.draws.unwrap_or(1),
-        timesteps: Some(timesteps.unwrap_or_else(|| vec![model.timestep()])),
-        duration: Some(duration.unwrap_or(def::SCENE_DURATION)),
+    let request = Request {
+        scene: a.scene.clone(),
+        preset: a.preset.clone(),
+        bodies: a.body.clone(),
+        speeds: a.speeds.clone(),
+        direction: a.direction.clone(),
+        toward: a.toward.clone(),
+        offsets: a.offsets,
+        dense: a.dense,
+        gap: a.gap,
+        tilt: a.tilt,
+        jitter: a.jitter,
+        seed: a.seed,
+        draws: a.draws,
+        timesteps: a.timesteps.clone(),
+        duration: a.duration,
         key: a.key.clone(),
-        routes,
-        modes: modes.unwrap_or(SpeculativeMode::ALL.to_vec()),
-        refine: false,
+        routes: a.route.as_ref().map(|r| r.iter().map(|&r| r.into()).collect()),
+        modes: a.modes.clone(),
+        refine: a.refine,
     };
-    // Every body's first start, so a body that cannot be placed fails before anything runs.
-    let all = sweep.runs();
-    for body in &sweep.bodies {
-        if let Some(r) = all.iter().find(|r| &r.case == body) {
-            let c = Compiled::new(r).map_err(|e| e.to_string())?;
-            let setup = c.setup.as_ref().expect("scene runs have a setup");
-            setup.start(&c.model, r.user.as_deref().expect("scene runs have a case"), r).map_err(|e| e.to_string())?;
-        }
-    }
-    Ok(sweep)
+    request.sweep().map_err(|e| e.to_string())
 }
 
 /// Which shard this process runs: `--shard`, else the Slurm array task's, else all of it.
@@ -389,13 +301,9 @@ pub fn run(args: SweepArgs) -> Result<ExitCode, String> {
     };
     let started = Instant::now();
     let progress = Progress::new(when, runs.len());
-    let mut results = pool.install(|| run_all(&runs, &|_, _| progress.tick())).map_err(|e| e.to_string())?;
-    if args.refine {
-        let extra = preset::refinement(&results, all.len());
-        progress.add(extra.len());
-        let more = pool.install(|| run_all(&extra, &|_, _| progress.tick())).map_err(|e| e.to_string())?;
-        results.extend(more);
-    }
+    let results = pool
+        .install(|| run_refined(&sweep, &runs, all.len(), &|n| progress.add(n), &|_, _| progress.tick()))
+        .map_err(|e| e.to_string())?;
     progress.finish();
     let merge_total = (sharded.is_some() && args.out.is_some()).then_some(all.len());
     let text = rows(&results, &sweep, args.format, (i, n), merge_total);

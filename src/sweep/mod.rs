@@ -20,6 +20,7 @@ pub mod merge;
 pub mod preset;
 pub mod progress;
 pub mod report;
+pub mod request;
 pub mod scene;
 pub mod shape;
 pub mod svg;
@@ -174,4 +175,23 @@ pub fn run_all(runs: &[RunSpec], progress: &(dyn Fn(usize, usize) + Sync)) -> Re
             out
         })
         .collect()
+}
+
+/// Runs `runs` (all of `sweep`'s runs, or one shard of them) like [`run_all`]; a sweep that
+/// refines then gets its refinement runs (numbered from `total`, the unsharded run count), of
+/// which `more` is told the number before they run.
+pub fn run_refined(
+    sweep: &def::Sweep,
+    runs: &[RunSpec],
+    total: usize,
+    more: &dyn Fn(usize),
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<RunResult>, MjError> {
+    let mut results = run_all(runs, progress)?;
+    if sweep.refine {
+        let extra = preset::refinement(&results, total);
+        more(extra.len());
+        results.extend(run_all(&extra, progress)?);
+    }
+    Ok(results)
 }
