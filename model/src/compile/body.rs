@@ -229,9 +229,12 @@ fn inertia_from_geoms(b: &mut CBody, cs: &CompilerSettings, err: &dyn Fn(&str) -
                 toti[j] = toti[j] + i0[j] + i1[j];
             }
         }
-        let (q, d) = full_inertia(&toti).map_err(|e| err(&format!("error '{e}' in alternative for principal axes")))?;
-        b.iquat = q;
-        b.inertia = d;
+        let axes =
+            full_inertia(&toti, false).map_err(|e| err(&format!("error '{e}' in alternative for principal axes")))?;
+        if let Some((q, d)) = axes {
+            b.iquat = q;
+            b.inertia = d;
+        }
     }
     Ok(())
 }
@@ -262,9 +265,11 @@ pub fn compile_body(
         return Err(err("fullinertia and diagonal inertia cannot both be specified"));
     }
     if full_defined {
-        let (q, d) = full_inertia(&it.fullinertia).map_err(|e| err(&format!("error '{e}' in fullinertia")))?;
-        iquat = q;
-        inertia = d;
+        let axes = full_inertia(&it.fullinertia, true).map_err(|e| err(&format!("error '{e}' in fullinertia")))?;
+        if let Some((q, d)) = axes {
+            iquat = q;
+            inertia = d;
+        }
     }
     resolve(&mut iquat, conv, &it.ialt).map_err(|e| err(&format!("error '{e}' in inertia alternative")))?;
 

@@ -332,15 +332,37 @@ pub fn eig3(mat: &[f64; 9]) -> ([f64; 3], [f64; 4]) {
 /// The tolerance MuJoCo's body compiler passes to its eigen-solver.
 pub const BODY_EIG_TOL: f64 = 4e-15;
 
-/// Principal axes of a full inertia `[xx, yy, zz, xy, xz, yz]`: `(quat, diagonal)`, or an
-/// error message when an eigenvalue is not positive.
-pub fn full_inertia(full: &[f64; 6]) -> Result<([f64; 4], [f64; 3]), &'static str> {
-    let m = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]];
+/// The symmetric matrix of a full inertia `[xx, yy, zz, xy, xz, yz]`, row-major.
+fn inertia_matrix(full: &[f64; 6]) -> [f64; 9] {
+    [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
+}
+
+/// `R·M·Rᵀ` with `R` the identity, multiplied out as `(R·M)·Rᵀ`: equal to `M` when it is
+/// finite, and NaN wherever a product `0·inf` or `0·NaN` lands.
+fn identity_rmrt(m: &[f64; 9]) -> [f64; 9] {
+    const I: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    mulmat(&mulmat(&I, m), &transpose(&I))
+}
+
+/// Principal axes of a full inertia `[xx, yy, zz, xy, xz, yz]` as MuJoCo 4.0.0's body compiler
+/// finds them: `Ok(Some((quat, diagonal)))`, `Ok(None)` when MuJoCo skips the decomposition and
+/// leaves the body's inertia and inertial orientation as they were, or an error message when an
+/// eigenvalue is not positive.
+///
+/// The skip (docs/measurements.md, M3): MuJoCo decomposes only when the matrix's first entry
+/// is not NaN. From `fullinertia` that matrix is the given one turned by the (identity) inertial
+/// frame, so any non-finite entry but an infinite `xx` poisons it; from the geoms it is their
+/// summed inertia itself, so only a NaN `xx` does.
+pub fn full_inertia(full: &[f64; 6], turned: bool) -> Result<Option<([f64; 4], [f64; 3])>, &'static str> {
+    let m = if turned { identity_rmrt(&inertia_matrix(full)) } else { inertia_matrix(full) };
+    if m[0].is_nan() {
+        return Ok(None);
+    }
     let (eigval, quat) = eig3(&m);
     if eigval[2] < EPS {
         return Err("inertia must have positive eigenvalues");
     }
-    Ok((quat, eigval))
+    Ok(Some((quat, eigval)))
 }
 
 /// MuJoCo's `mjMIN(a, b)`, `a < b ? a : b`: a NaN `b` is taken, a NaN `a` is replaced by `b`.
