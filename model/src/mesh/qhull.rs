@@ -9,8 +9,10 @@
 //!    is not a new maximum), then the initial simplex: least and greatest x among them, then
 //!    the point of largest |det| among the extremes (first wins ties; qhull's `det3_` expansion,
 //!    whose rounding decides ties between symmetric points), scanning all points in input order
-//!    when the best is nearly zero or below 1e-3 of the expected size. Vertex ids 1..4 go to
-//!    the simplex points in that order.
+//!    when the best is nearly zero or below 1e-3 of the expected size (the previous det times
+//!    the widest extent; the first "det" is the x extent of the first edge), and stopping at the
+//!    first point above 10 times that ratio. Vertex ids 1..4 go to the simplex points in that
+//!    order.
 //! 2. The four initial facets omit the vertices in decreasing-id order; facet list = that order.
 //! 3. Partition: each facet in list order takes the remaining points that are at least
 //!    `distoutside` above it (furthest point kept last); the points left over are partitioned
@@ -826,7 +828,10 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
         return None;
     }
     let mut simplex = vec![minx, maxx];
-    let mut prevdet = width;
+    // qhull's first "determinant" is the x extent of that edge (measured: six points with a z
+    // extent of 6 and an x extent of 4 take the first point whose 2-row det beats 10·1e-3·4·6,
+    // fuzz_cases/mutate/mesh_polygons_far_points.xml)
+    let mut prevdet = (pts[3 * maxx] - pts[3 * minx]).abs();
     // qh_detroundoff's NEARzero for 2 and 3 rows (cumulative sums of the per-axis maxima).
     let nearzero = [10.0 * 80.0 * (maxabs[0] + maxabs[1]) * f64::EPSILON, 10.0 * 80.0 * maxsum * f64::EPSILON];
     for i in 2..4 {
