@@ -1,6 +1,6 @@
 //! The Python package (`python/`, issue 12): `import mujoco, specula; specula.enable()` with no
-//! preload and no environment variable. The tests build its wheel with maturin (`pip wheel
-//! ./python`, as CI does on every run) and install it into a virtual environment under the target directory, filled from PyPI with
+//! preload and no environment variable. The tests build its wheel with maturin (`pip wheel .`
+//! in the clone, as CI does on every run) and install it into a virtual environment under the target directory, filled from PyPI with
 //! `mujoco==4.0.0` and maturin (and `gymnasium[mujoco]` for its environments), then run
 //! `python/tests/check_enable.py`, `check_gymnasium.py` and `check_tools.py`, which compare every run with the same
 //! run on plain MuJoCo in the same process, bit for bit, and check what specula counted. Without
@@ -129,7 +129,7 @@ fn setup() -> Result<PathBuf, NoPython> {
             )));
         }
     }
-    // The package's wheel, built as `pip wheel ./python` builds it for a user, but reusing this
+    // The package's wheel, built as `pip wheel .` (in the clone) builds it for a user, but reusing this
     // environment's maturin and mujoco-core (its headers and library are what the build compiles
     // against) instead of an isolated build environment, and with the Rust build kept in the
     // target directory so that the next run only rebuilds what changed; then installed from it.
@@ -146,7 +146,7 @@ fn setup() -> Result<PathBuf, NoPython> {
             .args(["-m", "pip", "--disable-pip-version-check", "wheel", "--quiet", "--no-build-isolation", "--no-deps"])
             .arg("--wheel-dir")
             .arg(&wheels)
-            .arg(root().join("python"))
+            .arg(root())
             .env("PATH", path)
             .env("CARGO_TARGET_DIR", target_dir().join("python-pkg")),
     )
@@ -156,7 +156,7 @@ fn setup() -> Result<PathBuf, NoPython> {
         if network_failure(&all) {
             return Err(NoPython::Skip(format!("building the package needs crates.io: {}", tail(&all, 5))));
         }
-        return Err(NoPython::Fail(format!("pip wheel ./python failed:\n{}", tail(&all, 40))));
+        return Err(NoPython::Fail(format!("pip wheel . failed:\n{}", tail(&all, 40))));
     }
     let wheel = built_wheel().map_err(NoPython::Fail)?;
     let out = pip(&py, &["install", "--quiet", "--force-reinstall", "--no-deps", &wheel.to_string_lossy()])
@@ -329,7 +329,9 @@ fn the_wheel_holds_no_libmujoco_and_links_it_by_soname_only() {
     assert!(out.status.success(), "{}", text(&out));
     let names = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(names.lines().any(|n| n == "specula/__init__.py"), "{names}");
-    assert!(names.lines().any(|n| n.ends_with("specula_autoenable.pth")), "{names}");
+    // the start-up hook works only from the top of site-packages
+    assert!(names.lines().any(|n| n == "specula_autoenable.pth"), "{names}");
+    assert!(names.lines().any(|n| n == "_specula_autoenable.py"), "{names}");
     assert!(!names.contains("libmujoco"), "the wheel must not vendor libmujoco:\n{names}");
     let modules: Vec<&str> = names.lines().filter(|n| n.starts_with("specula/_native") && n.ends_with(".so")).collect();
     assert_eq!(modules.len(), 1, "{names}");

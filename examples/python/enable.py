@@ -1,6 +1,6 @@
 """specula inside a plain MuJoCo Python program, with no LD_PRELOAD: `specula.enable()`.
 
-    pip install mujoco==4.0.0 ./python        # once, from the clone
+    pip install mujoco==4.0.0 .        # once, in the clone
     python examples/python/enable.py [SCENE.xml] [STEPS]
 
 Drops the nine thin parts of scenes/thin_parts.xml (by default) onto a 5 mm pane four times:
