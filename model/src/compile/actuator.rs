@@ -362,7 +362,9 @@ impl ActuatorSpec {
 
         let mut actdim = 0;
         // the electrical time constant: L/R from an inductance, else given directly
-        let te = if inductance[0] > 0.0 && resistance > 0.0 {
+        // (a NaN resistance passes MuJoCo's checks and gives te = NaN, no state: measured,
+        // resistance="nan" inductance="0.001" compiles to na 0 and dynprm[0] NaN)
+        let te = if inductance[0] > 0.0 && (resistance > 0.0 || resistance.is_nan()) {
             inductance[0] / resistance
         } else if inductance[0] > 0.0 {
             // R derived from the nominal point; only the sign of te matters here
