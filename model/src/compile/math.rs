@@ -344,6 +344,9 @@ fn identity_rmrt(m: &[f64; 9]) -> [f64; 9] {
     mulmat(&mulmat(&I, m), &transpose(&I))
 }
 
+/// Principal axes of an inertia: the frame's quaternion and the diagonal inertia in it.
+pub type Axes = ([f64; 4], [f64; 3]);
+
 /// Principal axes of a full inertia `[xx, yy, zz, xy, xz, yz]` as MuJoCo 4.0.0's body compiler
 /// finds them: `Ok(Some((quat, diagonal)))`, `Ok(None)` when MuJoCo skips the decomposition and
 /// leaves the body's inertia and inertial orientation as they were, or an error message when an
@@ -353,7 +356,7 @@ fn identity_rmrt(m: &[f64; 9]) -> [f64; 9] {
 /// is not NaN. From `fullinertia` that matrix is the given one turned by the (identity) inertial
 /// frame, so any non-finite entry but an infinite `xx` poisons it; from the geoms it is their
 /// summed inertia itself, so only a NaN `xx` does.
-pub fn full_inertia(full: &[f64; 6], turned: bool) -> Result<Option<([f64; 4], [f64; 3])>, &'static str> {
+pub fn full_inertia(full: &[f64; 6], turned: bool) -> Result<Option<Axes>, &'static str> {
     let m = if turned { identity_rmrt(&inertia_matrix(full)) } else { inertia_matrix(full) };
     if m[0].is_nan() {
         return Ok(None);
