@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use specula::bench::bench;
+use specula::bench::{bench, suite};
 use specula::sim::Start;
 
 use specula_model::types::{Integrator, SpeculativeMode};
@@ -14,8 +14,13 @@ use super::diff::load_pair;
 /// Arguments of `specula bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// MJCF scene.
-    pub scene: PathBuf,
+    /// MJCF scene (not with --suite).
+    #[arg(required_unless_present = "suite", conflicts_with = "suite")]
+    pub scene: Option<PathBuf>,
+    /// Run the benchmark set instead (project scenes, `benches/scenes/`, and the corpus humanoid
+    /// and box stack when MuJoCo's corpus is beside the repository) and print its tables.
+    #[arg(long)]
+    pub suite: bool,
     /// Steps to record (each recorded state is collided once per pass).
     #[arg(long, default_value_t = 500)]
     pub steps: usize,
@@ -38,8 +43,12 @@ pub struct BenchArgs {
 
 /// Runs `specula bench`.
 pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
-    let file = args.scene.display().to_string();
-    let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative)?;
+    if cfg!(debug_assertions) {
+        eprintln!("specula bench: this is a debug build; build with --release for meaningful times");
+    }
+    let Some(scene) = &args.scene else { return run_suite(&args) };
+    let file = scene.display().to_string();
+    let (c, rust) = load_pair(scene, args.integrator, args.speculative)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     let robust = args.speculative == Some(SpeculativeMode::Robust);
     let r = bench(&c, &rust, args.steps, &start, args.passes, robust).map_err(|e| format!("{file}: {e}"))?;
@@ -49,9 +58,6 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
             serde_json::json!({"c_ns": r.c_ns, "rust_ns": r.rust_ns, "ratio": r.ratio, "states": r.states, "passes": r.passes})
         );
     } else {
-        if cfg!(debug_assertions) {
-            eprintln!("specula bench: this is a debug build; build with --release for meaningful times");
-        }
         outln!(
             "{file}: mj_collision {:.0} ns, specula {:.0} ns per call: ratio {:.2} ({} states, median of {} passes)",
             r.c_ns,
@@ -60,6 +66,43 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
             r.states,
             r.passes
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `specula bench --suite`: every scene of the set, a line of progress each on stderr, then
+/// the tables (or one JSON array).
+fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
+    if args.key.is_some() || args.integrator.is_some() || args.speculative.is_some() {
+        return Err(
+            "--suite sets each scene's keyframe and modes itself: drop --key, --integrator and --speculative".into()
+        );
+    }
+    let (scenes, skipped) = suite::scenes(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    for s in &skipped {
+        eprintln!("specula bench --suite: {s}");
+    }
+    let mut rows = Vec::with_capacity(scenes.len());
+    for s in &scenes {
+        eprintln!("specula bench --suite: {} ({} states, {} passes)", s.name, s.steps, args.passes);
+        rows.push(suite::run_scene(s, args.passes)?);
+    }
+    if args.json {
+        let json: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                let b = |b: &specula::bench::BenchReport| serde_json::json!({"c_ns": b.c_ns, "rust_ns": b.rust_ns, "ratio": b.ratio});
+                serde_json::json!({
+                    "scene": r.scene.name, "states": r.off.states, "passes": r.off.passes,
+                    "off": b(&r.off), "compat": b(&r.compat), "robust": b(&r.robust),
+                    "robust_over_off": r.robust_over_off(),
+                    "step": r.step.as_ref().map(|s| serde_json::json!({"c_ns": s.c_ns, "rust_ns": s.rust_ns, "ratio": s.ratio, "steps": s.steps})),
+                })
+            })
+            .collect();
+        outln!("{}", serde_json::Value::Array(json));
+    } else {
+        outln!("{}", suite::table(&rows));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,9 +8,11 @@
 //! passes, divided by the number of states, are the reported times per call. Build with
 //! `--release` for numbers that mean anything.
 
+pub mod suite;
+
 use std::time::Instant;
 
-use crate::mj::collision::{library_collision, run_library_collision};
+use crate::mj::collision::{library_collision, run_library_collision, with_collision};
 use crate::mj::{state, Data, MjError, Model};
 use crate::route::RustStage;
 use crate::sim::{self, Start};
@@ -92,6 +94,68 @@ pub fn bench(
     let n = states.len().max(1) as f64;
     let (c_ns, rust_ns) = (median(&mut c_tot) / n, median(&mut r_tot) / n);
     Ok(BenchReport { c_ns, rust_ns, ratio: rust_ns / c_ns, states: states.len(), passes })
+}
+
+/// Whole-step timing of both routes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepReport {
+    /// Median time of a step on the C route (MuJoCo's `mj_step` as it is).
+    pub c_ns: f64,
+    /// Median time of a step on the rust route (the same `mj_step`, specula's collision stage).
+    pub rust_ns: f64,
+    /// rust_ns / c_ns.
+    pub ratio: f64,
+    /// Steps per pass.
+    pub steps: usize,
+    /// Passes per route.
+    pub passes: usize,
+}
+
+/// Times `steps` whole steps from `start` on the C route and on the rust route, in `passes`
+/// interleaved passes (alternating which route goes first), and reports the medians per step.
+pub fn bench_step(
+    model: &Model,
+    rust: &specula_model::Model,
+    steps: usize,
+    start: &Start,
+    passes: usize,
+) -> Result<StepReport, MjError> {
+    if library_collision().is_none() {
+        return Err(MjError::Invalid("libmujoco is not loaded".into()));
+    }
+    let mut data = Data::new(model)?;
+    let mut stage = RustStage::new(rust);
+    let passes = passes.max(1);
+    let (mut c_tot, mut r_tot) = (Vec::with_capacity(passes), Vec::with_capacity(passes));
+    let mut error = None;
+    for pass in 0..passes {
+        for route in [pass % 2, 1 - pass % 2] {
+            sim::start(&mut data, start)?;
+            let t = Instant::now();
+            if route == 0 {
+                for _ in 0..steps {
+                    data.step()?;
+                }
+                c_tot.push(t.elapsed().as_nanos() as f64);
+            } else {
+                let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
+                    if let Err(e) = stage.replace(m, d) {
+                        error.get_or_insert(e);
+                        run_library_collision(m, d);
+                    }
+                };
+                let (r, _) = with_collision(model.raw(), &mut replace, || (0..steps).try_for_each(|_| data.step()));
+                r?;
+                r_tot.push(t.elapsed().as_nanos() as f64);
+            }
+        }
+    }
+    if let Some(e) = error {
+        return Err(MjError::Invalid(format!("rust collision stage: {e}")));
+    }
+    let n = steps.max(1) as f64;
+    let (c_ns, rust_ns) = (median(&mut c_tot) / n, median(&mut r_tot) / n);
+    Ok(StepReport { c_ns, rust_ns, ratio: rust_ns / c_ns, steps, passes })
 }
 
 fn median(v: &mut [f64]) -> f64 {

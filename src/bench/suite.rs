@@ -1,0 +1,163 @@
+//! `specula bench --suite`: the benchmark set of issue 17, each scene timed in the three
+//! speculative modes and, for some, the whole step on both routes, printed as one table.
+//!
+//! The set: the project scenes (`scenes/`), the benchmark scenes (`benches/scenes/`: a 200-body
+//! impact, a 150-body broadphase grid, a 50-box pile that comes to rest, three convex meshes),
+//! and MuJoCo's corpus humanoid and box stack when the corpus is beside the repository (skipped,
+//! and said so, when it is not).
+
+use std::path::{Path, PathBuf};
+
+use super::{bench, bench_step, BenchReport, StepReport};
+use crate::mj::Model;
+use crate::sim::{self, Start};
+use specula_model::types::SpeculativeMode;
+
+/// One scene of the benchmark set.
+#[derive(Clone, Debug)]
+pub struct SuiteScene {
+    /// Name in the table.
+    pub name: String,
+    /// MJCF file.
+    pub path: PathBuf,
+    /// Keyframe to start from (name or index).
+    pub key: Option<String>,
+    /// Steps to record.
+    pub steps: usize,
+    /// Whether the whole step is also timed on both routes.
+    pub step_row: bool,
+}
+
+/// The benchmark set under the repository `root`, and a line for each scene left out.
+pub fn scenes(root: &Path) -> (Vec<SuiteScene>, Vec<String>) {
+    let row = |name: &str, path: PathBuf, key: Option<&str>, steps: usize, step_row: bool| SuiteScene {
+        name: name.to_string(),
+        path,
+        key: key.map(str::to_string),
+        steps,
+        step_row,
+    };
+    let project = |f: &str| root.join("scenes").join(f);
+    let own = |f: &str| root.join("benches/scenes").join(f);
+    let mut set = vec![
+        row("ball_plate (throw)", project("ball_plate.xml"), Some("throw"), 300, false),
+        row("thin_parts (drop)", project("thin_parts.xml"), Some("drop"), 300, false),
+        row("newton_cradle (swing)", project("newton_cradle.xml"), Some("swing"), 300, false),
+        row("chain (yank)", project("chain.xml"), Some("yank"), 300, false),
+        row("flipper (strike)", project("flipper.xml"), Some("strike"), 300, false),
+        row("resting (at rest)", project("resting.xml"), Some("drop"), 800, false),
+        row("impact_200: 200 spheres onto a 5 mm plate", own("impact_200.xml"), Some("throw"), 300, false),
+        row("grid_150: 150 free bodies (broadphase)", own("grid_150.xml"), None, 300, false),
+        row("meshes_3: three convex meshes settling", own("meshes_3.xml"), None, 1500, false),
+        row("pile_50: 50 boxes, motion then rest", own("pile_50.xml"), None, 3000, true),
+    ];
+    let mut skipped = Vec::new();
+    let corpus = root.join("../shared/mjcf/corpus");
+    for (name, rel, key, steps) in [
+        ("corpus humanoid.xml", "model/humanoid/humanoid.xml", Some("0"), 1000),
+        ("corpus box_stack.xml", "local/box_stack.xml", None, 1000),
+    ] {
+        let path = corpus.join(rel);
+        if path.is_file() {
+            set.push(row(name, path, key, steps, name.contains("humanoid")));
+        } else {
+            skipped.push(format!(
+                "{name}: skipped, {} is not there (MuJoCo's corpus is not in the repository)",
+                path.display()
+            ));
+        }
+    }
+    (set, skipped)
+}
+
+/// The measurements of one scene.
+#[derive(Clone, Debug)]
+pub struct SuiteRow {
+    /// The scene.
+    pub scene: SuiteScene,
+    /// Speculative contacts off, both stages.
+    pub off: BenchReport,
+    /// MuJoCo-compatible speculative contacts, both stages.
+    pub compat: BenchReport,
+    /// specula's robust mode (its C time is MuJoCo's compatible mode).
+    pub robust: BenchReport,
+    /// The whole step on both routes, speculative contacts as the scene has them.
+    pub step: Option<StepReport>,
+}
+
+impl SuiteRow {
+    /// Robust mode's time over specula's own `off` time.
+    pub fn robust_over_off(&self) -> f64 {
+        self.robust.rust_ns / self.off.rust_ns
+    }
+}
+
+/// Loads `scene` for both stages with the speculative flag set as `mode` says.
+fn load(scene: &SuiteScene, mode: SpeculativeMode) -> Result<(Model, specula_model::Model), String> {
+    let file = scene.path.display();
+    let mut c = Model::from_xml_path(&scene.path).map_err(|e| format!("{file}: {e}"))?;
+    let mut rust = specula_model::load_file(&scene.path).map_err(|e| format!("{file}: {e}"))?;
+    sim::apply_speculative(mode, &mut c, Some(&mut rust)).map_err(|e| format!("{file}: {e}"))?;
+    Ok((c, rust))
+}
+
+/// Times one scene: the three modes, then the whole step if the scene asks for it.
+pub fn run_scene(scene: &SuiteScene, passes: usize) -> Result<SuiteRow, String> {
+    let start = scene.key.clone().map_or(Start::Qpos0, Start::Key);
+    let time = |mode: SpeculativeMode| -> Result<BenchReport, String> {
+        let (c, rust) = load(scene, mode)?;
+        bench(&c, &rust, scene.steps, &start, passes, mode == SpeculativeMode::Robust)
+            .map_err(|e| format!("{}: {e}", scene.name))
+    };
+    let (off, compat, robust) =
+        (time(SpeculativeMode::Off)?, time(SpeculativeMode::Compat)?, time(SpeculativeMode::Robust)?);
+    let step = if scene.step_row {
+        let file = scene.path.display();
+        let c = Model::from_xml_path(&scene.path).map_err(|e| format!("{file}: {e}"))?;
+        let rust = specula_model::load_file(&scene.path).map_err(|e| format!("{file}: {e}"))?;
+        Some(bench_step(&c, &rust, scene.steps, &start, passes).map_err(|e| format!("{}: {e}", scene.name))?)
+    } else {
+        None
+    };
+    Ok(SuiteRow { scene: scene.clone(), off, compat, robust, step })
+}
+
+/// `c / rust ns (ratio)`, marked when the ratio misses `goal`.
+fn cell(r: &BenchReport, goal: f64) -> String {
+    let miss = if r.ratio > goal { " ✗" } else { "" };
+    format!("{:.0} / {:.0} ns ({:.2}{miss})", r.c_ns, r.rust_ns, r.ratio)
+}
+
+/// The rows as the README's Markdown tables (collision stage, then whole step), with the goals
+/// of issue 17 marked where a ratio misses them.
+pub fn table(rows: &[SuiteRow]) -> String {
+    let mut s = String::from(
+        "| scene | states | off: C / specula (ratio) | compat: C / specula (ratio) | robust: specula (vs C compat, vs own off) |\n\
+         |---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let rob_c = if r.robust.ratio > 1.0 { " ✗" } else { "" };
+        s += &format!(
+            "| {} | {} | {} | {} | {:.0} ns ({:.2}{rob_c}, {:.2}) |\n",
+            r.scene.name,
+            r.off.states,
+            cell(&r.off, 0.5),
+            cell(&r.compat, 0.5),
+            r.robust.rust_ns,
+            r.robust.ratio,
+            r.robust_over_off(),
+        );
+    }
+    let steps: Vec<_> = rows.iter().filter_map(|r| r.step.as_ref().map(|s| (r, s))).collect();
+    if !steps.is_empty() {
+        s += "\n| scene (whole step) | steps | C route | rust route | ratio |\n|---|---|---|---|---|\n";
+        for (r, st) in steps {
+            let miss = if st.ratio > 0.95 { " ✗" } else { "" };
+            s += &format!(
+                "| {} | {} | {:.0} ns | {:.0} ns | {:.2}{miss} |\n",
+                r.scene.name, st.steps, st.c_ns, st.rust_ns, st.ratio
+            );
+        }
+    }
+    s
+}
