@@ -89,9 +89,24 @@ pub fn polygon_quad(poly: &[[f64; 3]]) -> [usize; 4] {
     best
 }
 
-/// The polygon (world frame, at the given pose) of geom `g` facing a plane of normal `n`, or
-/// `None` for types handled elsewhere (spheres, ellipsoids, meshes).
-fn facing_polygon(g: &Geom, n: &[f64; 3]) -> Option<Vec<[f64; 3]>> {
+/// Buffers of [`plane_points`], kept per thread from call to call so that a collision call
+/// allocates nothing once they have grown.
+#[derive(Default)]
+struct Buffers {
+    poly: Vec<[f64; 3]>,
+    keyed: Vec<(f64, [f64; 3])>,
+    kept: Vec<([f64; 3], f64)>,
+    pts: Vec<[f64; 3]>,
+}
+
+thread_local! {
+    static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::new(Buffers::default());
+}
+
+/// The polygon (world frame, at the given pose) of geom `g` facing a plane of normal `n`, written
+/// to `out`; false for types handled elsewhere (spheres, ellipsoids, meshes without a hull).
+fn facing_polygon(g: &Geom, n: &[f64; 3], out: &mut Vec<[f64; 3]>, keyed: &mut Vec<(f64, [f64; 3])>) -> bool {
+    out.clear();
     let l = mul_mat_t_vec3(&g.mat, n);
     let s = &g.size;
     let world = |p: [f64; 3]| add3(&g.pos, &mul_mat_vec3(&g.mat, &p));
@@ -100,7 +115,7 @@ fn facing_polygon(g: &Geom, n: &[f64; 3]) -> Option<Vec<[f64; 3]>> {
             // the face whose outward normal points most against n
             let k = (0..3).fold(0, |k, i| if l[i].abs() > l[k].abs() { i } else { k });
             let face = 2 * k + usize::from(l[k] > 0.0);
-            Some(BOX_FACES[face].iter().map(|c| world([c[0] * s[0], c[1] * s[1], c[2] * s[2]])).collect())
+            out.extend(BOX_FACES[face].iter().map(|c| world([c[0] * s[0], c[1] * s[1], c[2] * s[2]])));
         }
         GeomType::Cylinder => {
             let radial = (l[0] * l[0] + l[1] * l[1]).sqrt();
@@ -110,22 +125,18 @@ fn facing_polygon(g: &Geom, n: &[f64; 3]) -> Option<Vec<[f64; 3]>> {
             if l[2].abs() >= EDGE_TOL {
                 let z = if l[2] > 0.0 { -s[1] } else { s[1] };
                 let step = 2.0 * crate::math::PI / CYL_SIDES as f64;
-                Some(
-                    (0..CYL_SIDES)
-                        .map(|k| {
-                            let a = k as f64 * step;
-                            world([s[0] * a.cos(), s[0] * a.sin(), z])
-                        })
-                        .collect(),
-                )
+                out.extend((0..CYL_SIDES).map(|k| {
+                    let a = k as f64 * step;
+                    world([s[0] * a.cos(), s[0] * a.sin(), z])
+                }));
             } else {
                 let (x, y) = (-s[0] * l[0] / radial, -s[0] * l[1] / radial);
-                Some(vec![world([x, y, -s[1]]), world([x, y, s[1]])])
+                out.extend([world([x, y, -s[1]]), world([x, y, s[1]])]);
             }
         }
         GeomType::Capsule => {
             let down = scl3(n, -s[0]);
-            Some(vec![add3(&world([0.0, 0.0, -s[1]]), &down), add3(&world([0.0, 0.0, s[1]]), &down)])
+            out.extend([add3(&world([0.0, 0.0, -s[1]]), &down), add3(&world([0.0, 0.0, s[1]]), &down)]);
         }
         GeomType::Mesh => {
             // every hull vertex, ordered around the direction n so that the quad reduction walks
@@ -133,16 +144,17 @@ fn facing_polygon(g: &Geom, n: &[f64; 3]) -> Option<Vec<[f64; 3]>> {
             // a mesh landing face down got one arresting point and the impulse spun it off (a
             // 1 cm tetrahedron at 10 m/s onto a 2 mm plate left at 16 m/s sideways; issue 13's
             // sweep of a user scene found it)
-            let h = g.hull?;
-            let pts: Vec<[f64; 3]> = h.vert.iter().map(|v| world(*v)).collect();
-            Some(around(&pts, n))
+            let Some(h) = g.hull else { return false };
+            out.extend(h.vert.iter().map(|v| world(*v)));
+            around(out, n, keyed);
         }
-        _ => None,
+        _ => return false,
     }
+    true
 }
 
-/// `pts` sorted by their angle about the axis `n` through their centroid (ties keep order).
-fn around(pts: &[[f64; 3]], n: &[f64; 3]) -> Vec<[f64; 3]> {
+/// Sorts `pts` by their angle about the axis `n` through their centroid (ties keep order).
+fn around(pts: &mut [[f64; 3]], n: &[f64; 3], keyed: &mut Vec<(f64, [f64; 3])>) {
     let k = pts.len().max(1) as f64;
     let c = pts.iter().fold([0.0; 3], |a, p| add3(&a, p));
     let c = scl3(&c, 1.0 / k);
@@ -150,33 +162,55 @@ fn around(pts: &[[f64; 3]], n: &[f64; 3]) -> Vec<[f64; 3]> {
     let pick = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
     let u = cross(n, &pick);
     let v = cross(n, &u);
-    let mut keyed: Vec<(f64, [f64; 3])> = pts
-        .iter()
-        .map(|p| {
-            let d = sub3(p, &c);
-            (dot3(&d, &v).atan2(dot3(&d, &u)), *p)
-        })
-        .collect();
+    keyed.clear();
+    keyed.extend(pts.iter().map(|p| {
+        let d = sub3(p, &c);
+        (dot3(&d, &v).atan2(dot3(&d, &u)), *p)
+    }));
+    // stable, as the sort of a collected list was: ties keep their order
     keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
-    keyed.into_iter().map(|(_, p)| p).collect()
+    for (p, (_, q)) in pts.iter_mut().zip(keyed.iter()) {
+        *p = *q;
+    }
 }
+
+/// Up to four `(point, height)` pairs and how many there are.
+pub type PlanePoints = ([([f64; 3], f64); 4], usize);
 
 /// Points of `g` (at its advanced pose) that the rest of the step brings onto the plane `plane`
 /// (also at its advanced pose), as `(point on g, height over the plane)`, at most four.
 /// `spread` is how far above the lowest vertex a vertex may be: `dist(t) + (1 - t) h|v_n| +
 /// ccd_tolerance`. `None` when the type has no polygon.
-pub fn plane_points(plane: &Geom, g: &Geom, spread: f64) -> Option<Vec<([f64; 3], f64)>> {
+pub fn plane_points(plane: &Geom, g: &Geom, spread: f64) -> Option<PlanePoints> {
+    BUFFERS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut b) => plane_points_in(plane, g, spread, &mut b),
+        Err(_) => plane_points_in(plane, g, spread, &mut Buffers::default()),
+    })
+}
+
+/// [`plane_points`] in the given buffers.
+fn plane_points_in(plane: &Geom, g: &Geom, spread: f64, b: &mut Buffers) -> Option<PlanePoints> {
     let n = [plane.mat[2], plane.mat[5], plane.mat[8]];
-    let poly = facing_polygon(g, &n)?;
-    let heights: Vec<f64> = poly.iter().map(|p| dot3(&n, &sub3(p, &plane.pos))).collect();
-    let low = heights.iter().copied().fold(f64::INFINITY, f64::min);
-    let kept: Vec<([f64; 3], f64)> =
-        poly.iter().zip(&heights).filter(|(_, &h)| h - low <= spread).map(|(p, &h)| (*p, h)).collect();
-    if kept.len() <= 4 {
-        return Some(kept);
+    if !facing_polygon(g, &n, &mut b.poly, &mut b.keyed) {
+        return None;
     }
-    let pts: Vec<[f64; 3]> = kept.iter().map(|k| k.0).collect();
-    Some(polygon_quad(&pts).iter().map(|&i| kept[i]).collect())
+    let height = |p: &[f64; 3]| dot3(&n, &sub3(p, &plane.pos));
+    let low = b.poly.iter().map(height).fold(f64::INFINITY, f64::min);
+    b.kept.clear();
+    b.kept.extend(b.poly.iter().map(|p| (*p, height(p))).filter(|&(_, h)| h - low <= spread));
+    let mut out = ([([0.0; 3], 0.0); 4], 0);
+    if b.kept.len() <= 4 {
+        out.0[..b.kept.len()].copy_from_slice(&b.kept);
+        out.1 = b.kept.len();
+        return Some(out);
+    }
+    b.pts.clear();
+    b.pts.extend(b.kept.iter().map(|k| k.0));
+    for (slot, &i) in out.0.iter_mut().zip(polygon_quad(&b.pts).iter()) {
+        *slot = b.kept[i];
+    }
+    out.1 = 4;
+    Some(out)
 }
 
 #[cfg(test)]

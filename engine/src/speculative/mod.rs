@@ -34,7 +34,7 @@ pub mod sweep;
 
 use crate::collision::model::{CollisionModel, DSBL_MULTICCD, DSBL_NATIVECCD, DSBL_REFSAFE};
 use crate::math::{dist3, frame_from_normal};
-use crate::narrowphase::convex::{speculative_points, ConvexObj, Core};
+use crate::narrowphase::convex::{speculative_points, ConvexObj, Core, PointPairs};
 use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 
 pub use advance::{advance, Impact};
@@ -164,10 +164,10 @@ where
     let n = imp.normal;
 
     let multi = opt.collide.multiccd || s1.geom.ty == GeomType::Plane || s2.geom.ty == GeomType::Plane;
-    let pairs = if multi { multi_points(s1, s2, &imp, spread) } else { vec![(imp.x_t[0], imp.x_t[1])] };
+    let (pairs, npairs) = if multi { multi_points(s1, s2, &imp, spread) } else { ([(imp.x_t[0], imp.x_t[1]); 4], 1) };
     let fast_k = if w1 >= w2 { 0 } else { 1 };
     let mut kept = 0;
-    for (p1, p2) in pairs.iter().take(MAX_POINTS) {
+    for (p1, p2) in pairs[..npairs].iter().take(MAX_POINTS) {
         if kept == out.len() {
             break;
         }
@@ -359,7 +359,7 @@ fn pair_points(p: &Pair, out: &mut [ContactPoint]) -> usize {
 /// 4.0.0's multi-contact on the features of the last distance query, with both geoms inflated
 /// by `spread / 2` (see `narrowphase::convex::speculative_points`). A single pair when the
 /// touching features are not a face or an edge lying in a face.
-fn multi_points(s1: &SweptGeom, s2: &SweptGeom, imp: &Impact, spread: f64) -> Vec<([f64; 3], [f64; 3])> {
+fn multi_points(s1: &SweptGeom, s2: &SweptGeom, imp: &Impact, spread: f64) -> PointPairs {
     let (mut a1, mut a2) = (s1.geom, s2.geom);
     (a1.pos, a1.mat) = imp.pose[0];
     (a2.pos, a2.mat) = imp.pose[1];

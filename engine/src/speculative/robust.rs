@@ -240,14 +240,14 @@ where
     let frame = frame_from_normal(&hit.normal);
     // Several points where the touching features are flat (a box face, a cylinder cap): one
     // point would let the impulse spin the body about it (the tilted coin).
-    let pts = touching_points(s1, s2, &hit, h_vn, opt);
-    if pts.is_empty() {
+    let (pts, npts) = touching_points(s1, s2, &hit, h_vn, opt);
+    if npts == 0 {
         out[0] = ContactPoint { dist, pos: blend(&hit.x_0[0], &hit.x_0[1]), frame };
         return 1;
     }
     let (e1, e2) = (effective_motion(s1.geom.ty, &s1.motion), effective_motion(s2.geom.ty, &s2.motion));
     let allow = keep_fraction(hit.t, h_vn, v_safe, h) * h_vn;
-    let n = pts.len().min(out.len());
+    let n = npts.min(out.len());
     for (c, (x1, x2)) in out.iter_mut().zip(&pts[..n]) {
         let d = point_distance(s1, &e1, s2, &e2, (x1, x2), &hit.normal, allow, h_vn - allow, pair, opt);
         *c = ContactPoint { dist: d, pos: blend(x1, x2), frame };
@@ -298,12 +298,19 @@ fn touching_points(
     hit: &Hit,
     h_vn: f64,
     opt: &SpeculativeOptions,
-) -> Vec<([f64; 3], [f64; 3])> {
+) -> ([([f64; 3], [f64; 3]); MAX_POINTS], usize) {
     let e1 = effective_motion(s1.geom.ty, &s1.motion);
     let e2 = effective_motion(s2.geom.ty, &s2.motion);
     let (a1, q1) = advanced_geom(&s1.geom, &e1, hit.t);
     let (a2, q2) = advanced_geom(&s2.geom, &e2, hit.t);
-    let mut pairs: Vec<([f64; 3], [f64; 3])> = Vec::new();
+    // the first MAX_POINTS pairs found are kept
+    let mut pairs = ([([0.0; 3], [0.0; 3]); MAX_POINTS], 0);
+    let mut push = |p: ([f64; 3], [f64; 3])| {
+        if pairs.1 < MAX_POINTS {
+            pairs.0[pairs.1] = p;
+            pairs.1 += 1;
+        }
+    };
     // The arresting contacts act over the whole step, so every vertex that the step's closing
     // displacement brings to the face takes part, not only those reached in the `(1 - t)` left
     // after the impact (MuJoCo's reach): vertices on one side of the centre of mass alone
@@ -313,8 +320,10 @@ fn touching_points(
     let spread = hit.dist + h_vn + opt.collide.ccd_tolerance;
     if a1.ty == GeomType::Plane {
         let n = [a1.mat[2], a1.mat[5], a1.mat[8]];
-        if let Some(pts) = manifold::plane_points(&a1, &a2, spread) {
-            pairs.extend(pts.iter().map(|(p, hgt)| (sub3(p, &scl3(&n, *hgt)), *p)));
+        if let Some((pts, k)) = manifold::plane_points(&a1, &a2, spread) {
+            for (p, hgt) in &pts[..k] {
+                push((sub3(p, &scl3(&n, *hgt)), *p));
+            }
         }
     } else if let Some((plane, box_first)) = box_face_plane(&a1, &a2, &hit.normal) {
         // The impact is on a box face: every point of the other geom's facing feature that the
@@ -322,10 +331,10 @@ fn touching_points(
         // hitting a pane with its rim must not pivot about that single point).
         let other = if box_first { &a2 } else { &a1 };
         let n = [plane.mat[2], plane.mat[5], plane.mat[8]];
-        if let Some(pts) = manifold::plane_points(&plane, other, spread) {
-            for (p, hgt) in pts {
+        if let Some((pts, k)) = manifold::plane_points(&plane, other, spread) {
+            for &(p, hgt) in &pts[..k] {
                 let on_face = sub3(&p, &scl3(&n, hgt));
-                pairs.push(if box_first { (on_face, p) } else { (p, on_face) });
+                push(if box_first { (on_face, p) } else { (p, on_face) });
             }
         }
     } else {
@@ -335,14 +344,13 @@ fn touching_points(
         let k = table::collide(&a1, &a2, hit.dist + spread, &o, &mut buf).unwrap_or(0);
         for b in &buf[..k] {
             let nrm = b.normal();
-            pairs.push((sub3(&b.pos, &scl3(&nrm, 0.5 * b.dist)), add3(&b.pos, &scl3(&nrm, 0.5 * b.dist))));
+            push((sub3(&b.pos, &scl3(&nrm, 0.5 * b.dist)), add3(&b.pos, &scl3(&nrm, 0.5 * b.dist))));
         }
     }
-    pairs.truncate(MAX_POINTS);
+    for (x1, x2) in &mut pairs.0[..pairs.1] {
+        (*x1, *x2) = (map_back(&s1.geom, &e1, hit.t, &q1, x1), map_back(&s2.geom, &e2, hit.t, &q2, x2));
+    }
     pairs
-        .iter()
-        .map(|(x1, x2)| (map_back(&s1.geom, &e1, hit.t, &q1, x1), map_back(&s2.geom, &e2, hit.t, &q2, x2)))
-        .collect()
 }
 
 /// When one geom is a box and the impact normal (geom 1 to geom 2) is one of its face normals,

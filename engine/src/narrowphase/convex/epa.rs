@@ -73,9 +73,14 @@ pub(crate) struct Polytope {
 }
 
 impl Polytope {
-    /// An empty polytope sized for `iterations` EPA steps.
-    pub fn new(iterations: usize) -> Self {
-        Polytope { max_faces: 6 * iterations, ..Default::default() }
+    /// Empties the polytope (keeping its buffers) and sizes it for `iterations` EPA steps.
+    pub fn reset(&mut self, iterations: usize) {
+        self.verts.clear();
+        self.faces.clear();
+        self.map.clear();
+        self.horizon.clear();
+        self.center = [0.0; 3];
+        self.max_faces = 6 * iterations;
     }
 
     /// Add a vertex, return its index.
@@ -116,7 +121,8 @@ impl Polytope {
 
     /// Make the first `n` faces the candidate set.
     fn fill_map(&mut self, n: usize) {
-        self.map = (0..n).collect();
+        self.map.clear();
+        self.map.extend(0..n);
         for (i, f) in self.faces.iter_mut().enumerate().take(n) {
             f.index = i as i32;
         }
@@ -507,27 +513,35 @@ fn polytope3_from(
     }
     let p: [[f64; 3]; 5] = idx.map(|i| pt.verts[i].vert);
     let [i0, i1, i2, i3, i4] = idx;
-    let faces: Vec<([usize; 3], [usize; 3], [f64; 3])> = if hexa {
+    let bipyramid: [([usize; 3], [usize; 3], [f64; 3]); 6];
+    let tetrahedron: [([usize; 3], [usize; 3], [f64; 3]); 4];
+    let faces: &[([usize; 3], [usize; 3], [f64; 3])] = if hexa {
         pt.center = scl3(&add3(&add3(&add3(&add3(&p[0], &p[1]), &p[2]), &p[3]), &p[4]), 0.2);
-        vec![
+        bipyramid = [
             ([i3, i0, i1], [1, 3, 2], p[2]),
             ([i3, i2, i0], [2, 4, 0], p[1]),
             ([i3, i1, i2], [0, 5, 1], p[0]),
             ([i4, i1, i0], [5, 0, 4], p[2]),
             ([i4, i0, i2], [3, 1, 5], p[1]),
             ([i4, i2, i1], [4, 2, 3], p[0]),
-        ]
+        ];
+        &bipyramid
     } else {
         pt.center = scl3(&add3(&add3(&add3(&p[0], &p[1]), &p[3]), &p[4]), 0.25);
-        vec![
+        tetrahedron = [
             ([i0, i1, i3], [1, 3, 2], p[4]),
             ([i0, i4, i1], [2, 3, 0], p[3]),
             ([i0, i3, i4], [0, 3, 1], p[1]),
             ([i4, i3, i1], [2, 0, 1], p[0]),
-        ]
+        ];
+        &tetrahedron
     };
     // every face is attached before any is checked
-    let dist2: Vec<f64> = faces.iter().map(|(t, adj, _)| pt.attach(t[0], t[1], t[2], *adj)).collect();
+    let mut dist2 = [0.0; 6];
+    for (d, (t, adj, _)) in dist2.iter_mut().zip(faces) {
+        *d = pt.attach(t[0], t[1], t[2], *adj);
+    }
+    let dist2 = &dist2[..faces.len()];
     if dist2.iter().any(|&d| d < MINDIST2) {
         if may_restart {
             for (a, b) in [(v1i, v2i), (v2i, v3i), (v3i, v1i)] {
@@ -540,7 +554,7 @@ fn polytope3_from(
         return Err(PolytopeError::P3OriginOnFace);
     }
     let tol2 = st.tolerance * st.tolerance;
-    for ((t, _, opposite), &d2) in faces.iter().zip(&dist2) {
+    for ((t, _, opposite), &d2) in faces.iter().zip(dist2) {
         let [a, b, c] = t.map(|i| pt.verts[i].vert);
         if !same_side(&a, &b, &c, opposite) && d2 >= tol2 {
             return Err(PolytopeError::P3MissingOrigin);

@@ -134,17 +134,23 @@ fn rot(mat: &[f64; 9], l: [f64; 3]) -> [f64; 3] {
 /// World normals of the faces (with their face ids) that may contain an object's feature of
 /// dimension `dim` with vertex ids `vi`. `dir` (pointing away from the other object) settles
 /// ambiguous box features. Capsules and spheres have no faces; a cylinder has its cap only when
-/// the feature is a single vertex.
+/// the feature is a single vertex. Written to `out` (cleared first).
 pub(crate) fn face_normals(
     o: &ConvexObj,
     tab: Option<&HullPolygons>,
     dim: usize,
     vi: &[i32; 3],
     dir: &[f64; 3],
-) -> Vec<([f64; 3], usize)> {
+    out: &mut Vec<([f64; 3], usize)>,
+) {
+    out.clear();
     match o.ty {
-        GeomType::Box => box_normals(&o.mat, dim, vi, dir),
-        GeomType::Mesh => tab.map_or_else(Vec::new, |t| mesh_normals(&o.mat, t, dim, vi)),
+        GeomType::Box => box_normals(&o.mat, dim, vi, dir, out),
+        GeomType::Mesh => {
+            if let Some(t) = tab {
+                mesh_normals(&o.mat, t, dim, vi, out)
+            }
+        }
         GeomType::Cylinder if dim == 1 => {
             // the cap the vertex lies on (id 0 top, 1 bottom); the zero terms are kept because
             // they decide the sign of a zero component, as in MuJoCo's product
@@ -155,15 +161,15 @@ pub(crate) fn face_normals(
                 (0.0 * m[3] + 0.0 * m[4]) + s * m[5],
                 (0.0 * m[6] + 0.0 * m[7]) + s * m[8],
             ];
-            vec![(n, vi[0].max(0) as usize)]
+            out.push((n, vi[0].max(0) as usize))
         }
-        _ => Vec::new(),
+        _ => {}
     }
 }
 
 /// The box face whose normal is within `FACE_TOL` of `n`, if any (first in the order +x, -x,
 /// +y, -y, +z, -z).
-fn box_face_near(mat: &[f64; 9], n: &[f64; 3]) -> Vec<([f64; 3], usize)> {
+fn box_face_near(mat: &[f64; 9], n: &[f64; 3], out: &mut Vec<([f64; 3], usize)>) {
     let l = to_local(mat, n);
     let inv = 1.0 / dot3(&l, &l).sqrt();
     let l = [l[0] * inv, l[1] * inv, l[2] * inv];
@@ -171,14 +177,14 @@ fn box_face_near(mat: &[f64; 9], n: &[f64; 3]) -> Vec<([f64; 3], usize)> {
         [[1., 0., 0.], [-1., 0., 0.], [0., 1., 0.], [0., -1., 0.], [0., 0., 1.], [0., 0., -1.]];
     for (i, nn) in NORMALS.iter().enumerate() {
         if dot3(&l, nn) > FACE_TOL {
-            return vec![(rot(mat, *nn), i)];
+            out.push((rot(mat, *nn), i));
+            return;
         }
     }
-    Vec::new()
 }
 
 /// Box faces containing the feature spanned by corners `vi` (corner bits: +x=1, +y=2, +z=4).
-fn box_normals(mat: &[f64; 9], dim: usize, vi: &[i32; 3], dir: &[f64; 3]) -> Vec<([f64; 3], usize)> {
+fn box_normals(mat: &[f64; 9], dim: usize, vi: &[i32; 3], dir: &[f64; 3], out: &mut Vec<([f64; 3], usize)>) {
     // +1 if every corner has the bit, -1 if none has it, else 0
     let shared =
         |bit: i32, vs: &[i32]| (vs.iter().all(|v| v & bit != 0) as i32 - vs.iter().all(|v| v & bit == 0) as i32) as f64;
@@ -186,12 +192,10 @@ fn box_normals(mat: &[f64; 9], dim: usize, vi: &[i32; 3], dir: &[f64; 3]) -> Vec
         3 => {
             let vs = &vi[..3];
             let (x, y, z) = (shared(1, vs), shared(2, vs), shared(4, vs));
-            let axes: Vec<usize> = [x, y, z].iter().enumerate().filter(|(_, s)| **s != 0.0).map(|(a, _)| a).collect();
-            if axes.len() != 1 {
-                return box_face_near(mat, dir);
-            }
+            let mut axes = [x, y, z].into_iter().enumerate().filter(|(_, s)| *s != 0.0).map(|(a, _)| a);
+            let (Some(axis), None) = (axes.next(), axes.next()) else { return box_face_near(mat, dir, out) };
             let neg = (x + y + z) < 0.0;
-            vec![(rot(mat, [x, y, z]), 2 * axes[0] + neg as usize)]
+            out.push((rot(mat, [x, y, z]), 2 * axis + neg as usize))
         }
         2 => {
             // MuJoCo 4.0.0 lists every face shared by the edge's two corners (one or two) and
@@ -199,7 +203,6 @@ fn box_normals(mat: &[f64; 9], dim: usize, vi: &[i32; 3], dir: &[f64; 3]) -> Vec
             // wrote the z normal to the second slot regardless)
             let vs = &vi[..2];
             let s = [shared(1, vs), shared(2, vs), shared(4, vs)];
-            let mut out = Vec::with_capacity(2);
             for (a, &sa) in s.iter().enumerate() {
                 if sa != 0.0 {
                     let mut l = [0.0; 3];
@@ -208,31 +211,28 @@ fn box_normals(mat: &[f64; 9], dim: usize, vi: &[i32; 3], dir: &[f64; 3]) -> Vec
                 }
             }
             if out.is_empty() {
-                box_face_near(mat, dir)
-            } else {
-                out
+                box_face_near(mat, dir, out)
             }
         }
-        1 => (0..3)
-            .map(|a| {
-                let s = if vi[0] & (1 << a) != 0 { 1.0 } else { -1.0 };
-                let mut l = [0.0; 3];
-                l[a] = s;
-                (rot(mat, l), 2 * a + (s < 0.0) as usize)
-            })
-            .collect(),
-        _ => Vec::new(),
+        1 => out.extend((0..3).map(|a| {
+            let s = if vi[0] & (1 << a) != 0 { 1.0 } else { -1.0 };
+            let mut l = [0.0; 3];
+            l[a] = s;
+            (rot(mat, l), 2 * a + (s < 0.0) as usize)
+        })),
+        _ => {}
     }
 }
 
-/// Up to two entries common to both lists, in the order of `a`.
-fn common(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(2);
+/// Up to two entries common to both lists, in the order of `a` (the array and how many).
+fn common(a: &[usize], b: &[usize]) -> ([usize; 2], usize) {
+    let mut out = ([0; 2], 0);
     for x in a {
         for y in b {
             if x == y {
-                out.push(*x);
-                if out.len() == 2 {
+                out.0[out.1] = *x;
+                out.1 += 1;
+                if out.1 == 2 {
                     return out;
                 }
             }
@@ -243,18 +243,23 @@ fn common(a: &[usize], b: &[usize]) -> Vec<usize> {
 
 /// Hull polygons containing the feature: the first polygon shared by all three vertices, the
 /// (up to two) polygons on an edge, or every polygon through a vertex.
-fn mesh_normals(mat: &[f64; 9], tab: &HullPolygons, dim: usize, vi: &[i32; 3]) -> Vec<([f64; 3], usize)> {
+fn mesh_normals(mat: &[f64; 9], tab: &HullPolygons, dim: usize, vi: &[i32; 3], out: &mut Vec<([f64; 3], usize)>) {
     let map = |v: i32| tab.polymap.get(v as usize).map(Vec::as_slice).unwrap_or(&[]);
-    let ids: Vec<usize> = match dim {
+    let (pair, one);
+    let ids: &[usize] = match dim {
         3 => {
             let e = common(map(vi[0]), map(vi[1]));
-            common(&e, map(vi[2])).into_iter().take(1).collect()
+            one = common(&e.0[..e.1], map(vi[2]));
+            &one.0[..one.1.min(1)]
         }
-        2 => common(map(vi[0]), map(vi[1])),
-        1 => map(vi[0]).to_vec(),
-        _ => Vec::new(),
+        2 => {
+            pair = common(map(vi[0]), map(vi[1]));
+            &pair.0[..pair.1]
+        }
+        1 => map(vi[0]),
+        _ => &[],
     };
-    ids.into_iter().map(|f| (rot(mat, tab.polys[f].normal), f)).collect()
+    out.extend(ids.iter().map(|&f| (rot(mat, tab.polys[f].normal), f)));
 }
 
 /// Candidate edges at an object's feature: unit directions `E` and end points, starting at
@@ -266,6 +271,8 @@ fn mesh_normals(mat: &[f64; 9], tab: &HullPolygons, dim: usize, vi: &[i32; 3]) -
 /// - cylinder: the side line from the feature's rim point to the other cap (the point is moved
 ///   onto the rim first when the cylinder has a margin, since the support point was inflated);
 /// - capsule: the surface line parallel to the axis through the witness point `x`.
+///
+/// Written to `dirs` and `ends` (cleared first).
 pub(crate) fn edge_normals(
     o: &ConvexObj,
     tab: Option<&HullPolygons>,
@@ -273,7 +280,11 @@ pub(crate) fn edge_normals(
     v: &mut [[f64; 3]; 3],
     vi: &[i32; 3],
     x: &[f64; 3],
-) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
+    dirs: &mut Vec<[f64; 3]>,
+    ends: &mut Vec<[f64; 3]>,
+) {
+    dirs.clear();
+    ends.clear();
     let (mat, pos, size) = (&o.mat, &o.pos, &o.size);
     let unit = |a: &[f64; 3], b: &[f64; 3]| {
         let mut d = sub3(b, a);
@@ -287,7 +298,8 @@ pub(crate) fn edge_normals(
             let (t0, t1) = (-s - size[1], size[1] - s);
             v[0] = [t0 * a[0] + x[0], t0 * a[1] + x[1], t0 * a[2] + x[2]];
             let end = [t1 * a[0] + x[0], t1 * a[1] + x[1], t1 * a[2] + x[2]];
-            (vec![a], vec![end])
+            dirs.push(a);
+            ends.push(end);
         }
         GeomType::Cylinder => {
             // from the top cap (id 0) the side runs down the axis, from the bottom cap up
@@ -310,7 +322,8 @@ pub(crate) fn edge_normals(
             }
             let h = size[1] + size[1];
             let end = [h * e[0] + v[0][0], h * e[1] + v[0][1], h * e[2] + v[0][2]];
-            (vec![e], vec![end])
+            dirs.push(e);
+            ends.push(end);
         }
         GeomType::Box => {
             let corner = |id: i32| {
@@ -321,23 +334,24 @@ pub(crate) fn edge_normals(
             v[0] = to_global(mat, pos, &[x0, y0, z0]);
             if dim == 2 {
                 v[1] = to_global(mat, pos, &corner(vi[1]));
-                return (vec![unit(&v[0], &v[1])], vec![v[1]]);
+                dirs.push(unit(&v[0], &v[1]));
+                ends.push(v[1]);
+                return;
             }
-            let ends: Vec<[f64; 3]> =
-                [[-x0, y0, z0], [x0, -y0, z0], [x0, y0, -z0]].iter().map(|l| to_global(mat, pos, l)).collect();
-            (ends.iter().map(|e| unit(&v[0], e)).collect(), ends)
+            ends.extend([[-x0, y0, z0], [x0, -y0, z0], [x0, y0, -z0]].iter().map(|l| to_global(mat, pos, l)));
+            dirs.extend(ends.iter().map(|e| unit(&v[0], e)));
         }
         GeomType::Mesh => {
-            let (Some(h), Some(tab)) = (o.hull, tab) else { return (Vec::new(), Vec::new()) };
+            let (Some(h), Some(tab)) = (o.hull, tab) else { return };
             let vert = |i: i32| h.vert.get(i as usize).map_or([0.0; 3], |p| to_global(mat, pos, p));
             v[0] = vert(vi[0]);
             if dim == 2 {
                 v[1] = vert(vi[1]);
-                return (vec![unit(&v[0], &v[1])], vec![v[1]]);
+                dirs.push(unit(&v[0], &v[1]));
+                ends.push(v[1]);
+                return;
             }
             let v0 = vi[0] as usize;
-            let mut dirs = Vec::new();
-            let mut ends = Vec::new();
             for &p in tab.polymap.get(v0).map(Vec::as_slice).unwrap_or(&[]) {
                 let lp = &tab.polys[p].verts;
                 if let Some(j) = lp.iter().position(|&u| u == v0) {
@@ -347,16 +361,16 @@ pub(crate) fn edge_normals(
                     ends.push(end);
                 }
             }
-            (dirs, ends)
         }
-        _ => (Vec::new(), Vec::new()),
+        _ => {}
     }
 }
 
 /// World vertices of face `idx` of a box, mesh or cylinder, clockwise about the outward normal
 /// (box faces in MuJoCo's fixed corner order, hull polygons reversed, a cylinder cap as a 16-gon
-/// from local angle 0).
-pub(crate) fn face_vertices(o: &ConvexObj, tab: Option<&HullPolygons>, idx: usize) -> Vec<[f64; 3]> {
+/// from local angle 0), written to `out` (cleared first).
+pub(crate) fn face_vertices(o: &ConvexObj, tab: Option<&HullPolygons>, idx: usize, out: &mut Vec<[f64; 3]>) {
+    out.clear();
     let (mat, pos, size) = (&o.mat, &o.pos, &o.size);
     match o.ty {
         GeomType::Box => {
@@ -369,30 +383,29 @@ pub(crate) fn face_vertices(o: &ConvexObj, tab: Option<&HullPolygons>, idx: usiz
                 [[-1., 1., 1.], [1., 1., 1.], [1., -1., 1.], [-1., -1., 1.]],
                 [[1., 1., -1.], [-1., 1., -1.], [-1., -1., -1.], [1., -1., -1.]],
             ];
-            F.get(idx).map_or_else(Vec::new, |f| {
-                f.iter().map(|s| to_global(mat, pos, &[s[0] * size[0], s[1] * size[1], s[2] * size[2]])).collect()
-            })
+            if let Some(f) = F.get(idx) {
+                out.extend(f.iter().map(|s| to_global(mat, pos, &[s[0] * size[0], s[1] * size[1], s[2] * size[2]])));
+            }
         }
-        GeomType::Mesh => match (o.hull, tab) {
-            (Some(h), Some(t)) => t.polys[idx].verts.iter().rev().map(|&v| to_global(mat, pos, &h.vert[v])).collect(),
-            _ => Vec::new(),
-        },
+        GeomType::Mesh => {
+            if let (Some(h), Some(t)) = (o.hull, tab) {
+                out.extend(t.polys[idx].verts.iter().rev().map(|&v| to_global(mat, pos, &h.vert[v])));
+            }
+        }
         GeomType::Cylinder => {
             // the bottom cap is the top cap mirrored through the xz plane and lowered
             let sgn = if idx == 0 { 1.0 } else { -1.0 };
-            (0..16)
-                .map(|k| {
-                    let lx = size[0] * COS16[k];
-                    let ly = sgn * (size[0] * (-SIN16[k]));
-                    let lz = sgn * size[1];
-                    [
-                        (mat[0] * lx + mat[1] * ly) + mat[2] * lz + pos[0],
-                        (mat[3] * lx + mat[4] * ly) + mat[5] * lz + pos[1],
-                        (mat[6] * lx + mat[7] * ly) + mat[8] * lz + pos[2],
-                    ]
-                })
-                .collect()
+            out.extend((0..16).map(|k| {
+                let lx = size[0] * COS16[k];
+                let ly = sgn * (size[0] * (-SIN16[k]));
+                let lz = sgn * size[1];
+                [
+                    (mat[0] * lx + mat[1] * ly) + mat[2] * lz + pos[0],
+                    (mat[3] * lx + mat[4] * ly) + mat[5] * lz + pos[1],
+                    (mat[6] * lx + mat[7] * ly) + mat[8] * lz + pos[2],
+                ]
+            }))
         }
-        _ => Vec::new(),
+        _ => {}
     }
 }

@@ -359,7 +359,8 @@ fn s3d(s1: &[f64; 3], s2: &[f64; 3], s3: &[f64; 3], s4: &[f64; 3]) -> [f64; 4] {
         if cmp != 0 {
             continue;
         }
-        let keep: Vec<usize> = (0..4).filter(|&i| i != drop).collect();
+        // the three vertices other than `drop`, in order
+        let keep: [usize; 3] = std::array::from_fn(|m| if m < drop { m } else { m + 1 });
         let l = s2d(pts[keep[0]], pts[keep[1]], pts[keep[2]]);
         let x = lincomb(&l, 3, &[*pts[keep[0]], *pts[keep[1]], *pts[keep[2]]]);
         let d = dot(&x, &x);

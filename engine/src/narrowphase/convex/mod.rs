@@ -54,6 +54,32 @@ const PERTURB_REL_TOL: f64 = 1e-3;
 /// Tilt angle (radians) used to probe for extra contacts.
 const PERTURB_ANGLE: f64 = 1e-3;
 
+/// Buffers one CCD run works in (EPA's polytope, multi-contact's face lists and clipper), kept
+/// per thread from run to run so that a collision call allocates nothing once they have grown.
+/// The pair functions keep MuJoCo's `mjCOLLISIONFUNC` signature, which has no scratch argument
+/// (MuJoCo takes the same buffers from its arena stack).
+#[derive(Debug, Default)]
+struct Scratch {
+    polytope: epa::Polytope,
+    multi: multiccd::Buffers,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// Runs `f` on this thread's CCD buffers (on fresh ones if they are already in use, which no
+/// caller does today: a run never starts another).
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
+/// Up to four contact point pairs `(on geom 1, on geom 2)` and how many there are.
+pub(crate) type PointPairs = ([([f64; 3], [f64; 3]); 4], usize);
+
 /// The outcome of one CCD run: smallest distance plus the witness pairs behind it.
 struct CcdResult {
     /// Smallest witness distance (`MAX_LIMIT` when separated beyond the cutoff).
@@ -70,6 +96,18 @@ fn ccd(
     opt: &CollideOptions,
     max_contacts: usize,
     dist_cutoff: f64,
+) -> CcdResult {
+    with_scratch(|scratch| ccd_in(o1, o2, opt, max_contacts, dist_cutoff, scratch))
+}
+
+/// [`ccd`] in the given buffers.
+fn ccd_in(
+    o1: &mut ConvexObj,
+    o2: &mut ConvexObj,
+    opt: &CollideOptions,
+    max_contacts: usize,
+    dist_cutoff: f64,
+    scratch: &mut Scratch,
 ) -> CcdResult {
     let mut st = Status::new(opt.ccd_iterations, opt.ccd_tolerance, dist_cutoff);
     st.x1[0] = o1.pos;
@@ -122,7 +160,7 @@ fn ccd(
             // touching only once inflated (a capsule on a face, shapes within their margins):
             // MuJoCo 4.0.0 runs multi-contact on the features of the cores' GJK simplex
             if st.dist[0] < 0.0 && max_contacts >= 2 && f1.n > 0 {
-                st.nx = multiccd::multicontact(&mut st, o1, o2, &f1, &f2, maxc);
+                st.nx = multiccd::multicontact(&mut st, o1, o2, &f1, &f2, maxc, &mut scratch.multi);
                 return CcdResult { dist: min_dist(&st), status: st };
             }
             return CcdResult { dist: st.dist[0], status: st };
@@ -146,18 +184,19 @@ fn ccd(
 
     if st.dist[0] <= opt.ccd_tolerance && st.nsimplex > 1 && !st.separated {
         st.dist[0] = 0.0;
-        let mut pt = epa::Polytope::new(opt.ccd_iterations);
+        let pt = &mut scratch.polytope;
+        pt.reset(opt.ccd_iterations);
         let built = match st.nsimplex {
-            2 => epa::polytope2(&mut pt, &mut st, o1, o2),
-            3 => epa::polytope3(&mut pt, &mut st, o1, o2),
-            _ => epa::polytope4(&mut pt, &mut st, o1, o2),
+            2 => epa::polytope2(pt, &mut st, o1, o2),
+            3 => epa::polytope3(pt, &mut st, o1, o2),
+            _ => epa::polytope4(pt, &mut st, o1, o2),
         };
         if built.is_ok() {
-            if let Some(f) = epa::epa(&mut st, &mut pt, o1, o2) {
+            if let Some(f) = epa::epa(&mut st, pt, o1, o2) {
                 if max_contacts >= 2 {
                     // the EPA face's vertices replace the GJK simplex as the features
                     let (f1, f2) = Features::from_face(pt.faces[f].verts.map(|i| pt.verts[i]));
-                    st.nx = multiccd::multicontact(&mut st, o1, o2, &f1, &f2, maxc);
+                    st.nx = multiccd::multicontact(&mut st, o1, o2, &f1, &f2, maxc, &mut scratch.multi);
                 }
             }
         }
@@ -446,7 +485,7 @@ pub(crate) fn speculative_points(
     n: &[f64; 3],
     dist: f64,
     w: f64,
-) -> Vec<([f64; 3], [f64; 3])> {
+) -> PointPairs {
     let (up, down) = (w * 0.5, w * -0.5);
     o1.margin = w;
     o2.margin = w;
@@ -454,14 +493,14 @@ pub(crate) fn speculative_points(
     st.x1[0] = [up * n[0] + x1[0], up * n[1] + x1[1], up * n[2] + x1[2]];
     st.x2[0] = [down * n[0] + x2[0], down * n[1] + x2[1], down * n[2] + x2[2]];
     st.dist[0] = dist;
-    let k = multiccd::multicontact(&mut st, o1, o2, f1, f2, 4).min(4);
-    (0..k)
-        .map(|j| {
-            let (a, b) = (st.x1[j], st.x2[j]);
-            (
-                [down * n[0] + a[0], down * n[1] + a[1], down * n[2] + a[2]],
-                [up * n[0] + b[0], up * n[1] + b[1], up * n[2] + b[2]],
-            )
-        })
-        .collect()
+    let k = with_scratch(|s| multiccd::multicontact(&mut st, o1, o2, f1, f2, 4, &mut s.multi)).min(4);
+    let mut out = ([([0.0; 3], [0.0; 3]); 4], k);
+    for (j, pair) in out.0.iter_mut().enumerate().take(k) {
+        let (a, b) = (st.x1[j], st.x2[j]);
+        *pair = (
+            [down * n[0] + a[0], down * n[1] + a[1], down * n[2] + a[2]],
+            [up * n[0] + b[0], up * n[1] + b[1], up * n[2] + b[2]],
+        );
+    }
+    out
 }

@@ -104,6 +104,31 @@ fn edge_in_face(faces: &[([f64; 3], usize)], edges: &[[f64; 3]], dir: &[f64; 3])
     None
 }
 
+/// Work buffers of [`multicontact`], kept from call to call so that it allocates nothing once
+/// they have grown (see `super::Scratch`).
+#[derive(Debug, Default)]
+pub(crate) struct Buffers {
+    /// Candidate face normals (with face ids) of geom 1 and geom 2.
+    n1: Vec<([f64; 3], usize)>,
+    n2: Vec<([f64; 3], usize)>,
+    /// World vertices of the faces clipped.
+    face1: Vec<[f64; 3]>,
+    face2: Vec<[f64; 3]>,
+    /// Candidate edge directions and end points.
+    dirs: Vec<[f64; 3]>,
+    ends: Vec<[f64; 3]>,
+    /// The clipper's own.
+    clip: Clip,
+}
+
+/// Work buffers of [`polygon_clip`]: side planes, the polygon and its next cut.
+#[derive(Debug, Default)]
+struct Clip {
+    planes: Vec<[f64; 3]>,
+    poly: Vec<[f64; 3]>,
+    next: Vec<[f64; 3]>,
+}
+
 /// Replace the single contact in `st` (witnesses `x1[0]`, `x2[0]`, distance `dist[0]`, margins
 /// already added) by the contacts of the touching features; returns the new contact count
 /// (1 when the features do not touch along a face).
@@ -125,7 +150,9 @@ pub(crate) fn multicontact(
     f1: &Features,
     f2: &Features,
     max_contacts: usize,
+    buf: &mut Buffers,
 ) -> usize {
+    let Buffers { n1, n2, face1, face2, dirs, ends, clip } = buf;
     let (plane1, plane2) = (o1.ty == GeomType::Plane, o2.ty == GeomType::Plane);
     if (!plane1 && f1.n == 0) || (!plane2 && f2.n == 0) {
         return 1;
@@ -155,9 +182,26 @@ pub(crate) fn multicontact(
     } else {
         (sub3(&st.x2[0], &st.x1[0]), sub3(&st.x1[0], &st.x2[0]))
     };
-    let n1 = if plane1 { vec![(zaxis(o1), 0)] } else { face_normals(o1, tab1, dim1, &v1i, &dir_neg) };
-    let n2 = if plane2 { vec![(zaxis(o2), 0)] } else { face_normals(o2, tab2, dim2, &v2i, &dir) };
-    let faces = |o: &ConvexObj, t, idx| if o.ty == GeomType::Plane { vec![o.pos] } else { face_vertices(o, t, idx) };
+    if plane1 {
+        n1.clear();
+        n1.push((zaxis(o1), 0));
+    } else {
+        face_normals(o1, tab1, dim1, &v1i, &dir_neg, n1);
+    }
+    if plane2 {
+        n2.clear();
+        n2.push((zaxis(o2), 0));
+    } else {
+        face_normals(o2, tab2, dim2, &v2i, &dir, n2);
+    }
+    let faces = |o: &ConvexObj, t, idx, out: &mut Vec<[f64; 3]>| {
+        if o.ty == GeomType::Plane {
+            out.clear();
+            out.push(o.pos);
+        } else {
+            face_vertices(o, t, idx, out)
+        }
+    };
 
     // 2. the most anti-parallel pair of faces that face each other
     let mut pairing = None;
@@ -191,15 +235,15 @@ pub(crate) fn multicontact(
         let order = if prefer2 { [2, 1] } else { [1, 2] };
         for side in order {
             if side == 1 && edge1_ok {
-                let (e, ends) = edge_normals(o1, tab1, dim1, &mut v1, &v1i, &st.x1[0]);
-                if let Some((f, k)) = edge_in_face(&n2, &e, &dir) {
+                edge_normals(o1, tab1, dim1, &mut v1, &v1i, &st.x1[0], dirs, ends);
+                if let Some((f, k)) = edge_in_face(n2, dirs, &dir) {
                     edge = (v1[0], ends[k]);
                     pairing = Some(Pairing::Edge1(k, f));
                     break;
                 }
             } else if side == 2 && edge2_ok {
-                let (e, ends) = edge_normals(o2, tab2, dim2, &mut v2, &v2i, &st.x2[0]);
-                if let Some((f, k)) = edge_in_face(&n1, &e, &dir_neg) {
+                edge_normals(o2, tab2, dim2, &mut v2, &v2i, &st.x2[0], dirs, ends);
+                if let Some((f, k)) = edge_in_face(n1, dirs, &dir_neg) {
                     edge = (v2[0], ends[k]);
                     pairing = Some(Pairing::Edge2(k, f));
                     break;
@@ -219,39 +263,41 @@ pub(crate) fn multicontact(
         // a plane's one-point face is the clipping face: the other shape's face is only pruned
         // by its height over the plane, as an edge lying in a face is (MuJoCo 4.0.0)
         Pairing::Faces(i, j) if plane1 => {
-            let face2 = face_vertices(o2, tab2, n2[j].1);
+            face_vertices(o2, tab2, n2[j].1, face2);
             let wit = neg(&n1[i].0);
             let (xa, xb) = (&mut st.x1, &mut st.x2);
-            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &[o1.pos], &face2, &n1[i].0, &wit, margin);
+            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &[o1.pos], face2, &n1[i].0, &wit, margin, clip);
             (k, n1[i].0)
         }
         Pairing::Faces(i, j) if plane2 => {
-            let face1 = face_vertices(o1, tab1, n1[i].1);
+            face_vertices(o1, tab1, n1[i].1, face1);
             let wit = neg(&n2[j].0);
             let (xa, xb) = (&mut st.x2, &mut st.x1);
-            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &[o2.pos], &face1, &n2[j].0, &wit, margin);
+            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &[o2.pos], face1, &n2[j].0, &wit, margin, clip);
             (k, wit)
         }
         Pairing::Faces(i, j) => {
-            let face1 = face_vertices(o1, tab1, n1[i].1);
-            let face2 = face_vertices(o2, tab2, n2[j].1);
+            face_vertices(o1, tab1, n1[i].1, face1);
+            face_vertices(o2, tab2, n2[j].1, face2);
             let (xa, xb) = (&mut st.x1, &mut st.x2);
-            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &face1, &face2, &n1[i].0, &n2[j].0, margin);
+            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, face1, face2, &n1[i].0, &n2[j].0, margin, clip);
             (k, neg(&n2[j].0))
         }
         Pairing::Edge1(_, f) => {
             // the face of geom 2 clips the edge; the witnesses come out on geom 2's side first
-            let face2 = faces(o2, tab2, n2[f].1);
+            faces(o2, tab2, n2[f].1, face2);
             let wit = neg(&n2[f].0);
             let (xa, xb) = (&mut st.x2, &mut st.x1);
-            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &face2, &[edge.0, edge.1], &n2[f].0, &wit, margin);
+            let e = [edge.0, edge.1];
+            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, face2, &e, &n2[f].0, &wit, margin, clip);
             (k, wit)
         }
         Pairing::Edge2(_, f) => {
-            let face1 = faces(o1, tab1, n1[f].1);
+            faces(o1, tab1, n1[f].1, face1);
             let wit = neg(&n1[f].0);
             let (xa, xb) = (&mut st.x1, &mut st.x2);
-            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, &face1, &[edge.0, edge.1], &n1[f].0, &wit, margin);
+            let e = [edge.0, edge.1];
+            let k = polygon_clip(xa, xb, &mut st.dist, max_contacts, face1, &e, &n1[f].0, &wit, margin, clip);
             (k, n1[f].0)
         }
     };
@@ -305,7 +351,9 @@ fn polygon_clip(
     n: &[f64; 3],
     wit: &[f64; 3],
     margin: f64,
+    buf: &mut Clip,
 ) -> usize {
+    let Clip { planes: pn, poly, next } = buf;
     let nf1 = face1.len();
     // a plane's "face" is its one point: nothing clips the other polygon, which is only pruned
     // by its height over the plane (MuJoCo 4.0.0's `polygonClip` with no clipping vertices)
@@ -314,19 +362,18 @@ fn polygon_clip(
         return 0;
     }
     // side planes: through each edge of face1, containing the normal, pointing inward
-    let pn: Vec<[f64; 3]> = (0..if clips { nf1 } else { 0 })
-        .map(|i| {
-            let (a, b) = (&face1[i], &face1[(i + 1) % nf1]);
-            let up = [a[0] + n[0], a[1] + n[1], a[2] + n[2]];
-            let mut p = cross(&sub3(b, a), &sub3(&up, a));
-            normalize3(&mut p);
-            p
-        })
-        .collect();
+    pn.clear();
+    pn.extend((0..if clips { nf1 } else { 0 }).map(|i| {
+        let (a, b) = (&face1[i], &face1[(i + 1) % nf1]);
+        let up = [a[0] + n[0], a[1] + n[1], a[2] + n[2]];
+        let mut p = cross(&sub3(b, a), &sub3(&up, a));
+        normalize3(&mut p);
+        p
+    }));
 
-    let mut poly: Vec<[f64; 3]> = face2.to_vec();
-    let mut next: Vec<[f64; 3]> = Vec::with_capacity(2 * poly.len() + 2);
-    for (a, pe) in face1.iter().zip(&pn) {
+    poly.clear();
+    poly.extend_from_slice(face2);
+    for (a, pe) in face1.iter().zip(pn.iter()) {
         let height = |p: &[f64; 3]| ((p[0] - a[0]) * pe[0] + (p[1] - a[1]) * pe[1]) + (p[2] - a[2]) * pe[2];
         next.clear();
         let np = poly.len();
@@ -353,7 +400,7 @@ fn polygon_clip(
                 next.push(q);
             }
         }
-        std::mem::swap(&mut poly, &mut next);
+        std::mem::swap(poly, next);
     }
 
     // only points behind face1 (or in front of it within the margin) touch
@@ -372,7 +419,7 @@ fn polygon_clip(
         dist[k] = e;
     };
     if max_contacts < 5 && poly.len() >= 5 {
-        for (k, &i) in polygon_quad(&poly).iter().enumerate() {
+        for (k, &i) in polygon_quad(poly).iter().enumerate() {
             write(k, &poly[i]);
         }
         return 4;
