@@ -298,7 +298,7 @@ fn touching_points(
     hit: &Hit,
     h_vn: f64,
     opt: &SpeculativeOptions,
-) -> ([([f64; 3], [f64; 3]); MAX_POINTS], usize) {
+) -> crate::narrowphase::convex::PointPairs {
     let e1 = effective_motion(s1.geom.ty, &s1.motion);
     let e2 = effective_motion(s2.geom.ty, &s2.motion);
     let (a1, q1) = advanced_geom(&s1.geom, &e1, hit.t);

@@ -262,6 +262,15 @@ fn mesh_normals(mat: &[f64; 9], tab: &HullPolygons, dim: usize, vi: &[i32; 3], o
     out.extend(ids.iter().map(|&f| (rot(mat, tab.polys[f].normal), f)));
 }
 
+/// Candidate edges: unit directions and end points (buffers kept between calls).
+#[derive(Debug, Default)]
+pub(crate) struct EdgeList {
+    /// Unit directions.
+    pub dirs: Vec<[f64; 3]>,
+    /// End points.
+    pub ends: Vec<[f64; 3]>,
+}
+
 /// Candidate edges at an object's feature: unit directions `E` and end points, starting at
 /// `v[0]` (which is recomputed here, so it is the bare shape's point).
 ///
@@ -272,7 +281,7 @@ fn mesh_normals(mat: &[f64; 9], tab: &HullPolygons, dim: usize, vi: &[i32; 3], o
 ///   onto the rim first when the cylinder has a margin, since the support point was inflated);
 /// - capsule: the surface line parallel to the axis through the witness point `x`.
 ///
-/// Written to `dirs` and `ends` (cleared first).
+/// Written to `edges` (cleared first).
 pub(crate) fn edge_normals(
     o: &ConvexObj,
     tab: Option<&HullPolygons>,
@@ -280,9 +289,9 @@ pub(crate) fn edge_normals(
     v: &mut [[f64; 3]; 3],
     vi: &[i32; 3],
     x: &[f64; 3],
-    dirs: &mut Vec<[f64; 3]>,
-    ends: &mut Vec<[f64; 3]>,
+    edges: &mut EdgeList,
 ) {
+    let EdgeList { dirs, ends } = edges;
     dirs.clear();
     ends.clear();
     let (mat, pos, size) = (&o.mat, &o.pos, &o.size);

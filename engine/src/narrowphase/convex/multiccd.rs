@@ -18,7 +18,7 @@
 //! irregular mesh, capsule; margins 0 and 0.01), and this code agrees with MuJoCo's own pair
 //! functions on the random poses of `tests/narrowphase_oracle.rs`.
 
-use super::features::{edge_normals, face_normals, face_vertices, Features, EDGE_TOL, FACE_TOL};
+use super::features::{edge_normals, face_normals, face_vertices, EdgeList, Features, EDGE_TOL, FACE_TOL};
 use super::gjk::{Status, MINVAL};
 use super::polygon::polygon_quad;
 use super::support::ConvexObj;
@@ -114,9 +114,8 @@ pub(crate) struct Buffers {
     /// World vertices of the faces clipped.
     face1: Vec<[f64; 3]>,
     face2: Vec<[f64; 3]>,
-    /// Candidate edge directions and end points.
-    dirs: Vec<[f64; 3]>,
-    ends: Vec<[f64; 3]>,
+    /// Candidate edges.
+    edges: EdgeList,
     /// The clipper's own.
     clip: Clip,
 }
@@ -152,7 +151,7 @@ pub(crate) fn multicontact(
     max_contacts: usize,
     buf: &mut Buffers,
 ) -> usize {
-    let Buffers { n1, n2, face1, face2, dirs, ends, clip } = buf;
+    let Buffers { n1, n2, face1, face2, edges, clip } = buf;
     let (plane1, plane2) = (o1.ty == GeomType::Plane, o2.ty == GeomType::Plane);
     if (!plane1 && f1.n == 0) || (!plane2 && f2.n == 0) {
         return 1;
@@ -235,16 +234,16 @@ pub(crate) fn multicontact(
         let order = if prefer2 { [2, 1] } else { [1, 2] };
         for side in order {
             if side == 1 && edge1_ok {
-                edge_normals(o1, tab1, dim1, &mut v1, &v1i, &st.x1[0], dirs, ends);
-                if let Some((f, k)) = edge_in_face(n2, dirs, &dir) {
-                    edge = (v1[0], ends[k]);
+                edge_normals(o1, tab1, dim1, &mut v1, &v1i, &st.x1[0], edges);
+                if let Some((f, k)) = edge_in_face(n2, &edges.dirs, &dir) {
+                    edge = (v1[0], edges.ends[k]);
                     pairing = Some(Pairing::Edge1(k, f));
                     break;
                 }
             } else if side == 2 && edge2_ok {
-                edge_normals(o2, tab2, dim2, &mut v2, &v2i, &st.x2[0], dirs, ends);
-                if let Some((f, k)) = edge_in_face(n1, dirs, &dir_neg) {
-                    edge = (v2[0], ends[k]);
+                edge_normals(o2, tab2, dim2, &mut v2, &v2i, &st.x2[0], edges);
+                if let Some((f, k)) = edge_in_face(n1, &edges.dirs, &dir_neg) {
+                    edge = (v2[0], edges.ends[k]);
                     pairing = Some(Pairing::Edge2(k, f));
                     break;
                 }
