@@ -349,8 +349,10 @@ impl CollisionStage {
         let (g1, g2) = (pair.g1, pair.g2);
         let margin = pair_margin(m, g1, g2, pair.ipair);
         let gap = pair_gap(m, g1, g2, pair.ipair);
-        let n = match (geom(ctx, g1), geom(ctx, g2)) {
-            (Some(a), Some(b))
+        // the pair's narrowphase views, built once for the collider and the speculative stage
+        let views = geom(ctx, g1).zip(geom(ctx, g2));
+        let n = match views {
+            Some((a, b))
                 if ctx.opt.nativeccd && table::is_convex(a.ty, b.ty) && !(finite_pose(&a) && finite_pose(&b)) =>
             {
                 // MuJoCo 4.0.0's native convex path gives no contact when a pose holds NaN or
@@ -360,9 +362,13 @@ impl CollisionStage {
                 // pairs give MuJoCo's NaN contacts unchanged
                 return Ok(());
             }
-            (Some(a), Some(b)) => table::collide(&a, &b, margin + gap, &ctx.opt, &mut self.points),
-            _ => None,
+            Some((a, b)) => table::collide(&a, &b, margin + gap, &ctx.opt, &mut self.points),
+            None => None,
         };
+        if n == Some(0) && ctx.spec.is_none() {
+            // no contact and no speculative stage to add one: the parameters are not needed
+            return Ok(());
+        }
         let params = match pair.ipair {
             Some(p) => pair_params(m, p),
             None => mix_geom_params(m, g1, g2),
@@ -387,8 +393,8 @@ impl CollisionStage {
         } else {
             (params.solref, params.solimp)
         };
-        let (n, speculative) = match (ctx.spec, geom(ctx, g1), geom(ctx, g2)) {
-            (Some(motions), Some(a), Some(b)) => {
+        let (n, speculative) = match (ctx.spec, views) {
+            (Some(motions), Some((a, b))) => {
                 let world = |g: usize| geom(ctx, g);
                 let pair = Pair {
                     model: m,
