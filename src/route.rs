@@ -132,6 +132,15 @@ impl RustStage {
         self.replace_with(m, d, &mut |_| {})
     }
 
+    /// [`RustStage::replace`], or MuJoCo's own collision when the stage refuses the call (the
+    /// first refusal is kept in `error`, for the caller to report after the step).
+    pub fn replace_or_library(&mut self, m: &sys::mjModel, d: &mut sys::mjData, error: &mut Option<StageError>) {
+        if let Err(e) = self.replace(m, d) {
+            error.get_or_insert(e);
+            crate::mj::collision::run_library_collision(m, d);
+        }
+    }
+
     /// [`RustStage::replace`], with `tamper` applied to the contacts before MuJoCo gets them
     /// (for tests that prove a wrong collider is noticed).
     pub fn replace_with(

@@ -1,10 +1,10 @@
 //! Running a scene: stepping a model through a route and recording what its bodies did.
 
-use crate::mj::collision::{run_library_collision, with_collision};
+use crate::mj::collision::with_collision;
 use crate::mj::{Data, MjError, Model, ObjType};
 use crate::route::RustStage;
 use crate::tunnel::{Tunnel, TunnelDetector};
-use specula_model::types::SpeculativeMode;
+use specula_model::types::{Integrator, SpeculativeMode};
 
 /// Which collision stage runs inside MuJoCo's step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +70,25 @@ pub fn apply_speculative(
         r.opt.enableflags = if on { r.opt.enableflags | bit } else { r.opt.enableflags & !bit };
     }
     model.set_speculative(on)
+}
+
+/// Loads both models of a scene (MuJoCo's and specula's), with optional integrator and
+/// speculative overrides applied to both.
+pub fn load_pair(
+    scene: &std::path::Path,
+    integrator: Option<Integrator>,
+    speculative: Option<SpeculativeMode>,
+) -> Result<(Model, specula_model::Model), String> {
+    let mut c = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
+    let mut rust = specula_model::load_file(scene).map_err(|e| e.to_string())?;
+    if let Some(i) = integrator {
+        c.set_integrator(i as i32).map_err(|e| e.to_string())?;
+        rust.opt.integrator = i;
+    }
+    if let Some(s) = speculative {
+        apply_speculative(s, &mut c, Some(&mut rust)).map_err(|e| e.to_string())?;
+    }
+    Ok((c, rust))
 }
 
 /// Refuses a model timestep that cannot advance a run: zero, negative, NaN or infinite.
@@ -237,12 +256,9 @@ pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions
             let mut stage = RustStage::new(rust);
             stage.set_robust(opts.robust);
             let error: std::cell::RefCell<Option<crate::route::StageError>> = Default::default();
+            // A refused call keeps the step consistent with MuJoCo's own collision; the run fails after it.
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
-                if let Err(e) = stage.replace(m, d) {
-                    // Keep the step consistent with MuJoCo's own collision, and fail the run after it.
-                    error.borrow_mut().get_or_insert(e);
-                    run_library_collision(m, d);
-                }
+                stage.replace_or_library(m, d, &mut error.borrow_mut())
             };
             let raw = model.raw();
             let report = with_collision(raw, &mut replace, || {

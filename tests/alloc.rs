@@ -9,7 +9,7 @@
 use std::alloc::System;
 use std::path::Path;
 
-use specula::mj::{state, Data, Model};
+use specula::mj::{state, Data};
 use specula::route::RustStage;
 use specula::sim::{self, Start};
 use specula_model::types::SpeculativeMode;
@@ -33,18 +33,6 @@ fn allocations_over(data: &mut Data, stage: &mut RustStage, states: &[Vec<f64>])
     (count, calls)
 }
 
-/// Records up to `steps` states of the C route from `start` (fewer in a debug build).
-fn record(model: &Model, start: &Start, steps: usize) -> Vec<Vec<f64>> {
-    let mut data = Data::new(model).unwrap();
-    sim::start(&mut data, start).unwrap();
-    (0..steps)
-        .map(|_| {
-            data.step().unwrap();
-            data.state(state::INTEGRATION)
-        })
-        .collect()
-}
-
 #[test]
 fn the_collision_stage_allocates_nothing_per_call_after_one_pass_over_the_states() {
     let (scenes, skipped) = specula::bench::suite::scenes(Path::new(env!("CARGO_MANIFEST_DIR")));
@@ -60,12 +48,10 @@ fn the_collision_stage_allocates_nothing_per_call_after_one_pass_over_the_states
     for scene in &scenes {
         let start = scene.key.clone().map_or(Start::Qpos0, Start::Key);
         for mode in [SpeculativeMode::Off, SpeculativeMode::Compat, SpeculativeMode::Robust] {
-            let mut c = Model::from_xml_path(&scene.path).unwrap();
-            let mut rust = specula_model::load_file(&scene.path).unwrap();
-            sim::apply_speculative(mode, &mut c, Some(&mut rust)).unwrap();
+            let (c, rust) = sim::load_pair(&scene.path, None, Some(mode)).unwrap();
             // The long recordings only matter for timing; a few hundred states cover every
             // kind of call (impact, contact, rest) these scenes make.
-            let states = record(&c, &start, scene.steps.min(400));
+            let states = specula::bench::record_states(&c, &start, scene.steps.min(400)).unwrap();
             let mut stage = RustStage::new(&rust);
             stage.set_robust(mode == SpeculativeMode::Robust);
             let mut data = Data::new(&c).unwrap();

@@ -32,6 +32,18 @@ pub struct BenchReport {
     pub passes: usize,
 }
 
+/// The integration state after each of `steps` C-route steps from `start`.
+pub fn record_states(model: &Model, start: &Start, steps: usize) -> Result<Vec<Vec<f64>>, MjError> {
+    let mut data = Data::new(model)?;
+    sim::start(&mut data, start)?;
+    let mut states = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        data.step()?;
+        states.push(data.state(state::INTEGRATION));
+    }
+    Ok(states)
+}
+
 /// Records `steps` states of the C route from `start` and times both stages on them (the Rust
 /// stage in robust mode when `robust`; the states are always the C route's).
 pub fn bench(
@@ -45,13 +57,8 @@ pub fn bench(
     if library_collision().is_none() {
         return Err(MjError::Invalid("libmujoco is not loaded".into()));
     }
+    let states = record_states(model, start, steps)?;
     let mut data = Data::new(model)?;
-    sim::start(&mut data, start)?;
-    let mut states = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        data.step()?;
-        states.push(data.state(state::INTEGRATION));
-    }
     let mut stage = RustStage::new(rust);
     stage.set_robust(robust);
     let passes = passes.max(1);
@@ -138,12 +145,8 @@ pub fn bench_step(
                 }
                 c_tot.push(t.elapsed().as_nanos() as f64);
             } else {
-                let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
-                    if let Err(e) = stage.replace(m, d) {
-                        error.get_or_insert(e);
-                        run_library_collision(m, d);
-                    }
-                };
+                let mut replace =
+                    |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| stage.replace_or_library(m, d, &mut error);
                 let (r, _) = with_collision(model.raw(), &mut replace, || (0..steps).try_for_each(|_| data.step()));
                 r?;
                 r_tot.push(t.elapsed().as_nanos() as f64);

@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 
 use super::{bench, bench_step, BenchReport, StepReport};
-use crate::mj::Model;
 use crate::sim::{self, Start};
 use specula_model::types::SpeculativeMode;
 
@@ -92,29 +91,20 @@ impl SuiteRow {
     }
 }
 
-/// Loads `scene` for both stages with the speculative flag set as `mode` says.
-fn load(scene: &SuiteScene, mode: SpeculativeMode) -> Result<(Model, specula_model::Model), String> {
-    let file = scene.path.display();
-    let mut c = Model::from_xml_path(&scene.path).map_err(|e| format!("{file}: {e}"))?;
-    let mut rust = specula_model::load_file(&scene.path).map_err(|e| format!("{file}: {e}"))?;
-    sim::apply_speculative(mode, &mut c, Some(&mut rust)).map_err(|e| format!("{file}: {e}"))?;
-    Ok((c, rust))
-}
-
 /// Times one scene: the three modes, then the whole step if the scene asks for it.
 pub fn run_scene(scene: &SuiteScene, passes: usize) -> Result<SuiteRow, String> {
     let start = scene.key.clone().map_or(Start::Qpos0, Start::Key);
+    let load = |mode| sim::load_pair(&scene.path, None, mode).map_err(|e| format!("{}: {e}", scene.path.display()));
     let time = |mode: SpeculativeMode| -> Result<BenchReport, String> {
-        let (c, rust) = load(scene, mode)?;
+        let (c, rust) = load(Some(mode))?;
         bench(&c, &rust, scene.steps, &start, passes, mode == SpeculativeMode::Robust)
             .map_err(|e| format!("{}: {e}", scene.name))
     };
     let (off, compat, robust) =
         (time(SpeculativeMode::Off)?, time(SpeculativeMode::Compat)?, time(SpeculativeMode::Robust)?);
     let step = if scene.step_row {
-        let file = scene.path.display();
-        let c = Model::from_xml_path(&scene.path).map_err(|e| format!("{file}: {e}"))?;
-        let rust = specula_model::load_file(&scene.path).map_err(|e| format!("{file}: {e}"))?;
+        // the scene's own speculative setting
+        let (c, rust) = load(None)?;
         Some(bench_step(&c, &rust, scene.steps, &start, passes).map_err(|e| format!("{}: {e}", scene.name))?)
     } else {
         None

@@ -5,11 +5,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use specula::bench::{bench, suite};
-use specula::sim::Start;
+use specula::sim::{load_pair, Start};
 
 use specula_model::types::{Integrator, SpeculativeMode};
-
-use super::diff::load_pair;
 
 /// Arguments of `specula bench`.
 #[derive(Args, Debug)]

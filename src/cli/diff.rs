@@ -5,8 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use specula::diff::{diff, DiffOptions, DiffReport};
-use specula::mj::Model;
-use specula::sim::{self, Start};
+use specula::sim::{load_pair, Start};
 use specula_model::types::{Integrator, SpeculativeMode};
 
 /// Arguments of `specula diff`.
@@ -29,24 +28,6 @@ pub struct DiffArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Loads both models of a scene, with optional integrator and speculative overrides applied to both.
-pub fn load_pair(
-    scene: &PathBuf,
-    integrator: Option<Integrator>,
-    speculative: Option<SpeculativeMode>,
-) -> Result<(Model, specula_model::Model), String> {
-    let mut c = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
-    let mut rust = specula_model::load_file(scene).map_err(|e| e.to_string())?;
-    if let Some(i) = integrator {
-        c.set_integrator(i as i32).map_err(|e| e.to_string())?;
-        rust.opt.integrator = i;
-    }
-    if let Some(s) = speculative {
-        sim::apply_speculative(s, &mut c, Some(&mut rust)).map_err(|e| e.to_string())?;
-    }
-    Ok((c, rust))
 }
 
 /// Runs `specula diff`: exit 0 on match, 1 on differ, 2 on error.

@@ -141,9 +141,7 @@ pub fn on_route(
             stage.set_robust(r.mode == super::SpeculativeMode::Robust);
             let error = std::cell::RefCell::new(None::<crate::route::StageError>);
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
-                if let Err(e) = stage.replace(m, d) {
-                    error.borrow_mut().get_or_insert(e);
-                }
+                stage.replace_or_library(m, d, &mut error.borrow_mut())
             };
             let out = with_collision(model.raw(), &mut replace, go).0;
             match error.into_inner() {
