@@ -182,10 +182,7 @@ pub type PlanePoints = ([([f64; 3], f64); 4], usize);
 /// `spread` is how far above the lowest vertex a vertex may be: `dist(t) + (1 - t) h|v_n| +
 /// ccd_tolerance`. `None` when the type has no polygon.
 pub fn plane_points(plane: &Geom, g: &Geom, spread: f64) -> Option<PlanePoints> {
-    BUFFERS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut b) => plane_points_in(plane, g, spread, &mut b),
-        Err(_) => plane_points_in(plane, g, spread, &mut Buffers::default()),
-    })
+    crate::with_thread_buffers(&BUFFERS, |b| plane_points_in(plane, g, spread, b))
 }
 
 /// [`plane_points`] in the given buffers.

@@ -68,13 +68,9 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
-/// Runs `f` on this thread's CCD buffers (on fresh ones if they are already in use, which no
-/// caller does today: a run never starts another).
+/// Runs `f` on this thread's CCD buffers (a run never starts another, so they are free).
 fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut s) => f(&mut s),
-        Err(_) => f(&mut Scratch::default()),
-    })
+    crate::with_thread_buffers(&SCRATCH, f)
 }
 
 /// Up to four contact point pairs `(on geom 1, on geom 2)` and how many there are.
