@@ -64,6 +64,7 @@ pub fn cube_hull() -> ConvexHull {
         polygons: None,
         mesh_id: Vec::new(),
         mesh_nvert: 0,
+        nhull: 0,
     }
 }
 

@@ -254,7 +254,8 @@ fn plane_mesh_hexagon_pruned_to_four() {
         face.push([k, 6 + k1, k1]);
         face.push([k, 6 + k, 6 + k1]);
     }
-    let h = ConvexHull { vert, adjacency: Vec::new(), face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0 };
+    let h =
+        ConvexHull { vert, adjacency: Vec::new(), face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0, nhull: 0 };
     let mat = [
         0.017452406437283546,
         -0.9998476951563939,
@@ -415,7 +416,7 @@ fn box_random_mesh_hill_climbing() {
         [17, 23, 21],
         [23, 17, 22],
     ];
-    let h = ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0 };
+    let h = ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0, nhull: 0 };
     let mesh = geom(
         GeomType::Mesh,
         [0.0; 3],

@@ -267,7 +267,7 @@ fn hexagon_edge_on_box_two_contacts() {
     }
     // with hull-graph adjacency the support search hill-climbs (12 vertices)
     let adjacency = adjacency_of(vert.len(), &face);
-    let h = ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0 };
+    let h = ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0, nhull: 0 };
     let mat = [
         1.0000000000000024,
         -1.570092458683777e-16,
@@ -312,6 +312,7 @@ fn graph_ordered_cube_rebuilds_faces() {
         polygons: None,
         mesh_id: Vec::new(),
         mesh_nvert: 0,
+        nhull: 0,
     };
     let a = cube([0.0; 3], I3, &h);
     let b = cube([0.1, 0.2, 0.95], RZ30, &h);

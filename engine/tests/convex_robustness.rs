@@ -44,6 +44,7 @@ fn tetra() -> ConvexHull {
         polygons: None,
         mesh_id: Vec::new(),
         mesh_nvert: 0,
+        nhull: 0,
     }
 }
 

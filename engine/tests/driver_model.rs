@@ -59,3 +59,25 @@ fn hull_from_graph_reads_mujocos_layout() {
     // truncated graph: None, not a panic
     assert!(hull_from_graph(&verts, 0, 4, &graph[..12], 0).is_none());
 }
+
+#[test]
+fn small_meshes_keep_their_off_hull_vertices_after_the_corners() {
+    // the tetrahedron above with a fifth mesh vertex (id 1) at the middle of the edge between
+    // mesh vertices 0 and 2: the graph lists the four corners only
+    let verts: Vec<[f32; 3]> =
+        vec![[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let mut graph = vec![4, 4, 0, 4, 8, 12, 4, 0, 2, 3];
+    graph.extend([1, 2, 3, -1, 0, 2, 3, -1, 0, 1, 3, -1, 0, 1, 2, -1]);
+    graph.extend([0, 2, 3, 0, 2, 4, 0, 3, 4, 2, 3, 4]);
+    let h = hull_from_graph(&verts, 0, 5, &graph, 0).expect("valid graph");
+    assert_eq!(h.nhull, 4);
+    assert_eq!(h.corners().len(), 4);
+    assert_eq!(h.vert[4], [0.5, 0.0, 0.0]);
+    assert_eq!(h.mesh_id, vec![4, 0, 2, 3, 1]);
+    assert!(h.adjacency[4].is_empty(), "an off-hull vertex has no hull neighbours");
+    // a mesh of 10 or more vertices is hill-climbed on its graph: no extra vertices
+    let mut many = verts.clone();
+    many.extend(std::iter::repeat_n([0.1f32, 0.1, 0.1], 5));
+    let climbed = hull_from_graph(&many, 0, 10, &graph, 0).expect("valid graph");
+    assert_eq!((climbed.vert.len(), climbed.nhull), (4, 0));
+}

@@ -173,7 +173,8 @@ fn ray_casts_on_every_type() {
         [1, 3, 7],
         [1, 7, 5],
     ];
-    let hull = ConvexHull { vert, adjacency: vec![], face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0 };
+    let hull =
+        ConvexHull { vert, adjacency: vec![], face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0, nhull: 0 };
     let mesh =
         Geom { ty: GeomType::Mesh, size: [0.0; 3], pos: [0.0; 3], mat: IDENTITY9, rbound: 0.9, hull: Some(&hull) };
     assert!((ray_geom(&mesh, &p, &v) - 0.5).abs() < 1e-12);

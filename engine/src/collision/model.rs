@@ -8,7 +8,7 @@
 use specula_model::Model;
 
 use super::bvh::{build_body_tree, TreeLeaf};
-use crate::narrowphase::{ConvexHull, GeomType, PolygonTable};
+use crate::narrowphase::{ConvexHull, GeomType, PolygonTable, HILLCLIMB_MIN};
 
 /// `mjDSBL_CONSTRAINT`: the whole constraint solver is off (no contacts are generated).
 pub const DSBL_CONSTRAINT: u32 = 1 << 0;
@@ -416,6 +416,17 @@ pub fn hull_from_graph(
     for f in 0..numface {
         let t = faces.get(3 * f..3 * f + 3)?;
         hull.face.push([*hull_id.get(&t[0])?, *hull_id.get(&t[1])?, *hull_id.get(&t[2])?]);
+    }
+    if vertnum < HILLCLIMB_MIN && numvert < vertnum {
+        // the exhaustive support search visits every mesh vertex, corners or not
+        hull.nhull = numvert;
+        for (gid, v) in verts.iter().enumerate() {
+            if !hull_id.contains_key(&(gid as i32)) {
+                hull.vert.push(widen(v));
+                hull.mesh_id.push(gid as u32);
+                hull.adjacency.push(Vec::new());
+            }
+        }
     }
     Some(hull)
 }

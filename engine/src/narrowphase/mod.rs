@@ -13,6 +13,10 @@ pub mod table;
 
 pub use specula_model::GeomType;
 
+/// Meshes with fewer vertices than this have their support searched over every vertex rather
+/// than hill-climbed on the hull graph (`mjMESH_HILLCLIMB_MIN`; `docs/measurements.md`, C1).
+pub const HILLCLIMB_MIN: usize = 10;
+
 /// Most contacts one geom pair can produce (MuJoCo's `mjMAXCONPAIR`).
 pub const MAX_CONTACTS: usize = 50;
 
@@ -20,7 +24,8 @@ pub const MAX_CONTACTS: usize = 50;
 /// MuJoCo stores in `mesh_graph`, so support queries can hill-climb.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ConvexHull {
-    /// Hull vertices in the geom's local frame.
+    /// Hull vertices in the geom's local frame; after the first [`ConvexHull::nhull`] of them,
+    /// the mesh's other vertices when its support is searched exhaustively (see `nhull`).
     pub vert: Vec<[f64; 3]>,
     /// For each vertex, the indices of its neighbours on the hull.
     pub adjacency: Vec<Vec<u32>>,
@@ -36,6 +41,21 @@ pub struct ConvexHull {
     /// How many vertices the mesh itself has (`mesh_vertnum`, interior ones included); 0 means
     /// as many as the hull. MuJoCo hill-climbs a mesh of 10 or more, whatever its hull's size.
     pub mesh_nvert: usize,
+    /// How many leading entries of `vert` are hull corners; 0 means all. A mesh of fewer than
+    /// 10 vertices has its support searched over every mesh vertex (`docs/measurements.md`, C1),
+    /// so its vertices that are not hull corners (on an edge or inside) follow the corners, with
+    /// no neighbours and on no polygon: on a tie MuJoCo's scan can answer with one of them.
+    pub nhull: usize,
+}
+
+impl ConvexHull {
+    /// The hull's corners: `vert` without the off-hull mesh vertices.
+    pub fn corners(&self) -> &[[f64; 3]] {
+        match self.nhull {
+            0 => &self.vert,
+            n => &self.vert[..n.min(self.vert.len())],
+        }
+    }
 }
 
 /// A mesh's flat hull polygons as MuJoCo's compiler lists them.

@@ -449,9 +449,10 @@ pub fn support(g: &Geom, dir: &[f64; 3]) -> Option<[f64; 3]> {
         GeomType::Box => [sgn(l[0]) * s[0], sgn(l[1]) * s[1], sgn(l[2]) * s[2]],
         GeomType::Mesh => {
             let hull = g.hull?;
-            let mut best = *hull.vert.first()?;
+            let corners = hull.corners();
+            let mut best = *corners.first()?;
             let mut bd = dot3(&best, &l);
-            for v in &hull.vert[1..] {
+            for v in &corners[1..] {
                 let d = dot3(v, &l);
                 if d > bd {
                     bd = d;

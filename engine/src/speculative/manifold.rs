@@ -145,7 +145,7 @@ fn facing_polygon(g: &Geom, n: &[f64; 3], out: &mut Vec<[f64; 3]>, keyed: &mut V
             // 1 cm tetrahedron at 10 m/s onto a 2 mm plate left at 16 m/s sideways; issue 13's
             // sweep of a user scene found it)
             let Some(h) = g.hull else { return false };
-            out.extend(h.vert.iter().map(|v| world(*v)));
+            out.extend(h.corners().iter().map(|v| world(*v)));
             around(out, n, keyed);
         }
         _ => return false,

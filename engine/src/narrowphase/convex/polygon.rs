@@ -378,8 +378,9 @@ fn make_normal(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> [f64; 3] {
 /// (triangles of mutually adjacent vertices whose plane supports the hull), for hulls of up to
 /// `MAX_REBUILD` vertices.
 fn local_faces(h: &ConvexHull) -> Option<Vec<[usize; 3]>> {
-    let n = h.vert.len();
-    let has_adj = h.adjacency.len() == n;
+    let corners = h.corners();
+    let n = corners.len();
+    let has_adj = h.adjacency.len() == h.vert.len();
     let adj = |a: usize, b: usize| h.adjacency[a].contains(&(b as u32));
     let consistent = !h.face.is_empty()
         && h.face.iter().all(|f| {
@@ -390,7 +391,7 @@ fn local_faces(h: &ConvexHull) -> Option<Vec<[usize; 3]>> {
         return None;
     }
     let mut c = [0.0; 3];
-    for v in &h.vert {
+    for v in corners {
         c = [c[0] + v[0], c[1] + v[1], c[2] + v[2]];
     }
     c = [c[0] / n as f64, c[1] / n as f64, c[2] / n as f64];
@@ -409,7 +410,7 @@ fn local_faces(h: &ConvexHull) -> Option<Vec<[usize; 3]>> {
     if !has_adj || !(4..=MAX_REBUILD).contains(&n) {
         return None;
     }
-    let scale = h.vert.iter().map(|v| dot3(&sub3(v, &c), &sub3(v, &c))).fold(0.0, f64::max).sqrt();
+    let scale = corners.iter().map(|v| dot3(&sub3(v, &c), &sub3(v, &c))).fold(0.0, f64::max).sqrt();
     let tol = 1e-9 * scale.max(1e-300);
     let mut out = Vec::new();
     for a in 0..n {
@@ -432,7 +433,7 @@ fn local_faces(h: &ConvexHull) -> Option<Vec<[usize; 3]>> {
                     t.swap(1, 2);
                 }
                 let off = dot3(&nrm, &h.vert[a]);
-                if h.vert.iter().all(|x| dot3(&nrm, x) - off <= tol) {
+                if corners.iter().all(|x| dot3(&nrm, x) - off <= tol) {
                     out.push(t);
                 }
             }
@@ -624,7 +625,7 @@ mod tests {
         let vert = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 1.0]];
         let face = vec![[0, 2, 1], [0, 3, 2], [0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]];
         let adjacency = vec![vec![1, 2, 3, 4], vec![0, 2, 4], vec![0, 1, 3, 4], vec![0, 2, 4], vec![0, 1, 2, 3]];
-        ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0 }
+        ConvexHull { vert, adjacency, face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0, nhull: 0 }
     }
 
     /// The cache key of a hull too big to read whole changes with every kind of edit the tests

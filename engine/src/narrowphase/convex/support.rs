@@ -8,14 +8,11 @@
 
 use super::polygon::{hull_data, HullData};
 use crate::math::dot3 as dot;
-use crate::narrowphase::{ConvexHull, Geom, GeomType};
+use crate::narrowphase::{ConvexHull, Geom, GeomType, HILLCLIMB_MIN};
 use std::rc::Rc;
 
 /// Below this squared length a direction cannot be normalised (MuJoCo's `mjMINVAL^2`).
 const MINVAL2: f64 = 1e-30;
-
-/// Meshes with fewer vertices than this are searched exhaustively (`mjMESH_HILLCLIMB_MIN`).
-const HILLCLIMB_MIN: usize = 10;
 
 /// What part of the geom the support function describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
