@@ -78,15 +78,15 @@ pub fn load_pair(
     scene: &std::path::Path,
     integrator: Option<Integrator>,
     speculative: Option<SpeculativeMode>,
-) -> Result<(Model, specula_model::Model), String> {
-    let mut c = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
-    let mut rust = specula_model::load_file(scene).map_err(|e| e.to_string())?;
+) -> Result<(Model, specula_model::Model), crate::Error> {
+    let mut c = Model::from_xml_path(scene)?;
+    let mut rust = specula_model::load_file(scene)?;
     if let Some(i) = integrator {
-        c.set_integrator(i as i32).map_err(|e| e.to_string())?;
+        c.set_integrator(i as i32)?;
         rust.opt.integrator = i;
     }
     if let Some(s) = speculative {
-        apply_speculative(s, &mut c, Some(&mut rust)).map_err(|e| e.to_string())?;
+        apply_speculative(s, &mut c, Some(&mut rust))?;
     }
     Ok((c, rust))
 }

@@ -1,4 +1,5 @@
-//! Small vector, matrix and quaternion helpers with MuJoCo's floating-point behaviour.
+//! Small vector, matrix and quaternion helpers with MuJoCo's floating-point behaviour, and the
+//! per-thread work buffers the collision kernels reuse from call to call.
 //!
 //! Each function computes the same quantity as the `mju_*` routine it names, with the same
 //! order of operations, so results agree bit for bit: sums run left to right, products are
@@ -390,6 +391,18 @@ pub fn frame_from_normal(normal: &[f64; 3]) -> [f64; 9] {
     let mut f = [normal[0], normal[1], normal[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
     make_frame(&mut f);
     f
+}
+
+/// Runs `f` on this thread's work buffers in `key` (kept from call to call so that collision
+/// calls allocate nothing once they have grown), or on fresh ones if they are already in use.
+pub(crate) fn with_thread_buffers<T: Default, R>(
+    key: &'static std::thread::LocalKey<std::cell::RefCell<T>>,
+    f: impl FnOnce(&mut T) -> R,
+) -> R {
+    key.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut b) => f(&mut b),
+        Err(_) => f(&mut T::default()),
+    })
 }
 
 #[cfg(test)]

@@ -4,12 +4,12 @@
 use specula_engine::math::IDENTITY9;
 use specula_engine::narrowphase::{CollideOptions, ConvexHull, Geom, GeomType};
 use specula_engine::speculative::advance::advance;
-use specula_engine::speculative::distance::{effective_distance, step_damping_stiffness, Integrator};
 use specula_engine::speculative::sight::{ray_geom, segment_hits, segment_occluded};
 use specula_engine::speculative::sweep::{
     body_cvel, geom_motion, pair_is_fast, pair_threshold, sweep_distance, swept_interval, swept_plane_prune,
     swept_sphere_prune, GeomMotion,
 };
+use specula_engine::speculative::{effective_distance, step_damping_stiffness, Integrator};
 
 const H: f64 = 0.00125;
 

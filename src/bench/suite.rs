@@ -92,20 +92,19 @@ impl SuiteRow {
 }
 
 /// Times one scene: the three modes, then the whole step if the scene asks for it.
-pub fn run_scene(scene: &SuiteScene, passes: usize) -> Result<SuiteRow, String> {
+pub fn run_scene(scene: &SuiteScene, passes: usize) -> Result<SuiteRow, crate::Error> {
     let start = scene.key.clone().map_or(Start::Qpos0, Start::Key);
-    let load = |mode| sim::load_pair(&scene.path, None, mode).map_err(|e| format!("{}: {e}", scene.path.display()));
-    let time = |mode: SpeculativeMode| -> Result<BenchReport, String> {
+    let load = |mode| sim::load_pair(&scene.path, None, mode);
+    let time = |mode: SpeculativeMode| -> Result<BenchReport, crate::Error> {
         let (c, rust) = load(Some(mode))?;
-        bench(&c, &rust, scene.steps, &start, passes, mode == SpeculativeMode::Robust)
-            .map_err(|e| format!("{}: {e}", scene.name))
+        Ok(bench(&c, &rust, scene.steps, &start, passes, mode == SpeculativeMode::Robust)?)
     };
     let (off, compat, robust) =
         (time(SpeculativeMode::Off)?, time(SpeculativeMode::Compat)?, time(SpeculativeMode::Robust)?);
     let step = if scene.step_row {
         // the scene's own speculative setting
         let (c, rust) = load(None)?;
-        Some(bench_step(&c, &rust, scene.steps, &start, passes).map_err(|e| format!("{}: {e}", scene.name))?)
+        Some(bench_step(&c, &rust, scene.steps, &start, passes)?)
     } else {
         None
     };

@@ -46,7 +46,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
     }
     let Some(scene) = &args.scene else { return run_suite(&args) };
     let file = scene.display().to_string();
-    let (c, rust) = load_pair(scene, args.integrator, args.speculative)?;
+    let (c, rust) = load_pair(scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     let robust = args.speculative == Some(SpeculativeMode::Robust);
     let r = bench(&c, &rust, args.steps, &start, args.passes, robust).map_err(|e| format!("{file}: {e}"))?;
@@ -83,7 +83,7 @@ fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
     let mut rows = Vec::with_capacity(scenes.len());
     for s in &scenes {
         eprintln!("specula bench --suite: {} ({} states, {} passes)", s.name, s.steps, args.passes);
-        rows.push(suite::run_scene(s, args.passes)?);
+        rows.push(suite::run_scene(s, args.passes).map_err(|e| format!("{}: {e}", s.path.display()))?);
     }
     if args.json {
         let json: Vec<_> = rows

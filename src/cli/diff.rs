@@ -33,7 +33,7 @@ pub struct DiffArgs {
 /// Runs `specula diff`: exit 0 on match, 1 on differ, 2 on error.
 pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
-    let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative)?;
+    let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
     let opts = DiffOptions { steps: args.steps, start: args.key.clone().map_or(Start::Qpos0, Start::Key) };
     let report = diff(&c, &rust, &opts).map_err(|e| format!("{file}: {e}"))?;
     print_report(&file, &report, args.json);

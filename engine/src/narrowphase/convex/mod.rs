@@ -70,7 +70,7 @@ thread_local! {
 
 /// Runs `f` on this thread's CCD buffers (a run never starts another, so they are free).
 fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
-    crate::with_thread_buffers(&SCRATCH, f)
+    crate::math::with_thread_buffers(&SCRATCH, f)
 }
 
 /// Up to four contact point pairs `(on geom 1, on geom 2)` and how many there are.
