@@ -5,10 +5,10 @@
 //! Expected numbers are hand-derived (unit mesh cubes resting face to face), not probed: the
 //! point of these tests is that caching changes nothing.
 
-#[path = "convex_common.rs"]
 mod common;
+use common::convex;
 
-use common::*;
+use convex::*;
 use specula_engine::narrowphase::GeomType;
 
 /// A cube resting 0.05 deep on another: four corner contacts, depth 0.05, normal +z.

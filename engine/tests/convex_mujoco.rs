@@ -6,10 +6,10 @@
 //! test. Geom poses below are MuJoCo's `geom_xpos` / `geom_xmat` printed by the probe. Note that
 //! MuJoCo orders a contact pair by geom type (lower type first), which fixes the normal's sign.
 
-#[path = "convex_common.rs"]
 mod common;
+use common::convex;
 
-use common::*;
+use convex::*;
 use specula_engine::narrowphase::convex::{geom_distance, plane_convex};
 use specula_engine::narrowphase::{CollideOptions, ContactPoint, ConvexHull, GeomType, MAX_CONTACTS};
 

@@ -4,10 +4,10 @@
 //! Expected values come from the Python bindings (mujoco 4.0.0) as in `convex_mujoco.rs`: a
 //! two-geom MJCF (geom 1 fixed, geom 2 free), `mj_forward`, then `d.contact[i]`.
 
-#[path = "convex_common.rs"]
 mod common;
+use common::convex;
 
-use common::*;
+use convex::*;
 use specula_engine::narrowphase::{CollideOptions, ConvexHull, GeomType};
 
 /// probe: two cylinders size=".2 .1", the second at pos="0.1 0.05 0.19": cap on cap. MuJoCo

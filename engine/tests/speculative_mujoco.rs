@@ -6,6 +6,9 @@
 //! unless stated, and MuJoCo's default contact parameters (solref 0.02 1, solimp width 0.001).
 //! Pairs go through GJK, so positions and distances are compared to 1e-6 (relative for `dist`).
 
+mod common;
+
+use common::{assert_vec, close_rel};
 use specula_engine::math::IDENTITY9;
 use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
 use specula_engine::speculative::sweep::{min_half_extent, primitive_half_extents};
@@ -50,16 +53,6 @@ fn run(s1: &SweptGeom, s2: &SweptGeom, opt: &SpeculativeOptions) -> Vec<ContactP
     out[..n].to_vec()
 }
 
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * b.abs().max(1.0)
-}
-
-fn assert_vec(a: &[f64; 3], b: &[f64; 3], tol: f64) {
-    for i in 0..3 {
-        assert!((a[i] - b[i]).abs() < tol, "{a:?} vs {b:?}");
-    }
-}
-
 /// Does `cs` contain a contact at `p` (any order)?
 fn has_pos(cs: &[ContactPoint], p: [f64; 3]) -> bool {
     cs.iter().any(|c| (0..3).all(|i| (c.pos[i] - p[i]).abs() < 1e-6))
@@ -77,7 +70,7 @@ fn ball_over_plate_measured_case() {
     for integ in [Integrator::Euler, Integrator::Implicit, Integrator::ImplicitFast, Integrator::Rk4] {
         let cs = run(&s1, &s2, &options(integ, true));
         assert_eq!(cs.len(), 1);
-        assert!(close(cs[0].dist, -3.0912, 1e-9), "{}", cs[0].dist);
+        assert!(close_rel(cs[0].dist, -3.0912, 1e-9), "{}", cs[0].dist);
         assert_vec(&cs[0].pos, &[0.0, 0.0, 0.31], 1e-9);
         assert_vec(&cs[0].normal(), &[0.0, 0.0, -1.0], 1e-9);
     }
@@ -86,8 +79,8 @@ fn ball_over_plate_measured_case() {
     let s1 = swept(ball, [0.0, 0.0, -10.0 * H], [0.0; 3]);
     let e = run(&s1, &s2, &options(Integrator::Euler, true));
     let d = run(&s1, &s2, &options(Integrator::Discrete, true));
-    assert!(close(e[0].dist, -1.5455999999999976, 1e-9), "{}", e[0].dist);
-    assert!(close(d[0].dist, -1.7838999999999974, 1e-9), "{}", d[0].dist);
+    assert!(close_rel(e[0].dist, -1.5455999999999976, 1e-9), "{}", e[0].dist);
+    assert!(close_rel(d[0].dist, -1.7838999999999974, 1e-9), "{}", d[0].dist);
 }
 
 #[test]
@@ -102,7 +95,7 @@ fn head_on_balls_share_the_position() {
         &options(Integrator::Euler, true),
     );
     assert_eq!(cs.len(), 1);
-    assert!(close(cs[0].dist, -6.182400000000001, 1e-9), "{}", cs[0].dist);
+    assert!(close_rel(cs[0].dist, -6.182400000000001, 1e-9), "{}", cs[0].dist);
     assert_vec(&cs[0].pos, &[0.02, 0.0, 0.0], 1e-9);
     assert_vec(&cs[0].normal(), &[1.0, 0.0, 0.0], 1e-9);
 }
@@ -117,7 +110,7 @@ fn gating_uses_the_smaller_geom_and_own_travel() {
     let opt = options(Integrator::Euler, true);
     let cs = run(&swept(a, [8.1 * H, 0.0, 0.0], [0.0; 3]), &swept(b, [0.0; 3], [0.0; 3]), &opt);
     assert_eq!(cs.len(), 1);
-    assert!(close(cs[0].dist, -2.0171200000000016, 1e-9), "{}", cs[0].dist);
+    assert!(close_rel(cs[0].dist, -2.0171200000000016, 1e-9), "{}", cs[0].dist);
     assert_vec(&cs[0].pos, &[0.05, 0.0, 0.0], 1e-9);
     let cs = run(&swept(a, [4.1 * H, 0.0, 0.0], [0.0; 3]), &swept(b, [-4.1 * H, 0.0, 0.0], [0.0; 3]), &opt);
     assert!(cs.is_empty());
@@ -141,7 +134,7 @@ fn hinge_arm_sphere_against_wall() {
     let wall = geom(GeomType::Box, [0.05, 0.005, 0.05], [0.2, 0.025, 0.0], IDENTITY9);
     let cs = run(&swept(ball, m.dx, m.dw), &swept(wall, [0.0; 3], [0.0; 3]), &options(Integrator::Euler, true));
     assert_eq!(cs.len(), 1);
-    assert!(close(cs[0].dist, -3.0912, 1e-9), "{}", cs[0].dist);
+    assert!(close_rel(cs[0].dist, -3.0912, 1e-9), "{}", cs[0].dist);
     assert_vec(&cs[0].pos, &[0.2, 0.01, 0.0], 1e-9);
     assert_vec(&cs[0].normal(), &[0.0, 1.0, 0.0], 1e-9);
 }
@@ -167,7 +160,7 @@ fn box_spinning_about_the_wall_normal() {
         let cs = spinning_box(c, 1);
         assert_eq!(cs.len(), 4, "c = {c}");
         for con in &cs {
-            assert!(close(con.dist, want, 1e-6), "c = {c}: {} vs {want}", con.dist);
+            assert!(close_rel(con.dist, want, 1e-6), "c = {c}: {} vs {want}", con.dist);
             assert_vec(&con.normal(), &[0.0, -1.0, 0.0], 1e-9);
         }
         for p in [[0.01, 0.01, 0.01], [-0.01, 0.01, 0.01], [0.01, 0.01, -0.01], [-0.01, 0.01, -0.01]] {
@@ -176,7 +169,7 @@ fn box_spinning_about_the_wall_normal() {
     }
     // c = 3.2 needs 17 steps: MuJoCo lands on the translation-only time, dist -0.2912
     let cs = spinning_box(3.2, 1);
-    assert!(close(cs[0].dist, -0.2912000000000003, 1e-9), "{}", cs[0].dist);
+    assert!(close_rel(cs[0].dist, -0.2912000000000003, 1e-9), "{}", cs[0].dist);
 }
 
 #[test]
@@ -197,7 +190,7 @@ fn box_spinning_past_the_wall() {
         let cs = spinning_box(c, axis);
         assert!(!cs.is_empty());
         for con in &cs {
-            assert!(close(con.dist, want, 1e-6), "c = {c}: {} vs {want}", con.dist);
+            assert!(close_rel(con.dist, want, 1e-6), "c = {c}: {} vs {want}", con.dist);
         }
         for p in pts {
             assert!(cs.iter().any(|con| (0..3).all(|i| (con.pos[i] - p[i]).abs() < 1e-5)), "c = {c}: {cs:?}");
@@ -219,7 +212,7 @@ fn cube_onto_plane_gets_four_points() {
         assert!(has_pos(&cs, p), "{cs:?}");
     }
     for con in &cs {
-        assert!(close(con.dist, -0.2912, 1e-9), "{}", con.dist);
+        assert!(close_rel(con.dist, -0.2912, 1e-9), "{}", con.dist);
         assert_vec(&con.normal(), &[0.0, 0.0, 1.0], 1e-12);
     }
 }
@@ -243,7 +236,7 @@ fn tilted_cube_onto_plane_keeps_points_reached_this_step() {
         );
         assert_eq!(cs.len(), want_n, "gap {gap}: {cs:?}");
         for con in &cs {
-            assert!(close(con.dist, want_d, 1e-6), "gap {gap}: {}", con.dist);
+            assert!(close_rel(con.dist, want_d, 1e-6), "gap {gap}: {}", con.dist);
         }
     }
 }
@@ -319,7 +312,7 @@ fn capsule_and_cylinder_onto_plane() {
     let cs = run(&plane, &cylinder, &options(Integrator::Euler, true));
     assert_eq!(cs.len(), 4);
     for con in &cs {
-        assert!(close(con.dist, -0.2912, 1e-9), "{}", con.dist);
+        assert!(close_rel(con.dist, -0.2912, 1e-9), "{}", con.dist);
     }
     // the first three agree; the fourth is a tie of the quad pruning on a regular 16-gon that
     // floating-point noise breaks differently here (270 degrees instead of 247.5)
@@ -365,7 +358,7 @@ fn tumbling_capsule_and_box() {
         (run(&capsule, &plate, &options(Integrator::Euler, true)), [0.0, 0.0, -1.0]),
     ] {
         assert_eq!(cs.len(), 1, "{cs:?}");
-        assert!(close(cs[0].dist, -2.1656725028298074, 1e-6), "{}", cs[0].dist);
+        assert!(close_rel(cs[0].dist, -2.1656725028298074, 1e-6), "{}", cs[0].dist);
         assert_vec(&cs[0].pos, &want_pos, 1e-6);
         assert_vec(&cs[0].normal(), &normal, 1e-6);
     }
@@ -389,7 +382,7 @@ fn tumbling_capsule_and_box() {
     let ball = swept(geom(GeomType::Sphere, [0.03, 0.0, 0.0], [0.0, 0.0, -0.03], IDENTITY9), [0.0; 3], [0.0; 3]);
     let cs = run(&ball, &cube, &options(Integrator::Euler, true));
     assert_eq!(cs.len(), 1, "{cs:?}");
-    assert!(close(cs[0].dist, -0.905924652583432, 1e-6), "{}", cs[0].dist);
+    assert!(close_rel(cs[0].dist, -0.905924652583432, 1e-6), "{}", cs[0].dist);
     assert_vec(&cs[0].pos, &[-0.004857060678454399, -0.0015062703059926115, 0.01607351598394308], 1e-6);
     assert_vec(&cs[0].normal(), &[-0.1310570572272453, -0.06168098611056666, 0.9894541443156235], 1e-6);
 }

@@ -4,6 +4,9 @@
 //! Probe (Python, mujoco 4.0.0): `m = mujoco.MjModel.from_xml_string(xml)` with the test's XML,
 //! then printing the fields the test asserts (`m.geom_friction`, `m.body_iquat`, ...).
 
+mod common;
+use common::assert_close;
+
 use specula_model::{load_str, Model};
 use std::path::Path;
 
@@ -11,13 +14,6 @@ fn load(xml: &str) -> Model {
     match load_str(xml, Path::new("."), "<test>") {
         Ok(m) => m,
         Err(e) => panic!("compile failed: {e}"),
-    }
-}
-
-fn close(a: &[f64], b: &[f64], tol: f64) {
-    assert_eq!(a.len(), b.len());
-    for (x, y) in a.iter().zip(b) {
-        assert!((x - y).abs() <= tol * y.abs().max(1.0), "{a:?} vs {b:?}");
     }
 }
 
@@ -56,11 +52,11 @@ fn replicate_names_and_offsets() {
     assert_eq!(m.geom_names[11], "r11");
     assert_eq!(m.geom_names[12..], ["g-0".to_string(), "g-1".into(), "g-2".into()]);
     // copy i sits at the accumulated offset, rotated by i*90° about z (measured from MuJoCo)
-    close(&m.body_pos[2], &[1.0, 0.0, 1.0], 1e-15);
-    close(&m.body_pos[3], &[1.0000000000000002, 1.0, 1.0], 1e-15);
+    assert_close(&m.body_pos[2], &[1.0, 0.0, 1.0], 1e-15);
+    assert_close(&m.body_pos[3], &[1.0000000000000002, 1.0, 1.0], 1e-15);
     let h = std::f64::consts::FRAC_1_SQRT_2;
-    close(&m.body_quat[2], &[h, 0.0, 0.0, h], 1e-15);
-    close(&m.body_quat[3], &[6.123233995736766e-17, 0.0, 0.0, 1.0], 1e-15);
+    assert_close(&m.body_quat[2], &[h, 0.0, 0.0, h], 1e-15);
+    assert_close(&m.body_quat[3], &[6.123233995736766e-17, 0.0, 0.0, 1.0], 1e-15);
     assert_eq!(m.nq, 21);
 }
 
@@ -73,7 +69,7 @@ fn inertia_from_two_geoms() {
     );
     assert_eq!(m.body_mass[1], 3.0);
     // centre of mass = (2*(.2,0,0) + (0,.3,.1)) / 3
-    close(&m.body_ipos[1], &[0.4 / 3.0, 0.1, 0.1 / 3.0], 1e-15);
+    assert_close(&m.body_ipos[1], &[0.4 / 3.0, 0.1, 0.1 / 3.0], 1e-15);
     // the principal moments keep the trace of the combined tensor: box 2(.13+.10+.05)/3,
     // sphere 3 * 2/5 * .01, parallel-axis terms 2 * sum m |d|^2
     let d1 = [0.2 - 0.4 / 3.0, -0.1, -0.1 / 3.0];
@@ -81,10 +77,14 @@ fn inertia_from_two_geoms() {
     let n2 = |d: [f64; 3]| d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     let trace = 2.0 * 0.28 / 3.0 + 0.012 + 2.0 * (2.0 * n2(d1) + n2(d2));
     let i = m.body_inertia[1];
-    close(&[i[0] + i[1] + i[2]], &[trace], 1e-12);
+    assert_close(&[i[0] + i[1] + i[2]], &[trace], 1e-12);
     // eigenvalues sorted in decreasing order, axes as MuJoCo 4.0.0 reports them
-    close(&i, &[0.17885060206558084, 0.13483437370700174, 0.07164835756075082], 1e-12);
-    close(&m.body_iquat[1], &[0.5198300582288511, 0.8202839125612862, 0.1873996304309017, 0.14762246397246048], 1e-12);
+    assert_close(&i, &[0.17885060206558084, 0.13483437370700174, 0.07164835756075082], 1e-12);
+    assert_close(
+        &m.body_iquat[1],
+        &[0.5198300582288511, 0.8202839125612862, 0.1873996304309017, 0.14762246397246048],
+        1e-12,
+    );
 }
 
 #[test]
@@ -97,8 +97,8 @@ fn single_geom_copies_its_frame_and_world_has_no_mass() {
     // capsule volume pi r^2 (2h) + 4/3 pi r^3 at density 1000
     let r: f64 = 0.1;
     let mass = 1000.0 * std::f64::consts::PI * (r * r * 0.4 + 4.0 * r * r * r / 3.0);
-    close(&[m.body_mass[1]], &[mass], 1e-14);
-    close(&m.body_ipos[1], &[1.0, 2.0, 3.0], 0.0);
+    assert_close(&[m.body_mass[1]], &[mass], 1e-14);
+    assert_close(&m.body_ipos[1], &[1.0, 2.0, 3.0], 0.0);
     assert_eq!(m.body_iquat[1], m.geom_quat[1]);
     assert_eq!(m.body_weldid, vec![0, 1]);
     assert_eq!(m.body_simple[1], 0);
@@ -123,12 +123,12 @@ fn body_bvh_and_fluid() {
     assert_eq!(m.bvh_nodeid, vec![-1, 1, -1, 2, 0]);
     // root box in the inertial frame (com at z = 8/17, principal axes rotated so that the
     // body x axis is the frame's y axis): half-sizes 0.2, 1.1 (spheres at ±1, r .1), 0.65
-    close(
+    assert_close(
         &m.bvh_aabb[0],
         &[0.0, 0.0, 0.07941176470588224, 0.20000000000000057, 1.1000000000000016, 0.6499999999999999],
         1e-12,
     );
-    close(
+    assert_close(
         &m.bvh_aabb[3],
         &[0.0, 0.0, 0.5294117647058822, 0.20000000000000057, 0.20000000000000057, 0.19999999999999998],
         1e-12,
@@ -137,8 +137,8 @@ fn body_bvh_and_fluid() {
     let f = m.geom_fluid[4];
     assert_eq!(f[..6], [1.0, 0.5, 0.25, 1.5, 1.0, 1.0]);
     let measured = [0.03421892335102304, 0.009161969686093343, 0.004656001295402555];
-    close(&f[6..9], &measured, 1e-12);
-    close(&f[9..], &[3.914190145187043e-05, 0.0003559983762595036, 9.632561918504682e-05], 1e-12);
+    assert_close(&f[6..9], &measured, 1e-12);
+    assert_close(&f[9..], &[3.914190145187043e-05, 0.0003559983762595036, 9.632561918504682e-05], 1e-12);
 }
 
 /// `springdamper` turns (time constant, damping ratio) into stiffness and damping from the
@@ -156,9 +156,9 @@ fn springdamper_from_inverse_inertia() {
         </worldbody></mujoco>"#,
     );
     let mass = 4.0 / 3.0 * std::f64::consts::PI * 0.001 * 1000.0;
-    close(&[m.jnt_stiffness[2], m.dof_damping[4]], &[mass, 2.0 * mass], 1e-14);
-    close(&m.jnt_stiffness, &[71.13826646704302, 0.41813462862016787, 4.188790204786391], 1e-12);
-    close(
+    assert_close(&[m.jnt_stiffness[2], m.dof_damping[4]], &[mass, 2.0 * mass], 1e-14);
+    assert_close(&m.jnt_stiffness, &[71.13826646704302, 0.41813462862016787, 4.188790204786391], 1e-12);
+    assert_close(
         &m.dof_damping,
         &[20.91465034131065, 0.16725385144806718, 0.16725385144806718, 0.16725385144806718, 8.377580409572783],
         1e-12,

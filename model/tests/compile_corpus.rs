@@ -4,6 +4,7 @@
 //! without the corpus each test says that it was skipped.
 
 mod common;
+use common::assert_close;
 
 use specula_model::load_file;
 use std::path::{Path, PathBuf};
@@ -87,13 +88,6 @@ fn corpus_model(rel: &str) -> Option<specula_model::Model> {
     }
 }
 
-fn close(a: &[f64], b: &[f64], tol: f64) {
-    assert_eq!(a.len(), b.len());
-    for (x, y) in a.iter().zip(b) {
-        assert!((x - y).abs() <= tol * y.abs().max(1.0), "{a:?} vs {b:?}");
-    }
-}
-
 /// A scaled inline mesh geom end to end (the geom frame absorbs the mesh frame; the body
 /// inertia is built from the body's geoms). Values measured with
 /// `mujoco.MjModel.from_xml_path("model/car/car.xml")`, geom 1 and its body.
@@ -101,14 +95,14 @@ fn close(a: &[f64], b: &[f64], tol: f64) {
 fn mesh_geom_car_chassis() {
     let Some(m) = corpus_model("model/car/car.xml") else { return };
     assert_eq!(m.geom_dataid[1], 0);
-    close(&m.geom_size[1], &[0.0272875366173494, 0.06000000000000024, 0.12649312230654122], 1e-12);
-    close(&[m.geom_rbound[1]], &[0.14263631951750863], 1e-12);
-    close(&m.geom_pos[1], &[-0.025660173160173157, -1.591497090049115e-19, 0.0007954545454545459], 1e-12);
-    close(&m.geom_quat[1], &[0.0, 0.7332629804102228, 0.0, 0.6799451459933523], 1e-12);
+    assert_close(&m.geom_size[1], &[0.0272875366173494, 0.06000000000000024, 0.12649312230654122], 1e-12);
+    assert_close(&[m.geom_rbound[1]], &[0.14263631951750863], 1e-12);
+    assert_close(&m.geom_pos[1], &[-0.025660173160173157, -1.591497090049115e-19, 0.0007954545454545459], 1e-12);
+    assert_close(&m.geom_quat[1], &[0.0, 0.7332629804102228, 0.0, 0.6799451459933523], 1e-12);
     let b = m.geom_bodyid[1];
-    close(&[m.body_mass[b]], &[0.429937166941154], 1e-12);
-    close(&m.body_inertia[b], &[0.0013231924229255352, 0.0010946778730365212, 0.0003028088351356932], 1e-12);
-    close(&m.body_iquat[b], &[0.0, 0.7370325758071657, 0.0, 0.6758572202758945], 1e-12);
+    assert_close(&[m.body_mass[b]], &[0.429937166941154], 1e-12);
+    assert_close(&m.body_inertia[b], &[0.0013231924229255352, 0.0010946778730365212, 0.0003028088351356932], 1e-12);
+    assert_close(&m.body_iquat[b], &[0.0, 0.7370325758071657, 0.0, 0.6758572202758945], 1e-12);
 }
 
 /// Height field with inline elevation: geom size (x, y, top/4 + base/2), box from -base to
@@ -117,8 +111,8 @@ fn mesh_geom_car_chassis() {
 fn hfield_inline_elevation() {
     let Some(m) = corpus_model("test/user/testdata/hfield_xml.xml") else { return };
     assert_eq!((m.hfield_nrow[0], m.hfield_ncol[0]), (12, 10));
-    close(&m.geom_size[0], &[0.9, 1.1, 0.25 * 0.2 + 0.5 * 0.1], 1e-15);
-    close(&m.geom_aabb[0], &[0.0, 0.0, 0.05, 0.9, 1.1, 0.15000000000000002], 1e-15);
-    close(&[m.geom_rbound[0]], &[(0.81f64 + 1.21 + 0.04).sqrt()], 1e-15);
+    assert_close(&m.geom_size[0], &[0.9, 1.1, 0.25 * 0.2 + 0.5 * 0.1], 1e-15);
+    assert_close(&m.geom_aabb[0], &[0.0, 0.0, 0.05, 0.9, 1.1, 0.15000000000000002], 1e-15);
+    assert_close(&[m.geom_rbound[0]], &[(0.81f64 + 1.21 + 0.04).sqrt()], 1e-15);
     assert_eq!(m.hfield_data.iter().copied().fold(0f32, f32::max), 1.0);
 }

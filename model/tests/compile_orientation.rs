@@ -4,6 +4,9 @@
 //! Probe (Python, mujoco 4.0.0): `m = mujoco.MjModel.from_xml_string(xml); print(m.body_quat)`
 //! with the same XML as each test.
 
+mod common;
+use common::assert_close_abs;
+
 use specula_model::{load_str, Model};
 use std::path::Path;
 
@@ -11,13 +14,6 @@ fn load(xml: &str) -> Model {
     match load_str(xml, Path::new("."), "<test>") {
         Ok(m) => m,
         Err(e) => panic!("compile failed: {e}"),
-    }
-}
-
-fn close(a: &[f64], b: &[f64], tol: f64) {
-    assert_eq!(a.len(), b.len());
-    for (x, y) in a.iter().zip(b) {
-        assert!((x - y).abs() <= tol, "{a:?} vs {b:?}");
     }
 }
 
@@ -35,26 +31,30 @@ fn degrees_by_hand() {
     let m = load(&scene(r#"angle="degree""#, "90 0 0", "0 0 1 90"));
     let h = std::f64::consts::FRAC_1_SQRT_2;
     // 90° about x and about z: (cos 45°, sin 45° * axis)
-    close(&m.body_quat[1], &[h, h, 0.0, 0.0], 1e-15);
-    close(&m.body_quat[2], &[h, 0.0, 0.0, h], 1e-15);
+    assert_close_abs(&m.body_quat[1], &[h, h, 0.0, 0.0], 1e-15);
+    assert_close_abs(&m.body_quat[2], &[h, 0.0, 0.0, h], 1e-15);
     // zaxis (0,1,1): minimal rotation of +z by 45° about -x
     let (c, s) = ((std::f64::consts::PI / 8.0).cos(), (std::f64::consts::PI / 8.0).sin());
-    close(&m.body_quat[3], &[c, -s, 0.0, 0.0], 1e-15);
+    assert_close_abs(&m.body_quat[3], &[c, -s, 0.0, 0.0], 1e-15);
     // xyaxes x=(0,1,0), y=(-1,0,0): 90° about z
-    close(&m.body_quat[4], &[h, 0.0, 0.0, h], 1e-15);
+    assert_close_abs(&m.body_quat[4], &[h, 0.0, 0.0, h], 1e-15);
     // quat is normalised
-    close(&m.body_quat[5], &[h, 0.0, 0.0, h], 1e-15);
+    assert_close_abs(&m.body_quat[5], &[h, 0.0, 0.0, h], 1e-15);
 }
 
 #[test]
 fn radians_measured() {
     let m = load(&scene(r#"angle="radian""#, "0.3 0.2 0.1", "1 1 0 0.5"));
     // measured from MuJoCo 4.0.0 (probe in the module doc)
-    close(&m.body_quat[1], &[0.981856172866081, 0.1534393020242226, 0.09115754934299071, 0.06407134770607116], 1e-15);
+    assert_close_abs(
+        &m.body_quat[1],
+        &[0.981856172866081, 0.1534393020242226, 0.09115754934299071, 0.06407134770607116],
+        1e-15,
+    );
     // axis normalised: (cos .25, sin .25 / sqrt 2 * (1, 1, 0))
     let s = 0.25f64.sin() / 2f64.sqrt();
-    close(&m.body_quat[2], &[0.25f64.cos(), s, s, 0.0], 1e-15);
-    close(&m.body_quat[2], &[0.9689124217106447, 0.17494101728127345, 0.17494101728127345, 0.0], 1e-15);
+    assert_close_abs(&m.body_quat[2], &[0.25f64.cos(), s, s, 0.0], 1e-15);
+    assert_close_abs(&m.body_quat[2], &[0.9689124217106447, 0.17494101728127345, 0.17494101728127345, 0.0], 1e-15);
 }
 
 #[test]
@@ -63,17 +63,17 @@ fn euler_intrinsic_vs_extrinsic() {
     let extr = load(&scene(r#"eulerseq="XYZ""#, "10 20 30", "1 0 0 30"));
     let zyx = load(&scene(r#"eulerseq="zyx""#, "10 20 30", "1 0 0 30"));
     // measured from MuJoCo 4.0.0
-    close(
+    assert_close_abs(
         &intr.body_quat[1],
         &[0.943714364147489, 0.12767944069578063, 0.14487812541736914, 0.2685358227515692],
         1e-15,
     );
-    close(
+    assert_close_abs(
         &extr.body_quat[1],
         &[0.9515485246437885, 0.03813457647485015, 0.18930785741199999, 0.2392983377447303],
         1e-15,
     );
-    close(
+    assert_close_abs(
         &zyx.body_quat[1],
         &[0.9515485246437885, 0.2392983377447303, 0.18930785741199999, 0.03813457647485015],
         1e-15,
@@ -93,8 +93,8 @@ fn euler_intrinsic_vs_extrinsic() {
             a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
         ]
     };
-    close(&intr.body_quat[1], &mul(mul(q(1, 10.0), q(2, 20.0)), q(3, 30.0)), 1e-12);
-    close(&extr.body_quat[1], &mul(mul(q(3, 30.0), q(2, 20.0)), q(1, 10.0)), 1e-12);
+    assert_close_abs(&intr.body_quat[1], &mul(mul(q(1, 10.0), q(2, 20.0)), q(3, 30.0)), 1e-12);
+    assert_close_abs(&extr.body_quat[1], &mul(mul(q(3, 30.0), q(2, 20.0)), q(1, 10.0)), 1e-12);
 }
 
 #[test]
@@ -107,13 +107,13 @@ fn frame_composes_into_children() {
         </frame></frame></worldbody></mujoco>"#,
     );
     // inner frame origin: (1,0,0) + Rz(90)(0,1,0) = (0,0,0); geom: Rz(90)(1,0,0) = (0,1,0)
-    close(&m.geom_pos[0], &[0.0, 1.0, 0.0], 1e-15);
+    assert_close_abs(&m.geom_pos[0], &[0.0, 1.0, 0.0], 1e-15);
     let h = std::f64::consts::FRAC_1_SQRT_2;
-    close(&m.geom_quat[0], &[h, 0.0, 0.0, h], 1e-15);
-    close(&m.body_pos[1], &[0.0, 0.0, 1.0], 1e-15);
-    close(&m.body_quat[1], &[h, 0.0, 0.0, h], 1e-15);
+    assert_close_abs(&m.geom_quat[0], &[h, 0.0, 0.0, h], 1e-15);
+    assert_close_abs(&m.body_pos[1], &[0.0, 0.0, 1.0], 1e-15);
+    assert_close_abs(&m.body_quat[1], &[h, 0.0, 0.0, h], 1e-15);
     // joints inside a body are not affected by the frame around the body
-    close(&m.jnt_axis[0], &[1.0, 0.0, 0.0], 0.0);
+    assert_close_abs(&m.jnt_axis[0], &[1.0, 0.0, 0.0], 0.0);
 }
 
 #[test]
@@ -127,21 +127,21 @@ fn fromto_primitives() {
         </worldbody></mujoco>"#,
     );
     // capsule: half length 1, centred at z=1, +z points from 'to' to 'from' (180° flip)
-    close(&m.geom_size[0], &[0.1, 1.0, 0.0], 1e-15);
-    close(&m.geom_pos[0], &[0.0, 0.0, 1.0], 1e-15);
-    close(&m.geom_quat[0], &[0.0, 1.0, 0.0, 0.0], 1e-15);
+    assert_close_abs(&m.geom_size[0], &[0.1, 1.0, 0.0], 1e-15);
+    assert_close_abs(&m.geom_pos[0], &[0.0, 0.0, 1.0], 1e-15);
+    assert_close_abs(&m.geom_quat[0], &[0.0, 1.0, 0.0, 0.0], 1e-15);
     // cylinder along x: z mapped onto -x, i.e. -90° about y
-    close(&m.geom_size[1], &[0.2, 1.0, 0.0], 1e-15);
-    close(&m.geom_pos[1], &[2.0, 0.0, 0.0], 1e-15);
+    assert_close_abs(&m.geom_size[1], &[0.2, 1.0, 0.0], 1e-15);
+    assert_close_abs(&m.geom_pos[1], &[2.0, 0.0, 0.0], 1e-15);
     let h = std::f64::consts::FRAC_1_SQRT_2;
-    close(&m.geom_quat[1], &[h, 0.0, -h, 0.0], 1e-15);
+    assert_close_abs(&m.geom_quat[1], &[h, 0.0, -h, 0.0], 1e-15);
     // box: size[1] = size[0], size[2] = half length (measured: 0.8660254037844386)
-    close(&m.geom_size[2], &[0.1, 0.1, 3f64.sqrt() / 2.0], 1e-15);
-    close(&m.geom_quat[2], &[0.45970084338098305, 0.6279630301995545, -0.6279630301995545, 0.0], 1e-15);
-    close(&m.geom_size[3], &[0.1, 0.1, 1.5], 1e-15);
+    assert_close_abs(&m.geom_size[2], &[0.1, 0.1, 3f64.sqrt() / 2.0], 1e-15);
+    assert_close_abs(&m.geom_quat[2], &[0.45970084338098305, 0.6279630301995545, -0.6279630301995545, 0.0], 1e-15);
+    assert_close_abs(&m.geom_size[3], &[0.1, 0.1, 1.5], 1e-15);
     // aabb and rbound of the capsule: half-sizes (r, r, r + h)
-    close(&m.geom_aabb[0], &[0.0, 0.0, 0.0, 0.1, 0.1, 1.1], 1e-15);
-    close(&[m.geom_rbound[0]], &[1.1], 1e-15);
+    assert_close_abs(&m.geom_aabb[0], &[0.0, 0.0, 0.0, 0.1, 0.1, 1.1], 1e-15);
+    assert_close_abs(&[m.geom_rbound[0]], &[1.1], 1e-15);
 }
 
 /// A class's alternative orientation is inherited unless the element gives its own `quat` or
@@ -154,7 +154,7 @@ fn element_quat_overrides_class_alternative() {
         <geom quat="0 1 0 0"/><geom/><geom euler="0 0 90"/></worldbody></mujoco>"#,
     );
     let h = std::f64::consts::FRAC_1_SQRT_2;
-    close(&m.geom_quat[0], &[0.0, 1.0, 0.0, 0.0], 0.0);
-    close(&m.geom_quat[1], &[h, 0.0, h, 0.0], 1e-15);
-    close(&m.geom_quat[2], &[h, 0.0, 0.0, h], 1e-15);
+    assert_close_abs(&m.geom_quat[0], &[0.0, 1.0, 0.0, 0.0], 0.0);
+    assert_close_abs(&m.geom_quat[1], &[h, 0.0, h, 0.0], 1e-15);
+    assert_close_abs(&m.geom_quat[2], &[h, 0.0, 0.0, h], 1e-15);
 }

@@ -1,5 +1,8 @@
 //! Mesh processing and mass properties against hand-derived values.
 
+mod common;
+use common::close_rel;
+
 use specula_model::mesh::eig3::{eig3, quat2mat};
 use specula_model::mesh::{process_raw, MeshError, MeshInertia, MeshSpec, RawMesh};
 use specula_model::GeomType;
@@ -26,10 +29,6 @@ fn box_mesh(a: f32, b: f32, c: f32) -> RawMesh {
     RawMesh { vert, face, ..Default::default() }
 }
 
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * b.abs().max(1e-300)
-}
-
 #[test]
 fn box_volume_inertia_frame() {
     // Half-sizes 0.5, 1, 2 (exact in float): volume 8abc = 8, unit-density principal moments
@@ -38,24 +37,24 @@ fn box_volume_inertia_frame() {
     for inertia in [MeshInertia::Legacy, MeshInertia::Exact, MeshInertia::Convex] {
         let spec = MeshSpec { inertia, ..Default::default() };
         let m = process_raw(box_mesh(0.5, 1.0, 2.0), &spec).unwrap();
-        assert!(close(m.volume, 8.0, 1e-14), "{inertia:?}: volume {}", m.volume);
-        assert!(close(m.eigval[0], 40.0 / 3.0, 1e-14));
-        assert!(close(m.eigval[1], 34.0 / 3.0, 1e-14));
-        assert!(close(m.eigval[2], 10.0 / 3.0, 1e-14));
+        assert!(close_rel(m.volume, 8.0, 1e-14), "{inertia:?}: volume {}", m.volume);
+        assert!(close_rel(m.eigval[0], 40.0 / 3.0, 1e-14));
+        assert!(close_rel(m.eigval[1], 34.0 / 3.0, 1e-14));
+        assert!(close_rel(m.eigval[2], 10.0 / 3.0, 1e-14));
         assert_eq!(m.quat, [1.0, 0.0, 0.0, 0.0]);
         // The centre comes out as round-off (~1e-17) of the pyramid sums.
         assert!(m.pos.iter().all(|p| p.abs() < 1e-15), "{:?}", m.pos);
         for (s, e) in m.inertia_box.iter().zip([0.5, 1.0, 2.0]) {
-            assert!(close(*s, e, 1e-14));
+            assert!(close_rel(*s, e, 1e-14));
         }
         let size = m.geom_size();
-        assert!(size.iter().zip([0.5, 1.0, 2.0]).all(|(a, b)| close(*a, b, 1e-14)), "{size:?}");
+        assert!(size.iter().zip([0.5, 1.0, 2.0]).all(|(a, b)| close_rel(*a, b, 1e-14)), "{size:?}");
         let aabb = m.geom_aabb();
         let want = [0.0, 0.0, 0.0, 0.5, 1.0, 2.0];
         assert!(aabb.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-14), "{aabb:?}");
-        assert!(close(m.geom_rbound(), 5.25f64.sqrt(), 1e-14));
+        assert!(close_rel(m.geom_rbound(), 5.25f64.sqrt(), 1e-14));
         let i = m.geom_inertia(8.0);
-        assert!(close(i[0], 40.0 / 3.0, 1e-14) && close(i[2], 10.0 / 3.0, 1e-14));
+        assert!(close_rel(i[0], 40.0 / 3.0, 1e-14) && close_rel(i[2], 10.0 / 3.0, 1e-14));
     }
 }
 
@@ -67,7 +66,7 @@ fn box_is_rotated_into_decreasing_inertia_order() {
     assert_ne!(m.quat, [1.0, 0.0, 0.0, 0.0]);
     let s = m.geom_size();
     for (a, e) in s.iter().zip([0.5, 1.0, 2.0]) {
-        assert!(close(*a, e, 1e-12), "size {s:?}");
+        assert!(close_rel(*a, e, 1e-12), "size {s:?}");
     }
     // mesh_quat maps the principal frame to the input frame: R * x_principal = x_input.
     let r = quat2mat(&m.quat);
@@ -93,7 +92,7 @@ fn offset_scaled_box_centre_of_mass() {
     for (p, e) in m.pos.iter().zip([0.0, 4.0, 6.0]) {
         assert!((p - e).abs() < 1e-14, "{:?}", m.pos);
     }
-    assert!(close(m.volume, 64.0, 1e-14));
+    assert!(close_rel(m.volume, 64.0, 1e-14));
 }
 
 #[test]
@@ -103,10 +102,10 @@ fn shell_box_area_and_inertia() {
     // (side 2 plates: I = A(l^2/12 + d^2) per axis), total 80/3.
     let spec = MeshSpec { inertia: MeshInertia::Shell, ..Default::default() };
     let m = process_raw(box_mesh(1.0, 1.0, 1.0), &spec).unwrap();
-    assert!(close(m.volume_ref(), 24.0, 1e-14));
+    assert!(close_rel(m.volume_ref(), 24.0, 1e-14));
     assert_eq!(m.volume, 0.0);
     for e in m.eigval {
-        assert!(close(e, 80.0 / 3.0, 1e-13), "{:?}", m.eigval);
+        assert!(close_rel(e, 80.0 / 3.0, 1e-13), "{:?}", m.eigval);
     }
 }
 
@@ -114,7 +113,7 @@ fn shell_box_area_and_inertia() {
 fn fit_geom_box_and_sphere() {
     let m = process_raw(box_mesh(0.5, 1.0, 2.0), &MeshSpec::default()).unwrap();
     let (size, center) = m.fit_geom(GeomType::Box, false, 1.0).unwrap();
-    assert!(size.iter().zip([0.5, 1.0, 2.0]).all(|(a, b)| close(*a, b, 1e-14)));
+    assert!(size.iter().zip([0.5, 1.0, 2.0]).all(|(a, b)| close_rel(*a, b, 1e-14)));
     assert_eq!(center, [0.0; 3]);
     let (size, _) = m.fit_geom(GeomType::Sphere, true, 2.0).unwrap();
     assert_eq!(size[0], 4.0);
@@ -126,7 +125,7 @@ fn point_cloud_gets_hull_faces() {
     let raw = RawMesh { vert: box_mesh(1.0, 1.0, 1.0).vert, ..Default::default() };
     let m = process_raw(raw, &MeshSpec::default()).unwrap();
     assert_eq!(m.face.len(), 36);
-    assert!(close(m.volume, 8.0, 1e-14));
+    assert!(close_rel(m.volume, 8.0, 1e-14));
     let g = m.graph.as_ref().unwrap();
     assert_eq!((g[0], g[1]), (8, 12));
 }
@@ -201,7 +200,7 @@ fn eig3_relative_tolerance_matches_mujoco_4() {
     let m = run(1e-7);
     assert_eq!(m.quat, [1.0, 0.0, 0.0, 0.0]);
     let i = m.geom_inertia(m.volume);
-    assert!(close(i[0], 5.333333866666667, 1e-15) && close(i[1], 5.33333440000008, 1e-15), "{i:?}");
+    assert!(close_rel(i[0], 5.333333866666667, 1e-15) && close_rel(i[1], 5.33333440000008, 1e-15), "{i:?}");
     let m = run(1.02e-7);
     let w = 0.5000000000000007;
     assert_eq!(m.quat, [w, w, w, w]);

@@ -1,6 +1,8 @@
-//! Shared harness of the primitive-collider tests against MuJoCo 4.0.0, and where MuJoCo's MJCF
-//! corpus is (for the tests on corpus scenes).
+//! The engine tests' one helper module: the primitive-collider harness against MuJoCo 4.0.0,
+//! the convex fixtures ([`convex`]), number comparisons, and where MuJoCo's MJCF corpus is.
 #![allow(dead_code)]
+
+pub mod convex;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,4 +60,14 @@ pub fn corpus_file(rel: &str) -> Option<PathBuf> {
     let path = dir.join(rel);
     assert!(path.is_file(), "{} is missing from the corpus", path.display());
     Some(path)
+}
+
+/// Whether `a` is within `tol` of `b`, relative to `|b|` once `|b|` exceeds 1.
+pub fn close_rel(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1.0)
+}
+
+/// Asserts that two 3-vectors agree within `tol` in every component.
+pub fn assert_vec(a: &[f64; 3], b: &[f64; 3], tol: f64) {
+    assert!(a.iter().zip(b).all(|(x, y)| (x - y).abs() < tol), "{a:?} vs {b:?}");
 }

@@ -1,4 +1,5 @@
-//! Helpers shared by the model crate's integration tests: where MuJoCo's MJCF corpus is.
+//! The model crate tests' one helper module: where MuJoCo's MJCF corpus is, and number
+//! comparisons.
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -30,4 +31,25 @@ pub fn corpus_file(rel: &str) -> Option<PathBuf> {
     let path = corpus()?.join(rel);
     assert!(path.is_file(), "{} is missing from the corpus", path.display());
     Some(path)
+}
+
+/// Asserts that two slices agree element-wise within `tol`, relative to `|b|` above 1.
+pub fn assert_close(a: &[f64], b: &[f64], tol: f64) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= tol * y.abs().max(1.0), "{a:?} vs {b:?}");
+    }
+}
+
+/// Asserts that two slices agree element-wise within the absolute `tol`.
+pub fn assert_close_abs(a: &[f64], b: &[f64], tol: f64) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= tol, "{a:?} vs {b:?}");
+    }
+}
+
+/// Whether `a` is within `tol` of `b` relative to `|b|` (however small).
+pub fn close_rel(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1e-300)
 }

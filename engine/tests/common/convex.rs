@@ -1,5 +1,4 @@
 //! Shared fixtures for the convex narrowphase tests (geoms, the probe's cube hull, checks).
-#![allow(dead_code)]
 
 use specula_engine::narrowphase::convex::collide_convex;
 use specula_engine::narrowphase::{CollideOptions, ContactPoint, ConvexHull, Geom, GeomType, MAX_CONTACTS};
