@@ -22,8 +22,11 @@ fn main() {
         }
     };
     println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
-    // Export specula's `mj_collision` so libmujoco's internal calls reach it (see src/mj/collision.rs).
-    println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol=mj_collision");
+    // Export specula's `mj_collision` and its dynamics stages so libmujoco's internal calls reach
+    // them (see src/mj/collision.rs, src/mj/stages.rs).
+    for symbol in ["mj_collision", "mj_crb", "mj_factorM"] {
+        println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={symbol}");
+    }
     println!("cargo:rustc-env=SPECULA_MUJOCO_LIB_DIR={dir}");
     println!("cargo:rustc-env=SPECULA_MUJOCO_INCLUDE={include}");
 

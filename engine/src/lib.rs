@@ -1,8 +1,10 @@
-//! specula's collision stage: broadphase, narrowphase and speculative contacts, plus the
-//! kinematics they need. Pure Rust on plain data; no C.
+//! specula's collision stage (broadphase, narrowphase and speculative contacts, plus the
+//! kinematics they need) and MuJoCo's smooth dynamics stage by stage. Pure Rust on plain data;
+//! no C.
 
 pub mod collision;
 pub mod contact;
+pub mod dynamics;
 pub mod kinematics;
 pub mod math;
 pub mod narrowphase;

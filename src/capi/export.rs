@@ -1,5 +1,6 @@
-//! The exported `mj_collision` symbol: every internal collision call of libmujoco lands here
-//! (`build.rs` exports it from each binary of this package; libspecula.so exports it too).
+//! The exported `mj_collision`, `mj_crb` and `mj_factorM` symbols: every internal call of
+//! libmujoco to them lands here (`build.rs` exports them from each binary of this package;
+//! libspecula.so exports them too).
 
 use mujoco_sys as sys;
 
@@ -18,4 +19,25 @@ pub unsafe extern "C-unwind" fn mj_collision(m: *const sys::mjModel, d: *mut sys
     // `collide` never panics, so nothing unwinds into C from here.
     // SAFETY: MuJoCo passes a valid model and data.
     super::collide(unsafe { &*m }, unsafe { &mut *d }, None)
+}
+
+/// The exported `mj_crb`: specula's Rust stage where this thread (or `SPECULA_STAGES`) asks for
+/// it, MuJoCo's own otherwise ([`crate::mj::stages`]).
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_crb(m: *const sys::mjModel, d: *mut sys::mjData) {
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::Crb, m, d) }
+}
+
+/// The exported `mj_factorM`: as [`mj_crb`], for the factorisation of the inertia matrix.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_factorM(m: *const sys::mjModel, d: *mut sys::mjData) {
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::FactorM, m, d) }
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use specula::diff::{diff, DiffOptions, DiffReport};
+use specula::mj::stages::{diff_stages, Stage, StageDiffOptions, StageDiffReport, StageSet};
 use specula::sim::{load_pair, Start};
 use specula_model::types::{Integrator, SpeculativeMode};
 
@@ -25,6 +26,11 @@ pub struct DiffArgs {
     /// Override the scene's speculative flag.
     #[arg(long, value_enum)]
     pub speculative: Option<SpeculativeMode>,
+    /// Compare these Rust dynamics stages with MuJoCo's functions instead of the collision
+    /// stages: at every call, both on the same inputs, every array the stage writes bit for bit
+    /// (`crb`, `factorM`, or `all`).
+    #[arg(long, value_name = "STAGES")]
+    pub stages: Option<StageSet>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -34,6 +40,13 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
     let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
+    if let Some(stages) = args.stages {
+        let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
+        let opts = StageDiffOptions { steps: args.steps, start, stages, tamper: tamper_stage() };
+        let report = diff_stages(&c, &opts).map_err(|e| format!("{file}: {e}"))?;
+        print_stage_report(&file, stages, &report, args.json);
+        return Ok(if report.matches() { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    }
     let opts = DiffOptions { steps: args.steps, start: args.key.clone().map_or(Start::Qpos0, Start::Key) };
     let report = diff(&c, &rust, &opts).map_err(|e| format!("{file}: {e}"))?;
     print_report(&file, &report, args.json);
@@ -110,6 +123,54 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
             p.max_err.pos,
             p.max_err.frame,
             p.max_err.params
+        );
+    }
+}
+
+/// Test hook: `SPECULA_TAMPER_STAGE=crb` moves one element of that Rust stage's output by one
+/// ulp, so that the tests can see `diff --stages` fail.
+fn tamper_stage() -> Option<Stage> {
+    let name = std::env::var("SPECULA_TAMPER_STAGE").ok()?;
+    Stage::ALL.into_iter().find(|s| s.name() == name)
+}
+
+fn print_stage_report(file: &str, stages: StageSet, r: &StageDiffReport, json: bool) {
+    let verdict = if r.matches() { "match" } else { "differ" };
+    let per_stage: Vec<_> = stages
+        .stages()
+        .map(|s| {
+            let i = Stage::ALL.iter().position(|&t| t == s).unwrap_or(0);
+            (s.name(), r.compared[i], r.skipped[i], r.differing[i])
+        })
+        .collect();
+    if json {
+        let first = r.first.as_ref().map(|d| {
+            serde_json::json!({"step": d.step, "stage": d.stage.name(), "field": d.field, "index": d.index, "c": d.c, "rust": d.rust})
+        });
+        let stages: Vec<_> = per_stage
+            .iter()
+            .map(|(n, c, s, d)| serde_json::json!({"stage": n, "compared": c, "skipped": s, "differing": d}))
+            .collect();
+        outln!(
+            "{}",
+            serde_json::json!({"scene": file, "verdict": verdict, "steps": r.steps, "stages": stages, "first": first})
+        );
+        return;
+    }
+    outln!("{file}: {verdict}: {} steps, Rust stages against MuJoCo's functions, bit for bit", r.steps);
+    for (name, compared, skipped, differing) in per_stage {
+        let skip = if skipped > 0 { format!(", {skipped} skipped (asleep trees)") } else { String::new() };
+        outln!("  {name}: {compared} calls compared, {differing} elements differ{skip}");
+    }
+    if let Some(d) = &r.first {
+        outln!(
+            "  first difference: step {}, {} wrote {}[{}] = {:e} (MuJoCo {:e})",
+            d.step,
+            d.stage.name(),
+            d.field,
+            d.index,
+            d.rust,
+            d.c
         );
     }
 }

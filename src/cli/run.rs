@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use specula::demo::run_demo;
+use specula::mj::stages::{with_stages, StageSet};
 use specula::mj::Model;
 use specula::sim::{self, RunOptions, Start};
 
@@ -36,6 +37,10 @@ pub struct RunArgs {
     /// Override the scene's speculative flag.
     #[arg(long, value_enum)]
     pub speculative: Option<SpeculativeMode>,
+    /// Run these of MuJoCo's functions in Rust inside its step: a comma-separated list of
+    /// `crb`, `factorM`, or `all` (MuJoCo's own where a state is outside a stage's scope).
+    #[arg(long, value_name = "STAGES")]
+    pub rust_stages: Option<StageSet>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -88,9 +93,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     if let Some(s) = args.speculative {
         sim::apply_speculative(s, &mut model, rust.as_mut()).map_err(|e| e.to_string())?;
     }
-    let report = sim::run(&model, rust.as_ref(), &opts).map_err(|e| format!("{file}: {e}"))?;
+    let stages = args.rust_stages.unwrap_or_default();
+    let (report, counts) = with_stages(stages, || sim::run(&model, rust.as_ref(), &opts));
+    let report = report.map_err(|e| format!("{file}: {e}"))?;
     if args.json {
-        outln!("{}", report.to_json());
+        let mut json = report.to_json();
+        if stages != StageSet::NONE {
+            json["rust_stages"] = serde_json::Value::from(counts.summary(stages));
+        }
+        outln!("{json}");
     } else {
         outln!(
             "{file}: {} steps of {} s on the {} route (speculative {}), up to {} contacts",
@@ -104,6 +115,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             outln!("  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}", b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z);
         }
         super::print_stage_notes(report.mujoco_hulls, report.fallback_pairs);
+        for line in counts.summary(stages) {
+            outln!("  rust stage {line}");
+        }
         // The passes are what a thin-parts user runs this for: say them, not only in --json.
         for t in report.tunnels.iter().take(SHOWN_TUNNELS) {
             outln!("  passed: {} through {} at step {} ({:.3} m/s)", t.body, t.through, t.step, t.speed);
@@ -123,9 +137,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
 
 /// The built-in scene: speculative contacts off and on, said in words (or as JSON).
 fn demo(args: &RunArgs) -> Result<ExitCode, String> {
-    if args.steps.is_some() || args.duration.is_some() || args.key.is_some() || args.speculative.is_some() {
+    if args.steps.is_some()
+        || args.duration.is_some()
+        || args.key.is_some()
+        || args.speculative.is_some()
+        || args.rust_stages.is_some()
+    {
         return Err(
-            "--steps, --duration, --key and --speculative need a SCENE; the built-in scene runs both ways".into()
+            "--steps, --duration, --key, --speculative and --rust-stages need a SCENE; the built-in scene runs both ways".into()
         );
     }
     let runs = run_demo(args.route.unwrap_or(RouteArg::C).into()).map_err(|e| format!("built-in scene: {e}"))?;

@@ -11,6 +11,7 @@ pub mod fields;
 pub mod from_c;
 mod model;
 mod prescreen;
+pub mod stages;
 
 pub use data::{Contact, Data, Pose};
 pub use error::{take_warnings, MjError};

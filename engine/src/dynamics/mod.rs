@@ -1,0 +1,69 @@
+//! MuJoCo 4.0.0's smooth dynamics, stage by stage, on plain slices in MuJoCo's vocabulary: each
+//! stage reads and writes the arrays MuJoCo's function of the same name does, in its operation
+//! order, so that it can replace that function inside MuJoCo's step bit for bit (the root crate
+//! points these views at `mjModel`/`mjData`) and, later, run on specula's own data.
+//!
+//! Stages so far: [`crb`] (`mj_crb`: composite inertias and the joint-space inertia `M`) and
+//! [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation). What was read from the released
+//! library for each is written once, in `docs/measurements.md` (D1, D2).
+
+pub mod crb;
+pub mod factor;
+
+pub use crb::{actuator_armature, crb};
+pub use factor::{factor_i, factor_m};
+
+/// The model arrays the mass-matrix stages read (MuJoCo's names; `nv`, `nbody` from the lengths
+/// of `dof_bodyid` and `body_parentid`).
+#[derive(Clone, Copy, Debug)]
+pub struct TreeModel<'a> {
+    /// Parent of each body (`nbody`).
+    pub body_parentid: &'a [i32],
+    /// Body of each dof (`nv`).
+    pub dof_bodyid: &'a [i32],
+    /// Joint of each dof (`nv`).
+    pub dof_jntid: &'a [i32],
+    /// Parent dof of each dof, -1 for none (`nv`).
+    pub dof_parentid: &'a [i32],
+    /// Consecutive simple dofs starting at each dof (`nv`).
+    pub dof_simplenum: &'a [i32],
+    /// Joint armature of each dof (`nv`).
+    pub dof_armature: &'a [f64],
+    /// Diagonal inertia at `qpos0` of each dof, used for simple dofs (`nv`).
+    pub dof_m0: &'a [f64],
+    /// Non-zeros of each row of the lower-triangular inertia (`nv`).
+    pub m_rownnz: &'a [i32],
+    /// Start of each row in `M` (`nv`).
+    pub m_rowadr: &'a [i32],
+    /// Column of each non-zero (`nC`).
+    pub m_colind: &'a [i32],
+    /// Actuator that adds armature to each joint: -1 none, -2 several (`njnt`).
+    pub jnt_actuatorid: &'a [i32],
+    /// Transmission type of each actuator (`nactuator`).
+    pub actuator_trntype: &'a [i32],
+    /// Transmission targets, two per actuator (`2 nactuator`).
+    pub actuator_trnid: &'a [i32],
+    /// First force output of each actuator (`nactuator`).
+    pub actuator_outadr: &'a [i32],
+    /// Gear of each force output, six per output (`6 nout`).
+    pub actuator_gear: &'a [f64],
+    /// Armature each actuator adds to its target (`nactuator`).
+    pub actuator_armature: &'a [f64],
+}
+
+impl TreeModel<'_> {
+    /// Number of degrees of freedom.
+    pub fn nv(&self) -> usize {
+        self.dof_bodyid.len()
+    }
+
+    /// Number of bodies, the world included.
+    pub fn nbody(&self) -> usize {
+        self.body_parentid.len()
+    }
+
+    /// Number of non-zeros of the inertia matrix.
+    pub fn nc(&self) -> usize {
+        self.m_colind.len()
+    }
+}

@@ -1,0 +1,511 @@
+//! specula's Rust dynamics stages in place of MuJoCo's own functions, inside MuJoCo's step.
+//!
+//! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb` and `mj_factorM`
+//! through its symbol table (from `mj_fwdPosition`, `mj_invPosition`, `mj_makeM` and
+//! `mj_setConstGroups`), so the definitions the root crate exports (`crate::capi::export`) replace
+//! every internal call, RK4's inner passes included. Each exported function asks this module what
+//! to do on the current thread:
+//! - run MuJoCo's own function (the default; the drop-in library reads `SPECULA_STAGES`);
+//! - run the Rust stage ([`with_stages`]), or MuJoCo's where the model is outside the stage's
+//!   scope (counted in [`StageCounts`]: sleep with asleep trees, for now);
+//! - run both on the same inputs and compare every array the stage writes, bit for bit
+//!   ([`diff_stages`]).
+
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::OnceLock;
+
+use mujoco_sys as sys;
+use specula_engine::dynamics::{self, TreeModel};
+
+use super::data::slice;
+use super::{Data, MjError, Model};
+use crate::sim::{start, Start};
+
+/// One of MuJoCo's functions that specula can run in Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// `mj_crb`: composite inertias `crb` and the inertia matrix `M`.
+    Crb,
+    /// `mj_factorM`: `qLD` and `qLDiagInv`, the sparse `L'DL` factor of `M`.
+    FactorM,
+}
+
+impl Stage {
+    /// Every stage, in the order MuJoCo's step runs them.
+    pub const ALL: [Stage; 2] = [Stage::Crb, Stage::FactorM];
+
+    /// The stage's name: MuJoCo's function without `mj_`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Crb => "crb",
+            Stage::FactorM => "factorM",
+        }
+    }
+
+    fn symbol(self) -> &'static CStr {
+        match self {
+            Stage::Crb => c"mj_crb",
+            Stage::FactorM => c"mj_factorM",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A stage name that is not one of [`Stage::ALL`] (nor `all`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, or all")]
+pub struct UnknownStage(pub String);
+
+/// A set of stages, parsed from `crb,factorM` or `all`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageSet(u32);
+
+impl StageSet {
+    /// No stage: MuJoCo's own functions everywhere.
+    pub const NONE: StageSet = StageSet(0);
+
+    /// Every stage specula has.
+    pub fn all() -> StageSet {
+        Stage::ALL.iter().fold(StageSet::NONE, |s, &st| s.with(st))
+    }
+
+    /// This set and `stage`.
+    pub fn with(self, stage: Stage) -> StageSet {
+        StageSet(self.0 | 1 << stage.index())
+    }
+
+    /// Whether `stage` is in the set.
+    pub fn contains(self, stage: Stage) -> bool {
+        self.0 & 1 << stage.index() != 0
+    }
+
+    /// The stages of the set, in step order.
+    pub fn stages(self) -> impl Iterator<Item = Stage> {
+        Stage::ALL.into_iter().filter(move |&s| self.contains(s))
+    }
+}
+
+impl std::str::FromStr for StageSet {
+    type Err = UnknownStage;
+
+    fn from_str(text: &str) -> Result<StageSet, UnknownStage> {
+        let mut set = StageSet::NONE;
+        for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            set = match word {
+                "all" => StageSet::all(),
+                "none" => set,
+                w => match Stage::ALL.iter().find(|s| s.name() == w) {
+                    Some(&s) => set.with(s),
+                    None => return Err(UnknownStage(w.to_string())),
+                },
+            };
+        }
+        Ok(set)
+    }
+}
+
+impl std::fmt::Display for StageSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.stages().map(Stage::name).collect();
+        f.write_str(if names.is_empty() { "none" } else { "" })?;
+        f.write_str(&names.join(","))
+    }
+}
+
+/// How often each stage ran in Rust and how often it fell back to MuJoCo's function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageCounts {
+    /// Calls run by the Rust stage, per stage (indexed as [`Stage::ALL`]).
+    pub rust: [u64; 2],
+    /// Calls left to MuJoCo's function because the model or state was outside the stage's
+    /// scope (sleep with asleep trees), per stage.
+    pub fallback: [u64; 2],
+}
+
+impl StageCounts {
+    /// One line per stage that was asked for: `crb: 500 in Rust, 0 fell back`.
+    pub fn summary(&self, set: StageSet) -> Vec<String> {
+        set.stages()
+            .map(|s| {
+                let i = s.index();
+                let why = if self.fallback[i] > 0 { " (asleep trees: MuJoCo's function)" } else { "" };
+                format!("{}: {} in Rust, {} fell back{why}", s.name(), self.rust[i], self.fallback[i])
+            })
+            .collect()
+    }
+}
+
+/// The first array element where a Rust stage and MuJoCo's function disagree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageDifference {
+    /// Step during which it happened (0 for the calls before the first step).
+    pub step: usize,
+    /// The stage.
+    pub stage: Stage,
+    /// The `mjData` field (`crb`, `M`, `qLD`, `qLDiagInv`, `warning[mjWARN_INERTIA]`).
+    pub field: &'static str,
+    /// Index in that field.
+    pub index: usize,
+    /// MuJoCo's value.
+    pub c: f64,
+    /// specula's value.
+    pub rust: f64,
+}
+
+/// What [`diff_stages`] found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StageDiffReport {
+    /// Steps run.
+    pub steps: usize,
+    /// Calls compared, per stage (indexed as [`Stage::ALL`]).
+    pub compared: [u64; 2],
+    /// Calls not compared because the state was outside the stage's scope, per stage.
+    pub skipped: [u64; 2],
+    /// Elements that differed, per stage.
+    pub differing: [u64; 2],
+    /// The first difference, if any.
+    pub first: Option<StageDifference>,
+}
+
+impl StageDiffReport {
+    /// Whether every compared call agreed bit for bit.
+    pub fn matches(&self) -> bool {
+        self.first.is_none()
+    }
+}
+
+/// What the exported functions do on this thread.
+#[derive(Clone, Copy)]
+enum Mode {
+    Replace(StageSet),
+    Compare(StageSet),
+}
+
+/// Comparison state of [`diff_stages`] on this thread.
+#[derive(Default)]
+struct Comparison {
+    step: usize,
+    report: StageDiffReport,
+    tamper: Option<Stage>,
+    crb: Vec<f64>,
+    mass: Vec<f64>,
+    diag_inv: Vec<f64>,
+}
+
+thread_local! {
+    static MODE: Cell<Option<Mode>> = const { Cell::new(None) };
+    static COUNTS: Cell<StageCounts> = Cell::new(StageCounts::default());
+    static COMPARISON: RefCell<Comparison> = RefCell::new(Comparison::default());
+}
+
+/// The stages the drop-in library runs in Rust where no program chose: `SPECULA_STAGES`
+/// (`crb,factorM`, `all`); unset means none. A value that does not parse is reported once on
+/// stderr and ignored.
+fn default_stages() -> StageSet {
+    static DEFAULT: OnceLock<StageSet> = OnceLock::new();
+    *DEFAULT.get_or_init(|| match std::env::var("SPECULA_STAGES") {
+        Err(std::env::VarError::NotPresent) => StageSet::NONE,
+        Err(std::env::VarError::NotUnicode(_)) => {
+            eprintln!("specula: SPECULA_STAGES is not valid UTF-8; MuJoCo's own functions run");
+            StageSet::NONE
+        }
+        Ok(text) => text.parse().unwrap_or_else(|e| {
+            eprintln!("specula: SPECULA_STAGES: {e}; MuJoCo's own functions run");
+            StageSet::NONE
+        }),
+    })
+}
+
+/// Runs `f` with the stages of `set` in Rust on this thread (MuJoCo's own functions for the
+/// others), and says how often each ran.
+pub fn with_stages<R>(set: StageSet, f: impl FnOnce() -> R) -> (R, StageCounts) {
+    let before = MODE.with(|m| m.replace(Some(Mode::Replace(set))));
+    COUNTS.with(|c| c.set(StageCounts::default()));
+    let out = f();
+    MODE.with(|m| m.set(before));
+    (out, COUNTS.with(Cell::take))
+}
+
+/// Options of [`diff_stages`].
+#[derive(Clone, Debug)]
+pub struct StageDiffOptions {
+    /// Steps to run.
+    pub steps: usize,
+    /// Initial state.
+    pub start: Start,
+    /// Stages to compare.
+    pub stages: StageSet,
+    /// Test hook: moves one output element of this stage's Rust result by one ulp, so that a
+    /// test can see the comparison fail.
+    #[doc(hidden)]
+    pub tamper: Option<Stage>,
+}
+
+/// Steps `model` with MuJoCo's own functions and, at every call of a stage of `opts.stages`, runs
+/// the Rust stage on the same inputs and compares every array it writes, bit for bit.
+pub fn diff_stages(model: &Model, opts: &StageDiffOptions) -> Result<StageDiffReport, MjError> {
+    COMPARISON.with(|c| {
+        *c.borrow_mut() = Comparison { tamper: opts.tamper, ..Comparison::default() };
+    });
+    let before = MODE.with(|m| m.replace(Some(Mode::Compare(opts.stages))));
+    let run = (|| {
+        let mut data = Data::new(model)?;
+        start(&mut data, &opts.start)?;
+        for i in 0..opts.steps {
+            COMPARISON.with(|c| c.borrow_mut().step = i + 1);
+            data.step()?;
+        }
+        Ok(())
+    })();
+    MODE.with(|m| m.set(before));
+    let mut report = COMPARISON.with(|c| std::mem::take(&mut c.borrow_mut().report));
+    run?;
+    report.steps = opts.steps;
+    Ok(report)
+}
+
+/// Address of libmujoco's own definition of `name`, 0 if the library is not loaded.
+fn library_symbol(name: &CStr) -> usize {
+    extern "C" {
+        fn dlopen(filename: *const c_char, flags: i32) -> *mut c_void;
+        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    }
+    const RTLD_NOW_NOLOAD: i32 = 2 | 4;
+    // SAFETY: plain libc calls with NUL-terminated strings; RTLD_NOLOAD never loads anything.
+    unsafe {
+        let h = dlopen(c"libmujoco.so.4.0.0".as_ptr(), RTLD_NOW_NOLOAD);
+        if h.is_null() {
+            0
+        } else {
+            dlsym(h, name.as_ptr()) as usize
+        }
+    }
+}
+
+type StageFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData);
+
+/// Runs MuJoCo's own function for `stage`.
+fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
+    static ADDR: [OnceLock<usize>; 2] = [OnceLock::new(), OnceLock::new()];
+    let addr = *ADDR[stage.index()].get_or_init(|| library_symbol(stage.symbol()));
+    if addr != 0 {
+        // SAFETY: a non-zero address from dlsym for this name is MuJoCo's function of this
+        // signature; the model and data are MuJoCo's.
+        unsafe { std::mem::transmute::<usize, StageFn>(addr)(m, d) }
+    }
+}
+
+/// Why a call is outside the Rust stages' scope, if it is: with sleep on and some trees asleep
+/// MuJoCo runs these stages over the awake dofs only.
+fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
+    m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && (d.nv_awake as i64) < m.nv
+}
+
+/// The exported functions' body: what this thread's mode says for `stage`.
+///
+/// # Safety
+/// `m` and `d` are null or MuJoCo's valid model and data.
+pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjData) {
+    if m.is_null() || d.is_null() {
+        return;
+    }
+    // SAFETY: valid, as the caller guarantees; MuJoCo holds no other reference during the call.
+    let (m, d) = unsafe { (&*m, &mut *d) };
+    let mode = MODE.with(Cell::get).unwrap_or_else(|| Mode::Replace(default_stages()));
+    match mode {
+        Mode::Replace(set) if set.contains(stage) => {
+            let rust = !out_of_scope(m, d) && catch(|| replace(stage, m, d));
+            if !rust {
+                library(stage, m, d);
+            }
+            COUNTS.with(|c| {
+                let mut n = c.get();
+                let i = stage.index();
+                if rust {
+                    n.rust[i] += 1
+                } else {
+                    n.fallback[i] += 1
+                }
+                c.set(n);
+            });
+        }
+        Mode::Compare(set) if set.contains(stage) => compare(stage, m, d),
+        _ => library(stage, m, d),
+    }
+}
+
+/// Runs `f`, true unless it panicked (a panic must not unwind into MuJoCo).
+fn catch(f: impl FnOnce()) -> bool {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_ok()
+}
+
+/// Sizes of the arrays the stages touch.
+struct Sizes {
+    nv: usize,
+    nbody: usize,
+    nc: usize,
+}
+
+fn sizes(m: &sys::mjModel) -> Sizes {
+    Sizes { nv: m.nv as usize, nbody: m.nbody as usize, nc: m.nC as usize }
+}
+
+/// The stages' view of MuJoCo's model.
+fn tree_model(m: &sys::mjModel) -> TreeModel<'_> {
+    let Sizes { nv, nbody, nc } = sizes(m);
+    let (njnt, nact, nout) = (m.njnt as usize, m.nactuator as usize, m.nout as usize);
+    // SAFETY: every array has the length mjmodel.h gives it.
+    unsafe {
+        TreeModel {
+            body_parentid: slice(m.body_parentid, nbody),
+            dof_bodyid: slice(m.dof_bodyid, nv),
+            dof_jntid: slice(m.dof_jntid, nv),
+            dof_parentid: slice(m.dof_parentid, nv),
+            dof_simplenum: slice(m.dof_simplenum, nv),
+            dof_armature: slice(m.dof_armature, nv),
+            dof_m0: slice(m.dof_M0, nv),
+            m_rownnz: slice(m.M_rownnz, nv),
+            m_rowadr: slice(m.M_rowadr, nv),
+            m_colind: slice(m.M_colind, nc),
+            jnt_actuatorid: slice(m.jnt_actuatorid, njnt),
+            actuator_trntype: slice(m.actuator_trntype, nact),
+            actuator_trnid: slice(m.actuator_trnid, 2 * nact),
+            actuator_outadr: slice(m.actuator_outadr, nact),
+            actuator_gear: slice(m.actuator_gear, 6 * nout),
+            actuator_armature: slice(m.actuator_armature, nact),
+        }
+    }
+}
+
+/// A mutable `mjData` array of `len` elements.
+///
+/// # Safety
+/// `p` points to at least `len` elements no other reference aliases during the borrow.
+unsafe fn slice_mut<'a>(p: *mut f64, len: usize) -> &'a mut [f64] {
+    if p.is_null() || len == 0 {
+        &mut []
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts_mut(p, len) }
+    }
+}
+
+/// Runs the Rust stage on MuJoCo's data in place of MuJoCo's function.
+fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
+    let tm = tree_model(m);
+    let Sizes { nv, nbody, nc } = sizes(m);
+    match stage {
+        Stage::Crb => {
+            // SAFETY: mjData's arrays of the documented lengths; crb and M are written only here.
+            let (cinert, cdof, crb, mass) = unsafe {
+                (slice(d.cinert, 10 * nbody), slice(d.cdof, 6 * nv), slice_mut(d.crb, 10 * nbody), slice_mut(d.M, nc))
+            };
+            dynamics::crb(&tm, cinert, cdof, crb, mass);
+        }
+        Stage::FactorM => {
+            let t0 = clock();
+            // SAFETY: as above; M is read, qLD and qLDiagInv written.
+            let (mass, qld, diag_inv) = unsafe { (slice(d.M, nc), slice_mut(d.qLD, nc), slice_mut(d.qLDiagInv, nv)) };
+            if let Some(dof) = dynamics::factor_m(&tm, mass, qld, diag_inv) {
+                warn_inertia(d, dof);
+            }
+            // mj_factorM adds its time to the inertia timer (`docs/measurements.md` D2)
+            let t = &mut d.timer[sys::mjTIMER_POS_INERTIA as usize];
+            t.duration += clock() - t0;
+        }
+    }
+}
+
+/// `mjcb_time`'s reading, 0 without a timer callback (as MuJoCo's timers read it).
+fn clock() -> f64 {
+    // SAFETY: reading MuJoCo's global callback pointer; a set callback takes no arguments.
+    unsafe { sys::mjcb_time.map_or(0.0, |f| f()) }
+}
+
+/// MuJoCo's `mjWARN_INERTIA` for a near-singular pivot at `dof`: the warning's info and count,
+/// and the message on its first occurrence.
+fn warn_inertia(d: &mut sys::mjData, dof: usize) {
+    let w = &mut d.warning[sys::mjWARN_INERTIA as usize];
+    w.lastinfo = dof as i32;
+    if w.number == 0 {
+        let text = format!(
+            "Inertia matrix is too close to singular, or the effective-metric solve failed to converge, at DOF {dof}. Check model."
+        );
+        let text = CString::new(text).expect("no NUL in the message");
+        // SAFETY: MuJoCo's printf-style warning with a matching string and double argument.
+        unsafe { sys::mju_warning(c"%s Time = %.4f.".as_ptr(), text.as_ptr(), d.time) };
+    }
+    w.number += 1;
+}
+
+/// Runs MuJoCo's function, then the Rust stage on copies of the same inputs, and records the
+/// first element where they differ.
+fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
+    if out_of_scope(m, d) {
+        library(stage, m, d);
+        COMPARISON.with(|c| c.borrow_mut().report.skipped[stage.index()] += 1);
+        return;
+    }
+    let warned = d.warning[sys::mjWARN_INERTIA as usize];
+    library(stage, m, d);
+    let tm = tree_model(m);
+    let Sizes { nv, nbody, nc } = sizes(m);
+    COMPARISON.with(|c| {
+        let c = &mut *c.borrow_mut();
+        let mut found: Vec<(&'static str, usize, f64, f64)> = Vec::new();
+        let mut check = |field: &'static str, ours: &[f64], theirs: &[f64]| {
+            for (i, (&r, &cv)) in ours.iter().zip(theirs).enumerate() {
+                if r.to_bits() != cv.to_bits() {
+                    found.push((field, i, cv, r));
+                }
+            }
+        };
+        let tamper = c.tamper == Some(stage);
+        match stage {
+            Stage::Crb => {
+                c.crb.resize(10 * nbody, 0.0);
+                c.mass.resize(nc, 0.0);
+                // SAFETY: mjData's arrays of the documented lengths, read only.
+                let (cinert, cdof, crb, mass) = unsafe {
+                    (slice(d.cinert, 10 * nbody), slice(d.cdof, 6 * nv), slice(d.crb, 10 * nbody), slice(d.M, nc))
+                };
+                dynamics::crb(&tm, cinert, cdof, &mut c.crb, &mut c.mass);
+                if tamper && nc > 0 {
+                    c.mass[nc - 1] = f64::from_bits(c.mass[nc - 1].to_bits() + 1);
+                }
+                check("crb", &c.crb, crb);
+                check("M", &c.mass, mass);
+            }
+            Stage::FactorM => {
+                c.mass.resize(nc, 0.0);
+                c.diag_inv.resize(nv, 0.0);
+                // SAFETY: as above.
+                let (mass, qld, diag_inv) = unsafe { (slice(d.M, nc), slice(d.qLD, nc), slice(d.qLDiagInv, nv)) };
+                let singular = dynamics::factor_m(&tm, mass, &mut c.mass, &mut c.diag_inv);
+                if tamper && nv > 0 {
+                    c.diag_inv[0] = f64::from_bits(c.diag_inv[0].to_bits() + 1);
+                }
+                check("qLD", &c.mass, qld);
+                check("qLDiagInv", &c.diag_inv, diag_inv);
+                let now = d.warning[sys::mjWARN_INERTIA as usize];
+                let c_warned = (now.number != warned.number).then_some(now.lastinfo as f64);
+                let r_warned = singular.map(|k| k as f64);
+                if c_warned != r_warned {
+                    found.push(("warning[mjWARN_INERTIA]", 0, c_warned.unwrap_or(-1.0), r_warned.unwrap_or(-1.0)));
+                }
+            }
+        }
+        let i = stage.index();
+        c.report.compared[i] += 1;
+        c.report.differing[i] += found.len() as u64;
+        if c.report.first.is_none() {
+            if let Some(&(field, index, cv, rust)) = found.first() {
+                c.report.first = Some(StageDifference { step: c.step, stage, field, index, c: cv, rust });
+            }
+        }
+    });
+}

@@ -1,0 +1,145 @@
+//! The Rust dynamics stages (`mj_crb`, `mj_factorM`) inside MuJoCo's step: the same bits as
+//! MuJoCo's own functions, call by call (`diff_stages`) and over whole trajectories
+//! (`with_stages`), and a comparison that fails when one output element is one ulp off.
+
+mod common;
+
+use specula::mj::stages::{diff_stages, with_stages, Stage, StageDiffOptions, StageSet};
+use specula::mj::{state, Data, Model};
+use specula::sim::Start;
+use specula_model::types::Integrator;
+
+const INTEGRATORS: [Integrator; 4] =
+    [Integrator::Euler, Integrator::ImplicitFast, Integrator::Implicit, Integrator::Rk4];
+
+/// A tree with every joint type, simple and non-simple dofs, joint armature, and actuator
+/// armature from one actuator (hinge `h1`) and from two on one joint (slide `s`).
+const TREE: &str = r#"<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body name="free" pos="0 0 1"><freejoint/><geom type="box" size="0.1 0.05 0.02" mass="0.7"/>
+      <body name="ball" pos="0.2 0 0"><joint type="ball" armature="0.01"/><geom type="capsule" size="0.02 0.1" euler="0 90 0"/>
+        <body name="h1" pos="0.2 0 0"><joint name="h1" type="hinge" axis="0 1 1" damping="0.1"/><geom type="sphere" size="0.04"/>
+          <body name="s" pos="0 0 -0.1"><joint name="s" type="slide" axis="1 0 0" armature="0.2"/><geom type="box" size="0.03 0.03 0.03"/></body>
+        </body>
+      </body>
+    </body>
+    <body name="slider" pos="1 0 0.5"><joint type="slide" axis="0 0 1"/><geom type="sphere" size="0.05"/></body>
+    <body name="arm" pos="-1 0 1"><joint name="a" type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+      <body pos="0.3 0 0"><joint type="hinge" axis="1 0 0"/><geom type="sphere" size="0.05" pos="0.1 0 0"/></body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor joint="h1" gear="3" armature="0.05"/>
+    <motor joint="s" gear="2" armature="0.1"/>
+    <position joint="s" gear="0.5" armature="0.3" kp="10"/>
+    <motor joint="a" gear="1"/>
+  </actuator>
+  <keyframe><key name="moving" qvel="1 -2 0.5 3 -1 2 4 -3 1 2 -1 0.5 2 1"/></keyframe>
+</mujoco>"#;
+
+/// A nearly massless slide carrying a heavy one along the same axis: its pivot `(m1 + m2) - m2`
+/// rounds to 0, under `mjMINVAL` (MuJoCo's `mjWARN_INERTIA` path).
+const SINGULAR: &str = r#"<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <body name="light"><joint type="slide" axis="1 0 0"/><inertial pos="0 0 0" mass="2e-15" diaginertia="1 1 1"/>
+      <body name="heavy"><joint type="slide" axis="1 0 0"/><geom type="sphere" size="0.1" mass="100"/></body>
+    </body>
+  </worldbody>
+</mujoco>"#;
+
+fn model(xml: &str, integrator: Integrator) -> Model {
+    let mut m = Model::from_xml_str(xml).unwrap();
+    m.set_integrator(integrator as i32).unwrap();
+    m
+}
+
+fn opts(steps: usize, start: Start, tamper: Option<Stage>) -> StageDiffOptions {
+    StageDiffOptions { steps, start, stages: StageSet::all(), tamper }
+}
+
+#[test]
+fn stage_names_parse_and_unknown_ones_are_refused() {
+    let all: StageSet = "all".parse().unwrap();
+    assert_eq!(all, StageSet::all());
+    let crb: StageSet = "crb".parse().unwrap();
+    assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
+    assert_eq!(" crb , factorM ".parse::<StageSet>().unwrap(), StageSet::all());
+    assert_eq!(crb.to_string(), "crb");
+    let err = "crb,rne".parse::<StageSet>().unwrap_err();
+    assert!(err.to_string().contains("'rne'"), "{err}");
+}
+
+#[test]
+fn every_call_matches_mujoco_bit_for_bit_on_a_tree_of_every_joint_type() {
+    for integrator in INTEGRATORS {
+        let m = model(TREE, integrator);
+        let r = diff_stages(&m, &opts(400, Start::Key("moving".into()), None)).unwrap();
+        assert!(r.matches(), "{integrator:?}: {:?}", r.first);
+        // RK4 reaches both stages four times a step, the others once
+        let per_step = if integrator == Integrator::Rk4 { 4 } else { 1 };
+        assert_eq!(r.compared, [400 * per_step, 400 * per_step], "{integrator:?}");
+    }
+}
+
+#[test]
+fn a_near_singular_pivot_warns_as_mujoco_does() {
+    let m = model(SINGULAR, Integrator::Euler);
+    let r = diff_stages(&m, &opts(20, Start::Qpos0, None)).unwrap();
+    assert!(r.matches(), "{:?}", r.first);
+    // and in place of MuJoCo's function: the same warning count and dof
+    let run = |set: StageSet| {
+        let mut d = Data::new(&m).unwrap();
+        let (res, counts) = with_stages(set, || (0..20).try_for_each(|_| d.step()));
+        res.unwrap();
+        (d.mj().warning[0].number, d.mj().warning[0].lastinfo, counts)
+    };
+    let (c_n, c_info, _) = run(StageSet::NONE);
+    let (r_n, r_info, counts) = run(StageSet::all());
+    assert!(c_n > 0, "the scene must reach MuJoCo's singular-inertia warning");
+    assert_eq!((r_n, r_info), (c_n, c_info));
+    assert_eq!(counts.rust, [20, 20]);
+}
+
+#[test]
+fn trajectories_with_the_rust_stages_are_mujocos() {
+    for integrator in INTEGRATORS {
+        let m = model(TREE, integrator);
+        let run = |set: StageSet| {
+            let mut d = Data::new(&m).unwrap();
+            d.reset_keyframe(0).unwrap();
+            let (res, counts) = with_stages(set, || (0..500).try_for_each(|_| d.step()));
+            res.unwrap();
+            (d.state(state::INTEGRATION), counts)
+        };
+        let (c, none) = run(StageSet::NONE);
+        let (rust, counts) = run(StageSet::all());
+        assert_eq!(none.rust, [0, 0]);
+        assert!(counts.rust[0] >= 500 && counts.rust[1] >= 500, "{counts:?}");
+        assert_eq!(counts.fallback, [0, 0]);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&c), bits(&rust), "{integrator:?}");
+    }
+}
+
+#[test]
+fn one_ulp_in_a_stage_output_is_reported_with_its_field() {
+    let m = model(TREE, Integrator::Euler);
+    for (stage, field) in [(Stage::Crb, "M"), (Stage::FactorM, "qLDiagInv")] {
+        let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(stage))).unwrap();
+        let first = r.first.expect("a tampered stage must differ");
+        assert_eq!((first.stage, first.field, first.step), (stage, field, 1));
+        assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+    }
+}
+
+#[test]
+fn asleep_trees_are_left_to_mujoco_and_counted() {
+    let Some(path) = common::corpus_file("local/box_stack_sleep.xml") else { return };
+    let m = Model::from_xml_path(&path).unwrap();
+    let r = diff_stages(&m, &opts(1500, Start::Qpos0, None)).unwrap();
+    assert!(r.matches(), "{:?}", r.first);
+    assert!(r.skipped[0] > 0 && r.compared[0] > 0, "{r:?}");
+}
