@@ -1,4 +1,4 @@
-//! The exported `mj_collision`, `mj_crb` and `mj_factorM` symbols: every internal call of
+//! The exported `mj_collision`, `mj_crb`, `mj_factorM` and `mj_comVel` symbols: every internal call of
 //! libmujoco to them lands here (`build.rs` exports them from each binary of this package;
 //! libspecula.so exports them too).
 
@@ -40,4 +40,14 @@ pub unsafe extern "C-unwind" fn mj_crb(m: *const sys::mjModel, d: *mut sys::mjDa
 pub unsafe extern "C-unwind" fn mj_factorM(m: *const sys::mjModel, d: *mut sys::mjData) {
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { crate::mj::stages::run(crate::mj::stages::Stage::FactorM, m, d) }
+}
+
+/// The exported `mj_comVel`: as [`mj_crb`], for body velocities and dof-axis derivatives.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_comVel(m: *const sys::mjModel, d: *mut sys::mjData) {
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::ComVel, m, d) }
 }

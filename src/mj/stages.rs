@@ -1,8 +1,8 @@
 //! specula's Rust dynamics stages in place of MuJoCo's own functions, inside MuJoCo's step.
 //!
-//! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb` and `mj_factorM`
-//! through its symbol table (from `mj_fwdPosition`, `mj_invPosition`, `mj_makeM` and
-//! `mj_setConstGroups`), so the definitions the root crate exports (`crate::capi::export`) replace
+//! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM` and
+//! `mj_comVel` through its symbol table (from `mj_fwdPosition`, `mj_fwdVelocity` and the
+//! inverse and constant-setting passes; `docs/measurements.md` D0), so the definitions the root crate exports (`crate::capi::export`) replace
 //! every internal call, RK4's inner passes included. Each exported function asks this module what
 //! to do on the current thread:
 //! - run MuJoCo's own function (the default; the drop-in library reads `SPECULA_STAGES`);
@@ -29,17 +29,23 @@ pub enum Stage {
     Crb,
     /// `mj_factorM`: `qLD` and `qLDiagInv`, the sparse `L'DL` factor of `M`.
     FactorM,
+    /// `mj_comVel`: body velocities `cvel` and dof-axis derivatives `cdof_dot`.
+    ComVel,
 }
+
+/// Number of stages.
+pub const NSTAGE: usize = 3;
 
 impl Stage {
     /// Every stage, in the order MuJoCo's step runs them.
-    pub const ALL: [Stage; 2] = [Stage::Crb, Stage::FactorM];
+    pub const ALL: [Stage; NSTAGE] = [Stage::Crb, Stage::FactorM, Stage::ComVel];
 
     /// The stage's name: MuJoCo's function without `mj_`.
     pub fn name(self) -> &'static str {
         match self {
             Stage::Crb => "crb",
             Stage::FactorM => "factorM",
+            Stage::ComVel => "comVel",
         }
     }
 
@@ -47,6 +53,7 @@ impl Stage {
         match self {
             Stage::Crb => c"mj_crb",
             Stage::FactorM => c"mj_factorM",
+            Stage::ComVel => c"mj_comVel",
         }
     }
 
@@ -57,7 +64,7 @@ impl Stage {
 
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, or all")]
+#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, or all")]
 pub struct UnknownStage(pub String);
 
 /// A set of stages, parsed from `crb,factorM` or `all`.
@@ -120,10 +127,10 @@ impl std::fmt::Display for StageSet {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StageCounts {
     /// Calls run by the Rust stage, per stage (indexed as [`Stage::ALL`]).
-    pub rust: [u64; 2],
+    pub rust: [u64; NSTAGE],
     /// Calls left to MuJoCo's function because the model or state was outside the stage's
     /// scope (sleep with asleep trees), per stage.
-    pub fallback: [u64; 2],
+    pub fallback: [u64; NSTAGE],
 }
 
 impl StageCounts {
@@ -146,7 +153,8 @@ pub struct StageDifference {
     pub step: usize,
     /// The stage.
     pub stage: Stage,
-    /// The `mjData` field (`crb`, `M`, `qLD`, `qLDiagInv`, `warning[mjWARN_INERTIA]`).
+    /// The `mjData` field (`crb`, `M`, `qLD`, `qLDiagInv`, `warning[mjWARN_INERTIA]`, `cvel`,
+    /// `cdof_dot`).
     pub field: &'static str,
     /// Index in that field.
     pub index: usize,
@@ -162,11 +170,11 @@ pub struct StageDiffReport {
     /// Steps run.
     pub steps: usize,
     /// Calls compared, per stage (indexed as [`Stage::ALL`]).
-    pub compared: [u64; 2],
+    pub compared: [u64; NSTAGE],
     /// Calls not compared because the state was outside the stage's scope, per stage.
-    pub skipped: [u64; 2],
+    pub skipped: [u64; NSTAGE],
     /// Elements that differed, per stage.
-    pub differing: [u64; 2],
+    pub differing: [u64; NSTAGE],
     /// The first difference, if any.
     pub first: Option<StageDifference>,
 }
@@ -194,6 +202,8 @@ struct Comparison {
     crb: Vec<f64>,
     mass: Vec<f64>,
     diag_inv: Vec<f64>,
+    cvel: Vec<f64>,
+    cdof_dot: Vec<f64>,
 }
 
 thread_local! {
@@ -290,7 +300,7 @@ type StageFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData);
 
 /// Runs MuJoCo's own function for `stage`.
 fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
-    static ADDR: [OnceLock<usize>; 2] = [OnceLock::new(), OnceLock::new()];
+    static ADDR: [OnceLock<usize>; NSTAGE] = [const { OnceLock::new() }; NSTAGE];
     let addr = *ADDR[stage.index()].get_or_init(|| library_symbol(stage.symbol()));
     if addr != 0 {
         // SAFETY: a non-zero address from dlsym for this name is MuJoCo's function of this
@@ -299,10 +309,14 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
     }
 }
 
-/// Why a call is outside the Rust stages' scope, if it is: with sleep on and some trees asleep
-/// MuJoCo runs these stages over the awake dofs only.
-fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
-    m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && (d.nv_awake as i64) < m.nv
+/// Whether a call is outside the Rust stages' scope: with sleep on and some trees asleep
+/// MuJoCo runs these stages over the awake bodies and dofs only.
+fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
+    let asleep = match stage {
+        Stage::Crb | Stage::FactorM => (d.nv_awake as i64) < m.nv,
+        Stage::ComVel => (d.nbody_awake as i64) < m.nbody,
+    };
+    m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep
 }
 
 /// The exported functions' body: what this thread's mode says for `stage`.
@@ -318,7 +332,7 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     let mode = MODE.with(Cell::get).unwrap_or_else(|| Mode::Replace(default_stages()));
     match mode {
         Mode::Replace(set) if set.contains(stage) => {
-            let rust = !out_of_scope(m, d) && catch(|| replace(stage, m, d));
+            let rust = !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d));
             if !rust {
                 library(stage, m, d);
             }
@@ -362,6 +376,9 @@ fn tree_model(m: &sys::mjModel) -> TreeModel<'_> {
     unsafe {
         TreeModel {
             body_parentid: slice(m.body_parentid, nbody),
+            body_dofadr: slice(m.body_dofadr, nbody),
+            body_dofnum: slice(m.body_dofnum, nbody),
+            jnt_type: slice(m.jnt_type, njnt),
             dof_bodyid: slice(m.dof_bodyid, nv),
             dof_jntid: slice(m.dof_jntid, nv),
             dof_parentid: slice(m.dof_parentid, nv),
@@ -417,6 +434,13 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
             let t = &mut d.timer[sys::mjTIMER_POS_INERTIA as usize];
             t.duration += clock() - t0;
         }
+        Stage::ComVel => {
+            // SAFETY: as above; cdof and qvel are read, cvel and cdof_dot written.
+            let (cdof, qvel, cvel, cdof_dot) = unsafe {
+                (slice(d.cdof, 6 * nv), slice(d.qvel, nv), slice_mut(d.cvel, 6 * nbody), slice_mut(d.cdof_dot, 6 * nv))
+            };
+            dynamics::com_vel(&tm, cdof, qvel, cvel, cdof_dot);
+        }
     }
 }
 
@@ -445,7 +469,7 @@ fn warn_inertia(d: &mut sys::mjData, dof: usize) {
 /// Runs MuJoCo's function, then the Rust stage on copies of the same inputs, and records the
 /// first element where they differ.
 fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
-    if out_of_scope(m, d) {
+    if out_of_scope(stage, m, d) {
         library(stage, m, d);
         COMPARISON.with(|c| c.borrow_mut().report.skipped[stage.index()] += 1);
         return;
@@ -497,6 +521,20 @@ fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
                 if c_warned != r_warned {
                     found.push(("warning[mjWARN_INERTIA]", 0, c_warned.unwrap_or(-1.0), r_warned.unwrap_or(-1.0)));
                 }
+            }
+            Stage::ComVel => {
+                c.cvel.resize(6 * nbody, 0.0);
+                c.cdof_dot.resize(6 * nv, 0.0);
+                // SAFETY: as above.
+                let (cdof, qvel) = unsafe { (slice(d.cdof, 6 * nv), slice(d.qvel, nv)) };
+                dynamics::com_vel(&tm, cdof, qvel, &mut c.cvel, &mut c.cdof_dot);
+                if tamper && nbody > 1 {
+                    c.cvel[6] = f64::from_bits(c.cvel[6].to_bits() + 1);
+                }
+                // SAFETY: as above.
+                let (cvel, cdof_dot) = unsafe { (slice(d.cvel, 6 * nbody), slice(d.cdof_dot, 6 * nv)) };
+                check("cvel", &c.cvel, cvel);
+                check("cdof_dot", &c.cdof_dot, cdof_dot);
             }
         }
         let i = stage.index();

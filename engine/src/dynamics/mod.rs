@@ -3,13 +3,16 @@
 //! order, so that it can replace that function inside MuJoCo's step bit for bit (the root crate
 //! points these views at `mjModel`/`mjData`) and, later, run on specula's own data.
 //!
-//! Stages so far: [`crb`] (`mj_crb`: composite inertias and the joint-space inertia `M`) and
-//! [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation). What was read from the released
-//! library for each is written once, in `docs/measurements.md` (D1, D2).
+//! Stages so far: [`crb`] (`mj_crb`: composite inertias and the joint-space inertia `M`),
+//! [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation) and [`com_vel`] (`mj_comVel`:
+//! body velocities and dof-axis derivatives). What was read from the released library for each
+//! is written once, in `docs/measurements.md` (D1 to D3).
 
+pub mod com_vel;
 pub mod crb;
 pub mod factor;
 
+pub use com_vel::com_vel;
 pub use crb::{actuator_armature, crb};
 pub use factor::{factor_i, factor_m};
 
@@ -19,6 +22,12 @@ pub use factor::{factor_i, factor_m};
 pub struct TreeModel<'a> {
     /// Parent of each body (`nbody`).
     pub body_parentid: &'a [i32],
+    /// First dof of each body (`nbody`).
+    pub body_dofadr: &'a [i32],
+    /// Number of dofs of each body (`nbody`).
+    pub body_dofnum: &'a [i32],
+    /// Type of each joint (`njnt`).
+    pub jnt_type: &'a [i32],
     /// Body of each dof (`nv`).
     pub dof_bodyid: &'a [i32],
     /// Joint of each dof (`nv`).
