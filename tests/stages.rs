@@ -1,6 +1,7 @@
-//! The Rust dynamics stages (`mj_crb`, `mj_factorM`, `mj_comVel`) inside MuJoCo's step: the same bits as
-//! MuJoCo's own functions, call by call (`diff_stages`) and over whole trajectories
-//! (`with_stages`), and a comparison that fails when one output element is one ulp off.
+//! The Rust dynamics stages (`mj_crb`, `mj_factorM`, `mj_comVel`, `mj_rne`) inside MuJoCo's
+//! step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
+//! trajectories (`with_stages`), and a comparison that fails when one output element is one ulp
+//! off.
 
 mod common;
 
@@ -66,10 +67,10 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     assert_eq!(all, StageSet::all());
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
-    assert_eq!(" crb , factorM,comVel ".parse::<StageSet>().unwrap(), StageSet::all());
+    assert_eq!(" crb , factorM,comVel, rne".parse::<StageSet>().unwrap(), StageSet::all());
     assert_eq!(crb.to_string(), "crb");
-    let err = "crb,rne".parse::<StageSet>().unwrap_err();
-    assert!(err.to_string().contains("'rne'"), "{err}");
+    let err = "crb,solver".parse::<StageSet>().unwrap_err();
+    assert!(err.to_string().contains("'solver'"), "{err}");
 }
 
 #[test]
@@ -80,7 +81,7 @@ fn every_call_matches_mujoco_bit_for_bit_on_a_tree_of_every_joint_type() {
         assert!(r.matches(), "{integrator:?}: {:?}", r.first);
         // RK4 reaches both stages four times a step, the others once
         let per_step = if integrator == Integrator::Rk4 { 4 } else { 1 };
-        assert_eq!(r.compared, [400 * per_step; 3], "{integrator:?}");
+        assert_eq!(r.compared, [400 * per_step; 4], "{integrator:?}");
     }
 }
 
@@ -100,7 +101,7 @@ fn a_near_singular_pivot_warns_as_mujoco_does() {
     let (r_n, r_info, counts) = run(StageSet::all());
     assert!(c_n > 0, "the scene must reach MuJoCo's singular-inertia warning");
     assert_eq!((r_n, r_info), (c_n, c_info));
-    assert_eq!(counts.rust, [20; 3]);
+    assert_eq!(counts.rust, [20; 4]);
 }
 
 #[test]
@@ -116,9 +117,9 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         };
         let (c, none) = run(StageSet::NONE);
         let (rust, counts) = run(StageSet::all());
-        assert_eq!(none.rust, [0; 3]);
+        assert_eq!(none.rust, [0; 4]);
         assert!(counts.rust.iter().all(|&n| n >= 500), "{counts:?}");
-        assert_eq!(counts.fallback, [0; 3]);
+        assert_eq!(counts.fallback, [0; 4]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&c), bits(&rust), "{integrator:?}");
     }
@@ -127,7 +128,9 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
 #[test]
 fn one_ulp_in_a_stage_output_is_reported_with_its_field() {
     let m = model(TREE, Integrator::Euler);
-    for (stage, field) in [(Stage::Crb, "M"), (Stage::FactorM, "qLDiagInv"), (Stage::ComVel, "cvel")] {
+    for (stage, field) in
+        [(Stage::Crb, "M"), (Stage::FactorM, "qLDiagInv"), (Stage::ComVel, "cvel"), (Stage::Rne, "qfrc_bias")]
+    {
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(stage))).unwrap();
         let first = r.first.expect("a tampered stage must differ");
         assert_eq!((first.stage, first.field, first.step), (stage, field, 1));

@@ -1,4 +1,4 @@
-//! The exported `mj_collision`, `mj_crb`, `mj_factorM` and `mj_comVel` symbols: every internal call of
+//! The exported `mj_collision`, `mj_crb`, `mj_factorM`, `mj_comVel` and `mj_rne` symbols: every internal call of
 //! libmujoco to them lands here (`build.rs` exports them from each binary of this package;
 //! libspecula.so exports them too).
 
@@ -29,7 +29,7 @@ pub unsafe extern "C-unwind" fn mj_collision(m: *const sys::mjModel, d: *mut sys
 #[no_mangle]
 pub unsafe extern "C-unwind" fn mj_crb(m: *const sys::mjModel, d: *mut sys::mjData) {
     // SAFETY: MuJoCo passes a valid model and data.
-    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::Crb, m, d) }
+    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::Crb, m, d, crate::mj::stages::Args::NONE) }
 }
 
 /// The exported `mj_factorM`: as [`mj_crb`], for the factorisation of the inertia matrix.
@@ -39,7 +39,7 @@ pub unsafe extern "C-unwind" fn mj_crb(m: *const sys::mjModel, d: *mut sys::mjDa
 #[no_mangle]
 pub unsafe extern "C-unwind" fn mj_factorM(m: *const sys::mjModel, d: *mut sys::mjData) {
     // SAFETY: MuJoCo passes a valid model and data.
-    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::FactorM, m, d) }
+    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::FactorM, m, d, crate::mj::stages::Args::NONE) }
 }
 
 /// The exported `mj_comVel`: as [`mj_crb`], for body velocities and dof-axis derivatives.
@@ -49,5 +49,16 @@ pub unsafe extern "C-unwind" fn mj_factorM(m: *const sys::mjModel, d: *mut sys::
 #[no_mangle]
 pub unsafe extern "C-unwind" fn mj_comVel(m: *const sys::mjModel, d: *mut sys::mjData) {
     // SAFETY: MuJoCo passes a valid model and data.
-    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::ComVel, m, d) }
+    unsafe { crate::mj::stages::run(crate::mj::stages::Stage::ComVel, m, d, crate::mj::stages::Args::NONE) }
+}
+
+/// The exported `mj_rne`: as [`mj_crb`], for recursive Newton-Euler (`result` of `nv` entries).
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data and a result array of `nv` entries.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_rne(m: *const sys::mjModel, d: *mut sys::mjData, flg_acc: i32, result: *mut f64) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model, data and result array.
+    unsafe { run(Stage::Rne, m, d, Args { flg_acc, result }) }
 }

@@ -1,7 +1,7 @@
 //! specula's Rust dynamics stages in place of MuJoCo's own functions, inside MuJoCo's step.
 //!
-//! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM` and
-//! `mj_comVel` through its symbol table (from `mj_fwdPosition`, `mj_fwdVelocity` and the
+//! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM`,
+//! `mj_comVel` and `mj_rne` through its symbol table (from `mj_fwdPosition`, `mj_fwdVelocity` and the
 //! inverse and constant-setting passes; `docs/measurements.md` D0), so the definitions the root crate exports (`crate::capi::export`) replace
 //! every internal call, RK4's inner passes included. Each exported function asks this module what
 //! to do on the current thread:
@@ -16,7 +16,7 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::OnceLock;
 
 use mujoco_sys as sys;
-use specula_engine::dynamics::{self, TreeModel};
+use specula_engine::dynamics::{self, RneInput, RneScratch, TreeModel};
 
 use super::data::slice;
 use super::{Data, MjError, Model};
@@ -31,14 +31,30 @@ pub enum Stage {
     FactorM,
     /// `mj_comVel`: body velocities `cvel` and dof-axis derivatives `cdof_dot`.
     ComVel,
+    /// `mj_rne`: recursive Newton-Euler, the bias forces `qfrc_bias` in MuJoCo's step.
+    Rne,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 3;
+pub const NSTAGE: usize = 4;
+
+/// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Args {
+    /// `mj_rne`'s `flg_acc`: include `qacc`.
+    pub flg_acc: i32,
+    /// `mj_rne`'s `result` (`nv`).
+    pub result: *mut f64,
+}
+
+impl Args {
+    /// A function of the model and data only.
+    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut() };
+}
 
 impl Stage {
     /// Every stage, in the order MuJoCo's step runs them.
-    pub const ALL: [Stage; NSTAGE] = [Stage::Crb, Stage::FactorM, Stage::ComVel];
+    pub const ALL: [Stage; NSTAGE] = [Stage::Crb, Stage::FactorM, Stage::ComVel, Stage::Rne];
 
     /// The stage's name: MuJoCo's function without `mj_`.
     pub fn name(self) -> &'static str {
@@ -46,6 +62,7 @@ impl Stage {
             Stage::Crb => "crb",
             Stage::FactorM => "factorM",
             Stage::ComVel => "comVel",
+            Stage::Rne => "rne",
         }
     }
 
@@ -54,6 +71,7 @@ impl Stage {
             Stage::Crb => c"mj_crb",
             Stage::FactorM => c"mj_factorM",
             Stage::ComVel => c"mj_comVel",
+            Stage::Rne => c"mj_rne",
         }
     }
 
@@ -64,7 +82,7 @@ impl Stage {
 
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, or all")]
+#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, or all")]
 pub struct UnknownStage(pub String);
 
 /// A set of stages, parsed from `crb,factorM` or `all`.
@@ -154,7 +172,7 @@ pub struct StageDifference {
     /// The stage.
     pub stage: Stage,
     /// The `mjData` field (`crb`, `M`, `qLD`, `qLDiagInv`, `warning[mjWARN_INERTIA]`, `cvel`,
-    /// `cdof_dot`).
+    /// `cdof_dot`, `qfrc_bias`).
     pub field: &'static str,
     /// Index in that field.
     pub index: usize,
@@ -204,12 +222,14 @@ struct Comparison {
     diag_inv: Vec<f64>,
     cvel: Vec<f64>,
     cdof_dot: Vec<f64>,
+    rne: Vec<f64>,
 }
 
 thread_local! {
     static MODE: Cell<Option<Mode>> = const { Cell::new(None) };
     static COUNTS: Cell<StageCounts> = Cell::new(StageCounts::default());
     static COMPARISON: RefCell<Comparison> = RefCell::new(Comparison::default());
+    static RNE_SCRATCH: RefCell<RneScratch> = RefCell::new(RneScratch::default());
 }
 
 /// The stages the drop-in library runs in Rust where no program chose: `SPECULA_STAGES`
@@ -297,15 +317,22 @@ fn library_symbol(name: &CStr) -> usize {
 }
 
 type StageFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData);
+type RneFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData, i32, *mut f64);
 
 /// Runs MuJoCo's own function for `stage`.
-fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
+fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     static ADDR: [OnceLock<usize>; NSTAGE] = [const { OnceLock::new() }; NSTAGE];
     let addr = *ADDR[stage.index()].get_or_init(|| library_symbol(stage.symbol()));
-    if addr != 0 {
-        // SAFETY: a non-zero address from dlsym for this name is MuJoCo's function of this
-        // signature; the model and data are MuJoCo's.
-        unsafe { std::mem::transmute::<usize, StageFn>(addr)(m, d) }
+    if addr == 0 {
+        return;
+    }
+    // SAFETY: a non-zero address from dlsym for this name is MuJoCo's function of this
+    // signature; the model, data and arguments are MuJoCo's.
+    unsafe {
+        match stage {
+            Stage::Rne => std::mem::transmute::<usize, RneFn>(addr)(m, d, args.flg_acc, args.result),
+            _ => std::mem::transmute::<usize, StageFn>(addr)(m, d),
+        }
     }
 }
 
@@ -315,6 +342,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
     let asleep = match stage {
         Stage::Crb | Stage::FactorM => (d.nv_awake as i64) < m.nv,
         Stage::ComVel => (d.nbody_awake as i64) < m.nbody,
+        Stage::Rne => (d.nbody_awake as i64) < m.nbody || (d.nv_awake as i64) < m.nv,
     };
     m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep
 }
@@ -323,8 +351,8 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
 ///
 /// # Safety
 /// `m` and `d` are null or MuJoCo's valid model and data.
-pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjData) {
-    if m.is_null() || d.is_null() {
+pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjData, args: Args) {
+    if m.is_null() || d.is_null() || (stage == Stage::Rne && args.result.is_null()) {
         return;
     }
     // SAFETY: valid, as the caller guarantees; MuJoCo holds no other reference during the call.
@@ -332,9 +360,9 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     let mode = MODE.with(Cell::get).unwrap_or_else(|| Mode::Replace(default_stages()));
     match mode {
         Mode::Replace(set) if set.contains(stage) => {
-            let rust = !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d));
+            let rust = !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d, args));
             if !rust {
-                library(stage, m, d);
+                library(stage, m, d, args);
             }
             COUNTS.with(|c| {
                 let mut n = c.get();
@@ -347,9 +375,25 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
                 c.set(n);
             });
         }
-        Mode::Compare(set) if set.contains(stage) => compare(stage, m, d),
-        _ => library(stage, m, d),
+        Mode::Compare(set) if set.contains(stage) => {
+            if !catch(|| compare(stage, m, d, args)) {
+                panicked(stage);
+            }
+        }
+        _ => library(stage, m, d, args),
     }
+}
+
+/// Records a Rust stage that panicked during a comparison as a difference (a panic is a bug).
+fn panicked(stage: Stage) {
+    COMPARISON.with(|c| {
+        let c = &mut *c.borrow_mut();
+        c.report.differing[stage.index()] += 1;
+        if c.report.first.is_none() {
+            let step = c.step;
+            c.report.first = Some(StageDifference { step, stage, field: "panicked", index: 0, c: 0.0, rust: f64::NAN });
+        }
+    });
 }
 
 /// Runs `f`, true unless it panicked (a panic must not unwind into MuJoCo).
@@ -412,7 +456,7 @@ unsafe fn slice_mut<'a>(p: *mut f64, len: usize) -> &'a mut [f64] {
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of MuJoCo's function.
-fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
+fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     let tm = tree_model(m);
     let Sizes { nv, nbody, nc } = sizes(m);
     match stage {
@@ -441,6 +485,29 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
             };
             dynamics::com_vel(&tm, cdof, qvel, cvel, cdof_dot);
         }
+        Stage::Rne => {
+            // SAFETY: `result` is MuJoCo's caller's array of nv entries, none of the inputs.
+            let result = unsafe { slice_mut(args.result, nv) };
+            RNE_SCRATCH.with(|s| dynamics::rne(&tm, &rne_input(m, d), args.flg_acc != 0, &mut s.borrow_mut(), result));
+        }
+    }
+}
+
+/// `mj_rne`'s inputs in MuJoCo's data.
+fn rne_input<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> RneInput<'a> {
+    let Sizes { nv, nbody, .. } = sizes(m);
+    let gravity = (m.opt.disableflags & sys::mjDSBL_GRAVITY as i32 == 0).then_some(m.opt.gravity);
+    // SAFETY: mjData's arrays of the documented lengths, read only.
+    unsafe {
+        RneInput {
+            qvel: slice(d.qvel, nv),
+            qacc: slice(d.qacc, nv),
+            cinert: slice(d.cinert, 10 * nbody),
+            cvel: slice(d.cvel, 6 * nbody),
+            cdof: slice(d.cdof, 6 * nv),
+            cdof_dot: slice(d.cdof_dot, 6 * nv),
+            gravity,
+        }
     }
 }
 
@@ -468,14 +535,14 @@ fn warn_inertia(d: &mut sys::mjData, dof: usize) {
 
 /// Runs MuJoCo's function, then the Rust stage on copies of the same inputs, and records the
 /// first element where they differ.
-fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
+fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     if out_of_scope(stage, m, d) {
-        library(stage, m, d);
+        library(stage, m, d, args);
         COMPARISON.with(|c| c.borrow_mut().report.skipped[stage.index()] += 1);
         return;
     }
     let warned = d.warning[sys::mjWARN_INERTIA as usize];
-    library(stage, m, d);
+    library(stage, m, d, args);
     let tm = tree_model(m);
     let Sizes { nv, nbody, nc } = sizes(m);
     COMPARISON.with(|c| {
@@ -535,6 +602,18 @@ fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData) {
                 let (cvel, cdof_dot) = unsafe { (slice(d.cvel, 6 * nbody), slice(d.cdof_dot, 6 * nv)) };
                 check("cvel", &c.cvel, cvel);
                 check("cdof_dot", &c.cdof_dot, cdof_dot);
+            }
+            Stage::Rne => {
+                c.rne.resize(nv, 0.0);
+                RNE_SCRATCH
+                    .with(|s| dynamics::rne(&tm, &rne_input(m, d), args.flg_acc != 0, &mut s.borrow_mut(), &mut c.rne));
+                if tamper && nv > 0 {
+                    c.rne[nv - 1] = f64::from_bits(c.rne[nv - 1].to_bits() + 1);
+                }
+                // SAFETY: MuJoCo's caller's result array, nv entries, read only here.
+                let theirs = unsafe { slice(args.result, nv) };
+                let field = if args.result == d.qfrc_bias { "qfrc_bias" } else { "rne result" };
+                check(field, &c.rne, theirs);
             }
         }
         let i = stage.index();

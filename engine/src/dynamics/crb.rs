@@ -41,7 +41,7 @@ pub(crate) fn mul_inert_vec(i: &[f64], v: &[f64]) -> [f64; 6] {
 }
 
 /// Dot product of two motion/force 6-vectors in the order the library's `mj_crb` sums it.
-fn dot6(a: &[f64], b: &[f64; 6]) -> f64 {
+pub(crate) fn dot6(a: &[f64], b: &[f64; 6]) -> f64 {
     ((a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5])
 }
 

@@ -4,17 +4,19 @@
 //! points these views at `mjModel`/`mjData`) and, later, run on specula's own data.
 //!
 //! Stages so far: [`crb`] (`mj_crb`: composite inertias and the joint-space inertia `M`),
-//! [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation) and [`com_vel`] (`mj_comVel`:
-//! body velocities and dof-axis derivatives). What was read from the released library for each
-//! is written once, in `docs/measurements.md` (D1 to D3).
+//! [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation), [`com_vel`] (`mj_comVel`: body
+//! velocities and dof-axis derivatives) and [`rne`] (`mj_rne`: bias forces). What was read from
+//! the released library for each is written once, in `docs/measurements.md` (D1 to D4).
 
 pub mod com_vel;
 pub mod crb;
 pub mod factor;
+pub mod rne;
 
 pub use com_vel::com_vel;
 pub use crb::{actuator_armature, crb};
 pub use factor::{factor_i, factor_m};
+pub use rne::{rne, RneInput, RneScratch};
 
 /// The model arrays the mass-matrix stages read (MuJoCo's names; `nv`, `nbody` from the lengths
 /// of `dof_bodyid` and `body_parentid`).

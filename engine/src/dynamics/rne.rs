@@ -1,0 +1,118 @@
+//! `mj_rne`: recursive Newton-Euler inverse dynamics, the bias forces `qfrc_bias` (Coriolis,
+//! centrifugal and gravity) when run without accelerations, as MuJoCo 4.0.0 computes them
+//! (`docs/measurements.md` D4).
+
+use super::crb::{dot6, mul_inert_vec};
+use super::TreeModel;
+
+/// Cross product of the motion vector `vel` and the force vector `f` (`mju_crossForce`).
+fn cross_force(vel: &[f64], f: &[f64; 6]) -> [f64; 6] {
+    [
+        (-vel[2] * f[1] + vel[1] * f[2]) + (-vel[5] * f[4] + vel[4] * f[5]),
+        (vel[2] * f[0] - vel[0] * f[2]) + (vel[5] * f[3] - vel[3] * f[5]),
+        (-vel[1] * f[0] + vel[0] * f[1]) + (-vel[4] * f[3] + vel[3] * f[4]),
+        -vel[2] * f[4] + vel[1] * f[5],
+        vel[2] * f[3] - vel[0] * f[5],
+        -vel[1] * f[3] + vel[0] * f[4],
+    ]
+}
+
+/// `sum_k x[k] axes[k]` over `n` motion vectors (`mju_mulDofVec`: a scaling for one dof,
+/// `mju_mulMatTVec` otherwise, which skips zero coefficients).
+pub(crate) fn mul_dof_vec(axes: &[f64], x: &[f64], n: usize) -> [f64; 6] {
+    let mut out = [0.0; 6];
+    if n == 1 {
+        for (o, a) in out.iter_mut().zip(axes) {
+            *o = a * x[0];
+        }
+    } else {
+        for (k, &q) in x[..n].iter().enumerate() {
+            if q != 0.0 {
+                for (o, a) in out.iter_mut().zip(&axes[6 * k..6 * k + 6]) {
+                    *o += q * a;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Work arrays of [`rne`]: body accelerations and forces (`6 nbody` each).
+#[derive(Default, Debug)]
+pub struct RneScratch {
+    cacc: Vec<f64>,
+    cfrc: Vec<f64>,
+}
+
+/// The inputs of [`rne`] from the state: velocities and the position and velocity stages'
+/// results.
+#[derive(Clone, Copy, Debug)]
+pub struct RneInput<'a> {
+    /// Joint velocities (`nv`).
+    pub qvel: &'a [f64],
+    /// Joint accelerations (`nv`), used when `flg_acc` is set.
+    pub qacc: &'a [f64],
+    /// Com-based body inertias (`10 nbody`).
+    pub cinert: &'a [f64],
+    /// Com-based body velocities (`6 nbody`).
+    pub cvel: &'a [f64],
+    /// Dof axes (`6 nv`).
+    pub cdof: &'a [f64],
+    /// Their time derivatives (`6 nv`).
+    pub cdof_dot: &'a [f64],
+    /// `-gravity` is the world's acceleration; `None` when gravity is disabled.
+    pub gravity: Option<[f64; 3]>,
+}
+
+/// Writes `result` (`nv`): the joint forces that produce `qacc` (or none, without `flg_acc`)
+/// against inertia, velocity-product terms and gravity (`mj_rne`), over all bodies.
+pub fn rne(m: &TreeModel, input: &RneInput, flg_acc: bool, scratch: &mut RneScratch, result: &mut [f64]) {
+    let nbody = m.nbody();
+    scratch.cacc.clear();
+    scratch.cacc.resize(6 * nbody, 0.0);
+    scratch.cfrc.clear();
+    scratch.cfrc.resize(6 * nbody, 0.0);
+    let (cacc, cfrc) = (&mut scratch.cacc, &mut scratch.cfrc);
+    if let Some(g) = input.gravity {
+        for k in 0..3 {
+            cacc[3 + k] = -g[k];
+        }
+    }
+    for i in 1..nbody {
+        let num = m.body_dofnum[i] as usize;
+        let bda = if num == 0 { 0 } else { m.body_dofadr[i] as usize };
+        let p = m.body_parentid[i] as usize;
+        // a body without dofs (`body_dofadr` -1) adds a zero vector, as the library does
+        let tmp = if num == 0 { [0.0; 6] } else { mul_dof_vec(&input.cdof_dot[6 * bda..], &input.qvel[bda..], num) };
+        for k in 0..6 {
+            cacc[6 * i + k] = cacc[6 * p + k] + tmp[k];
+        }
+        if flg_acc && num > 0 {
+            let tmp = mul_dof_vec(&input.cdof[6 * bda..], &input.qacc[bda..], num);
+            for k in 0..6 {
+                cacc[6 * i + k] += tmp[k];
+            }
+        }
+        let inert = &input.cinert[10 * i..10 * i + 10];
+        let vel = &input.cvel[6 * i..6 * i + 6];
+        let f = mul_inert_vec(inert, &cacc[6 * i..6 * i + 6]);
+        let gyro = cross_force(vel, &mul_inert_vec(inert, vel));
+        for k in 0..6 {
+            cfrc[6 * i + k] = f[k] + gyro[k];
+        }
+    }
+    cfrc[..6].fill(0.0);
+    for i in (1..nbody).rev() {
+        let p = m.body_parentid[i] as usize;
+        if p != 0 {
+            for k in 0..6 {
+                cfrc[6 * p + k] += cfrc[6 * i + k];
+            }
+        }
+    }
+    for (i, r) in result.iter_mut().enumerate().take(m.nv()) {
+        let b = m.dof_bodyid[i] as usize;
+        let f: &[f64; 6] = cfrc[6 * b..6 * b + 6].try_into().expect("six entries");
+        *r = dot6(&input.cdof[6 * i..6 * i + 6], f);
+    }
+}
