@@ -146,3 +146,14 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
     assert!(r.matches(), "{:?}", r.first);
     assert!(r.skipped.iter().all(|&n| n > 0) && r.compared.iter().all(|&n| n > 0), "{r:?}");
 }
+
+#[test]
+fn the_stage_bench_times_every_stage_on_the_same_states() {
+    let m = model(TREE, Integrator::Euler);
+    let rows = specula::bench::stages::bench_stages(&m, &Start::Key("moving".into()), 20, 1, StageSet::all()).unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r.stage.name()).collect();
+    assert_eq!(names, ["crb", "factorM", "comVel", "rne"]);
+    for r in &rows {
+        assert!(r.c_ns > 0.0 && r.rust_ns > 0.0 && r.ratio.is_finite() && r.skipped == 0, "{r:?}");
+    }
+}

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use specula::bench::stages::bench_stages;
 use specula::bench::{bench, suite};
+use specula::mj::stages::StageSet;
 use specula::sim::{load_pair, Start};
 
 use specula_model::types::{Integrator, SpeculativeMode};
@@ -34,6 +36,10 @@ pub struct BenchArgs {
     /// Passes over the recorded states (the median pass is reported).
     #[arg(long, default_value_t = 7)]
     pub passes: usize,
+    /// Time these Rust dynamics stages against MuJoCo's functions instead of the collision
+    /// stage (`crb`, `factorM`, `comVel`, `rne`, or `all`).
+    #[arg(long, value_name = "STAGES", conflicts_with = "suite")]
+    pub stages: Option<StageSet>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -48,6 +54,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
     let file = scene.display().to_string();
     let (c, rust) = load_pair(scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
+    if let Some(set) = args.stages {
+        return stages(&file, &c, &start, set, &args);
+    }
     let robust = args.speculative == Some(SpeculativeMode::Robust);
     let r = bench(&c, &rust, args.steps, &start, args.passes, robust).map_err(|e| format!("{file}: {e}"))?;
     if args.json {
@@ -101,6 +110,37 @@ fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
         outln!("{}", serde_json::Value::Array(json));
     } else {
         outln!("{}", suite::table(&rows));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `specula bench SCENE --stages`: one line (or JSON object) per stage.
+fn stages(
+    file: &str,
+    c: &specula::mj::Model,
+    start: &Start,
+    set: StageSet,
+    args: &BenchArgs,
+) -> Result<ExitCode, String> {
+    let rows = bench_stages(c, start, args.steps, args.passes, set).map_err(|e| format!("{file}: {e}"))?;
+    if args.json {
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|r| serde_json::json!({"stage": r.stage.name(), "c_ns": r.c_ns, "rust_ns": r.rust_ns, "ratio": r.ratio, "skipped": r.skipped}))
+            .collect();
+        outln!("{}", serde_json::json!({"scene": file, "states": args.steps, "passes": args.passes, "stages": rows}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!("{file}: Rust stages against MuJoCo's functions ({} states, median of {} passes)", args.steps, args.passes);
+    for r in &rows {
+        let skip = if r.skipped > 0 { format!(", {} states outside its scope", r.skipped) } else { String::new() };
+        outln!(
+            "  mj_{:<8} {:>8.0} ns, specula {:>8.0} ns per call: ratio {:.2}{skip}",
+            r.stage.name(),
+            r.c_ns,
+            r.rust_ns,
+            r.ratio
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

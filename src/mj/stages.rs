@@ -384,6 +384,19 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     }
 }
 
+/// Runs `stage` once on `d` as MuJoCo's function (`rust` false) or as the Rust stage, for
+/// timing; `mj_rne` writes `qfrc_bias` without accelerations, as in MuJoCo's step. False when
+/// the state is outside the Rust stage's scope.
+pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool) -> bool {
+    let args = Args { flg_acc: 0, result: d.qfrc_bias };
+    if rust {
+        !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d, args))
+    } else {
+        library(stage, m, d, args);
+        true
+    }
+}
+
 /// Records a Rust stage that panicked during a comparison as a difference (a panic is a bug).
 fn panicked(stage: Stage) {
     COMPARISON.with(|c| {

@@ -25,13 +25,15 @@ pub fn factor_i(
         }
         let inv = 1.0 / mat[diag];
         diag_inv[k] = inv;
-        // rows above k: row i -= L(k, i) / D(k) * row k, over row i's own columns
-        for adr in (start..diag).rev() {
-            let i = colind[adr] as usize;
-            let scale = inv * -mat[adr];
+        // rows above k: row i -= L(k, i) / D(k) * row k, over row i's own columns (rows of
+        // lower dofs come first in `mat`, so row i lies wholly before row k)
+        let (above, row) = mat.split_at_mut(start);
+        for adr in (0..diag - start).rev() {
+            let i = colind[start + adr] as usize;
+            let scale = inv * -row[adr];
             let (ri, ni) = (rowadr[i] as usize, rownnz[i] as usize);
-            for t in 0..ni {
-                mat[ri + t] += scale * mat[start + t];
+            for (a, &b) in above[ri..ri + ni].iter_mut().zip(&row[..ni]) {
+                *a += scale * b;
             }
         }
         for v in &mut mat[start..diag] {
