@@ -1,6 +1,7 @@
-//! The exported `mj_collision`, `mj_crb`, `mj_factorM`, `mj_comVel` and `mj_rne` symbols: every internal call of
-//! libmujoco to them lands here (`build.rs` exports them from each binary of this package;
-//! libspecula.so exports them too).
+//! The exported `mj_collision` symbol and those of the dynamics stages (`mj_crb`, `mj_factorM`,
+//! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration`): every internal call of libmujoco to them lands
+//! here (`build.rs` exports them from each binary of this package; libspecula.so exports them
+//! too).
 
 use mujoco_sys as sys;
 
@@ -61,4 +62,15 @@ pub unsafe extern "C-unwind" fn mj_rne(m: *const sys::mjModel, d: *mut sys::mjDa
     use crate::mj::stages::{run, Args, Stage};
     // SAFETY: MuJoCo passes a valid model, data and result array.
     unsafe { run(Stage::Rne, m, d, Args { flg_acc, result }) }
+}
+
+/// The exported `mj_fwdAcceleration`: as [`mj_crb`], for the unconstrained acceleration.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_fwdAcceleration(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::FwdAcceleration, m, d, Args::NONE) }
 }

@@ -1,7 +1,7 @@
 //! specula's Rust dynamics stages in place of MuJoCo's own functions, inside MuJoCo's step.
 //!
 //! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM`,
-//! `mj_comVel` and `mj_rne` through its symbol table (from `mj_fwdPosition`, `mj_fwdVelocity` and the
+//! `mj_comVel`, `mj_rne` and `mj_fwdAcceleration` through its symbol table (from `mj_fwdPosition`, `mj_fwdVelocity` and the
 //! inverse and constant-setting passes; `docs/measurements.md` D0), so the definitions the root crate exports (`crate::capi::export`) replace
 //! every internal call, RK4's inner passes included. Each exported function asks this module what
 //! to do on the current thread:
@@ -16,7 +16,7 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::OnceLock;
 
 use mujoco_sys as sys;
-use specula_engine::dynamics::{self, RneInput, RneScratch, TreeModel};
+use specula_engine::dynamics::{self, RneInput, RneScratch, SmoothForces, TreeModel};
 
 use super::data::slice;
 use super::{Data, MjError, Model};
@@ -33,10 +33,12 @@ pub enum Stage {
     ComVel,
     /// `mj_rne`: recursive Newton-Euler, the bias forces `qfrc_bias` in MuJoCo's step.
     Rne,
+    /// `mj_fwdAcceleration`: `qfrc_smooth` and the unconstrained acceleration `qacc_smooth`.
+    FwdAcceleration,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 4;
+pub const NSTAGE: usize = 5;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -54,7 +56,7 @@ impl Args {
 
 impl Stage {
     /// Every stage, in the order MuJoCo's step runs them.
-    pub const ALL: [Stage; NSTAGE] = [Stage::Crb, Stage::FactorM, Stage::ComVel, Stage::Rne];
+    pub const ALL: [Stage; NSTAGE] = [Stage::Crb, Stage::FactorM, Stage::ComVel, Stage::Rne, Stage::FwdAcceleration];
 
     /// The stage's name: MuJoCo's function without `mj_`.
     pub fn name(self) -> &'static str {
@@ -63,6 +65,7 @@ impl Stage {
             Stage::FactorM => "factorM",
             Stage::ComVel => "comVel",
             Stage::Rne => "rne",
+            Stage::FwdAcceleration => "fwdAcceleration",
         }
     }
 
@@ -72,6 +75,7 @@ impl Stage {
             Stage::FactorM => c"mj_factorM",
             Stage::ComVel => c"mj_comVel",
             Stage::Rne => c"mj_rne",
+            Stage::FwdAcceleration => c"mj_fwdAcceleration",
         }
     }
 
@@ -82,7 +86,7 @@ impl Stage {
 
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, or all")]
+#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, or all")]
 pub struct UnknownStage(pub String);
 
 /// A set of stages, parsed from `crb,factorM` or `all`.
@@ -147,7 +151,8 @@ pub struct StageCounts {
     /// Calls run by the Rust stage, per stage (indexed as [`Stage::ALL`]).
     pub rust: [u64; NSTAGE],
     /// Calls left to MuJoCo's function because the model or state was outside the stage's
-    /// scope (sleep with asleep trees), per stage.
+    /// scope (asleep trees; for `fwdAcceleration` also `xfrc_applied` or an effective metric),
+    /// per stage.
     pub fallback: [u64; NSTAGE],
 }
 
@@ -157,7 +162,7 @@ impl StageCounts {
         set.stages()
             .map(|s| {
                 let i = s.index();
-                let why = if self.fallback[i] > 0 { " (asleep trees: MuJoCo's function)" } else { "" };
+                let why = if self.fallback[i] > 0 { " (outside its scope: MuJoCo's function)" } else { "" };
                 format!("{}: {} in Rust, {} fell back{why}", s.name(), self.rust[i], self.fallback[i])
             })
             .collect()
@@ -172,7 +177,7 @@ pub struct StageDifference {
     /// The stage.
     pub stage: Stage,
     /// The `mjData` field (`crb`, `M`, `qLD`, `qLDiagInv`, `warning[mjWARN_INERTIA]`, `cvel`,
-    /// `cdof_dot`, `qfrc_bias`).
+    /// `cdof_dot`, `qfrc_bias`, `qfrc_smooth`, `qacc_smooth`).
     pub field: &'static str,
     /// Index in that field.
     pub index: usize,
@@ -337,14 +342,26 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
 }
 
 /// Whether a call is outside the Rust stages' scope: with sleep on and some trees asleep
-/// MuJoCo runs these stages over the awake bodies and dofs only.
+/// MuJoCo runs these stages over the awake bodies and dofs only; `mj_fwdAcceleration` also
+/// needs no Cartesian applied force (`xfrc_applied`, which goes through `mj_applyFT`) and no
+/// effective metric (`efm_active`).
 fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
     let asleep = match stage {
-        Stage::Crb | Stage::FactorM => (d.nv_awake as i64) < m.nv,
+        Stage::Crb | Stage::FactorM | Stage::FwdAcceleration => (d.nv_awake as i64) < m.nv,
         Stage::ComVel => (d.nbody_awake as i64) < m.nbody,
         Stage::Rne => (d.nbody_awake as i64) < m.nbody || (d.nv_awake as i64) < m.nv,
     };
-    m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep
+    let sleeping = m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep;
+    sleeping || (stage == Stage::FwdAcceleration && (d.efm_active != 0 || cartesian_forces(m, d)))
+}
+
+/// Whether any body but the world has an `xfrc_applied` entry other than zero (NaN included),
+/// which the library would apply.
+fn cartesian_forces(m: &sys::mjModel, d: &sys::mjData) -> bool {
+    let nbody = m.nbody as usize;
+    // SAFETY: xfrc_applied has 6 nbody entries.
+    let xfrc = unsafe { slice(d.xfrc_applied, 6 * nbody) };
+    xfrc.iter().skip(6).any(|&v| v != 0.0)
 }
 
 /// The exported functions' body: what this thread's mode says for `stage`.
@@ -503,6 +520,27 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
             let result = unsafe { slice_mut(args.result, nv) };
             RNE_SCRATCH.with(|s| dynamics::rne(&tm, &rne_input(m, d), args.flg_acc != 0, &mut s.borrow_mut(), result));
         }
+        Stage::FwdAcceleration => {
+            // SAFETY: as above; the four forces and the factor are read, the two results written.
+            let (qfrc_smooth, qacc_smooth) = unsafe { (slice_mut(d.qfrc_smooth, nv), slice_mut(d.qacc_smooth, nv)) };
+            let (forces, qld, diag_inv) = smooth_input(m, d);
+            dynamics::fwd_acceleration(&tm, &forces, qld, diag_inv, qfrc_smooth, qacc_smooth);
+        }
+    }
+}
+
+/// `mj_fwdAcceleration`'s inputs in MuJoCo's data: the forces and the factor of `M`.
+fn smooth_input<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (SmoothForces<'a>, &'a [f64], &'a [f64]) {
+    let Sizes { nv, nc, .. } = sizes(m);
+    // SAFETY: mjData's arrays of the documented lengths, read only.
+    unsafe {
+        let forces = SmoothForces {
+            qfrc_passive: slice(d.qfrc_passive, nv),
+            qfrc_bias: slice(d.qfrc_bias, nv),
+            qfrc_applied: slice(d.qfrc_applied, nv),
+            qfrc_actuator: slice(d.qfrc_actuator, nv),
+        };
+        (forces, slice(d.qLD, nc), slice(d.qLDiagInv, nv))
     }
 }
 
@@ -627,6 +665,19 @@ fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
                 let theirs = unsafe { slice(args.result, nv) };
                 let field = if args.result == d.qfrc_bias { "qfrc_bias" } else { "rne result" };
                 check(field, &c.rne, theirs);
+            }
+            Stage::FwdAcceleration => {
+                c.mass.resize(nv, 0.0);
+                c.diag_inv.resize(nv, 0.0);
+                let (forces, qld, diag_inv) = smooth_input(m, d);
+                dynamics::fwd_acceleration(&tm, &forces, qld, diag_inv, &mut c.mass, &mut c.diag_inv);
+                if tamper && nv > 0 {
+                    c.diag_inv[0] = f64::from_bits(c.diag_inv[0].to_bits() + 1);
+                }
+                // SAFETY: as above.
+                let (qfrc_smooth, qacc_smooth) = unsafe { (slice(d.qfrc_smooth, nv), slice(d.qacc_smooth, nv)) };
+                check("qfrc_smooth", &c.mass, qfrc_smooth);
+                check("qacc_smooth", &c.diag_inv, qacc_smooth);
             }
         }
         let i = stage.index();

@@ -5,14 +5,17 @@
 //!
 //! Stages so far: [`crb`] (`mj_crb`: composite inertias and the joint-space inertia `M`),
 //! [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation), [`com_vel`] (`mj_comVel`: body
-//! velocities and dof-axis derivatives) and [`rne`] (`mj_rne`: bias forces). What was read from
-//! the released library for each is written once, in `docs/measurements.md` (D1 to D4).
+//! velocities and dof-axis derivatives), [`rne`] (`mj_rne`: bias forces) and [`acceleration`]
+//! (`mj_fwdAcceleration`: the unconstrained acceleration). What was read from the released
+//! library for each is written once, in `docs/measurements.md` (D1 to D5).
 
+pub mod acceleration;
 pub mod com_vel;
 pub mod crb;
 pub mod factor;
 pub mod rne;
 
+pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};
 pub use com_vel::com_vel;
 pub use crb::{actuator_armature, crb};
 pub use factor::{factor_i, factor_m};
