@@ -153,6 +153,34 @@ fn rk4_collisions_inside_the_integrator_are_replaced_too() {
     assert_eq!(n(&r, "calls"), n(&r, "rust_calls"), "{r}");
 }
 
+#[test]
+fn dynamics_stages_preloaded_give_mujocos_trajectory_bit_for_bit() {
+    // hinges, a ball joint and a free body, under RK4 (each stage four times a step)
+    let xml = r#"<mujoco><option timestep="0.002" integrator="RK4"/>
+        <worldbody><geom type="plane" size="2 2 .1"/>
+          <body pos="0 0 1"><joint name="j0" type="hinge" axis="0 1 0" damping="0.05"/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
+            <body pos=".3 0 0"><joint type="ball"/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
+              <body pos=".3 0 0"><joint type="hinge" axis="1 0 0"/><geom type="sphere" size=".05"/></body></body></body>
+          <body pos=".5 .5 .3"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+        </worldbody>
+        <actuator><motor joint="j0" gear="2" armature="0.01"/></actuator></mujoco>"#;
+    let scene = scratch("scenes").join("stages_chain.xml");
+    std::fs::write(&scene, xml).unwrap();
+    let (plain, staged, r) = preloaded(&scene, "c", &[("SPECULA_STAGES", "all")], "stages");
+    assert_eq!(plain.len(), STEPS);
+    assert!(bitwise(&plain, &staged), "max |dqpos| {:e}", max_diff(&plain, &staged));
+    // every stage ran in Rust, four times a step
+    assert_eq!(r["stages"]["selected"], "crb,factorM,comVel,rne,fwdAcceleration", "{r}");
+    for (name, calls) in r["stages"]["calls"].as_object().unwrap() {
+        assert!(calls["rust"].as_u64().unwrap() >= 4 * STEPS as u64, "{name}: {r}");
+        assert_eq!(calls["fallback"], 0, "{name}: {r}");
+    }
+    // and the comparison can fail: a broken stage list is refused with a message
+    let s = scene.to_str().unwrap();
+    let out = run(&step_exe(), &[s, "10"], &[("SPECULA_STAGES", "crb,solver")], true);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown stage 'solver'"), "{out:?}");
+}
+
 /// Whether `specula diff` (in-process, same start and number of steps as the examples: the first
 /// keyframe when there is one) calls the Rust stage a match for `scene`.
 fn diff_says_match(scene: &Path) -> bool {

@@ -176,9 +176,24 @@ pub fn report_json() -> serde_json::Value {
         "model_builds": COUNTERS.model_builds.load(Ordering::Relaxed),
         "stage_evictions": COUNTERS.stage_evictions.load(Ordering::Relaxed),
         "stages_per_thread": super::run::STAGES_PER_THREAD,
+        "stages": stages_json(),
         "seconds": secs(s.nanos),
         "seconds_reading_model": secs(COUNTERS.refresh_nanos.load(Ordering::Relaxed)),
     })
+}
+
+/// The dynamics stages `SPECULA_STAGES` selected and how their calls went.
+fn stages_json() -> serde_json::Value {
+    use crate::mj::stages::{environment_counts, Stage};
+    let (set, counts) = environment_counts();
+    let per_stage: serde_json::Map<String, serde_json::Value> = set
+        .stages()
+        .map(|st| {
+            let i = Stage::ALL.iter().position(|&s| s == st).unwrap_or(0);
+            (st.name().to_string(), serde_json::json!({"rust": counts.rust[i], "fallback": counts.fallback[i]}))
+        })
+        .collect();
+    serde_json::json!({"selected": set.to_string(), "calls": per_stage})
 }
 
 /// Writes the report to `path`.
