@@ -14,6 +14,7 @@ use specula_engine::contact::Contact;
 use specula_engine::narrowphase::{table, GeomType};
 
 use crate::mj::collision::{contacts_of, library_collision, run_library_collision, with_collision};
+use crate::mj::stages::{with_comparison, Stage, StageDiffReport, StageSet};
 use crate::mj::{Data, MjError, Model};
 use crate::route::RustStage;
 use crate::sim::{self, Route, Start};
@@ -425,4 +426,36 @@ fn trajectory(
     }
     let unstable = data.warnings().iter().any(|w| w.contains("unstable"));
     Ok((out, unstable))
+}
+
+/// Options of [`diff_stages`].
+#[derive(Clone, Debug)]
+pub struct StageDiffOptions {
+    /// Steps to run.
+    pub steps: usize,
+    /// Initial state.
+    pub start: Start,
+    /// Stages to compare.
+    pub stages: StageSet,
+    /// Test hook: moves one output element of this stage's Rust result by one ulp, so that a
+    /// test can see the comparison fail.
+    #[doc(hidden)]
+    pub tamper: Option<Stage>,
+}
+
+/// Steps `model` with MuJoCo's own functions and, at every call of a stage of `opts.stages`, runs
+/// the Rust dynamics stage on the same inputs and compares every array it writes, bit for bit.
+pub fn diff_stages(model: &Model, opts: &StageDiffOptions) -> Result<StageDiffReport, MjError> {
+    let (run, mut report) = with_comparison(opts.stages, opts.tamper, |mark| -> Result<(), MjError> {
+        let mut data = Data::new(model)?;
+        sim::start(&mut data, &opts.start)?;
+        for i in 0..opts.steps {
+            mark(i + 1);
+            data.step()?;
+        }
+        Ok(())
+    });
+    run?;
+    report.steps = opts.steps;
+    Ok(report)
 }

@@ -56,7 +56,12 @@ fn the_collision_stage_allocates_nothing_per_call_after_one_pass_over_the_states
             stage.set_robust(mode == SpeculativeMode::Robust);
             let mut data = Data::new(&c).unwrap();
             allocations_over(&mut data, &mut stage, &states);
-            let (count, calls) = allocations_over(&mut data, &mut stage, &states);
+            let (mut count, calls) = allocations_over(&mut data, &mut stage, &states);
+            if count != 0 {
+                // The counter is process-wide: the test harness's own thread may allocate inside
+                // a region while it starts up. An allocation of the stage's recurs every pass.
+                count = allocations_over(&mut data, &mut stage, &states).0;
+            }
             checked += calls;
             if count != 0 {
                 failures.push(format!("{} ({mode:?}): {count} allocations in {calls} calls", scene.name));

@@ -5,7 +5,8 @@
 
 mod common;
 
-use specula::mj::stages::{diff_stages, with_stages, Stage, StageDiffOptions, StageSet};
+use specula::diff::{diff_stages, StageDiffOptions};
+use specula::mj::stages::{with_stages, Stage, StageSet};
 use specula::mj::{state, Data, Model};
 use specula::sim::Start;
 use specula_model::types::Integrator;

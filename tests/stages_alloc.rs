@@ -27,13 +27,18 @@ fn the_rust_stages_allocate_nothing_per_step() {
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
     let (allocations, counts) = with_stages(StageSet::all(), || {
         data.step().unwrap();
-        let region = Region::new(GLOBAL);
-        for _ in 0..200 {
-            data.step().unwrap();
-        }
-        let change = region.change();
-        change.allocations + change.reallocations
+        let mut pass = || {
+            let region = Region::new(GLOBAL);
+            for _ in 0..100 {
+                data.step().unwrap();
+            }
+            let change = region.change();
+            change.allocations + change.reallocations
+        };
+        // The counter is process-wide: the harness's own thread may allocate inside the first
+        // region while it starts up. An allocation of the stages recurs in every pass.
+        pass().min(pass())
     });
     assert_eq!(counts.rust, [201; 5], "{counts:?}");
-    assert_eq!(allocations, 0, "heap allocations in 200 steps with the Rust stages");
+    assert_eq!(allocations, 0, "heap allocations in 100 steps with the Rust stages");
 }

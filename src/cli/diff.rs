@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use specula::diff::{diff, DiffOptions, DiffReport};
-use specula::mj::stages::{diff_stages, Stage, StageDiffOptions, StageDiffReport, StageSet};
+use specula::diff::{diff_stages, StageDiffOptions};
+use specula::mj::stages::{Stage, StageDiffReport, StageSet};
 use specula::sim::{load_pair, Start};
 use specula_model::types::{Integrator, SpeculativeMode};
 

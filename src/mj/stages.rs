@@ -9,7 +9,7 @@
 //! - run the Rust stage ([`with_stages`]), or MuJoCo's where the model is outside the stage's
 //!   scope (counted in [`StageCounts`]: sleep with asleep trees, for now);
 //! - run both on the same inputs and compare every array the stage writes, bit for bit
-//!   ([`diff_stages`]).
+//!   ([`with_comparison`]; `specula::diff::diff_stages` steps a scene under it).
 
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -20,8 +20,6 @@ use mujoco_sys as sys;
 use specula_engine::dynamics::{self, RneInput, RneScratch, SmoothForces, TreeModel};
 
 use super::data::slice;
-use super::{Data, MjError, Model};
-use crate::sim::{start, Start};
 
 /// One of MuJoCo's functions that specula can run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -188,7 +186,7 @@ pub struct StageDifference {
     pub rust: f64,
 }
 
-/// What [`diff_stages`] found.
+/// What a comparison of the Rust stages with MuJoCo's functions found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StageDiffReport {
     /// Steps run.
@@ -217,7 +215,7 @@ enum Mode {
     Compare(StageSet),
 }
 
-/// Comparison state of [`diff_stages`] on this thread.
+/// Comparison state of [`with_comparison`] on this thread.
 #[derive(Default)]
 struct Comparison {
     step: usize,
@@ -280,42 +278,23 @@ pub fn with_stages<R>(set: StageSet, f: impl FnOnce() -> R) -> (R, StageCounts) 
     (out, COUNTS.with(Cell::take))
 }
 
-/// Options of [`diff_stages`].
-#[derive(Clone, Debug)]
-pub struct StageDiffOptions {
-    /// Steps to run.
-    pub steps: usize,
-    /// Initial state.
-    pub start: Start,
-    /// Stages to compare.
-    pub stages: StageSet,
-    /// Test hook: moves one output element of this stage's Rust result by one ulp, so that a
-    /// test can see the comparison fail.
-    #[doc(hidden)]
-    pub tamper: Option<Stage>,
-}
-
-/// Steps `model` with MuJoCo's own functions and, at every call of a stage of `opts.stages`, runs
-/// the Rust stage on the same inputs and compares every array it writes, bit for bit.
-pub fn diff_stages(model: &Model, opts: &StageDiffOptions) -> Result<StageDiffReport, MjError> {
+/// Runs `f` with the stages of `set` compared against MuJoCo's functions on this thread (MuJoCo's
+/// results are kept), and returns what the comparison found. `f` is given a function that
+/// sets the step number the differences are reported under. `tamper` is a test hook: one
+/// output element of that stage's Rust result is moved by one ulp.
+pub fn with_comparison<R>(
+    set: StageSet,
+    tamper: Option<Stage>,
+    f: impl FnOnce(&dyn Fn(usize)) -> R,
+) -> (R, StageDiffReport) {
     COMPARISON.with(|c| {
-        *c.borrow_mut() = Comparison { tamper: opts.tamper, ..Comparison::default() };
+        *c.borrow_mut() = Comparison { tamper, ..Comparison::default() };
     });
-    let before = MODE.with(|m| m.replace(Some(Mode::Compare(opts.stages))));
-    let run = (|| {
-        let mut data = Data::new(model)?;
-        start(&mut data, &opts.start)?;
-        for i in 0..opts.steps {
-            COMPARISON.with(|c| c.borrow_mut().step = i + 1);
-            data.step()?;
-        }
-        Ok(())
-    })();
+    let before = MODE.with(|m| m.replace(Some(Mode::Compare(set))));
+    let mark = |step: usize| COMPARISON.with(|c| c.borrow_mut().step = step);
+    let out = f(&mark);
     MODE.with(|m| m.set(before));
-    let mut report = COMPARISON.with(|c| std::mem::take(&mut c.borrow_mut().report));
-    run?;
-    report.steps = opts.steps;
-    Ok(report)
+    (out, COMPARISON.with(|c| std::mem::take(&mut c.borrow_mut().report)))
 }
 
 /// Address of libmujoco's own definition of `name`, 0 if the library is not loaded.
