@@ -1,6 +1,7 @@
 //! `mj_comVel`: each body's com-based spatial velocity `cvel` and the dof axes' time
 //! derivatives `cdof_dot`, as MuJoCo 4.0.0 computes them (`docs/measurements.md` D3).
 
+use super::spatial::{cross_motion, mul_dof_vec};
 use super::TreeModel;
 
 /// MuJoCo's `mjJNT_FREE`.
@@ -8,35 +9,9 @@ const JNT_FREE: i32 = 0;
 /// MuJoCo's `mjJNT_BALL`.
 const JNT_BALL: i32 = 1;
 
-/// Cross product of the motion vectors `vel` and `v` (`mju_crossMotion`).
-fn cross_motion(vel: &[f64; 6], v: &[f64]) -> [f64; 6] {
-    [
-        -vel[2] * v[1] + vel[1] * v[2],
-        vel[2] * v[0] - vel[0] * v[2],
-        -vel[1] * v[0] + vel[0] * v[1],
-        (-vel[2] * v[4] + vel[1] * v[5]) + (-vel[5] * v[1] + vel[4] * v[2]),
-        (vel[2] * v[3] - vel[0] * v[5]) + (vel[5] * v[0] - vel[3] * v[2]),
-        (-vel[1] * v[3] + vel[0] * v[4]) + (-vel[4] * v[0] + vel[3] * v[1]),
-    ]
-}
-
-/// `cvel += sum_k qvel[k] cdof[k]` over `n` dofs in MuJoCo's order (`mju_mulMatTVec` into a
-/// zeroed vector, which skips zero velocities, then added to `cvel`).
+/// `cvel += sum_k qvel[k] cdof[k]` over `n` dofs (MuJoCo's `mju_mulDofVec`, then added).
 fn add_dof_velocity(cvel: &mut [f64; 6], cdof: &[f64], qvel: &[f64], n: usize) {
-    let mut tmp = [0.0; 6];
-    if n == 1 {
-        for (t, c) in tmp.iter_mut().zip(cdof) {
-            *t = qvel[0] * c;
-        }
-    } else {
-        for (k, &q) in qvel[..n].iter().enumerate() {
-            if q != 0.0 {
-                for (t, c) in tmp.iter_mut().zip(&cdof[6 * k..6 * k + 6]) {
-                    *t += q * c;
-                }
-            }
-        }
-    }
+    let tmp = mul_dof_vec(cdof, qvel, n);
     for (v, t) in cvel.iter_mut().zip(&tmp) {
         *v += t;
     }

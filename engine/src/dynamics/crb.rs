@@ -1,6 +1,7 @@
 //! `mj_crb`: composite rigid-body inertias and the joint-space inertia matrix `M` (lower
 //! triangle, row-sparse), as MuJoCo 4.0.0 computes them (`docs/measurements.md` D1).
 
+use super::spatial::{dot6, mul_inert_vec};
 use super::TreeModel;
 
 /// Largest joint transmission type: `mjTRN_JOINT` (0) and `mjTRN_JOINTINPARENT` (1).
@@ -26,23 +27,6 @@ pub fn actuator_armature(m: &TreeModel, joint: usize) -> f64 {
             sum
         }
     }
-}
-
-/// 6D inertia `i` (MuJoCo's 10-number layout) times the motion vector `v` (`mju_mulInertVec`).
-pub(crate) fn mul_inert_vec(i: &[f64], v: &[f64]) -> [f64; 6] {
-    [
-        i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5],
-        i[3] * v[0] + i[1] * v[1] + i[5] * v[2] + i[8] * v[3] - i[6] * v[5],
-        i[4] * v[0] + i[5] * v[1] + i[2] * v[2] - i[7] * v[3] + i[6] * v[4],
-        i[8] * v[1] - i[7] * v[2] + i[9] * v[3],
-        i[6] * v[2] - i[8] * v[0] + i[9] * v[4],
-        i[7] * v[0] - i[6] * v[1] + i[9] * v[5],
-    ]
-}
-
-/// Dot product of two motion/force 6-vectors in the order the library's `mj_crb` sums it.
-pub(crate) fn dot6(a: &[f64], b: &[f64; 6]) -> f64 {
-    ((a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5])
 }
 
 /// Writes the composite inertias `crb` (`10 nbody`) and the inertia matrix `mass` (`nC`, MuJoCo's

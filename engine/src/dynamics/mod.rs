@@ -14,6 +14,7 @@ pub mod com_vel;
 pub mod crb;
 pub mod factor;
 pub mod rne;
+mod spatial;
 
 pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};
 pub use com_vel::com_vel;

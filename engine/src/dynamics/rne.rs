@@ -2,40 +2,8 @@
 //! centrifugal and gravity) when run without accelerations, as MuJoCo 4.0.0 computes them
 //! (`docs/measurements.md` D4).
 
-use super::crb::{dot6, mul_inert_vec};
+use super::spatial::{cross_force, dot6, mul_dof_vec, mul_inert_vec};
 use super::TreeModel;
-
-/// Cross product of the motion vector `vel` and the force vector `f` (`mju_crossForce`).
-fn cross_force(vel: &[f64], f: &[f64; 6]) -> [f64; 6] {
-    [
-        (-vel[2] * f[1] + vel[1] * f[2]) + (-vel[5] * f[4] + vel[4] * f[5]),
-        (vel[2] * f[0] - vel[0] * f[2]) + (vel[5] * f[3] - vel[3] * f[5]),
-        (-vel[1] * f[0] + vel[0] * f[1]) + (-vel[4] * f[3] + vel[3] * f[4]),
-        -vel[2] * f[4] + vel[1] * f[5],
-        vel[2] * f[3] - vel[0] * f[5],
-        -vel[1] * f[3] + vel[0] * f[4],
-    ]
-}
-
-/// `sum_k x[k] axes[k]` over `n` motion vectors (`mju_mulDofVec`: a scaling for one dof,
-/// `mju_mulMatTVec` otherwise, which skips zero coefficients).
-pub(crate) fn mul_dof_vec(axes: &[f64], x: &[f64], n: usize) -> [f64; 6] {
-    let mut out = [0.0; 6];
-    if n == 1 {
-        for (o, a) in out.iter_mut().zip(axes) {
-            *o = a * x[0];
-        }
-    } else {
-        for (k, &q) in x[..n].iter().enumerate() {
-            if q != 0.0 {
-                for (o, a) in out.iter_mut().zip(&axes[6 * k..6 * k + 6]) {
-                    *o += q * a;
-                }
-            }
-        }
-    }
-    out
-}
 
 /// Work arrays of [`rne`]: body accelerations and forces (`6 nbody` each).
 #[derive(Default, Debug)]
