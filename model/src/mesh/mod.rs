@@ -31,6 +31,11 @@ mod process;
 pub mod qhull;
 mod qhull_merge;
 mod qhull_simplex;
+
+/// What is wrong with a mesh file that does not parse (the loader adds the file's path).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FormatError(pub String);
 mod qhull_vertices;
 pub mod stl;
 
@@ -376,16 +381,16 @@ pub fn load_mesh(spec: &MeshSpec, base_dir: &Path) -> Result<MeshData, MeshError
     let bytes = std::fs::read(&path).map_err(|e| MeshError::Io { path: path.clone(), message: e.to_string() })?;
     let mut raw = match fmt {
         "obj" => {
-            let o = obj::parse(&bytes).map_err(format_err)?;
+            let o = obj::parse(&bytes).map_err(|e| format_err(e.0))?;
             RawMesh { vert: o.vert, normal: o.normal, face: o.face, facenormal: o.facenormal }
         }
         "stl" => {
-            let (vert, face) = stl::parse(&bytes).map_err(format_err)?;
+            let (vert, face) = stl::parse(&bytes).map_err(|e| format_err(e.0))?;
             RawMesh { vert, face, ..Default::default() }
         }
         _ => {
             let righthand = spec.scale[0] * spec.scale[1] * spec.scale[2] > 0.0;
-            let m = msh::parse(&bytes, righthand).map_err(format_err)?;
+            let m = msh::parse(&bytes, righthand).map_err(|e| format_err(e.0))?;
             RawMesh { vert: m.vert, normal: m.normal, face: m.face, facenormal: m.facenormal }
         }
     };

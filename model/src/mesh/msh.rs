@@ -20,7 +20,12 @@ pub struct MshData {
 
 /// Reads an MSH file. With `righthand == false` (a mirroring scale) the triangles are
 /// flipped here, as MuJoCo's MSH loader does (its mesh processing flips them once more).
-pub fn parse(bytes: &[u8], righthand: bool) -> Result<MshData, String> {
+pub fn parse(bytes: &[u8], righthand: bool) -> Result<MshData, super::FormatError> {
+    parse_text(bytes, righthand).map_err(super::FormatError)
+}
+
+/// [`parse`] with the message as a plain string.
+fn parse_text(bytes: &[u8], righthand: bool) -> Result<MshData, String> {
     if bytes.is_empty() {
         return Err("MSH file is empty".into());
     }

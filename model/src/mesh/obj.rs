@@ -412,7 +412,12 @@ fn export(shape: &mut Shape, group: &Group, v: &[f32]) -> bool {
 }
 
 /// Parses OBJ text. Errors (as messages) only where tinyobjloader reports the file invalid.
-pub fn parse(bytes: &[u8]) -> Result<ObjData, String> {
+pub fn parse(bytes: &[u8]) -> Result<ObjData, super::FormatError> {
+    parse_text(bytes).map_err(super::FormatError)
+}
+
+/// [`parse`] with the message as a plain string.
+fn parse_text(bytes: &[u8]) -> Result<ObjData, String> {
     let mut v: Vec<f32> = Vec::new();
     let mut vn: Vec<f32> = Vec::new();
     let mut nt = 0usize;

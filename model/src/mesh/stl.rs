@@ -10,7 +10,12 @@
 use std::collections::HashMap;
 
 /// Vertices (xyz triples, deduplicated) and triangles of a binary STL file.
-pub fn parse(bytes: &[u8]) -> Result<(Vec<f32>, Vec<i32>), String> {
+pub fn parse(bytes: &[u8]) -> Result<(Vec<f32>, Vec<i32>), super::FormatError> {
+    parse_text(bytes).map_err(super::FormatError)
+}
+
+/// [`parse`] with the message as a plain string.
+fn parse_text(bytes: &[u8]) -> Result<(Vec<f32>, Vec<i32>), String> {
     if bytes.is_empty() {
         return Err("STL file is empty".into());
     }
