@@ -1,5 +1,5 @@
 //! The exported `mj_collision` symbol and those of the dynamics stages (`mj_crb`, `mj_factorM`,
-//! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration`): every internal call of libmujoco to them lands
+//! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration`, `mj_comPos`): every internal call of libmujoco to them lands
 //! here (`build.rs` exports them from each binary of this package; libspecula.so exports them
 //! too).
 
@@ -73,4 +73,15 @@ pub unsafe extern "C-unwind" fn mj_fwdAcceleration(m: *const sys::mjModel, d: *m
     use crate::mj::stages::{run, Args, Stage};
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { run(Stage::FwdAcceleration, m, d, Args::NONE) }
+}
+
+/// The exported `mj_comPos`: as [`mj_crb`], for centres of mass, com-based inertias and dof axes.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_comPos(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::ComPos, m, d, Args::NONE) }
 }

@@ -37,7 +37,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 7)]
     pub passes: usize,
     /// Time these Rust dynamics stages against MuJoCo's functions instead of the collision
-    /// stage (`crb`, `factorM`, `comVel`, `rne`, or `all`).
+    /// stage (a comma-separated list of stage names, or `all`).
     #[arg(long, value_name = "STAGES", conflicts_with = "suite")]
     pub stages: Option<StageSet>,
     /// Print one JSON object instead of text.

@@ -29,7 +29,7 @@ pub struct DiffArgs {
     pub speculative: Option<SpeculativeMode>,
     /// Compare these Rust dynamics stages with MuJoCo's functions instead of the collision
     /// stages: at every call, both on the same inputs, every array the stage writes bit for bit
-    /// (`crb`, `factorM`, or `all`).
+    /// (a comma-separated list of stage names, or `all`).
     #[arg(long, value_name = "STAGES")]
     pub stages: Option<StageSet>,
     /// Print one JSON object instead of text.

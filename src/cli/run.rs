@@ -38,7 +38,8 @@ pub struct RunArgs {
     #[arg(long, value_enum)]
     pub speculative: Option<SpeculativeMode>,
     /// Run these of MuJoCo's functions in Rust inside its step: a comma-separated list of
-    /// `crb`, `factorM`, or `all` (MuJoCo's own where a state is outside a stage's scope).
+    /// `crb`, `factorM`, `comVel`, `rne`, `fwdAcceleration`, `comPos`, or `all` (MuJoCo's own
+    /// where a state is outside a stage's scope).
     #[arg(long, value_name = "STAGES")]
     pub rust_stages: Option<StageSet>,
     /// Print one JSON object instead of text.

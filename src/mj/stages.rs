@@ -1,7 +1,7 @@
 //! specula's Rust dynamics stages in place of MuJoCo's own functions, inside MuJoCo's step.
 //!
 //! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM`,
-//! `mj_comVel`, `mj_rne` and `mj_fwdAcceleration` through its symbol table (from `mj_fwdPosition`, `mj_fwdVelocity` and the
+//! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration` and `mj_comPos` through its symbol table (from `mj_fwdPosition`, `mj_fwdVelocity` and the
 //! inverse and constant-setting passes; `docs/measurements.md` D0), so the definitions the root crate exports (`crate::capi::export`) replace
 //! every internal call, RK4's inner passes included. Each exported function asks this module what
 //! to do on the current thread:
@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use mujoco_sys as sys;
-use specula_engine::dynamics::{self, RneInput, RneScratch, SmoothForces, TreeModel};
+use specula_engine::dynamics::{self, ComOutput, PoseInput, RneInput, RneScratch, SmoothForces, TreeModel};
 
 use super::data::slice;
 
@@ -34,10 +34,12 @@ pub enum Stage {
     Rne,
     /// `mj_fwdAcceleration`: `qfrc_smooth` and the unconstrained acceleration `qacc_smooth`.
     FwdAcceleration,
+    /// `mj_comPos`: `subtree_com`, the com-based inertias `cinert` and dof axes `cdof`.
+    ComPos,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 5;
+pub const NSTAGE: usize = 6;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -54,8 +56,9 @@ impl Args {
 }
 
 impl Stage {
-    /// Every stage, in the order MuJoCo's step runs them.
-    pub const ALL: [Stage; NSTAGE] = [Stage::Crb, Stage::FactorM, Stage::ComVel, Stage::Rne, Stage::FwdAcceleration];
+    /// Every stage, in the order they were written (a step runs `comPos` first).
+    pub const ALL: [Stage; NSTAGE] =
+        [Stage::Crb, Stage::FactorM, Stage::ComVel, Stage::Rne, Stage::FwdAcceleration, Stage::ComPos];
 
     /// The stage's name: MuJoCo's function without `mj_`.
     pub fn name(self) -> &'static str {
@@ -65,6 +68,7 @@ impl Stage {
             Stage::ComVel => "comVel",
             Stage::Rne => "rne",
             Stage::FwdAcceleration => "fwdAcceleration",
+            Stage::ComPos => "comPos",
         }
     }
 
@@ -75,6 +79,7 @@ impl Stage {
             Stage::ComVel => c"mj_comVel",
             Stage::Rne => c"mj_rne",
             Stage::FwdAcceleration => c"mj_fwdAcceleration",
+            Stage::ComPos => c"mj_comPos",
         }
     }
 
@@ -85,7 +90,7 @@ impl Stage {
 
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, or all")]
+#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, or all")]
 pub struct UnknownStage(pub String);
 
 /// A set of stages, parsed from `crb,factorM` or `all`.
@@ -176,7 +181,7 @@ pub struct StageDifference {
     /// The stage.
     pub stage: Stage,
     /// The `mjData` field (`crb`, `M`, `qLD`, `qLDiagInv`, `warning[mjWARN_INERTIA]`, `cvel`,
-    /// `cdof_dot`, `qfrc_bias`, `qfrc_smooth`, `qacc_smooth`).
+    /// `cdof_dot`, `qfrc_bias`, `qfrc_smooth`, `qacc_smooth`, `subtree_com`, `cinert`, `cdof`).
     pub field: &'static str,
     /// Index in that field.
     pub index: usize,
@@ -342,7 +347,7 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
 fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
     let asleep = match stage {
         Stage::Crb | Stage::FactorM | Stage::FwdAcceleration => (d.nv_awake as i64) < m.nv,
-        Stage::ComVel => (d.nbody_awake as i64) < m.nbody,
+        Stage::ComVel | Stage::ComPos => (d.nbody_awake as i64) < m.nbody,
         Stage::Rne => (d.nbody_awake as i64) < m.nbody || (d.nv_awake as i64) < m.nv,
     };
     let sleeping = m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep;
@@ -454,7 +459,13 @@ fn tree_model(m: &sys::mjModel) -> TreeModel<'_> {
             body_parentid: slice(m.body_parentid, nbody),
             body_dofadr: slice(m.body_dofadr, nbody),
             body_dofnum: slice(m.body_dofnum, nbody),
+            body_rootid: slice(m.body_rootid, nbody),
+            body_mass: slice(m.body_mass, nbody),
+            body_subtreemass: slice(m.body_subtreemass, nbody),
+            body_inertia: slice(m.body_inertia, 3 * nbody),
             jnt_type: slice(m.jnt_type, njnt),
+            jnt_dofadr: slice(m.jnt_dofadr, njnt),
+            jnt_bodyid: slice(m.jnt_bodyid, njnt),
             dof_bodyid: slice(m.dof_bodyid, nv),
             dof_jntid: slice(m.dof_jntid, nv),
             dof_parentid: slice(m.dof_parentid, nv),
@@ -527,6 +538,32 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
             let (qfrc_smooth, qacc_smooth) = unsafe { (slice_mut(d.qfrc_smooth, nv), slice_mut(d.qacc_smooth, nv)) };
             let (forces, qld, diag_inv) = smooth_input(m, d);
             dynamics::fwd_acceleration(&tm, &forces, qld, diag_inv, qfrc_smooth, qacc_smooth);
+        }
+        Stage::ComPos => {
+            // SAFETY: as above; the poses are read, subtree_com, cinert and cdof written.
+            let mut out = unsafe {
+                ComOutput {
+                    subtree_com: slice_mut(d.subtree_com, 3 * nbody),
+                    cinert: slice_mut(d.cinert, 10 * nbody),
+                    cdof: slice_mut(d.cdof, 6 * nv),
+                }
+            };
+            dynamics::com_pos(&tm, &pose_input(m, d), &mut out);
+        }
+    }
+}
+
+/// `mj_comPos`'s inputs in MuJoCo's data: the poses `mj_kinematics` wrote.
+fn pose_input<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> PoseInput<'a> {
+    let (nbody, njnt) = (m.nbody as usize, m.njnt as usize);
+    // SAFETY: mjData's arrays of the documented lengths, read only.
+    unsafe {
+        PoseInput {
+            xmat: slice(d.xmat, 9 * nbody),
+            xipos: slice(d.xipos, 3 * nbody),
+            ximat: slice(d.ximat, 9 * nbody),
+            xanchor: slice(d.xanchor, 3 * njnt),
+            xaxis: slice(d.xaxis, 3 * njnt),
         }
     }
 }
@@ -682,6 +719,22 @@ fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
                 let (qfrc_smooth, qacc_smooth) = unsafe { (slice(d.qfrc_smooth, nv), slice(d.qacc_smooth, nv)) };
                 check("qfrc_smooth", &c.mass, qfrc_smooth);
                 check("qacc_smooth", &c.diag_inv, qacc_smooth);
+            }
+            Stage::ComPos => {
+                c.cvel.resize(3 * nbody, 0.0);
+                c.crb.resize(10 * nbody, 0.0);
+                c.cdof_dot.resize(6 * nv, 0.0);
+                let mut out = ComOutput { subtree_com: &mut c.cvel, cinert: &mut c.crb, cdof: &mut c.cdof_dot };
+                dynamics::com_pos(&tm, &pose_input(m, d), &mut out);
+                if tamper && nbody > 1 {
+                    c.crb[10] = f64::from_bits(c.crb[10].to_bits() + 1);
+                }
+                // SAFETY: as above.
+                let (com, cinert, cdof) =
+                    unsafe { (slice(d.subtree_com, 3 * nbody), slice(d.cinert, 10 * nbody), slice(d.cdof, 6 * nv)) };
+                check("subtree_com", &c.cvel, com);
+                check("cinert", &c.crb, cinert);
+                check("cdof", &c.cdof_dot, cdof);
             }
         }
         let i = stage.index();

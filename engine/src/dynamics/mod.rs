@@ -5,11 +5,13 @@
 //!
 //! Stages so far: [`crb`] (`mj_crb`: composite inertias and the joint-space inertia `M`),
 //! [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation), [`com_vel`] (`mj_comVel`: body
-//! velocities and dof-axis derivatives), [`rne`] (`mj_rne`: bias forces) and [`acceleration`]
-//! (`mj_fwdAcceleration`: the unconstrained acceleration). What was read from the released
-//! library for each is written once, in `docs/measurements.md` (D1 to D5).
+//! velocities and dof-axis derivatives), [`rne`] (`mj_rne`: bias forces), [`acceleration`]
+//! (`mj_fwdAcceleration`: the unconstrained acceleration) and [`com_pos`] (`mj_comPos`: centres
+//! of mass, com-based inertias and dof axes). What was read from the released library for each
+//! is written once, in `docs/measurements.md` (D1 to D6).
 
 pub mod acceleration;
+pub mod com_pos;
 pub mod com_vel;
 pub mod crb;
 pub mod factor;
@@ -17,6 +19,7 @@ pub mod rne;
 mod spatial;
 
 pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};
+pub use com_pos::{com_pos, ComOutput, PoseInput};
 pub use com_vel::com_vel;
 pub use crb::{actuator_armature, crb};
 pub use factor::{factor_i, factor_m};
@@ -32,8 +35,20 @@ pub struct TreeModel<'a> {
     pub body_dofadr: &'a [i32],
     /// Number of dofs of each body (`nbody`).
     pub body_dofnum: &'a [i32],
+    /// Root body of each body's tree (`nbody`).
+    pub body_rootid: &'a [i32],
+    /// Mass of each body (`nbody`).
+    pub body_mass: &'a [f64],
+    /// Mass of each body's subtree, from the compiler (`nbody`).
+    pub body_subtreemass: &'a [f64],
+    /// Principal inertia of each body (`3 nbody`).
+    pub body_inertia: &'a [f64],
     /// Type of each joint (`njnt`).
     pub jnt_type: &'a [i32],
+    /// First dof of each joint (`njnt`).
+    pub jnt_dofadr: &'a [i32],
+    /// Body of each joint (`njnt`).
+    pub jnt_bodyid: &'a [i32],
     /// Body of each dof (`nv`).
     pub dof_bodyid: &'a [i32],
     /// Joint of each dof (`nv`).

@@ -1,0 +1,154 @@
+//! `mj_comPos`: subtree centres of mass, body inertias about their tree's centre of mass
+//! (`cinert`) and the dof axes in that frame (`cdof`), as MuJoCo 4.0.0 computes them
+//! (`docs/measurements.md` D6).
+
+use super::TreeModel;
+use crate::math::MINVAL;
+
+/// MuJoCo's `mjJNT_FREE`, `mjJNT_BALL`, `mjJNT_SLIDE`.
+const JNT_FREE: i32 = 0;
+const JNT_BALL: i32 = 1;
+const JNT_SLIDE: i32 = 2;
+
+/// The pose-stage inputs of [`com_pos`] (`mj_kinematics`' results).
+#[derive(Clone, Copy, Debug)]
+pub struct PoseInput<'a> {
+    /// Body frame orientations (`9 nbody`).
+    pub xmat: &'a [f64],
+    /// Inertial frame positions (`3 nbody`).
+    pub xipos: &'a [f64],
+    /// Inertial frame orientations (`9 nbody`).
+    pub ximat: &'a [f64],
+    /// Joint anchors (`3 njnt`).
+    pub xanchor: &'a [f64],
+    /// Joint axes (`3 njnt`).
+    pub xaxis: &'a [f64],
+}
+
+/// The outputs of [`com_pos`].
+#[derive(Debug)]
+pub struct ComOutput<'a> {
+    /// Subtree centres of mass (`3 nbody`).
+    pub subtree_com: &'a mut [f64],
+    /// Com-based body inertias (`10 nbody`).
+    pub cinert: &'a mut [f64],
+    /// Dof axes (`6 nv`).
+    pub cdof: &'a mut [f64],
+}
+
+/// Body inertia `i` (principal, in the frame `mat`) of mass `mass` at offset `dif` from the
+/// reference point, in MuJoCo's 10-number layout (`mju_inertCom`).
+fn inert_com(res: &mut [f64], i: &[f64], mat: &[f64], dif: &[f64; 3], mass: f64) {
+    let tmp = [
+        mat[0] * i[0],
+        mat[3] * i[0],
+        mat[6] * i[0],
+        mat[1] * i[1],
+        mat[4] * i[1],
+        mat[7] * i[1],
+        mat[2] * i[2],
+        mat[5] * i[2],
+        mat[8] * i[2],
+    ];
+    res[0] = mat[0] * tmp[0] + mat[1] * tmp[3] + mat[2] * tmp[6];
+    res[1] = mat[3] * tmp[1] + mat[4] * tmp[4] + mat[5] * tmp[7];
+    res[2] = mat[6] * tmp[2] + mat[7] * tmp[5] + mat[8] * tmp[8];
+    res[3] = mat[0] * tmp[1] + mat[1] * tmp[4] + mat[2] * tmp[7];
+    res[4] = mat[0] * tmp[2] + mat[1] * tmp[5] + mat[2] * tmp[8];
+    res[5] = mat[3] * tmp[2] + mat[4] * tmp[5] + mat[5] * tmp[8];
+    res[0] += mass * (dif[1] * dif[1] + dif[2] * dif[2]);
+    res[1] += mass * (dif[0] * dif[0] + dif[2] * dif[2]);
+    res[2] += mass * (dif[0] * dif[0] + dif[1] * dif[1]);
+    res[3] -= mass * dif[0] * dif[1];
+    res[4] -= mass * dif[0] * dif[2];
+    res[5] -= mass * dif[1] * dif[2];
+    res[6] = mass * dif[0];
+    res[7] = mass * dif[1];
+    res[8] = mass * dif[2];
+    res[9] = mass;
+}
+
+/// A hinge's motion axis about `offset` (`mju_dofCom` with an offset): rotation `axis`,
+/// translation `axis x offset`.
+fn dof_hinge(res: &mut [f64], axis: &[f64], offset: &[f64; 3]) {
+    res[..3].copy_from_slice(&axis[..3]);
+    res[3] = axis[1] * offset[2] - axis[2] * offset[1];
+    res[4] = axis[2] * offset[0] - axis[0] * offset[2];
+    res[5] = axis[0] * offset[1] - axis[1] * offset[0];
+}
+
+/// Writes `subtree_com`, `cinert` and `cdof` from the poses (all bodies: the awake-only variant
+/// under sleep is the library's).
+pub fn com_pos(m: &TreeModel, pose: &PoseInput, out: &mut ComOutput) {
+    let nbody = m.nbody();
+    let com = &mut *out.subtree_com;
+    // mass-weighted positions, summed leaves first, divided by the compiled subtree masses
+    for i in 0..nbody {
+        for k in 0..3 {
+            com[3 * i + k] = pose.xipos[3 * i + k] * m.body_mass[i];
+        }
+    }
+    for i in (1..nbody).rev() {
+        let j = m.body_parentid[i] as usize;
+        for k in 0..3 {
+            com[3 * j + k] += com[3 * i + k];
+        }
+    }
+    for i in 0..nbody {
+        let mass = m.body_subtreemass[i];
+        if MINVAL > mass {
+            com[3 * i..3 * i + 3].copy_from_slice(&pose.xipos[3 * i..3 * i + 3]);
+        } else {
+            let inv = 1.0 / mass;
+            for k in 0..3 {
+                com[3 * i + k] *= inv;
+            }
+        }
+    }
+    out.cinert[..10].fill(0.0);
+    for i in 1..nbody {
+        let r = m.body_rootid[i] as usize;
+        let dif = [
+            pose.xipos[3 * i] - com[3 * r],
+            pose.xipos[3 * i + 1] - com[3 * r + 1],
+            pose.xipos[3 * i + 2] - com[3 * r + 2],
+        ];
+        let (inertia, ximat) = (&m.body_inertia[3 * i..3 * i + 3], &pose.ximat[9 * i..9 * i + 9]);
+        inert_com(&mut out.cinert[10 * i..10 * i + 10], inertia, ximat, &dif, m.body_mass[i]);
+    }
+    for j in 0..m.jnt_type.len() {
+        let da = 6 * m.jnt_dofadr[j] as usize;
+        let b = m.jnt_bodyid[j] as usize;
+        let r = m.body_rootid[b] as usize;
+        let offset = [
+            com[3 * r] - pose.xanchor[3 * j],
+            com[3 * r + 1] - pose.xanchor[3 * j + 1],
+            com[3 * r + 2] - pose.xanchor[3 * j + 2],
+        ];
+        let cdof = &mut *out.cdof;
+        match m.jnt_type[j] {
+            JNT_FREE | JNT_BALL => {
+                let mut skip = 0;
+                if m.jnt_type[j] == JNT_FREE {
+                    // translations along the world axes, then the rotations as a ball joint
+                    cdof[da..da + 18].fill(0.0);
+                    for k in 0..3 {
+                        cdof[da + 3 + 7 * k] = 1.0;
+                    }
+                    skip = 18;
+                }
+                for k in 0..3 {
+                    let x = &pose.xmat[9 * b..9 * b + 9];
+                    let axis = [x[k], x[k + 3], x[k + 6]];
+                    let at = da + skip + 6 * k;
+                    dof_hinge(&mut cdof[at..at + 6], &axis, &offset);
+                }
+            }
+            JNT_SLIDE => {
+                cdof[da..da + 3].fill(0.0);
+                cdof[da + 3..da + 6].copy_from_slice(&pose.xaxis[3 * j..3 * j + 3]);
+            }
+            _ => dof_hinge(&mut cdof[da..da + 6], &pose.xaxis[3 * j..3 * j + 3], &offset),
+        }
+    }
+}
