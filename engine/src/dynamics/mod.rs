@@ -3,12 +3,13 @@
 //! order, so that it can replace that function inside MuJoCo's step bit for bit (the root crate
 //! points these views at `mjModel`/`mjData`) and, later, run on specula's own data.
 //!
-//! Stages so far: [`crb`] (`mj_crb`: composite inertias and the joint-space inertia `M`),
-//! [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation), [`com_vel`] (`mj_comVel`: body
-//! velocities and dof-axis derivatives), [`rne`] (`mj_rne`: bias forces), [`acceleration`]
-//! (`mj_fwdAcceleration`: the unconstrained acceleration) and [`com_pos`] (`mj_comPos`: centres
-//! of mass, com-based inertias and dof axes). What was read from the released library for each
-//! is written once, in `docs/measurements.md` (D1 to D6).
+//! Stages so far, each in its own module: [`crb`](mod@crb) (`mj_crb`: composite inertias and
+//! the joint-space inertia `M`), [`factor`] (`mj_factorM`: its sparse `L'DL` factorisation),
+//! [`com_vel`](mod@com_vel) (`mj_comVel`: body velocities and dof-axis derivatives),
+//! [`rne`](mod@rne) (`mj_rne`: bias forces), [`acceleration`] (`mj_fwdAcceleration`: the
+//! unconstrained acceleration) and [`com_pos`](mod@com_pos) (`mj_comPos`: centres of mass,
+//! com-based inertias and dof axes). What was read from the released library for each is
+//! written once, in `docs/measurements.md` (D1 to D6).
 
 pub mod acceleration;
 pub mod com_pos;
