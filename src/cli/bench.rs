@@ -135,7 +135,7 @@ fn stages(
     for r in &rows {
         let skip = if r.skipped > 0 { format!(", {} states outside its scope", r.skipped) } else { String::new() };
         outln!(
-            "  mj_{:<8} {:>8.0} ns, specula {:>8.0} ns per call: ratio {:.2}{skip}",
+            "  mj_{:<16} {:>8.0} ns, specula {:>8.0} ns per call: ratio {:.2}{skip}",
             r.stage.name(),
             r.c_ns,
             r.rust_ns,
