@@ -449,6 +449,27 @@ fn sizes(m: &sys::mjModel) -> Sizes {
     Sizes { nv: m.nv as usize, nbody: m.nbody as usize, nc: m.nC as usize }
 }
 
+/// The view `stage` reads: the inertia matrix's pattern alone for the two stages that only solve
+/// with it (a whole view costs more than a small model's factorisation).
+fn view(stage: Stage, m: &sys::mjModel) -> TreeModel<'_> {
+    match stage {
+        Stage::FactorM | Stage::FwdAcceleration => {
+            let Sizes { nv, nc, .. } = sizes(m);
+            // SAFETY: every array has the length mjmodel.h gives it.
+            unsafe {
+                TreeModel {
+                    dof_bodyid: slice(m.dof_bodyid, nv),
+                    m_rownnz: slice(m.M_rownnz, nv),
+                    m_rowadr: slice(m.M_rowadr, nv),
+                    m_colind: slice(m.M_colind, nc),
+                    ..TreeModel::default()
+                }
+            }
+        }
+        _ => tree_model(m),
+    }
+}
+
 /// The stages' view of MuJoCo's model.
 fn tree_model(m: &sys::mjModel) -> TreeModel<'_> {
     let Sizes { nv, nbody, nc } = sizes(m);
@@ -500,7 +521,7 @@ unsafe fn slice_mut<'a>(p: *mut f64, len: usize) -> &'a mut [f64] {
 
 /// Runs the Rust stage on MuJoCo's data in place of MuJoCo's function.
 fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
-    let tm = tree_model(m);
+    let tm = view(stage, m);
     let Sizes { nv, nbody, nc } = sizes(m);
     match stage {
         Stage::Crb => {
@@ -633,7 +654,7 @@ fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     }
     let warned = d.warning[sys::mjWARN_INERTIA as usize];
     library(stage, m, d, args);
-    let tm = tree_model(m);
+    let tm = view(stage, m);
     let Sizes { nv, nbody, nc } = sizes(m);
     COMPARISON.with(|c| {
         let c = &mut *c.borrow_mut();

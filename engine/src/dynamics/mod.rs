@@ -28,7 +28,7 @@ pub use rne::{rne, RneInput, RneScratch};
 
 /// The model arrays the mass-matrix stages read (MuJoCo's names; `nv`, `nbody` from the lengths
 /// of `dof_bodyid` and `body_parentid`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct TreeModel<'a> {
     /// Parent of each body (`nbody`).
     pub body_parentid: &'a [i32],
