@@ -2,6 +2,8 @@
 //! (`cinert`) and the dof axes in that frame (`cdof`), as MuJoCo 4.0.0 computes them
 //! (`docs/measurements.md` D6).
 
+use specula_model::compile::math::rotate_inertia;
+
 use super::TreeModel;
 use crate::math::MINVAL;
 
@@ -39,23 +41,8 @@ pub struct ComOutput<'a> {
 /// Body inertia `i` (principal, in the frame `mat`) of mass `mass` at offset `dif` from the
 /// reference point, in MuJoCo's 10-number layout (`mju_inertCom`).
 fn inert_com(res: &mut [f64], i: &[f64], mat: &[f64], dif: &[f64; 3], mass: f64) {
-    let tmp = [
-        mat[0] * i[0],
-        mat[3] * i[0],
-        mat[6] * i[0],
-        mat[1] * i[1],
-        mat[4] * i[1],
-        mat[7] * i[1],
-        mat[2] * i[2],
-        mat[5] * i[2],
-        mat[8] * i[2],
-    ];
-    res[0] = mat[0] * tmp[0] + mat[1] * tmp[3] + mat[2] * tmp[6];
-    res[1] = mat[3] * tmp[1] + mat[4] * tmp[4] + mat[5] * tmp[7];
-    res[2] = mat[6] * tmp[2] + mat[7] * tmp[5] + mat[8] * tmp[8];
-    res[3] = mat[0] * tmp[1] + mat[1] * tmp[4] + mat[2] * tmp[7];
-    res[4] = mat[0] * tmp[2] + mat[1] * tmp[5] + mat[2] * tmp[8];
-    res[5] = mat[3] * tmp[2] + mat[4] * tmp[5] + mat[5] * tmp[8];
+    let i: &[f64; 3] = i.try_into().expect("three principal moments");
+    res[..6].copy_from_slice(&rotate_inertia(i, mat));
     res[0] += mass * (dif[1] * dif[1] + dif[2] * dif[2]);
     res[1] += mass * (dif[0] * dif[0] + dif[2] * dif[2]);
     res[2] += mass * (dif[0] * dif[0] + dif[1] * dif[1]);

@@ -202,7 +202,13 @@ pub fn frame2quat(x: &[f64; 3], y: &[f64; 3], z: &[f64; 3]) -> [f64; 4] {
 
 /// Full (symmetric, `[xx, yy, zz, xy, xz, yz]`) inertia of a diagonal inertia rotated by `quat`.
 pub fn global_inertia(local: &[f64; 3], quat: &[f64; 4]) -> [f64; 6] {
-    let m = quat2mat(quat);
+    rotate_inertia(local, &quat2mat(quat))
+}
+
+/// Full inertia `m diag(local) m'` of a diagonal inertia in the frame `m` (row-major), in the
+/// `[xx, yy, zz, xy, xz, yz]` layout and MuJoCo's operation order (also the engine's
+/// `mju_inertCom`).
+pub fn rotate_inertia(local: &[f64; 3], m: &[f64]) -> [f64; 6] {
     let t = [
         m[0] * local[0],
         m[3] * local[0],
