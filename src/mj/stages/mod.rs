@@ -1,15 +1,16 @@
 //! specula's Rust dynamics stages in place of MuJoCo's own functions, inside MuJoCo's step.
 //!
 //! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM`,
-//! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration` and `mj_comPos` through its symbol table (from `mj_fwdPosition`, `mj_fwdVelocity` and the
-//! inverse and constant-setting passes; `docs/measurements.md` D0), so the definitions the root crate exports (`crate::capi::export`) replace
-//! every internal call, RK4's inner passes included. Each exported function asks this module what
+//! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration` and `mj_comPos` through its symbol table (from
+//! `mj_fwdPosition`, `mj_fwdKinematics`, `mj_fwdVelocity` and the inverse and constant-setting
+//! passes; `docs/measurements.md` D0), so the definitions the root crate exports
+//! (`crate::capi::export`) replace every internal call, RK4's inner passes included. Each exported function asks this module what
 //! to do on the current thread:
 //! - run MuJoCo's own function (the default; the drop-in library reads `SPECULA_STAGES`);
 //! - run the Rust stage ([`with_stages`]), or MuJoCo's where the model is outside the stage's
 //!   scope (counted in [`StageCounts`]: sleep with asleep trees, for now);
 //! - run both on the same inputs and compare every array the stage writes, bit for bit
-//!   ([`with_comparison`]; `specula::diff::diff_stages` steps a scene under it).
+//!   ([`with_comparison`], in `compare.rs`; `specula::diff::diff_stages` steps a scene under it).
 
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -20,6 +21,11 @@ use mujoco_sys as sys;
 use specula_engine::dynamics::{self, ComOutput, PoseInput, RneInput, RneScratch, SmoothForces, TreeModel};
 
 use super::data::slice;
+
+mod compare;
+
+use compare::{compare, panicked};
+pub use compare::{with_comparison, StageDiffReport, StageDifference};
 
 /// One of MuJoCo's functions that specula can run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -173,46 +179,6 @@ impl StageCounts {
     }
 }
 
-/// The first array element where a Rust stage and MuJoCo's function disagree.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StageDifference {
-    /// Step during which it happened (0 for the calls before the first step).
-    pub step: usize,
-    /// The stage.
-    pub stage: Stage,
-    /// The `mjData` field (`crb`, `M`, `qLD`, `qLDiagInv`, `warning[mjWARN_INERTIA]`, `cvel`,
-    /// `cdof_dot`, `qfrc_bias`, `qfrc_smooth`, `qacc_smooth`, `subtree_com`, `cinert`, `cdof`).
-    pub field: &'static str,
-    /// Index in that field.
-    pub index: usize,
-    /// MuJoCo's value.
-    pub c: f64,
-    /// specula's value.
-    pub rust: f64,
-}
-
-/// What a comparison of the Rust stages with MuJoCo's functions found.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct StageDiffReport {
-    /// Steps run.
-    pub steps: usize,
-    /// Calls compared, per stage (indexed as [`Stage::ALL`]).
-    pub compared: [u64; NSTAGE],
-    /// Calls not compared because the state was outside the stage's scope, per stage.
-    pub skipped: [u64; NSTAGE],
-    /// Elements that differed, per stage.
-    pub differing: [u64; NSTAGE],
-    /// The first difference, if any.
-    pub first: Option<StageDifference>,
-}
-
-impl StageDiffReport {
-    /// Whether every compared call agreed bit for bit.
-    pub fn matches(&self) -> bool {
-        self.first.is_none()
-    }
-}
-
 /// What the exported functions do on this thread.
 #[derive(Clone, Copy)]
 enum Mode {
@@ -220,24 +186,9 @@ enum Mode {
     Compare(StageSet),
 }
 
-/// Comparison state of [`with_comparison`] on this thread.
-#[derive(Default)]
-struct Comparison {
-    step: usize,
-    report: StageDiffReport,
-    tamper: Option<Stage>,
-    crb: Vec<f64>,
-    mass: Vec<f64>,
-    diag_inv: Vec<f64>,
-    cvel: Vec<f64>,
-    cdof_dot: Vec<f64>,
-    rne: Vec<f64>,
-}
-
 thread_local! {
     static MODE: Cell<Option<Mode>> = const { Cell::new(None) };
     static COUNTS: Cell<StageCounts> = Cell::new(StageCounts::default());
-    static COMPARISON: RefCell<Comparison> = RefCell::new(Comparison::default());
     static RNE_SCRATCH: RefCell<RneScratch> = RefCell::new(RneScratch::default());
 }
 
@@ -281,25 +232,6 @@ pub fn with_stages<R>(set: StageSet, f: impl FnOnce() -> R) -> (R, StageCounts) 
     let out = f();
     MODE.with(|m| m.set(before));
     (out, COUNTS.with(Cell::take))
-}
-
-/// Runs `f` with the stages of `set` compared against MuJoCo's functions on this thread (MuJoCo's
-/// results are kept), and returns what the comparison found. `f` is given a function that
-/// sets the step number the differences are reported under. `tamper` is a test hook: one
-/// output element of that stage's Rust result is moved by one ulp.
-pub fn with_comparison<R>(
-    set: StageSet,
-    tamper: Option<Stage>,
-    f: impl FnOnce(&dyn Fn(usize)) -> R,
-) -> (R, StageDiffReport) {
-    COMPARISON.with(|c| {
-        *c.borrow_mut() = Comparison { tamper, ..Comparison::default() };
-    });
-    let before = MODE.with(|m| m.replace(Some(Mode::Compare(set))));
-    let mark = |step: usize| COMPARISON.with(|c| c.borrow_mut().step = step);
-    let out = f(&mark);
-    MODE.with(|m| m.set(before));
-    (out, COMPARISON.with(|c| std::mem::take(&mut c.borrow_mut().report)))
 }
 
 /// Address of libmujoco's own definition of `name`, 0 if the library is not loaded.
@@ -419,18 +351,6 @@ pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool)
         library(stage, m, d, args);
         true
     }
-}
-
-/// Records a Rust stage that panicked during a comparison as a difference (a panic is a bug).
-fn panicked(stage: Stage) {
-    COMPARISON.with(|c| {
-        let c = &mut *c.borrow_mut();
-        c.report.differing[stage.index()] += 1;
-        if c.report.first.is_none() {
-            let step = c.step;
-            c.report.first = Some(StageDifference { step, stage, field: "panicked", index: 0, c: 0.0, rust: f64::NAN });
-        }
-    });
 }
 
 /// Runs `f`, true unless it panicked (a panic must not unwind into MuJoCo).
@@ -642,129 +562,4 @@ fn warn_inertia(d: &mut sys::mjData, dof: usize) {
         unsafe { sys::mju_warning(c"%s Time = %.4f.".as_ptr(), text.as_ptr(), d.time) };
     }
     w.number += 1;
-}
-
-/// Runs MuJoCo's function, then the Rust stage on copies of the same inputs, and records the
-/// first element where they differ.
-fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
-    if out_of_scope(stage, m, d) {
-        library(stage, m, d, args);
-        COMPARISON.with(|c| c.borrow_mut().report.skipped[stage.index()] += 1);
-        return;
-    }
-    let warned = d.warning[sys::mjWARN_INERTIA as usize];
-    library(stage, m, d, args);
-    let tm = view(stage, m);
-    let Sizes { nv, nbody, nc } = sizes(m);
-    COMPARISON.with(|c| {
-        let c = &mut *c.borrow_mut();
-        let mut found: Vec<(&'static str, usize, f64, f64)> = Vec::new();
-        let mut check = |field: &'static str, ours: &[f64], theirs: &[f64]| {
-            for (i, (&r, &cv)) in ours.iter().zip(theirs).enumerate() {
-                // NaN against NaN is a match: which NaN an operation returns depends on its
-                // operands' order, and the state is already invalid (MuJoCo warns of it)
-                if r.to_bits() != cv.to_bits() && !(r.is_nan() && cv.is_nan()) {
-                    found.push((field, i, cv, r));
-                }
-            }
-        };
-        let tamper = c.tamper == Some(stage);
-        match stage {
-            Stage::Crb => {
-                c.crb.resize(10 * nbody, 0.0);
-                c.mass.resize(nc, 0.0);
-                // SAFETY: mjData's arrays of the documented lengths, read only.
-                let (cinert, cdof, crb, mass) = unsafe {
-                    (slice(d.cinert, 10 * nbody), slice(d.cdof, 6 * nv), slice(d.crb, 10 * nbody), slice(d.M, nc))
-                };
-                dynamics::crb(&tm, cinert, cdof, &mut c.crb, &mut c.mass);
-                if tamper && nc > 0 {
-                    c.mass[nc - 1] = f64::from_bits(c.mass[nc - 1].to_bits() + 1);
-                }
-                check("crb", &c.crb, crb);
-                check("M", &c.mass, mass);
-            }
-            Stage::FactorM => {
-                c.mass.resize(nc, 0.0);
-                c.diag_inv.resize(nv, 0.0);
-                // SAFETY: as above.
-                let (mass, qld, diag_inv) = unsafe { (slice(d.M, nc), slice(d.qLD, nc), slice(d.qLDiagInv, nv)) };
-                let singular = dynamics::factor_m(&tm, mass, &mut c.mass, &mut c.diag_inv);
-                if tamper && nv > 0 {
-                    c.diag_inv[0] = f64::from_bits(c.diag_inv[0].to_bits() + 1);
-                }
-                check("qLD", &c.mass, qld);
-                check("qLDiagInv", &c.diag_inv, diag_inv);
-                let now = d.warning[sys::mjWARN_INERTIA as usize];
-                let c_warned = (now.number != warned.number).then_some(now.lastinfo as f64);
-                let r_warned = singular.map(|k| k as f64);
-                if c_warned != r_warned {
-                    found.push(("warning[mjWARN_INERTIA]", 0, c_warned.unwrap_or(-1.0), r_warned.unwrap_or(-1.0)));
-                }
-            }
-            Stage::ComVel => {
-                c.cvel.resize(6 * nbody, 0.0);
-                c.cdof_dot.resize(6 * nv, 0.0);
-                // SAFETY: as above.
-                let (cdof, qvel) = unsafe { (slice(d.cdof, 6 * nv), slice(d.qvel, nv)) };
-                dynamics::com_vel(&tm, cdof, qvel, &mut c.cvel, &mut c.cdof_dot);
-                if tamper && nbody > 1 {
-                    c.cvel[6] = f64::from_bits(c.cvel[6].to_bits() + 1);
-                }
-                // SAFETY: as above.
-                let (cvel, cdof_dot) = unsafe { (slice(d.cvel, 6 * nbody), slice(d.cdof_dot, 6 * nv)) };
-                check("cvel", &c.cvel, cvel);
-                check("cdof_dot", &c.cdof_dot, cdof_dot);
-            }
-            Stage::Rne => {
-                c.rne.resize(nv, 0.0);
-                RNE_SCRATCH
-                    .with(|s| dynamics::rne(&tm, &rne_input(m, d), args.flg_acc != 0, &mut s.borrow_mut(), &mut c.rne));
-                if tamper && nv > 0 {
-                    c.rne[nv - 1] = f64::from_bits(c.rne[nv - 1].to_bits() + 1);
-                }
-                // SAFETY: MuJoCo's caller's result array, nv entries, read only here.
-                let theirs = unsafe { slice(args.result, nv) };
-                let field = if args.result == d.qfrc_bias { "qfrc_bias" } else { "rne result" };
-                check(field, &c.rne, theirs);
-            }
-            Stage::FwdAcceleration => {
-                c.mass.resize(nv, 0.0);
-                c.diag_inv.resize(nv, 0.0);
-                let (forces, qld, diag_inv) = smooth_input(m, d);
-                dynamics::fwd_acceleration(&tm, &forces, qld, diag_inv, &mut c.mass, &mut c.diag_inv);
-                if tamper && nv > 0 {
-                    c.diag_inv[0] = f64::from_bits(c.diag_inv[0].to_bits() + 1);
-                }
-                // SAFETY: as above.
-                let (qfrc_smooth, qacc_smooth) = unsafe { (slice(d.qfrc_smooth, nv), slice(d.qacc_smooth, nv)) };
-                check("qfrc_smooth", &c.mass, qfrc_smooth);
-                check("qacc_smooth", &c.diag_inv, qacc_smooth);
-            }
-            Stage::ComPos => {
-                c.cvel.resize(3 * nbody, 0.0);
-                c.crb.resize(10 * nbody, 0.0);
-                c.cdof_dot.resize(6 * nv, 0.0);
-                let mut out = ComOutput { subtree_com: &mut c.cvel, cinert: &mut c.crb, cdof: &mut c.cdof_dot };
-                dynamics::com_pos(&tm, &pose_input(m, d), &mut out);
-                if tamper && nbody > 1 {
-                    c.crb[10] = f64::from_bits(c.crb[10].to_bits() + 1);
-                }
-                // SAFETY: as above.
-                let (com, cinert, cdof) =
-                    unsafe { (slice(d.subtree_com, 3 * nbody), slice(d.cinert, 10 * nbody), slice(d.cdof, 6 * nv)) };
-                check("subtree_com", &c.cvel, com);
-                check("cinert", &c.crb, cinert);
-                check("cdof", &c.cdof_dot, cdof);
-            }
-        }
-        let i = stage.index();
-        c.report.compared[i] += 1;
-        c.report.differing[i] += found.len() as u64;
-        if c.report.first.is_none() {
-            if let Some(&(field, index, cv, rust)) = found.first() {
-                c.report.first = Some(StageDifference { step: c.step, stage, field, index, c: cv, rust });
-            }
-        }
-    });
 }
