@@ -5,7 +5,7 @@
 use specula_model::compile::math::rotate_inertia;
 
 use super::TreeModel;
-use crate::math::MINVAL;
+use crate::math::{cross, MINVAL};
 
 /// MuJoCo's `mjJNT_FREE`, `mjJNT_BALL`, `mjJNT_SLIDE`.
 const JNT_FREE: i32 = 0;
@@ -57,11 +57,9 @@ fn inert_com(res: &mut [f64], i: &[f64], mat: &[f64], dif: &[f64; 3], mass: f64)
 
 /// A hinge's motion axis about `offset` (`mju_dofCom` with an offset): rotation `axis`,
 /// translation `axis x offset`.
-fn dof_hinge(res: &mut [f64], axis: &[f64], offset: &[f64; 3]) {
-    res[..3].copy_from_slice(&axis[..3]);
-    res[3] = axis[1] * offset[2] - axis[2] * offset[1];
-    res[4] = axis[2] * offset[0] - axis[0] * offset[2];
-    res[5] = axis[0] * offset[1] - axis[1] * offset[0];
+fn dof_hinge(res: &mut [f64], axis: &[f64; 3], offset: &[f64; 3]) {
+    res[..3].copy_from_slice(axis);
+    res[3..6].copy_from_slice(&cross(axis, offset));
 }
 
 /// Writes `subtree_com`, `cinert` and `cdof` from the poses (all bodies: the awake-only variant
@@ -124,8 +122,8 @@ pub fn com_pos(m: &TreeModel, pose: &PoseInput, out: &mut ComOutput) {
                     }
                     skip = 18;
                 }
+                let x = &pose.xmat[9 * b..9 * b + 9];
                 for k in 0..3 {
-                    let x = &pose.xmat[9 * b..9 * b + 9];
                     let axis = [x[k], x[k + 3], x[k + 6]];
                     let at = da + skip + 6 * k;
                     dof_hinge(&mut cdof[at..at + 6], &axis, &offset);
@@ -135,7 +133,10 @@ pub fn com_pos(m: &TreeModel, pose: &PoseInput, out: &mut ComOutput) {
                 cdof[da..da + 3].fill(0.0);
                 cdof[da + 3..da + 6].copy_from_slice(&pose.xaxis[3 * j..3 * j + 3]);
             }
-            _ => dof_hinge(&mut cdof[da..da + 6], &pose.xaxis[3 * j..3 * j + 3], &offset),
+            _ => {
+                let axis = [pose.xaxis[3 * j], pose.xaxis[3 * j + 1], pose.xaxis[3 * j + 2]];
+                dof_hinge(&mut cdof[da..da + 6], &axis, &offset);
+            }
         }
     }
 }

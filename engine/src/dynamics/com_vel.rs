@@ -30,10 +30,11 @@ pub fn com_vel(m: &TreeModel, cdof: &[f64], qvel: &[f64], cvel: &mut [f64], cdof
         while j < num {
             let d = bda + j;
             let axis = |k: usize| &cdof[6 * k..6 * k + 6];
-            match m.jnt_type[m.dof_jntid[d] as usize] {
+            let ty = m.jnt_type[m.dof_jntid[d] as usize];
+            match ty {
                 JNT_FREE | JNT_BALL => {
                     let mut r = d;
-                    if m.jnt_type[m.dof_jntid[d] as usize] == JNT_FREE {
+                    if ty == JNT_FREE {
                         // translations: no axis derivative, then the rotations as a ball joint
                         cdof_dot[6 * d..6 * d + 18].fill(0.0);
                         add_dof_velocity(&mut vel, &cdof[6 * d..], &qvel[d..], 3);

@@ -36,11 +36,11 @@ pub struct RneInput<'a> {
 /// against inertia, velocity-product terms and gravity (`mj_rne`), over all bodies.
 pub fn rne(m: &TreeModel, input: &RneInput, flg_acc: bool, scratch: &mut RneScratch, result: &mut [f64]) {
     let nbody = m.nbody();
-    scratch.cacc.clear();
+    // every entry is written below: the world's here, the bodies' in the passes
     scratch.cacc.resize(6 * nbody, 0.0);
-    scratch.cfrc.clear();
     scratch.cfrc.resize(6 * nbody, 0.0);
     let (cacc, cfrc) = (&mut scratch.cacc, &mut scratch.cfrc);
+    cacc[..6].fill(0.0);
     if let Some(g) = input.gravity {
         for k in 0..3 {
             cacc[3 + k] = -g[k];
@@ -48,14 +48,14 @@ pub fn rne(m: &TreeModel, input: &RneInput, flg_acc: bool, scratch: &mut RneScra
     }
     for i in 1..nbody {
         let num = m.body_dofnum[i] as usize;
+        // a body without dofs (`body_dofadr` -1) adds a zero vector, as the library does
         let bda = if num == 0 { 0 } else { m.body_dofadr[i] as usize };
         let p = m.body_parentid[i] as usize;
-        // a body without dofs (`body_dofadr` -1) adds a zero vector, as the library does
-        let tmp = if num == 0 { [0.0; 6] } else { mul_dof_vec(&input.cdof_dot[6 * bda..], &input.qvel[bda..], num) };
+        let tmp = mul_dof_vec(&input.cdof_dot[6 * bda..], &input.qvel[bda..], num);
         for k in 0..6 {
             cacc[6 * i + k] = cacc[6 * p + k] + tmp[k];
         }
-        if flg_acc && num > 0 {
+        if flg_acc {
             let tmp = mul_dof_vec(&input.cdof[6 * bda..], &input.qacc[bda..], num);
             for k in 0..6 {
                 cacc[6 * i + k] += tmp[k];
