@@ -311,7 +311,7 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     };
     match mode {
         Mode::Replace(set) if set.contains(stage) => {
-            let rust = !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d, args));
+            let rust = try_rust(stage, m, d, args);
             if !rust {
                 library(stage, m, d, args);
             }
@@ -346,11 +346,17 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
 pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool) -> bool {
     let args = Args { flg_acc: 0, result: d.qfrc_bias };
     if rust {
-        !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d, args))
+        try_rust(stage, m, d, args)
     } else {
         library(stage, m, d, args);
         true
     }
+}
+
+/// Runs the Rust stage in place of MuJoCo's function; false (nothing left to trust in the
+/// stage's outputs) when the state is outside its scope or the stage panicked.
+fn try_rust(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) -> bool {
+    !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d, args))
 }
 
 /// Runs `f`, true unless it panicked (a panic must not unwind into MuJoCo).
