@@ -1,5 +1,5 @@
 //! The exported `mj_collision` symbol and those of the dynamics stages (`mj_crb`, `mj_factorM`,
-//! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration`, `mj_comPos`): every internal call of libmujoco to them lands
+//! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration`, `mj_comPos`, `mj_passive`, `mj_transmission`, `mj_fwdActuation`): every internal call of libmujoco to them lands
 //! here (`build.rs` exports them from each binary of this package; libspecula.so exports them
 //! too).
 
@@ -84,4 +84,37 @@ pub unsafe extern "C-unwind" fn mj_comPos(m: *const sys::mjModel, d: *mut sys::m
     use crate::mj::stages::{run, Args, Stage};
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { run(Stage::ComPos, m, d, Args::NONE) }
+}
+
+/// The exported `mj_passive`: as [`mj_crb`], for joint springs and dampers.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_passive(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Passive, m, d, Args::NONE) }
+}
+
+/// The exported `mj_transmission`: as [`mj_crb`], for actuator lengths and moments.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_transmission(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Transmission, m, d, Args::NONE) }
+}
+
+/// The exported `mj_fwdActuation`: as [`mj_crb`], for actuator forces and activation derivatives.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_fwdActuation(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::FwdActuation, m, d, Args::NONE) }
 }

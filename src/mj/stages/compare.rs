@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use mujoco_sys as sys;
 use specula_engine::dynamics::{self, ComOutput};
 
+use super::fields::{self, Field};
 use super::*;
 
 thread_local! {
@@ -104,6 +105,9 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
         library(stage, m, d, args);
         COMPARISON.with(|c| c.borrow_mut().report.skipped[stage.index()] += 1);
         return;
+    }
+    if !fields::outputs(stage, m, d).is_empty() {
+        return compare_in_place(stage, m, d, args);
     }
     let warned = d.warning[sys::mjWARN_INERTIA as usize];
     library(stage, m, d, args);
@@ -210,7 +214,81 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
                 check("cinert", &c.crb, cinert);
                 check("cdof", &c.cdof_dot, cdof);
             }
+            Stage::Passive | Stage::Transmission | Stage::FwdActuation => unreachable!("compared in place"),
         }
+        let i = stage.index();
+        c.report.compared[i] += 1;
+        c.report.differing[i] += found.len() as u64;
+        if c.report.first.is_none() {
+            if let Some(&(field, index, cv, rust)) = found.first() {
+                c.report.first = Some(StageDifference { step: c.step, stage, field, index, c: cv, rust });
+            }
+        }
+    });
+}
+
+/// `mjData`'s main buffer (every array of `mjmodel.h`'s sizes lives in it).
+fn buffer(d: &mut sys::mjData) -> &mut [u8] {
+    // SAFETY: MuJoCo's buffer of `nbuffer` bytes, borrowed with the data.
+    unsafe { std::slice::from_raw_parts_mut(d.buffer.cast::<u8>(), d.nbuffer as usize) }
+}
+
+/// Compares a stage in place: MuJoCo's function runs on the data, its results are put aside and
+/// the inputs restored, the Rust stage runs on the same data, and the two are compared on every
+/// array the stage writes (element by element, NaN equal to NaN) and on every other byte of the
+/// data's buffer and its warnings (nothing else may change). MuJoCo's results are kept.
+fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
+    let outputs = fields::outputs(stage, m, d);
+    let before = buffer(d).to_vec();
+    let warnings = d.warning;
+    library(stage, m, d, args);
+    let theirs = buffer(d).to_vec();
+    let their_warnings = d.warning;
+    buffer(d).copy_from_slice(&before);
+    d.warning = warnings;
+    let ran = catch(|| replace(stage, m, d, args));
+    let tamper = COMPARISON.with(|c| c.borrow().tamper == Some(stage));
+    if tamper {
+        outputs.iter().rev().find(|f| matches!(f.array, fields::Array::F64(_)) && f.len > 0).map(Field::tamper);
+    }
+    let mut found: Vec<(&'static str, usize, f64, f64)> = Vec::new();
+    if ran {
+        let ours = buffer(d).to_vec();
+        let base = d.buffer as usize;
+        let mut mine = ours.clone();
+        for f in &outputs {
+            let rust = f.read();
+            let (start, size) = match f.array {
+                fields::Array::F64(p) => (p as usize - base, 8),
+                fields::Array::I32(p) => (p as usize - base, 4),
+            };
+            let span = start..start + size * f.len;
+            buffer(d)[span.clone()].copy_from_slice(&theirs[span.clone()]);
+            let c = f.read();
+            for (i, (&r, &cv)) in rust.iter().zip(&c).enumerate() {
+                if r.to_bits() != cv.to_bits() && !(r.is_nan() && cv.is_nan()) {
+                    found.push((f.name, i, cv, r));
+                }
+            }
+            mine[span.clone()].copy_from_slice(&theirs[span]);
+        }
+        if let Some(at) = mine.iter().zip(&theirs).position(|(a, b)| a != b) {
+            found.push(("mjData buffer byte (outside the stage's outputs)", at, f64::from(theirs[at]), f64::from(ours[at])));
+        }
+        for (i, (r, cw)) in d.warning.iter().zip(&their_warnings).enumerate() {
+            if (r.number, r.lastinfo) != (cw.number, cw.lastinfo) {
+                found.push(("warning", i, f64::from(cw.number), f64::from(r.number)));
+            }
+        }
+    }
+    buffer(d).copy_from_slice(&theirs);
+    d.warning = their_warnings;
+    if !ran {
+        panicked(stage);
+        return;
+    }
+    COMPARISON.with(|c| {
+        let c = &mut *c.borrow_mut();
         let i = stage.index();
         c.report.compared[i] += 1;
         c.report.differing[i] += found.len() as u64;

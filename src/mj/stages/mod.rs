@@ -22,7 +22,10 @@ use specula_engine::dynamics::{self, ComOutput, PoseInput, RneInput, RneScratch,
 
 use super::data::slice;
 
+mod actuation;
 mod compare;
+mod fields;
+mod passive;
 
 use compare::{compare, panicked};
 pub use compare::{with_comparison, StageDiffReport, StageDifference};
@@ -42,10 +45,16 @@ pub enum Stage {
     FwdAcceleration,
     /// `mj_comPos`: `subtree_com`, the com-based inertias `cinert` and dof axes `cdof`.
     ComPos,
+    /// `mj_passive`: joint springs and dampers, `qfrc_spring`, `qfrc_damper`, `qfrc_passive`.
+    Passive,
+    /// `mj_transmission`: actuator lengths and moments for joint transmissions.
+    Transmission,
+    /// `mj_fwdActuation`: activation derivatives, actuator forces and `qfrc_actuator`.
+    FwdActuation,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 6;
+pub const NSTAGE: usize = 9;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -63,8 +72,17 @@ impl Args {
 
 impl Stage {
     /// Every stage, in the order they were written (a step runs `comPos` first).
-    pub const ALL: [Stage; NSTAGE] =
-        [Stage::Crb, Stage::FactorM, Stage::ComVel, Stage::Rne, Stage::FwdAcceleration, Stage::ComPos];
+    pub const ALL: [Stage; NSTAGE] = [
+        Stage::Crb,
+        Stage::FactorM,
+        Stage::ComVel,
+        Stage::Rne,
+        Stage::FwdAcceleration,
+        Stage::ComPos,
+        Stage::Passive,
+        Stage::Transmission,
+        Stage::FwdActuation,
+    ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
     pub fn name(self) -> &'static str {
@@ -75,6 +93,9 @@ impl Stage {
             Stage::Rne => "rne",
             Stage::FwdAcceleration => "fwdAcceleration",
             Stage::ComPos => "comPos",
+            Stage::Passive => "passive",
+            Stage::Transmission => "transmission",
+            Stage::FwdActuation => "fwdActuation",
         }
     }
 
@@ -86,6 +107,9 @@ impl Stage {
             Stage::Rne => c"mj_rne",
             Stage::FwdAcceleration => c"mj_fwdAcceleration",
             Stage::ComPos => c"mj_comPos",
+            Stage::Passive => c"mj_passive",
+            Stage::Transmission => c"mj_transmission",
+            Stage::FwdActuation => c"mj_fwdActuation",
         }
     }
 
@@ -96,7 +120,9 @@ impl Stage {
 
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, or all")]
+#[error(
+    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, or all"
+)]
 pub struct UnknownStage(pub String);
 
 /// A set of stages, parsed from `crb,factorM` or `all`.
@@ -281,6 +307,9 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
         Stage::Crb | Stage::FactorM | Stage::FwdAcceleration => (d.nv_awake as i64) < m.nv,
         Stage::ComVel | Stage::ComPos => (d.nbody_awake as i64) < m.nbody,
         Stage::Rne => (d.nbody_awake as i64) < m.nbody || (d.nv_awake as i64) < m.nv,
+        Stage::Passive => return passive::out_of_scope(m, d),
+        Stage::Transmission => return actuation::transmission_out_of_scope(m, d),
+        Stage::FwdActuation => return actuation::actuation_out_of_scope(m, d),
     };
     let sleeping = m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep;
     sleeping || (stage == Stage::FwdAcceleration && (d.efm_active != 0 || cartesian_forces(m, d)))
@@ -392,6 +421,7 @@ fn view(stage: Stage, m: &sys::mjModel) -> TreeModel<'_> {
                 }
             }
         }
+        Stage::Passive | Stage::Transmission | Stage::FwdActuation => TreeModel::default(),
         _ => tree_model(m),
     }
 }
@@ -497,6 +527,9 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
             };
             dynamics::com_pos(&tm, &pose_input(m, d), &mut out);
         }
+        Stage::Passive => passive::replace(m, d),
+        Stage::Transmission => actuation::transmission(m, d),
+        Stage::FwdActuation => actuation::fwd_actuation(m, d),
     }
 }
 

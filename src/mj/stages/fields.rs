@@ -1,0 +1,70 @@
+//! The `mjData` arrays a stage writes, by name: what a comparison saves, restores and compares
+//! for the stages that are compared in place (`compare.rs`).
+
+use mujoco_sys as sys;
+
+use super::{actuation, passive, Stage};
+
+/// One array of `mjData`.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Array {
+    /// Doubles.
+    F64(*mut f64),
+    /// Integers.
+    I32(*mut i32),
+}
+
+/// One array a stage writes: its name in `mjData`, where it is and how long.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Field {
+    /// The `mjData` field's name.
+    pub name: &'static str,
+    /// Where its elements are.
+    pub array: Array,
+    /// Its number of elements.
+    pub len: usize,
+}
+
+impl Field {
+    /// A field of `len` doubles.
+    pub fn f64(name: &'static str, p: *mut f64, len: usize) -> Field {
+        Field { name, array: Array::F64(p), len: if p.is_null() { 0 } else { len } }
+    }
+
+    /// A field of `len` integers.
+    pub fn i32(name: &'static str, p: *mut i32, len: usize) -> Field {
+        Field { name, array: Array::I32(p), len: if p.is_null() { 0 } else { len } }
+    }
+
+    /// The field's elements as doubles (integers converted exactly).
+    pub fn read(&self) -> Vec<f64> {
+        // SAFETY: the pointer has `len` elements (an mjData array of its documented length).
+        unsafe {
+            match self.array {
+                Array::F64(p) => std::slice::from_raw_parts(p, self.len).to_vec(),
+                Array::I32(p) => std::slice::from_raw_parts(p, self.len).iter().map(|&v| f64::from(v)).collect(),
+            }
+        }
+    }
+
+    /// Moves the last double of the field by one ulp (the comparison's self-test).
+    pub fn tamper(&self) {
+        if let (Array::F64(p), true) = (self.array, self.len > 0) {
+            // SAFETY: as in `read`.
+            unsafe {
+                let v = p.add(self.len - 1);
+                *v = f64::from_bits((*v).to_bits() + 1);
+            }
+        }
+    }
+}
+
+/// The arrays `stage` writes (the stages compared in place; empty for the others).
+pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
+    match stage {
+        Stage::Passive => passive::outputs(m, d),
+        Stage::Transmission => actuation::transmission_outputs(m, d),
+        Stage::FwdActuation => actuation::actuation_outputs(m, d),
+        _ => Vec::new(),
+    }
+}
