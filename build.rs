@@ -24,7 +24,18 @@ fn main() {
     println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
     // Export specula's `mj_collision` and its dynamics stages so libmujoco's internal calls reach
     // them (see src/mj/collision.rs, src/mj/stages/).
-    for symbol in ["mj_collision", "mj_crb", "mj_factorM", "mj_comVel", "mj_rne", "mj_fwdAcceleration", "mj_comPos", "mj_passive", "mj_transmission", "mj_fwdActuation"] {
+    for symbol in [
+        "mj_collision",
+        "mj_crb",
+        "mj_factorM",
+        "mj_comVel",
+        "mj_rne",
+        "mj_fwdAcceleration",
+        "mj_comPos",
+        "mj_passive",
+        "mj_transmission",
+        "mj_fwdActuation",
+    ] {
         println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={symbol}");
     }
     println!("cargo:rustc-env=SPECULA_MUJOCO_LIB_DIR={dir}");

@@ -104,6 +104,9 @@ pub struct DiffReport {
     pub state_notes: Vec<String>,
     /// The C route's state became non-finite.
     pub nonfinite: bool,
+    /// Dynamics-stage calls compared bit for bit on the same scene (the generator's runs with
+    /// stages), 0 otherwise.
+    pub stage_calls: u64,
 }
 
 impl DiffReport {

@@ -1,12 +1,14 @@
-//! The differential scene generator: a bounded slice of seeds gives no failure, a broken
-//! collider is reported and shrunk, bad output paths and seeds are refused, and the scenes the
-//! generator (or a user) found are kept as regressions, diffed for every integrator.
+//! The differential scene generator: a bounded slice of seeds gives no failure (also with every
+//! dynamics stage compared), a broken collider (shrunk) or dynamics stage is reported, bad output
+//! paths and seeds are refused, and the scenes the generator (or a user) found are kept as
+//! regressions, diffed for every integrator.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use specula::diff::{diff, DiffOptions};
 use specula::fuzz::{self, FuzzOptions};
+use specula::mj::stages::{Stage, StageSet};
 use specula::mj::Model;
 use specula::sim::{self, Route, RunOptions, Start};
 use specula_model::types::Integrator;
@@ -109,6 +111,34 @@ fn a_slice_of_generated_scenes_gives_no_failure() {
     assert!(sum.integrators.iter().all(|&n| n > 10), "{:?}", sum.integrators);
     assert!(sum.contacts > 10_000, "{} contacts", sum.contacts);
     assert!(sum.matched >= 190, "{} matched", sum.matched);
+}
+
+#[test]
+fn generated_mechanisms_with_every_dynamics_stage_compared_give_no_failure() {
+    let opts = FuzzOptions { stages: StageSet::all(), ..FuzzOptions::default() };
+    let sum = fuzz::run(0..60, &opts, &|_, _| {});
+    let lines: Vec<String> =
+        sum.failures.iter().map(|f| format!("seed {}: {}: {}", f.seed, f.verdict.kind(), f.verdict.detail())).collect();
+    assert!(lines.is_empty(), "{lines:#?}");
+    // the slice has actuators, joint properties, and the stages ran on it
+    assert!(sum.actuated >= 10, "{} scenes with actuators", sum.actuated);
+    let props = (0..60).filter(|&s| !fuzz::gen::generate(s, 120).dynamics.joints.is_empty()).count();
+    assert!(props >= 20, "{props} scenes with joint properties");
+    assert!(sum.stage_calls > 10_000, "{} stage calls", sum.stage_calls);
+}
+
+#[test]
+fn a_broken_dynamics_stage_fails_the_generator() {
+    let opts = FuzzOptions {
+        stages: StageSet::all(),
+        stage_tamper: Some(Stage::Rne),
+        shrink: false,
+        ..FuzzOptions::default()
+    };
+    let sum = fuzz::run(0..6, &opts, &|_, _| {});
+    assert!(sum.differ >= 3, "the broken stage went unnoticed: {sum:?}");
+    let f = &sum.failures[0];
+    assert!(f.verdict.detail().contains("stage rne differs at qfrc_bias"), "{}", f.verdict.detail());
 }
 
 /// Scenes on which MuJoCo stops with an error (its broadphase buffer overflows): specula's

@@ -34,6 +34,10 @@ pub struct FuzzArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also compare these dynamics stages call by call with MuJoCo's functions on every scene
+    /// (`all`, or a list as `run --rust-stages` takes).
+    #[arg(long, default_value = "none")]
+    pub stages: specula::mj::stages::StageSet,
     /// Test hook: add 1e-3 to every Rust contact's distance (shows that a wrong collider is caught).
     #[arg(long, hide = true)]
     pub break_collider: bool,
@@ -111,6 +115,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         steps,
         shrink: !args.no_shrink,
         tamper: args.break_collider.then_some(break_contacts as fn(&mut Vec<_>)),
+        stages: args.stages,
+        stage_tamper: None,
     };
     let total = (args.seeds.end - args.seeds.start) as usize;
     let tty = std::io::stderr().is_terminal();
@@ -148,7 +154,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             "matched": sum.matched, "both_reject": sum.both_reject, "compile": sum.compile,
             "differ": sum.differ, "errors": sum.errors, "failed": sum.failed(),
             "speculative": sum.speculative, "integrators": sum.integrators, "contacts": sum.contacts,
-            "mujoco_hulls": sum.mujoco_hulls,
+            "mujoco_hulls": sum.mujoco_hulls, "stages": args.stages.to_string(),
+            "stage_calls": sum.stage_calls, "actuated": sum.actuated,
             "seconds": secs, "failures": failures,
         });
         outln!("{j}");
@@ -168,6 +175,14 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             sum.contacts,
             secs
         );
+        if args.stages != specula::mj::stages::StageSet::NONE {
+            outln!(
+                "  stages {}: {} calls compared bit for bit with MuJoCo's functions; {} scenes with actuators",
+                args.stages,
+                sum.stage_calls,
+                sum.actuated
+            );
+        }
         if sum.mujoco_hulls > 0 {
             outln!(
                 "  {} scenes used MuJoCo's hull for a mesh specula's compiler could not put in qhull's order",

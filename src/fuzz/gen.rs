@@ -182,7 +182,8 @@ fn surface(r: &mut Rng, pair: bool) -> Surface {
     s
 }
 
-fn geom(r: &mut Rng, name: String, meshes: &mut Vec<MeshAsset>) -> GeomSpec {
+/// A random geom named `name`, at its body's origin.
+pub(super) fn geom(r: &mut Rng, name: String, meshes: &mut Vec<MeshAsset>) -> GeomSpec {
     let shape = shape(r, meshes);
     let quat = if r.chance(0.4) { [1.0, 0.0, 0.0, 0.0] } else { r.quat() };
     GeomSpec { name, shape, pos: [0.0; 3], quat, surface: surface(r, false) }
@@ -228,6 +229,7 @@ pub fn generate(seed: u64, steps: usize) -> Scene {
         bodies: Vec::new(),
         pairs: Vec::new(),
         excludes: Vec::new(),
+        dynamics: Default::default(),
     };
     if r.chance(0.7) {
         let quat = if r.chance(0.85) { [1.0, 0.0, 0.0, 0.0] } else { r.quat() };
@@ -378,6 +380,7 @@ pub fn generate(seed: u64, steps: usize) -> Scene {
             sc.excludes.push([a, b]);
         }
     }
+    super::dynamics::draw(seed, &mut sc);
     sc.tidy();
     sc
 }

@@ -7,6 +7,7 @@
 //! generator drew something MuJoCo refuses), the compilers disagree on accepting it, the diff
 //! differs, or the diff could not run. Only the first kind is not a failure.
 
+pub mod dynamics;
 pub mod gen;
 pub mod mutate;
 pub mod mutate_base;
@@ -19,7 +20,9 @@ use std::sync::Mutex;
 
 use specula_engine::contact::Contact;
 
+use crate::diff::{diff_stages, StageDiffOptions};
 use crate::diff::{diff_tampered, DiffOptions, DiffReport, TOL_EXACT, TOL_GJK};
+use crate::mj::stages::StageSet;
 use crate::mj::Model;
 use crate::sim::Start;
 use scene::Scene;
@@ -91,11 +94,17 @@ pub struct FuzzOptions {
     /// Test hook: alters the Rust stage's contacts, to show that a wrong collider is caught.
     #[doc(hidden)]
     pub tamper: Option<fn(&mut Vec<Contact>)>,
+    /// Dynamics stages also compared call by call with MuJoCo's functions
+    /// ([`crate::diff::diff_stages`]) on every scene whose collision diff matched.
+    pub stages: StageSet,
+    /// Test hook: moves one output of this stage by one ulp in the stage comparison.
+    #[doc(hidden)]
+    pub stage_tamper: Option<crate::mj::stages::Stage>,
 }
 
 impl Default for FuzzOptions {
     fn default() -> Self {
-        FuzzOptions { steps: 120, shrink: true, tamper: None }
+        FuzzOptions { steps: 120, shrink: true, tamper: None, stages: StageSet::NONE, stage_tamper: None }
     }
 }
 
@@ -139,6 +148,10 @@ pub struct FuzzSummary {
     pub integrators: [usize; 5],
     /// Contacts compared over all matched and differing scenes.
     pub contacts: u64,
+    /// Dynamics-stage calls compared bit for bit (with [`FuzzOptions::stages`]).
+    pub stage_calls: u64,
+    /// Scenes with actuators.
+    pub actuated: usize,
     /// Scenes in which the Rust stage took a mesh hull from MuJoCo's model (specula's
     /// compiler could not put it in qhull's order).
     pub mujoco_hulls: usize,
@@ -158,9 +171,10 @@ impl FuzzSummary {
 static LOAD: Mutex<()> = Mutex::new(());
 
 /// Compiles and diffs one scene; also returns the diff's report when there is one.
-pub fn run_scene(sc: &Scene, steps: usize, tamper: Option<fn(&mut Vec<Contact>)>) -> (Verdict, Option<DiffReport>) {
+pub fn run_scene(sc: &Scene, steps: usize, opts: &FuzzOptions) -> (Verdict, Option<DiffReport>) {
     let start = if sc.has_dofs() { Start::Key("start".into()) } else { Start::Qpos0 };
-    run_xml(&sc.to_mjcf(), &format!("fuzz-{}.xml", sc.seed), start, steps, tamper)
+    let stages = (opts.stages, opts.stage_tamper);
+    run_xml(&sc.to_mjcf(), &format!("fuzz-{}.xml", sc.seed), start, steps, opts.tamper, stages)
 }
 
 /// [`run_scene`] for a scene file (a written failure, say), from its first keyframe if it has one.
@@ -168,7 +182,7 @@ pub fn run_file(path: &Path, steps: usize) -> Result<Verdict, FuzzError> {
     let xml = std::fs::read_to_string(path).map_err(|e| FuzzError::new(path, e))?;
     let start = if xml.contains("<key") { Start::Key("0".into()) } else { Start::Qpos0 };
     let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    Ok(run_xml(&xml, &name, start, steps, None).0)
+    Ok(run_xml(&xml, &name, start, steps, None, (StageSet::NONE, None)).0)
 }
 
 /// Compiles an MJCF text with both compilers and diffs it.
@@ -178,6 +192,7 @@ fn run_xml(
     start: Start,
     steps: usize,
     tamper: Option<fn(&mut Vec<Contact>)>,
+    (stages, stage_tamper): (StageSet, Option<crate::mj::stages::Stage>),
 ) -> (Verdict, Option<DiffReport>) {
     let (c, rust) = {
         let _guard = LOAD.lock().unwrap_or_else(|p| p.into_inner());
@@ -189,13 +204,34 @@ fn run_xml(
         (Ok(_), Err(r)) => return (Verdict::CompileDisagree(format!("MuJoCo accepts, specula rejects: {r}")), None),
         (Err(c), Ok(_)) => return (Verdict::CompileDisagree(format!("specula accepts, MuJoCo rejects: {c}")), None),
     };
-    let opts = DiffOptions { steps, start };
+    let opts = DiffOptions { steps, start: start.clone() };
     let mut hook = |v: &mut Vec<Contact>| {
         if let Some(t) = tamper {
             t(v);
         }
     };
     match diff_tampered(&c, &rust, &opts, &mut hook) {
+        Ok(rep) if rep.matches() && stages != StageSet::NONE => {
+            let sopts = StageDiffOptions { steps, start, stages, tamper: stage_tamper };
+            match diff_stages(&c, &sopts) {
+                Ok(s) => match &s.first {
+                    None => (Verdict::Match, Some(DiffReport { stage_calls: s.compared.iter().sum(), ..rep })),
+                    Some(d) => (
+                        Verdict::Differ(format!(
+                            "step {}: stage {} differs at {}[{}]: MuJoCo {:e}, specula {:e}",
+                            d.step,
+                            d.stage.name(),
+                            d.field,
+                            d.index,
+                            d.c,
+                            d.rust
+                        )),
+                        Some(rep),
+                    ),
+                },
+                Err(e) => (Verdict::Error(format!("stage diff: {e}")), Some(rep)),
+            }
+        }
         Ok(rep) if rep.matches() => (Verdict::Match, Some(rep)),
         Ok(rep) => {
             let what = rep.first_problem.clone().unwrap_or_else(|| worst_pair(&rep));
@@ -317,6 +353,16 @@ fn simpler(sc: &Scene) -> Vec<Scene> {
         s.pairs.remove(k);
         push(s);
     }
+    for k in 0..sc.dynamics.actuators.len() {
+        let mut s = sc.clone();
+        s.dynamics.actuators.remove(k);
+        push(s);
+    }
+    for j in sc.dynamics.joints.keys() {
+        let mut s = sc.clone();
+        s.dynamics.joints.remove(j);
+        push(s);
+    }
     for k in 0..sc.excludes.len() {
         let mut s = sc.clone();
         s.excludes.remove(k);
@@ -393,7 +439,7 @@ pub fn shrink(sc: &Scene, verdict: &Verdict, steps: usize, opts: &FuzzOptions) -
     for _ in 0..200 {
         let mut improved = false;
         for cand in simpler(&best) {
-            let (v, _) = run_scene(&cand, best_steps, opts.tamper);
+            let (v, _) = run_scene(&cand, best_steps, opts);
             if signature(&v) == kind {
                 best = cand;
                 best_v = v;
@@ -408,7 +454,7 @@ pub fn shrink(sc: &Scene, verdict: &Verdict, steps: usize, opts: &FuzzOptions) -
     if let Some(step) = problem_step(&best_v) {
         let shorter = (step + 1).min(best_steps);
         if shorter < best_steps {
-            let (v, _) = run_scene(&best, shorter, opts.tamper);
+            let (v, _) = run_scene(&best, shorter, opts);
             if signature(&v) == kind {
                 best_v = v;
                 best_steps = shorter;
@@ -418,12 +464,12 @@ pub fn shrink(sc: &Scene, verdict: &Verdict, steps: usize, opts: &FuzzOptions) -
     (best, best_v, best_steps)
 }
 
-/// One scene's result inside [`run`]: contacts compared and whether MuJoCo's hulls were used.
+/// One scene's result inside [`run`]: contacts compared, whether MuJoCo's hulls were used, dynamics-stage calls compared.
 struct SceneOutcome {
     scene: Scene,
     verdict: Verdict,
     failure: Option<Failure>,
-    contacts: (u64, bool),
+    contacts: (u64, bool, u64),
 }
 
 /// Runs the scenes of `seeds` (in parallel), shrinking the failing ones; `progress` is called
@@ -436,8 +482,8 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
         .into_par_iter()
         .map(|seed| {
             let sc = gen::generate(seed, opts.steps);
-            let (v, rep) = run_scene(&sc, opts.steps, opts.tamper);
-            let contacts = rep.map_or((0, false), |r| (r.contacts, r.mujoco_hulls > 0));
+            let (v, rep) = run_scene(&sc, opts.steps, opts);
+            let contacts = rep.map_or((0, false, 0), |r| (r.contacts, r.mujoco_hulls > 0, r.stage_calls));
             let failure = v.failed().then(|| {
                 let (shrunk, shrunk_verdict, steps) =
                     if opts.shrink { shrink(&sc, &v, opts.steps, opts) } else { (sc.clone(), v.clone(), opts.steps) };
@@ -451,8 +497,10 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
         })
         .collect();
     let mut sum = FuzzSummary::default();
-    for SceneOutcome { scene: sc, verdict: v, failure, contacts: (contacts, hulls) } in results {
+    for SceneOutcome { scene: sc, verdict: v, failure, contacts: (contacts, hulls, stage_calls) } in results {
         sum.scenes += 1;
+        sum.stage_calls += stage_calls;
+        sum.actuated += usize::from(!sc.dynamics.actuators.is_empty());
         sum.contacts += contacts;
         sum.mujoco_hulls += usize::from(hulls);
         sum.speculative += usize::from(sc.opt.speculative);

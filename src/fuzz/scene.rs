@@ -2,6 +2,7 @@
 //! written out as MJCF. Every element has a stable name, so the shrinker can drop parts of a
 //! scene without renaming the rest.
 
+use super::dynamics::{Dynamics, JointProps};
 use std::fmt::Write as _;
 
 /// A small, fast, seedable generator (SplitMix64): the scenes must be the same on every machine
@@ -215,13 +216,14 @@ pub enum Joint {
 }
 
 impl Joint {
-    /// The joint's MJCF element (empty for a weld).
-    fn xml(&self) -> String {
+    /// The joint's MJCF element named `name` with more attributes `attrs` (empty for a weld).
+    fn xml(&self, name: &str, attrs: &str) -> String {
         match self {
-            Joint::Free => "<freejoint/>".into(),
-            Joint::Hinge(a, _) => format!("<joint type=\"hinge\" axis=\"{}\"/>", fs(a)),
-            Joint::Slide(a, _) => format!("<joint type=\"slide\" axis=\"{}\"/>", fs(a)),
-            Joint::Ball(_) => "<joint type=\"ball\"/>".into(),
+            Joint::Free if attrs.is_empty() => format!("<freejoint name=\"{name}\"/>"),
+            Joint::Free => format!("<joint name=\"{name}\" type=\"free\"{attrs}/>"),
+            Joint::Hinge(a, _) => format!("<joint name=\"{name}\" type=\"hinge\" axis=\"{}\"{attrs}/>", fs(a)),
+            Joint::Slide(a, _) => format!("<joint name=\"{name}\" type=\"slide\" axis=\"{}\"{attrs}/>", fs(a)),
+            Joint::Ball(_) => format!("<joint name=\"{name}\" type=\"ball\"{attrs}/>"),
             Joint::Weld => String::new(),
         }
     }
@@ -326,17 +328,19 @@ pub struct Scene {
     pub pairs: Vec<PairSpec>,
     /// Excluded body pairs, by name (`world` for the world body).
     pub excludes: Vec<[String; 2]>,
+    /// Joint properties and actuators.
+    pub dynamics: Dynamics,
 }
 
 /// The integrators MuJoCo 4.0.0 has, as MJCF spells them.
 pub const INTEGRATORS: [&str; 5] = ["Euler", "RK4", "implicit", "implicitfast", "discrete"];
 
-fn f(v: f64) -> String {
+pub(super) fn f(v: f64) -> String {
     // shortest round-trip form: the file reproduces the scene exactly
     format!("{v:?}")
 }
 
-fn fs(v: &[f64]) -> String {
+pub(super) fn fs(v: &[f64]) -> String {
     v.iter().map(|&x| f(x)).collect::<Vec<_>>().join(" ")
 }
 
@@ -484,7 +488,8 @@ impl Scene {
         }
         for b in &self.bodies {
             let _ = writeln!(s, "    <body name=\"{}\" pos=\"{}\" quat=\"{}\">", b.name, fs(&b.pos), fs(&b.quat));
-            let _ = writeln!(s, "      {}", b.root.xml());
+            let name = format!("{}j", b.name);
+            let _ = writeln!(s, "      {}", b.root.xml(&name, &self.joint_attrs(&name)));
             for g in &b.geoms {
                 geom_xml(g, &self.meshes, "      ", true, &mut s);
             }
@@ -492,7 +497,8 @@ impl Scene {
             for l in &b.links {
                 let _ = writeln!(s, "{indent}<body name=\"{}\" pos=\"{}\">", l.name, fs(&l.pos));
                 indent.push_str("  ");
-                let j = l.joint.xml();
+                let name = format!("{}j", l.name);
+                let j = l.joint.xml(&name, &self.joint_attrs(&name));
                 if !j.is_empty() {
                     let _ = writeln!(s, "{indent}{j}");
                 }
@@ -519,6 +525,7 @@ impl Scene {
             }
             s.push_str("  </contact>\n");
         }
+        s.push_str(&self.dynamics.actuators_xml());
         if self.has_dofs() {
             let mut qpos = Vec::new();
             let mut qvel = Vec::new();
@@ -540,13 +547,31 @@ impl Scene {
             }
             let _ = writeln!(
                 s,
-                "  <keyframe>\n    <key name=\"start\" qpos=\"{}\" qvel=\"{}\"/>\n  </keyframe>",
+                "  <keyframe>\n    <key name=\"start\" qpos=\"{}\" qvel=\"{}\"{}/>\n  </keyframe>",
                 fs(&qpos),
-                fs(&qvel)
+                fs(&qvel),
+                self.dynamics.key_attrs()
             );
         }
         s.push_str("</mujoco>\n");
         s
+    }
+
+    /// The MJCF attributes of joint `name`'s properties.
+    fn joint_attrs(&self, name: &str) -> String {
+        self.dynamics.joints.get(name).map_or_else(String::new, JointProps::attrs)
+    }
+
+    /// Names of every joint in the scene (welds have none).
+    pub fn joint_names(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for b in &self.bodies {
+            if b.root != Joint::Weld {
+                v.push(format!("{}j", b.name));
+            }
+            v.extend(b.links.iter().filter(|l| l.joint != Joint::Weld).map(|l| format!("{}j", l.name)));
+        }
+        v
     }
 
     /// Whether the scene has degrees of freedom (and so a keyframe).
@@ -582,6 +607,8 @@ impl Scene {
         self.pairs.retain(|p| p.geoms.iter().all(|g| geoms.contains(g)));
         let bodies: Vec<String> = self.body_names().into_iter().map(str::to_owned).collect();
         self.excludes.retain(|e| e.iter().all(|b| bodies.contains(b)) && e[0] != e[1]);
+        let joints = self.joint_names();
+        self.dynamics.retain_joints(&joints);
         // meshes: keep the used ones, renumbering references
         let mut used = vec![false; self.meshes.len()];
         let mut mark = |g: &GeomSpec| {

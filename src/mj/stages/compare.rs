@@ -273,7 +273,12 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
             mine[span.clone()].copy_from_slice(&theirs[span]);
         }
         if let Some(at) = mine.iter().zip(&theirs).position(|(a, b)| a != b) {
-            found.push(("mjData buffer byte (outside the stage's outputs)", at, f64::from(theirs[at]), f64::from(ours[at])));
+            found.push((
+                "mjData buffer byte (outside the stage's outputs)",
+                at,
+                f64::from(theirs[at]),
+                f64::from(ours[at]),
+            ));
         }
         for (i, (r, cw)) in d.warning.iter().zip(&their_warnings).enumerate() {
             if (r.number, r.lastinfo) != (cw.number, cw.lastinfo) {
