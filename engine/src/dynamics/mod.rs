@@ -12,19 +12,25 @@
 //! written once, in `docs/measurements.md` (D1 to D6).
 
 pub mod acceleration;
+pub mod actuation;
 pub mod com_pos;
 pub mod com_vel;
 pub mod crb;
 pub mod factor;
+pub mod passive;
 pub mod rne;
 mod spatial;
+pub mod transmission;
 
 pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};
+pub use actuation::{actuation_in_scope, fwd_actuation, ActuationInput, ActuationOutput, ActuatorModel};
 pub use com_pos::{com_pos, ComOutput, PoseInput};
 pub use com_vel::com_vel;
 pub use crb::{actuator_armature, crb};
 pub use factor::{factor_i, factor_m};
+pub use passive::{passive, PassiveForces, PassiveModel, PassiveState};
 pub use rne::{rne, RneInput, RneScratch};
+pub use transmission::{transmission, transmission_in_scope, TransmissionOutput};
 
 /// The model arrays the mass-matrix stages read (MuJoCo's names; `nv`, `nbody` from the lengths
 /// of `dof_bodyid` and `body_parentid`).

@@ -1,26 +1,282 @@
 //! `mj_transmission` and `mj_fwdActuation` in Rust inside MuJoCo's step: the views of MuJoCo's
-//! model and data that `specula_engine::dynamics::actuation` reads and writes, and the models
-//! left to the library.
+//! model and data that `specula_engine::dynamics::{transmission, actuation}` read and write, the
+//! models left to the library, and what the library does besides its arrays (the bad-control
+//! warning, the actuation timer, the stack high-water marks).
+
+use std::cell::RefCell;
+use std::ffi::CString;
 
 use mujoco_sys as sys;
+use specula_engine::dynamics::{self, ActuationInput, ActuationOutput, ActuatorModel, TransmissionOutput};
 
 use super::fields::Field;
+use super::{clock, slice};
 
-/// Whether `mj_transmission` must stay MuJoCo's for this model and state.
-pub(super) fn transmission_out_of_scope(_m: &sys::mjModel, _d: &sys::mjData) -> bool {
-    true
+thread_local! {
+    /// The clamped copy of the controls `mj_fwdActuation` works on (MuJoCo's is on its stack).
+    static CTRL: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Whether `mj_fwdActuation` must stay MuJoCo's for this model and state.
-pub(super) fn actuation_out_of_scope(_m: &sys::mjModel, _d: &sys::mjData) -> bool {
-    true
+/// A mutable `mjData` array of `len` elements.
+///
+/// # Safety
+/// `p` points to at least `len` elements no other reference aliases during the borrow.
+unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> &'a mut [T] {
+    if p.is_null() || len == 0 {
+        &mut []
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts_mut(p, len) }
+    }
+}
+
+/// An `mjtBool` array as bytes (the library compares them with 1, so any byte value is legal).
+///
+/// # Safety
+/// As [`slice`].
+unsafe fn bytes<'a>(p: *const bool, len: usize) -> &'a [u8] {
+    // SAFETY: guaranteed by the caller; u8 has bool's layout and accepts every bit pattern.
+    unsafe { slice(p.cast::<u8>(), len) }
+}
+
+/// The stages' view of MuJoCo's actuator model.
+fn actuator_model(m: &sys::mjModel) -> ActuatorModel<'_> {
+    let (nact, nu, nout, njnt) = (m.nactuator as usize, m.nu as usize, m.nout as usize, m.njnt as usize);
+    let ntendon = m.ntendon as usize;
+    // SAFETY: every array has the length mjmodel.h gives it; flg_gravcomp is read as its byte.
+    unsafe {
+        ActuatorModel {
+            nq: m.nq as usize,
+            nv: m.nv as usize,
+            nu,
+            na: m.na as usize,
+            nout,
+            njmom: m.nJmom as usize,
+            ntendon,
+            timestep: m.opt.timestep,
+            disableflags: m.opt.disableflags,
+            disableactuator: m.opt.disableactuator,
+            gravity: m.opt.gravity,
+            flg_gravcomp: (&raw const m.flg_gravcomp).cast::<u8>().read() != 0,
+            jnt_type: slice(m.jnt_type, njnt),
+            jnt_qposadr: slice(m.jnt_qposadr, njnt),
+            jnt_dofadr: slice(m.jnt_dofadr, njnt),
+            jnt_actfrclimited: bytes(m.jnt_actfrclimited, njnt),
+            jnt_actfrcrange: slice(m.jnt_actfrcrange, 2 * njnt),
+            jnt_actgravcomp: bytes(m.jnt_actgravcomp, njnt),
+            tendon_actfrclimited: bytes(m.tendon_actfrclimited, ntendon),
+            actuator_trntype: slice(m.actuator_trntype, nact),
+            actuator_dyntype: slice(m.actuator_dyntype, nact),
+            actuator_gaintype: slice(m.actuator_gaintype, nact),
+            actuator_biastype: slice(m.actuator_biastype, nact),
+            actuator_ctrladr: slice(m.actuator_ctrladr, nact),
+            actuator_ctrlnum: slice(m.actuator_ctrlnum, nact),
+            actuator_outadr: slice(m.actuator_outadr, nact),
+            actuator_outnum: slice(m.actuator_outnum, nact),
+            actuator_actadr: slice(m.actuator_actadr, nact),
+            actuator_actnum: slice(m.actuator_actnum, nact),
+            actuator_trnid: slice(m.actuator_trnid, 2 * nact),
+            actuator_group: slice(m.actuator_group, nact),
+            actuator_plugin: slice(m.actuator_plugin, nact),
+            actuator_dynprm: slice(m.actuator_dynprm, 10 * nact),
+            actuator_gainprm: slice(m.actuator_gainprm, 10 * nact),
+            actuator_biasprm: slice(m.actuator_biasprm, 10 * nact),
+            actuator_actlimited: bytes(m.actuator_actlimited, nact),
+            actuator_actrange: slice(m.actuator_actrange, 2 * nact),
+            actuator_actearly: bytes(m.actuator_actearly, nact),
+            actuator_delay: slice(m.actuator_delay, nact),
+            actuator_forcelimited: bytes(m.actuator_forcelimited, nact),
+            actuator_forcerange: slice(m.actuator_forcerange, 2 * nact),
+            actuator_ctrllimited: bytes(m.actuator_ctrllimited, nu),
+            actuator_ctrlrange: slice(m.actuator_ctrlrange, 2 * nu),
+            actuator_gear: slice(m.actuator_gear, 6 * nout),
+        }
+    }
+}
+
+/// `mj_fwdActuation`'s inputs in MuJoCo's data.
+fn actuation_input<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> ActuationInput<'a> {
+    let (nv, nu, na, nout, njmom) = (m.nv as usize, m.nu as usize, m.na as usize, m.nout as usize, m.nJmom as usize);
+    // SAFETY: mjData's arrays of the documented lengths, read only.
+    unsafe {
+        ActuationInput {
+            ctrl: slice(d.ctrl, nu),
+            act: slice(d.act, na),
+            actuator_length: slice(d.actuator_length, nout),
+            actuator_velocity: slice(d.actuator_velocity, nout),
+            moment_rownnz: slice(d.moment_rownnz, nout),
+            moment_rowadr: slice(d.moment_rowadr, nout),
+            moment_colind: slice(d.moment_colind, njmom),
+            actuator_moment: slice(d.actuator_moment, njmom),
+            qfrc_gravcomp: slice(d.qfrc_gravcomp, nv),
+        }
+    }
+}
+
+/// The stack high-water marks after MuJoCo's `mj_markStack` and one `mj_stackAlloc` of 8-aligned
+/// doubles per entry of `sizes` (in bytes; 0 allocates nothing), or `None` when the library
+/// would run out of stack (it then raises `mju_error`, so the call is left to it) or uses the
+/// locked, thread-pool variant.
+fn stack_marks(d: &sys::mjData, sizes: &[usize]) -> Option<(i64, i64)> {
+    // SAFETY: the flag's byte, read as a byte (any value other than 0 takes the locked path).
+    if unsafe { (&raw const d.threadlock).cast::<u8>().read() } != 0 {
+        return None;
+    }
+    let end = (d.arena as usize).checked_add(usize::try_from(d.narena).ok()?)?;
+    let floor = (d.arena as usize).checked_add(d.parena)?;
+    let (mut used_stack, mut used_arena) = (d.maxuse_stack as u64, d.maxuse_arena as u64);
+    let mut pstack = d.pstack;
+    let mut record = |pstack: usize| {
+        used_stack = used_stack.max(pstack as u64);
+        used_arena = used_arena.max((d.parena + pstack) as u64);
+    };
+    // the frame: the previous base and top, 16 bytes below the 8-aligned top
+    let top = end.checked_sub(pstack)?;
+    let frame = (top & !7).checked_sub(24)?;
+    if top - frame > top.checked_sub(floor)? {
+        return None;
+    }
+    pstack = end - frame;
+    record(pstack);
+    for &size in sizes.iter().filter(|&&s| s > 0) {
+        let top = end - pstack;
+        let start = top.checked_sub(size)? & !7;
+        if top - start > top.checked_sub(floor)? {
+            return None;
+        }
+        pstack = end - start;
+        record(pstack);
+    }
+    Some((used_stack as i64, used_arena as i64))
+}
+
+/// Whether `mj_sleepState` reports the joint of every actuator asleep-free: with sleep on, each
+/// actuator must have a joint transmission whose body is not asleep (any other transmission is
+/// left to the library). The actuators' joints were checked to exist.
+fn actuators_awake(m: &sys::mjModel, d: &sys::mjData, am: &ActuatorModel) -> bool {
+    // SAFETY: model and data arrays of their documented lengths, read only.
+    let (jnt_bodyid, body_awake) =
+        unsafe { (slice(m.jnt_bodyid, m.njnt as usize), slice(d.body_awake, m.nbody as usize)) };
+    (0..am.nactuator()).all(|i| {
+        let trn = am.actuator_trntype[i];
+        let j = am.actuator_trnid[2 * i];
+        (trn == 0 || trn == 1)
+            && j >= 0
+            && jnt_bodyid
+                .get(j as usize)
+                .and_then(|&b| body_awake.get(usize::try_from(b).ok()?))
+                .is_some_and(|&s| s != 0)
+    })
+}
+
+/// Whether sleep is on.
+fn sleep_on(m: &sys::mjModel) -> bool {
+    m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0
+}
+
+/// The three `3 nv` Jacobian buffers `mj_transmission` takes from the stack.
+fn transmission_stack(m: &sys::mjModel) -> [usize; 3] {
+    [3 * 8 * m.nv as usize; 3]
+}
+
+/// Whether `mj_transmission` must stay MuJoCo's for this model and state: a transmission other
+/// than a joint's, an output layout other than one output per actuator, asleep actuators, or a
+/// stack the library would overflow.
+pub(super) fn transmission_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
+    if m.nactuator == 0 {
+        return false;
+    }
+    let am = actuator_model(m);
+    if !dynamics::transmission_in_scope(&am) || stack_marks(d, &transmission_stack(m)).is_none() {
+        return true;
+    }
+    // the library asks each actuator's sleep state only when some dof is asleep
+    sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, &am)
+}
+
+/// Whether `mj_fwdActuation` must stay MuJoCo's for this model and state: actuators outside the
+/// affine kinds (`specula_engine::dynamics::actuation_in_scope`), plugins, asleep actuators or
+/// transmissions other than joints under sleep, or a stack the library would overflow.
+pub(super) fn actuation_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
+    if m.nactuator == 0 || m.opt.disableflags & sys::mjDSBL_ACTUATION as i32 != 0 {
+        return false;
+    }
+    let am = actuator_model(m);
+    m.nplugin > 0
+        || !dynamics::actuation_in_scope(&am, &actuation_input(m, d))
+        || stack_marks(d, &[8 * m.nu as usize]).is_none()
+        || (sleep_on(m) && !actuators_awake(m, d, &am))
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_transmission`.
-pub(super) fn transmission(_m: &sys::mjModel, _d: &mut sys::mjData) {}
+pub(super) fn transmission(m: &sys::mjModel, d: &mut sys::mjData) {
+    if m.nactuator == 0 {
+        return;
+    }
+    let am = actuator_model(m);
+    let (nout, njmom) = (m.nout as usize, m.nJmom as usize);
+    // SAFETY: mjData's arrays of the documented lengths; qpos is read, the outputs written only here.
+    let (qpos, mut out) = unsafe {
+        (
+            slice(d.qpos, m.nq as usize),
+            TransmissionOutput {
+                actuator_length: slice_mut(d.actuator_length, nout),
+                moment_rownnz: slice_mut(d.moment_rownnz, nout),
+                moment_rowadr: slice_mut(d.moment_rowadr, nout),
+                moment_colind: slice_mut(d.moment_colind, njmom),
+                actuator_moment: slice_mut(d.actuator_moment, njmom),
+            },
+        )
+    };
+    dynamics::transmission(&am, qpos, &mut out);
+    if let Some((stack, arena)) = stack_marks(d, &transmission_stack(m)) {
+        (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
+    }
+}
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdActuation`.
-pub(super) fn fwd_actuation(_m: &sys::mjModel, _d: &mut sys::mjData) {}
+pub(super) fn fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) {
+    let t0 = clock();
+    let am = actuator_model(m);
+    let (nv, na, nout) = (m.nv as usize, m.na as usize, m.nout as usize);
+    let input = actuation_input(m, d);
+    // SAFETY: mjData's arrays of the documented lengths, none of them an input.
+    let mut out = unsafe {
+        ActuationOutput {
+            act_dot: slice_mut(d.act_dot, na),
+            actuator_force: slice_mut(d.actuator_force, nout),
+            qfrc_actuator: slice_mut(d.qfrc_actuator, nv),
+        }
+    };
+    let bad = CTRL.with(|c| dynamics::fwd_actuation(&am, &input, &mut c.borrow_mut(), &mut out));
+    if let Some(i) = bad {
+        warn_ctrl(d, i);
+    }
+    let working = m.nactuator > 0 && m.opt.disableflags & sys::mjDSBL_ACTUATION as i32 == 0;
+    if working {
+        if let Some((stack, arena)) = stack_marks(d, &[8 * m.nu as usize]) {
+            (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
+        }
+    }
+    // mj_fwdActuation times itself in 4.0.0: duration and count of mjTIMER_ACTUATION
+    let t = &mut d.timer[sys::mjTIMER_ACTUATION as usize];
+    t.duration += clock() - t0;
+    t.number = t.number.wrapping_add(1);
+}
+
+/// MuJoCo's `mjWARN_BADCTRL` for control `i`: the warning's info and count, and the message on
+/// its first occurrence.
+fn warn_ctrl(d: &mut sys::mjData, i: usize) {
+    let w = &mut d.warning[sys::mjWARN_BADCTRL as usize];
+    w.lastinfo = i as i32;
+    if w.number == 0 {
+        let text = format!("Nan, Inf or huge value in CTRL at ACTUATOR {i}. The simulation is unstable.");
+        let text = CString::new(text).expect("no NUL in the message");
+        // SAFETY: MuJoCo's printf-style warning with a matching string and double argument.
+        unsafe { sys::mju_warning(c"%s Time = %.4f.".as_ptr(), text.as_ptr(), d.time) };
+    }
+    w.number = w.number.wrapping_add(1);
+}
 
 /// The arrays `mj_transmission` writes.
 pub(super) fn transmission_outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
@@ -34,13 +290,12 @@ pub(super) fn transmission_outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Fie
     ]
 }
 
-/// The arrays `mj_fwdActuation` writes.
+/// The arrays `mj_fwdActuation` writes (`ctrl` is only read: the library clamps a copy).
 pub(super) fn actuation_outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
-    let (nu, nv, na, nout) = (m.nu as usize, m.nv as usize, m.na as usize, m.nout as usize);
+    let (nv, na, nout) = (m.nv as usize, m.na as usize, m.nout as usize);
     vec![
         Field::f64("act_dot", d.act_dot, na),
         Field::f64("actuator_force", d.actuator_force, nout),
         Field::f64("qfrc_actuator", d.qfrc_actuator, nv),
-        Field::f64("ctrl", d.ctrl, nu),
     ]
 }

@@ -2,18 +2,127 @@
 //! `specula_engine::dynamics::passive` reads and writes, and the models left to the library.
 
 use mujoco_sys as sys;
+use specula_engine::dynamics::{self, PassiveForces, PassiveModel, PassiveState};
 
 use super::fields::Field;
+use super::{slice, slice_mut};
 
-/// Whether `mj_passive` must stay MuJoCo's for this model and state.
-pub(super) fn out_of_scope(_m: &sys::mjModel, _d: &sys::mjData) -> bool {
-    true
+/// Whether `mj_passive` must stay MuJoCo's for this model and state (`docs/measurements.md` D7):
+/// asleep trees under sleep; and, unless springs and dampers are both disabled (the library then
+/// only zeroes its outputs), flexes, gravity compensation, fluid forces, contact adhesion, the
+/// effective metric, a passive callback or any plugin. Scalars only, read on every call, so
+/// edits to the model between steps are seen.
+pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
+    let opt = &m.opt;
+    let asleep = (d.nv_awake as i64) < m.nv || (d.ntree_awake as i64) < m.ntree || (d.nbody_awake as i64) < m.nbody;
+    if opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
+        return true;
+    }
+    let both = (sys::mjDSBL_SPRING | sys::mjDSBL_DAMPER) as i32;
+    if opt.disableflags & both == both {
+        return false;
+    }
+    let gravity = opt.disableflags & sys::mjDSBL_GRAVITY as i32 == 0;
+    // SAFETY: reading MuJoCo's global callback pointer, and two flag bytes as bytes (the library
+    // tests them against 1, so any value other than 0 is left to it).
+    let (callback, gravcomp, adhesion) = unsafe {
+        (
+            (&raw const sys::mjcb_passive).read().is_some(),
+            byte(&raw const m.flg_gravcomp),
+            byte(&raw const m.flg_adhesion),
+        )
+    };
+    m.nflex > 0
+        || (gravcomp != 0 && gravity)
+        // the library's test: a NaN coefficient runs the fluid models too
+        || opt.viscosity != 0.0
+        || opt.density != 0.0
+        || adhesion != 0
+        || d.efm_active != 0
+        || callback
+        || m.nplugin > 0
+}
+
+/// The byte behind an `mjtByte` flag.
+///
+/// # Safety
+/// `p` points to a flag of MuJoCo's model.
+unsafe fn byte(p: *const bool) -> u8 {
+    // SAFETY: one readable byte, as the caller guarantees.
+    unsafe { p.cast::<u8>().read() }
+}
+
+/// The stage's view of MuJoCo's model.
+fn passive_model(m: &sys::mjModel) -> PassiveModel<'_> {
+    let (nq, nv, nbody, njnt) = (m.nq as usize, m.nv as usize, m.nbody as usize, m.njnt as usize);
+    let (ntendon, nu, nout, njten) = (m.ntendon as usize, m.nu as usize, m.nout as usize, m.nJten as usize);
+    let flags = m.opt.disableflags;
+    // SAFETY: every array has the length mjmodel.h gives it (mjNPOLY = 2 coefficients).
+    unsafe {
+        PassiveModel {
+            disable_spring: flags & sys::mjDSBL_SPRING as i32 != 0,
+            disable_damper: flags & sys::mjDSBL_DAMPER as i32 != 0,
+            body_jntnum: slice(m.body_jntnum, nbody),
+            body_jntadr: slice(m.body_jntadr, nbody),
+            jnt_type: slice(m.jnt_type, njnt),
+            jnt_qposadr: slice(m.jnt_qposadr, njnt),
+            jnt_dofadr: slice(m.jnt_dofadr, njnt),
+            jnt_plasticadr: slice(m.jnt_plasticadr, njnt),
+            jnt_actuatorid: slice(m.jnt_actuatorid, njnt),
+            jnt_stiffness: slice(m.jnt_stiffness, njnt),
+            jnt_stiffnesspoly: slice(m.jnt_stiffnesspoly, 2 * njnt),
+            qpos_spring: slice(m.qpos_spring, nq),
+            dof_jntid: slice(m.dof_jntid, nv),
+            dof_damping: slice(m.dof_damping, nv),
+            dof_dampingpoly: slice(m.dof_dampingpoly, 2 * nv),
+            tendon_stiffness: slice(m.tendon_stiffness, ntendon),
+            tendon_stiffnesspoly: slice(m.tendon_stiffnesspoly, 2 * ntendon),
+            tendon_lengthspring: slice(m.tendon_lengthspring, 2 * ntendon),
+            tendon_plasticadr: slice(m.tendon_plasticadr, ntendon),
+            tendon_damping: slice(m.tendon_damping, ntendon),
+            tendon_dampingpoly: slice(m.tendon_dampingpoly, 2 * ntendon),
+            tendon_actuatorid: slice(m.tendon_actuatorid, ntendon),
+            ten_j_rownnz: slice(m.ten_J_rownnz, ntendon),
+            ten_j_rowadr: slice(m.ten_J_rowadr, ntendon),
+            ten_j_colind: slice(m.ten_J_colind, njten),
+            actuator_trntype: slice(m.actuator_trntype, nu),
+            actuator_trnid: slice(m.actuator_trnid, 2 * nu),
+            actuator_outadr: slice(m.actuator_outadr, nu),
+            actuator_gear: slice(m.actuator_gear, 6 * nout),
+            actuator_damping: slice(m.actuator_damping, nu),
+            actuator_dampingpoly: slice(m.actuator_dampingpoly, 2 * nu),
+        }
+    }
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_passive`.
-pub(super) fn replace(_m: &sys::mjModel, _d: &mut sys::mjData) {}
+pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
+    let (nq, nv, ntendon) = (m.nq as usize, m.nv as usize, m.ntendon as usize);
+    // SAFETY: mjData's arrays of the documented lengths; the state is read, the six force
+    // arrays (distinct from it and from each other) written only here.
+    let (state, mut out) = unsafe {
+        let state = PassiveState {
+            qpos: slice(d.qpos, nq),
+            qvel: slice(d.qvel, nv),
+            plastic: slice(d.plastic, m.nplastic as usize),
+            ten_length: slice(d.ten_length, ntendon),
+            ten_velocity: slice(d.ten_velocity, ntendon),
+            ten_j: slice(d.ten_J, m.nJten as usize),
+        };
+        let out = PassiveForces {
+            qfrc_spring: slice_mut(d.qfrc_spring, nv),
+            qfrc_damper: slice_mut(d.qfrc_damper, nv),
+            qfrc_gravcomp: slice_mut(d.qfrc_gravcomp, nv),
+            qfrc_fluid: slice_mut(d.qfrc_fluid, nv),
+            qfrc_adhesion: slice_mut(d.qfrc_adhesion, nv),
+            qfrc_passive: slice_mut(d.qfrc_passive, nv),
+        };
+        (state, out)
+    };
+    dynamics::passive(&passive_model(m), &state, &mut out);
+}
 
-/// The arrays `mj_passive` writes.
+/// The arrays `mj_passive` writes (it zeroes all six first).
 pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
     let nv = m.nv as usize;
     vec![
@@ -21,6 +130,7 @@ pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
         Field::f64("qfrc_damper", d.qfrc_damper, nv),
         Field::f64("qfrc_gravcomp", d.qfrc_gravcomp, nv),
         Field::f64("qfrc_fluid", d.qfrc_fluid, nv),
+        Field::f64("qfrc_adhesion", d.qfrc_adhesion, nv),
         Field::f64("qfrc_passive", d.qfrc_passive, nv),
     ]
 }
