@@ -8,8 +8,10 @@
 //! [`com_vel`](mod@com_vel) (`mj_comVel`: body velocities and dof-axis derivatives),
 //! [`rne`](mod@rne) (`mj_rne`: bias forces), [`acceleration`] (`mj_fwdAcceleration`: the
 //! unconstrained acceleration) and [`com_pos`](mod@com_pos) (`mj_comPos`: centres of mass,
-//! com-based inertias and dof axes). What was read from the released library for each is
-//! written once, in `docs/measurements.md` (D1 to D6).
+//! com-based inertias and dof axes), [`passive`](mod@passive) (`mj_passive`: joint and tendon
+//! springs and dampers), [`transmission`](mod@transmission) (`mj_transmission`: actuator lengths
+//! and moments) and [`actuation`] (`mj_fwdActuation`: actuator forces). What was read from the
+//! released library for each is written once, in `docs/measurements.md` (D1 to D9).
 
 pub mod acceleration;
 pub mod actuation;

@@ -3,6 +3,9 @@
 //! tendon springs and dampers, as MuJoCo 4.0.0 computes them (`docs/measurements.md` D7).
 //! Gravity compensation, fluid forces, contact adhesion, flexes, the effective metric,
 //! callbacks, plugins and asleep trees are the library's: the caller keeps those models away.
+// `x = y + x` keeps the library's operand order (the NaN it returns depends on it), and the
+// indexed loops walk several arrays in step, as the library does.
+#![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 
 use std::f64::consts::PI;
 

@@ -67,6 +67,21 @@ pub(super) struct Comparison {
     rne: Vec<f64>,
 }
 
+impl Comparison {
+    /// Counts one compared call of `stage` and the elements that differed (field, index, MuJoCo's
+    /// value, specula's), keeping the first difference of the run.
+    fn record(&mut self, stage: Stage, found: &[(&'static str, usize, f64, f64)]) {
+        let i = stage.index();
+        self.report.compared[i] += 1;
+        self.report.differing[i] += found.len() as u64;
+        if self.report.first.is_none() {
+            if let Some(&(field, index, c, rust)) = found.first() {
+                self.report.first = Some(StageDifference { step: self.step, stage, field, index, c, rust });
+            }
+        }
+    }
+}
+
 /// Runs `f` with the stages of `set` compared against MuJoCo's functions on this thread (MuJoCo's
 /// results are kept), and returns what the comparison found. `f` is given a function that
 /// sets the step number the differences are reported under. `tamper` is a test hook: one
@@ -216,14 +231,7 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
             }
             Stage::Passive | Stage::Transmission | Stage::FwdActuation => unreachable!("compared in place"),
         }
-        let i = stage.index();
-        c.report.compared[i] += 1;
-        c.report.differing[i] += found.len() as u64;
-        if c.report.first.is_none() {
-            if let Some(&(field, index, cv, rust)) = found.first() {
-                c.report.first = Some(StageDifference { step: c.step, stage, field, index, c: cv, rust });
-            }
-        }
+        c.record(stage, &found);
     });
 }
 
@@ -292,15 +300,5 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
         panicked(stage);
         return;
     }
-    COMPARISON.with(|c| {
-        let c = &mut *c.borrow_mut();
-        let i = stage.index();
-        c.report.compared[i] += 1;
-        c.report.differing[i] += found.len() as u64;
-        if c.report.first.is_none() {
-            if let Some(&(field, index, cv, rust)) = found.first() {
-                c.report.first = Some(StageDifference { step: c.step, stage, field, index, c: cv, rust });
-            }
-        }
-    });
+    COMPARISON.with(|c| c.borrow_mut().record(stage, &found));
 }

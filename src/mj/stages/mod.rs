@@ -187,8 +187,9 @@ pub struct StageCounts {
     /// Calls run by the Rust stage, per stage (indexed as [`Stage::ALL`]).
     pub rust: [u64; NSTAGE],
     /// Calls left to MuJoCo's function because the model or state was outside the stage's
-    /// scope (asleep trees; for `fwdAcceleration` also `xfrc_applied` or an effective metric),
-    /// per stage.
+    /// scope (asleep trees; for `fwdAcceleration` also `xfrc_applied` or an effective metric;
+    /// for `passive`, `transmission` and `fwdActuation` what `docs/measurements.md` D7 to D9
+    /// leave to the library), per stage.
     pub fallback: [u64; NSTAGE],
 }
 
