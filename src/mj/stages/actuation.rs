@@ -10,33 +10,11 @@ use mujoco_sys as sys;
 use specula_engine::dynamics::{self, ActuationInput, ActuationOutput, ActuatorModel, TransmissionOutput};
 
 use super::fields::Field;
-use super::{clock, slice};
+use super::{byte, bytes, clock, slice, slice_mut};
 
 thread_local! {
     /// The clamped copy of the controls `mj_fwdActuation` works on (MuJoCo's is on its stack).
     static CTRL: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A mutable `mjData` array of `len` elements.
-///
-/// # Safety
-/// `p` points to at least `len` elements no other reference aliases during the borrow.
-unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> &'a mut [T] {
-    if p.is_null() || len == 0 {
-        &mut []
-    } else {
-        // SAFETY: guaranteed by the caller.
-        unsafe { std::slice::from_raw_parts_mut(p, len) }
-    }
-}
-
-/// An `mjtBool` array as bytes (the library compares them with 1, so any byte value is legal).
-///
-/// # Safety
-/// As [`slice`].
-unsafe fn bytes<'a>(p: *const bool, len: usize) -> &'a [u8] {
-    // SAFETY: guaranteed by the caller; u8 has bool's layout and accepts every bit pattern.
-    unsafe { slice(p.cast::<u8>(), len) }
 }
 
 /// The stages' view of MuJoCo's actuator model.
@@ -57,7 +35,7 @@ fn actuator_model(m: &sys::mjModel) -> ActuatorModel<'_> {
             disableflags: m.opt.disableflags,
             disableactuator: m.opt.disableactuator,
             gravity: m.opt.gravity,
-            flg_gravcomp: (&raw const m.flg_gravcomp).cast::<u8>().read() != 0,
+            flg_gravcomp: byte(&raw const m.flg_gravcomp) != 0,
             jnt_type: slice(m.jnt_type, njnt),
             jnt_qposadr: slice(m.jnt_qposadr, njnt),
             jnt_dofadr: slice(m.jnt_dofadr, njnt),
@@ -119,7 +97,7 @@ fn actuation_input<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> ActuationInput<'
 /// locked, thread-pool variant.
 fn stack_marks(d: &sys::mjData, sizes: &[usize]) -> Option<(i64, i64)> {
     // SAFETY: the flag's byte, read as a byte (any value other than 0 takes the locked path).
-    if unsafe { (&raw const d.threadlock).cast::<u8>().read() } != 0 {
+    if unsafe { byte(&raw const d.threadlock) } != 0 {
         return None;
     }
     let end = (d.arena as usize).checked_add(usize::try_from(d.narena).ok()?)?;

@@ -467,13 +467,32 @@ fn tree_model(m: &sys::mjModel) -> TreeModel<'_> {
 ///
 /// # Safety
 /// `p` points to at least `len` elements no other reference aliases during the borrow.
-unsafe fn slice_mut<'a>(p: *mut f64, len: usize) -> &'a mut [f64] {
+unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> &'a mut [T] {
     if p.is_null() || len == 0 {
         &mut []
     } else {
         // SAFETY: guaranteed by the caller.
         unsafe { std::slice::from_raw_parts_mut(p, len) }
     }
+}
+
+/// The byte behind an `mjtByte` flag (the library compares flags with 0 or 1, so any byte value
+/// is legal and none may be read as a Rust `bool`).
+///
+/// # Safety
+/// `p` points to a flag of MuJoCo's model or data.
+unsafe fn byte(p: *const bool) -> u8 {
+    // SAFETY: one readable byte, as the caller guarantees.
+    unsafe { p.cast::<u8>().read() }
+}
+
+/// An `mjtBool` array as bytes (as [`byte`]).
+///
+/// # Safety
+/// As [`slice`].
+unsafe fn bytes<'a>(p: *const bool, len: usize) -> &'a [u8] {
+    // SAFETY: guaranteed by the caller; u8 has bool's layout and accepts every bit pattern.
+    unsafe { slice(p.cast::<u8>(), len) }
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of MuJoCo's function.

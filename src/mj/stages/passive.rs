@@ -5,7 +5,7 @@ use mujoco_sys as sys;
 use specula_engine::dynamics::{self, PassiveForces, PassiveModel, PassiveState};
 
 use super::fields::Field;
-use super::{slice, slice_mut};
+use super::{byte, slice, slice_mut};
 
 /// Whether `mj_passive` must stay MuJoCo's for this model and state (`docs/measurements.md` D7):
 /// asleep trees under sleep; and, unless springs and dampers are both disabled (the library then
@@ -41,15 +41,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
         || d.efm_active != 0
         || callback
         || m.nplugin > 0
-}
-
-/// The byte behind an `mjtByte` flag.
-///
-/// # Safety
-/// `p` points to a flag of MuJoCo's model.
-unsafe fn byte(p: *const bool) -> u8 {
-    // SAFETY: one readable byte, as the caller guarantees.
-    unsafe { p.cast::<u8>().read() }
 }
 
 /// The stage's view of MuJoCo's model.
