@@ -46,7 +46,8 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
 /// The stage's view of MuJoCo's model.
 fn passive_model(m: &sys::mjModel) -> PassiveModel<'_> {
     let (nq, nv, nbody, njnt) = (m.nq as usize, m.nv as usize, m.nbody as usize, m.njnt as usize);
-    let (ntendon, nu, nout, njten) = (m.ntendon as usize, m.nu as usize, m.nout as usize, m.nJten as usize);
+    // the actuator arrays are per actuator (`nactuator`), not per control (`nu`)
+    let (ntendon, nact, nout, njten) = (m.ntendon as usize, m.nactuator as usize, m.nout as usize, m.nJten as usize);
     let flags = m.opt.disableflags;
     // SAFETY: every array has the length mjmodel.h gives it (mjNPOLY = 2 coefficients).
     unsafe {
@@ -76,12 +77,12 @@ fn passive_model(m: &sys::mjModel) -> PassiveModel<'_> {
             ten_j_rownnz: slice(m.ten_J_rownnz, ntendon),
             ten_j_rowadr: slice(m.ten_J_rowadr, ntendon),
             ten_j_colind: slice(m.ten_J_colind, njten),
-            actuator_trntype: slice(m.actuator_trntype, nu),
-            actuator_trnid: slice(m.actuator_trnid, 2 * nu),
-            actuator_outadr: slice(m.actuator_outadr, nu),
+            actuator_trntype: slice(m.actuator_trntype, nact),
+            actuator_trnid: slice(m.actuator_trnid, 2 * nact),
+            actuator_outadr: slice(m.actuator_outadr, nact),
             actuator_gear: slice(m.actuator_gear, 6 * nout),
-            actuator_damping: slice(m.actuator_damping, nu),
-            actuator_dampingpoly: slice(m.actuator_dampingpoly, 2 * nu),
+            actuator_damping: slice(m.actuator_damping, nact),
+            actuator_dampingpoly: slice(m.actuator_dampingpoly, 2 * nact),
         }
     }
 }
