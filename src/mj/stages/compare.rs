@@ -121,8 +121,9 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
         COMPARISON.with(|c| c.borrow_mut().report.skipped[stage.index()] += 1);
         return;
     }
-    if !fields::outputs(stage, m, d).is_empty() {
-        return compare_in_place(stage, m, d, args);
+    let outputs = fields::outputs(stage, m, d);
+    if !outputs.is_empty() {
+        return compare_in_place(stage, m, d, args, &outputs);
     }
     let warned = d.warning[sys::mjWARN_INERTIA as usize];
     library(stage, m, d, args);
@@ -245,8 +246,7 @@ fn buffer(d: &mut sys::mjData) -> &mut [u8] {
 /// the inputs restored, the Rust stage runs on the same data, and the two are compared on every
 /// array the stage writes (element by element, NaN equal to NaN) and on every other byte of the
 /// data's buffer and its warnings (nothing else may change). MuJoCo's results are kept.
-fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
-    let outputs = fields::outputs(stage, m, d);
+fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args, outputs: &[Field]) {
     let before = buffer(d).to_vec();
     let warnings = d.warning;
     library(stage, m, d, args);
@@ -261,26 +261,20 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
     }
     let mut found: Vec<(&'static str, usize, f64, f64)> = Vec::new();
     if ran {
-        let ours = buffer(d).to_vec();
+        let mut ours = buffer(d).to_vec();
         let base = d.buffer as usize;
-        let mut mine = ours.clone();
-        for f in &outputs {
-            let rust = f.read();
-            let (start, size) = match f.array {
-                fields::Array::F64(p) => (p as usize - base, 8),
-                fields::Array::I32(p) => (p as usize - base, 4),
-            };
-            let span = start..start + size * f.len;
-            buffer(d)[span.clone()].copy_from_slice(&theirs[span.clone()]);
-            let c = f.read();
+        for f in outputs {
+            let span = f.span(base);
+            let (rust, c) = (f.decode(&ours[span.clone()]), f.decode(&theirs[span.clone()]));
             for (i, (&r, &cv)) in rust.iter().zip(&c).enumerate() {
                 if r.to_bits() != cv.to_bits() && !(r.is_nan() && cv.is_nan()) {
                     found.push((f.name, i, cv, r));
                 }
             }
-            mine[span.clone()].copy_from_slice(&theirs[span]);
+            // compared element by element: left out of the byte comparison below
+            ours[span.clone()].copy_from_slice(&theirs[span]);
         }
-        if let Some(at) = mine.iter().zip(&theirs).position(|(a, b)| a != b) {
+        if let Some(at) = ours.iter().zip(&theirs).position(|(a, b)| a != b) {
             found.push((
                 "mjData buffer byte (outside the stage's outputs)",
                 at,

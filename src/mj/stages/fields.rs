@@ -36,13 +36,23 @@ impl Field {
         Field { name, array: Array::I32(p), len: if p.is_null() { 0 } else { len } }
     }
 
-    /// The field's elements as doubles (integers converted exactly).
-    pub fn read(&self) -> Vec<f64> {
-        // SAFETY: the pointer has `len` elements (an mjData array of its documented length).
-        unsafe {
-            match self.array {
-                Array::F64(p) => std::slice::from_raw_parts(p, self.len).to_vec(),
-                Array::I32(p) => std::slice::from_raw_parts(p, self.len).iter().map(|&v| f64::from(v)).collect(),
+    /// The field's bytes in a copy of `mjData`'s buffer that starts at address `base`.
+    pub fn span(&self, base: usize) -> std::ops::Range<usize> {
+        let (start, size) = match self.array {
+            Array::F64(p) => (p as usize - base, 8),
+            Array::I32(p) => (p as usize - base, 4),
+        };
+        start..start + size * self.len
+    }
+
+    /// The field's elements as doubles (integers converted exactly), read from its bytes.
+    pub fn decode(&self, bytes: &[u8]) -> Vec<f64> {
+        match self.array {
+            Array::F64(_) => {
+                bytes.chunks_exact(8).map(|b| f64::from_ne_bytes(b.try_into().expect("8 bytes"))).collect()
+            }
+            Array::I32(_) => {
+                bytes.chunks_exact(4).map(|b| f64::from(i32::from_ne_bytes(b.try_into().expect("4 bytes")))).collect()
             }
         }
     }
@@ -50,7 +60,8 @@ impl Field {
     /// Moves the last double of the field by one ulp (the comparison's self-test).
     pub fn tamper(&self) {
         if let (Array::F64(p), true) = (self.array, self.len > 0) {
-            // SAFETY: as in `read`.
+            // SAFETY: the pointer has `len` elements (an mjData array of its documented length), none
+            // borrowed elsewhere during the call.
             unsafe {
                 let v = p.add(self.len - 1);
                 *v = f64::from_bits((*v).to_bits() + 1);
