@@ -196,17 +196,6 @@ impl Dynamics {
     }
 }
 
-/// The kind of each joint of the scene, by name (welds have no joint).
-fn joints(sc: &Scene) -> Vec<(String, Joint)> {
-    let mut v = Vec::new();
-    for b in &sc.bodies {
-        v.push((format!("{}j", b.name), b.root.clone()));
-        v.extend(b.links.iter().map(|l| (format!("{}j", l.name), l.joint.clone())));
-    }
-    v.retain(|(_, j)| *j != Joint::Weld);
-    v
-}
-
 /// A fixed-base mechanism: a chain of one to four links on hinges, slides and balls, the first
 /// on the world, placed over the floor and obstacles, starting with some joint speed.
 fn mechanism(r: &mut Rng, k: usize, meshes: &mut Vec<MeshAsset>) -> Thrown {
@@ -315,7 +304,7 @@ pub fn draw(seed: u64, sc: &mut Scene) {
         let m = mechanism(&mut r, k, &mut sc.meshes);
         sc.bodies.push(m);
     }
-    let joints = joints(sc);
+    let joints: Vec<(String, Joint)> = sc.joints().into_iter().map(|(n, j)| (n, j.clone())).collect();
     for (name, j) in &joints {
         if r.chance(0.5) {
             sc.dynamics.joints.insert(name.clone(), props(&mut r, j));

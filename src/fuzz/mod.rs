@@ -464,12 +464,17 @@ pub fn shrink(sc: &Scene, verdict: &Verdict, steps: usize, opts: &FuzzOptions) -
     (best, best_v, best_steps)
 }
 
-/// One scene's result inside [`run`]: contacts compared, whether MuJoCo's hulls were used, dynamics-stage calls compared.
+/// One scene's result inside [`run`].
 struct SceneOutcome {
     scene: Scene,
     verdict: Verdict,
     failure: Option<Failure>,
-    contacts: (u64, bool, u64),
+    /// Contacts compared.
+    contacts: u64,
+    /// Whether the Rust stage took a hull from MuJoCo's model.
+    mujoco_hulls: bool,
+    /// Dynamics-stage calls compared.
+    stage_calls: u64,
 }
 
 /// Runs the scenes of `seeds` (in parallel), shrinking the failing ones; `progress` is called
@@ -483,7 +488,8 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
         .map(|seed| {
             let sc = gen::generate(seed, opts.steps);
             let (v, rep) = run_scene(&sc, opts.steps, opts);
-            let contacts = rep.map_or((0, false, 0), |r| (r.contacts, r.mujoco_hulls > 0, r.stage_calls));
+            let (contacts, mujoco_hulls, stage_calls) =
+                rep.map_or((0, false, 0), |r| (r.contacts, r.mujoco_hulls > 0, r.stage_calls));
             let failure = v.failed().then(|| {
                 let (shrunk, shrunk_verdict, steps) =
                     if opts.shrink { shrink(&sc, &v, opts.steps, opts) } else { (sc.clone(), v.clone(), opts.steps) };
@@ -493,11 +499,11 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
             let n = done.fetch_add(1, Relaxed) + 1;
             let f = failed.fetch_add(usize::from(failure.is_some()), Relaxed) + usize::from(failure.is_some());
             progress(n, f);
-            SceneOutcome { scene: sc, verdict: v, failure, contacts }
+            SceneOutcome { scene: sc, verdict: v, failure, contacts, mujoco_hulls, stage_calls }
         })
         .collect();
     let mut sum = FuzzSummary::default();
-    for SceneOutcome { scene: sc, verdict: v, failure, contacts: (contacts, hulls, stage_calls) } in results {
+    for SceneOutcome { scene: sc, verdict: v, failure, contacts, mujoco_hulls: hulls, stage_calls } in results {
         sum.scenes += 1;
         sum.stage_calls += stage_calls;
         sum.actuated += usize::from(!sc.dynamics.actuators.is_empty());

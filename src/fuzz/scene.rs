@@ -335,6 +335,11 @@ pub struct Scene {
 /// The integrators MuJoCo 4.0.0 has, as MJCF spells them.
 pub const INTEGRATORS: [&str; 5] = ["Euler", "RK4", "implicit", "implicitfast", "discrete"];
 
+/// The name of the joint of body `body` (a body has at most one).
+pub fn joint_name(body: &str) -> String {
+    format!("{body}j")
+}
+
 pub(super) fn f(v: f64) -> String {
     // shortest round-trip form: the file reproduces the scene exactly
     format!("{v:?}")
@@ -488,7 +493,7 @@ impl Scene {
         }
         for b in &self.bodies {
             let _ = writeln!(s, "    <body name=\"{}\" pos=\"{}\" quat=\"{}\">", b.name, fs(&b.pos), fs(&b.quat));
-            let name = format!("{}j", b.name);
+            let name = joint_name(&b.name);
             let _ = writeln!(s, "      {}", b.root.xml(&name, &self.joint_attrs(&name)));
             for g in &b.geoms {
                 geom_xml(g, &self.meshes, "      ", true, &mut s);
@@ -497,7 +502,7 @@ impl Scene {
             for l in &b.links {
                 let _ = writeln!(s, "{indent}<body name=\"{}\" pos=\"{}\">", l.name, fs(&l.pos));
                 indent.push_str("  ");
-                let name = format!("{}j", l.name);
+                let name = joint_name(&l.name);
                 let j = l.joint.xml(&name, &self.joint_attrs(&name));
                 if !j.is_empty() {
                     let _ = writeln!(s, "{indent}{j}");
@@ -562,16 +567,20 @@ impl Scene {
         self.dynamics.joints.get(name).map_or_else(String::new, JointProps::attrs)
     }
 
-    /// Names of every joint in the scene (welds have none).
-    pub fn joint_names(&self) -> Vec<String> {
+    /// Every joint of the scene with its name (welds have none), in MJCF order.
+    pub fn joints(&self) -> Vec<(String, &Joint)> {
         let mut v = Vec::new();
         for b in &self.bodies {
-            if b.root != Joint::Weld {
-                v.push(format!("{}j", b.name));
-            }
-            v.extend(b.links.iter().filter(|l| l.joint != Joint::Weld).map(|l| format!("{}j", l.name)));
+            v.push((joint_name(&b.name), &b.root));
+            v.extend(b.links.iter().map(|l| (joint_name(&l.name), &l.joint)));
         }
+        v.retain(|(_, j)| **j != Joint::Weld);
         v
+    }
+
+    /// Names of every joint in the scene (welds have none).
+    pub fn joint_names(&self) -> Vec<String> {
+        self.joints().into_iter().map(|(n, _)| n).collect()
     }
 
     /// Whether the scene has degrees of freedom (and so a keyframe).
