@@ -4,7 +4,8 @@
 //! `docs/measurements.md`, "Dynamics stages"). The view of the actuator model here is shared with
 //! [`transmission`](super::transmission).
 
-use crate::math::MINVAL;
+use super::jnt;
+use crate::math::{clip, MINVAL};
 
 /// `mjDSBL_GRAVITY`.
 const DSBL_GRAVITY: i32 = 1 << 7;
@@ -30,14 +31,6 @@ mod dyn_type {
     pub const INTEGRATOR: i32 = 1;
     pub const FILTER: i32 = 2;
     pub const FILTEREXACT: i32 = 3;
-}
-
-/// `mjtJoint` values.
-pub(super) mod jnt {
-    pub const FREE: i32 = 0;
-    pub const BALL: i32 = 1;
-    pub const SLIDE: i32 = 2;
-    pub const HINGE: i32 = 3;
 }
 
 /// `mjGAIN_PID`: a gain type whose actuators wrap their setpoint (outside this stage's scope, but
@@ -182,17 +175,6 @@ pub struct ActuationOutput<'a> {
     pub actuator_force: &'a mut [f64],
     /// Actuator force in joint space (`nv`).
     pub qfrc_actuator: &'a mut [f64],
-}
-
-/// MuJoCo's clamp: `hi` when `hi < x`, then `lo` when `x < lo` (so NaN passes through).
-#[inline]
-pub(super) fn clip(x: f64, lo: f64, hi: f64) -> f64 {
-    let upper = if hi < x { hi } else { x };
-    if x < lo {
-        lo
-    } else {
-        upper
-    }
 }
 
 /// `max(mjMINVAL, x)` as the library evaluates it: `x` unless `mjMINVAL > x` (NaN is kept).

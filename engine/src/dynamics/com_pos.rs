@@ -4,13 +4,8 @@
 
 use specula_model::compile::math::rotate_inertia;
 
-use super::TreeModel;
+use super::{jnt, TreeModel};
 use crate::math::{cross, MINVAL};
-
-/// MuJoCo's `mjJNT_FREE`, `mjJNT_BALL`, `mjJNT_SLIDE`.
-const JNT_FREE: i32 = 0;
-const JNT_BALL: i32 = 1;
-const JNT_SLIDE: i32 = 2;
 
 /// The pose-stage inputs of [`com_pos`] (`mj_kinematics`' results).
 #[derive(Clone, Copy, Debug)]
@@ -112,9 +107,9 @@ pub fn com_pos(m: &TreeModel, pose: &PoseInput, out: &mut ComOutput) {
         ];
         let cdof = &mut *out.cdof;
         match m.jnt_type[j] {
-            JNT_FREE | JNT_BALL => {
+            jnt::FREE | jnt::BALL => {
                 let mut skip = 0;
-                if m.jnt_type[j] == JNT_FREE {
+                if m.jnt_type[j] == jnt::FREE {
                     // translations along the world axes, then the rotations as a ball joint
                     cdof[da..da + 18].fill(0.0);
                     for k in 0..3 {
@@ -129,7 +124,7 @@ pub fn com_pos(m: &TreeModel, pose: &PoseInput, out: &mut ComOutput) {
                     dof_hinge(&mut cdof[at..at + 6], &axis, &offset);
                 }
             }
-            JNT_SLIDE => {
+            jnt::SLIDE => {
                 cdof[da..da + 3].fill(0.0);
                 cdof[da + 3..da + 6].copy_from_slice(&pose.xaxis[3 * j..3 * j + 3]);
             }

@@ -2,12 +2,7 @@
 //! derivatives `cdof_dot`, as MuJoCo 4.0.0 computes them (`docs/measurements.md` D3).
 
 use super::spatial::{cross_motion, mul_dof_vec};
-use super::TreeModel;
-
-/// MuJoCo's `mjJNT_FREE`.
-const JNT_FREE: i32 = 0;
-/// MuJoCo's `mjJNT_BALL`.
-const JNT_BALL: i32 = 1;
+use super::{jnt, TreeModel};
 
 /// `cvel += sum_k qvel[k] cdof[k]` over `n` dofs (MuJoCo's `mju_mulDofVec`, then added).
 fn add_dof_velocity(cvel: &mut [f64; 6], cdof: &[f64], qvel: &[f64], n: usize) {
@@ -32,9 +27,9 @@ pub fn com_vel(m: &TreeModel, cdof: &[f64], qvel: &[f64], cvel: &mut [f64], cdof
             let axis = |k: usize| &cdof[6 * k..6 * k + 6];
             let ty = m.jnt_type[m.dof_jntid[d] as usize];
             match ty {
-                JNT_FREE | JNT_BALL => {
+                jnt::FREE | jnt::BALL => {
                     let mut r = d;
-                    if ty == JNT_FREE {
+                    if ty == jnt::FREE {
                         // translations: no axis derivative, then the rotations as a ball joint
                         cdof_dot[6 * d..6 * d + 18].fill(0.0);
                         add_dof_velocity(&mut vel, &cdof[6 * d..], &qvel[d..], 3);

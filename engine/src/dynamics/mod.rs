@@ -34,6 +34,18 @@ pub use passive::{passive, PassiveForces, PassiveModel, PassiveState};
 pub use rne::{rne, RneInput, RneScratch};
 pub use transmission::{transmission, transmission_in_scope, TransmissionOutput};
 
+/// MuJoCo's `mjtJoint` values.
+pub(crate) mod jnt {
+    /// `mjJNT_FREE`.
+    pub const FREE: i32 = 0;
+    /// `mjJNT_BALL`.
+    pub const BALL: i32 = 1;
+    /// `mjJNT_SLIDE`.
+    pub const SLIDE: i32 = 2;
+    /// `mjJNT_HINGE`.
+    pub const HINGE: i32 = 3;
+}
+
 /// The model arrays the mass-matrix stages read (MuJoCo's names; `nv`, `nbody` from the lengths
 /// of `dof_bodyid` and `body_parentid`).
 #[derive(Clone, Copy, Debug, Default)]

@@ -7,19 +7,8 @@
 // indexed loops walk several arrays in step, as the library does.
 #![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 
-use std::f64::consts::PI;
-
-/// MuJoCo's `mjMINVAL`: the norm under which a quaternion or an axis is replaced by a unit one.
-const MINVAL: f64 = 1e-15;
-
-/// `mjJNT_FREE`.
-const JNT_FREE: i32 = 0;
-/// `mjJNT_BALL`.
-const JNT_BALL: i32 = 1;
-/// `mjJNT_SLIDE`; `mjJNT_HINGE` is the next one.
-const JNT_SLIDE: i32 = 2;
-/// `mjJNT_HINGE`.
-const JNT_HINGE: i32 = 3;
+use super::jnt;
+use crate::math::{normalize4, MINVAL, PI};
 
 /// Largest joint transmission type: `mjTRN_JOINT` (0) and `mjTRN_JOINTINPARENT` (1).
 const TRN_JOINT_MAX: u32 = 1;
@@ -184,21 +173,6 @@ fn polynomial(x: f64, stiffness: f64, p: &[f64]) -> f64 {
     (x * x) * p[1] + (x * p[0] + stiffness)
 }
 
-/// `x` scaled to unit length in place (`mju_normalize4`): `(1, 0, 0, 0)` under `MINVAL`, left
-/// alone within `MINVAL` of one (and when the norm is NaN).
-fn normalize4(q: &mut [f64; 4]) {
-    // the library sums the squares pairwise
-    let norm = ((q[0] * q[0] + q[1] * q[1]) + (q[2] * q[2] + q[3] * q[3])).sqrt();
-    if MINVAL > norm {
-        *q = [1.0, 0.0, 0.0, 0.0];
-    } else if (norm - 1.0).abs() > MINVAL {
-        let inv = 1.0 / norm;
-        for v in q.iter_mut() {
-            *v *= inv;
-        }
-    }
-}
-
 /// The rotation vector from `reference` to the normalised `quat` (`mju_subQuat`: the product
 /// of the conjugate reference and the quaternion, then `mju_quat2Vel` over unit time), with the
 /// library's vectorised sums.
@@ -253,11 +227,11 @@ fn joint_springs(m: &PassiveModel, s: &PassiveState, spring: &mut [f64]) {
                 _ => &m.qpos_spring[qadr..],
             };
             match m.jnt_type[j] {
-                JNT_SLIDE | JNT_HINGE => {
+                jnt::SLIDE | jnt::HINGE => {
                     let dif = s.qpos[qadr] - reference[0];
                     spring[dof] = polynomial(dif, stiffness, poly) * -dif;
                 }
-                JNT_FREE => {
+                jnt::FREE => {
                     let dif = [0, 1, 2].map(|i| s.qpos[qadr + i] - reference[i]);
                     let k = polynomial(norm3(dif), stiffness, poly);
                     for (f, d) in spring[dof..dof + 3].iter_mut().zip(dif) {
@@ -266,7 +240,7 @@ fn joint_springs(m: &PassiveModel, s: &PassiveState, spring: &mut [f64]) {
                     let rot = &mut spring[dof + 3..dof + 6];
                     ball_spring(&s.qpos[qadr + 3..qadr + 7], &reference[3..7], stiffness, poly, rot);
                 }
-                JNT_BALL => {
+                jnt::BALL => {
                     let quat = &s.qpos[qadr..qadr + 4];
                     ball_spring(quat, &reference[..4], stiffness, poly, &mut spring[dof..dof + 3]);
                 }
@@ -436,7 +410,7 @@ mod tests {
 
     #[test]
     fn hinge_spring_and_damper() {
-        let m = one_joint(JNT_HINGE, 1, 1);
+        let m = one_joint(jnt::HINGE, 1, 1);
         let s = PassiveState { qpos: &[1.5], qvel: &[-2.0], ..PassiveState::default() };
         let [sp, da, pa] = run(&m, &s);
         assert_eq!((sp[0], da[0], pa[0]), (-2.0, 6.0, 4.0));
@@ -444,7 +418,7 @@ mod tests {
 
     #[test]
     fn both_disabled_only_zeroes() {
-        let m = PassiveModel { disable_spring: true, disable_damper: true, ..one_joint(JNT_HINGE, 1, 1) };
+        let m = PassiveModel { disable_spring: true, disable_damper: true, ..one_joint(jnt::HINGE, 1, 1) };
         let s = PassiveState { qpos: &[1.5], qvel: &[-2.0], ..PassiveState::default() };
         let [sp, da, pa] = run(&m, &s);
         assert!([sp[0], da[0], pa[0]].iter().all(|x| x.to_bits() == 0));
@@ -452,7 +426,7 @@ mod tests {
 
     #[test]
     fn ball_spring_is_minus_stiffness_times_rotation() {
-        let m = one_joint(JNT_BALL, 4, 3);
+        let m = one_joint(jnt::BALL, 4, 3);
         let h = 0.25f64;
         let q = [h.cos(), 0.0, 0.0, h.sin()];
         let s = PassiveState { qpos: &q, qvel: &[0.0; 3], ..PassiveState::default() };
@@ -462,7 +436,7 @@ mod tests {
 
     #[test]
     fn free_joint_and_odd_values_do_not_panic() {
-        let m = one_joint(JNT_FREE, 7, 6);
+        let m = one_joint(jnt::FREE, 7, 6);
         for v in [f64::NAN, f64::INFINITY, -f64::INFINITY, 0.0, -0.0, 1e300, -1e-300] {
             let q = [v, 1.0, -v, v, 0.0, v, 0.0];
             let s = PassiveState { qpos: &q, qvel: &[v; 6], ..PassiveState::default() };
@@ -480,7 +454,7 @@ mod tests {
             actuator_gear: &[2.0, 0., 0., 0., 0., 0., 5.0, 0., 0., 0., 0., 0., 3.0, 0., 0., 0., 0., 0.],
             actuator_damping: &[1.0, 1.0, 1.0],
             actuator_dampingpoly: &[1.0, 0.0, 1.0, 0.0, 0.0, 1.0],
-            ..one_joint(JNT_HINGE, 1, 1)
+            ..one_joint(jnt::HINGE, 1, 1)
         };
         let mut poly = [0.0; 2];
         assert_eq!(actuator_damping(&m, DampedObject::Joint, 0, &mut poly), 13.0);

@@ -3,7 +3,8 @@
 //! computes them for hinge, slide, ball and free joints, in the joint's frame or its parent's
 //! (`docs/measurements.md`, "Dynamics stages").
 
-use super::actuation::{dof_count, jnt, ActuatorModel};
+use super::actuation::{dof_count, ActuatorModel};
+use super::jnt;
 use crate::math::{normalize4, MINVAL, PI};
 
 /// `mjTRN_JOINT`: the gear is in the joint's frame (`mjTRN_JOINTINPARENT` rotates it).
