@@ -140,6 +140,9 @@ fn one_ulp_in_a_stage_output_is_reported_with_its_field() {
         (Stage::ComVel, "cvel"),
         (Stage::Rne, "qfrc_bias"),
         (Stage::FwdAcceleration, "qacc_smooth"),
+        (Stage::Passive, "qfrc_passive"),
+        (Stage::Transmission, "actuator_moment"),
+        (Stage::FwdActuation, "qfrc_actuator"),
     ] {
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(stage))).unwrap();
         let first = r.first.expect("a tampered stage must differ");
