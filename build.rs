@@ -35,6 +35,10 @@ fn main() {
         "mj_passive",
         "mj_transmission",
         "mj_fwdActuation",
+        "mj_makeConstraint",
+        "mj_island",
+        "mj_projectConstraint",
+        "mj_referenceConstraint",
     ] {
         println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={symbol}");
     }

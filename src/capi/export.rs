@@ -118,3 +118,47 @@ pub unsafe extern "C-unwind" fn mj_fwdActuation(m: *const sys::mjModel, d: *mut 
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { run(Stage::FwdActuation, m, d, Args::NONE) }
 }
+
+/// The exported `mj_makeConstraint`: as [`mj_crb`], for the constraint rows, Jacobian and impedance.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_makeConstraint(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::MakeConstraint, m, d, Args::NONE) }
+}
+
+/// The exported `mj_island`: as [`mj_crb`], for the constraint islands.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_island(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Island, m, d, Args::NONE) }
+}
+
+/// The exported `mj_projectConstraint`: as [`mj_crb`], for the dual solvers' projected constraint matrices.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_projectConstraint(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::ProjectConstraint, m, d, Args::NONE) }
+}
+
+/// The exported `mj_referenceConstraint`: as [`mj_crb`], for constraint velocities and reference accelerations.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_referenceConstraint(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::ReferenceConstraint, m, d, Args::NONE) }
+}

@@ -230,7 +230,7 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
                 check("cinert", &c.crb, cinert);
                 check("cdof", &c.cdof_dot, cdof);
             }
-            Stage::Passive | Stage::Transmission | Stage::FwdActuation => unreachable!("compared in place"),
+            _ => unreachable!("compared in place"),
         }
         c.record(stage, &found);
     });

@@ -3,7 +3,7 @@
 
 use mujoco_sys as sys;
 
-use super::{actuation, passive, Stage};
+use super::{actuation, constraint, island, passive, reference, Stage};
 
 /// One array of `mjData`.
 #[derive(Clone, Copy, Debug)]
@@ -76,6 +76,10 @@ pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Fi
         Stage::Passive => passive::outputs(m, d),
         Stage::Transmission => actuation::transmission_outputs(m, d),
         Stage::FwdActuation => actuation::actuation_outputs(m, d),
+        Stage::MakeConstraint => constraint::outputs(m, d),
+        Stage::Island => island::outputs(m, d),
+        Stage::ProjectConstraint => reference::project_outputs(m, d),
+        Stage::ReferenceConstraint => reference::reference_outputs(m, d),
         _ => Vec::new(),
     }
 }

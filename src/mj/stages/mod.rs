@@ -24,8 +24,11 @@ use super::data::slice;
 
 mod actuation;
 mod compare;
+mod constraint;
 mod fields;
+mod island;
 mod passive;
+mod reference;
 
 use compare::{compare, panicked};
 pub use compare::{with_comparison, StageDiffReport, StageDifference};
@@ -51,10 +54,19 @@ pub enum Stage {
     Transmission,
     /// `mj_fwdActuation`: activation derivatives, actuator forces and `qfrc_actuator`.
     FwdActuation,
+    /// `mj_makeConstraint`: the constraint rows (`efc_*`), Jacobian and impedance.
+    MakeConstraint,
+    /// `mj_island`: the constraint islands and their dof and row maps.
+    Island,
+    /// `mj_projectConstraint`: `efc_Y`, `efc_AR` and exact diagonals for the dual solvers.
+    ProjectConstraint,
+    /// `mj_referenceConstraint`: constraint velocities `efc_vel` and reference accelerations
+    /// `efc_aref`.
+    ReferenceConstraint,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 9;
+pub const NSTAGE: usize = 13;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -82,6 +94,10 @@ impl Stage {
         Stage::Passive,
         Stage::Transmission,
         Stage::FwdActuation,
+        Stage::MakeConstraint,
+        Stage::Island,
+        Stage::ProjectConstraint,
+        Stage::ReferenceConstraint,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -96,6 +112,10 @@ impl Stage {
             Stage::Passive => "passive",
             Stage::Transmission => "transmission",
             Stage::FwdActuation => "fwdActuation",
+            Stage::MakeConstraint => "makeConstraint",
+            Stage::Island => "island",
+            Stage::ProjectConstraint => "projectConstraint",
+            Stage::ReferenceConstraint => "referenceConstraint",
         }
     }
 
@@ -110,6 +130,10 @@ impl Stage {
             Stage::Passive => c"mj_passive",
             Stage::Transmission => c"mj_transmission",
             Stage::FwdActuation => c"mj_fwdActuation",
+            Stage::MakeConstraint => c"mj_makeConstraint",
+            Stage::Island => c"mj_island",
+            Stage::ProjectConstraint => c"mj_projectConstraint",
+            Stage::ReferenceConstraint => c"mj_referenceConstraint",
         }
     }
 
@@ -121,7 +145,7 @@ impl Stage {
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, or all"
+    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, or all"
 )]
 pub struct UnknownStage(pub String);
 
@@ -311,6 +335,10 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
         Stage::Passive => return passive::out_of_scope(m, d),
         Stage::Transmission => return actuation::transmission_out_of_scope(m, d),
         Stage::FwdActuation => return actuation::actuation_out_of_scope(m, d),
+        Stage::MakeConstraint => return constraint::out_of_scope(m, d),
+        Stage::Island => return island::out_of_scope(m, d),
+        Stage::ProjectConstraint => return reference::project_out_of_scope(m, d),
+        Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
     };
     let sleeping = m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep;
     sleeping || (stage == Stage::FwdAcceleration && (d.efm_active != 0 || cartesian_forces(m, d)))
@@ -422,7 +450,13 @@ fn view(stage: Stage, m: &sys::mjModel) -> TreeModel<'_> {
                 }
             }
         }
-        Stage::Passive | Stage::Transmission | Stage::FwdActuation => TreeModel::default(),
+        Stage::Passive
+        | Stage::Transmission
+        | Stage::FwdActuation
+        | Stage::MakeConstraint
+        | Stage::Island
+        | Stage::ProjectConstraint
+        | Stage::ReferenceConstraint => TreeModel::default(),
         _ => tree_model(m),
     }
 }
@@ -550,6 +584,10 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::Passive => passive::replace(m, d),
         Stage::Transmission => actuation::transmission(m, d),
         Stage::FwdActuation => actuation::fwd_actuation(m, d),
+        Stage::MakeConstraint => constraint::replace(m, d),
+        Stage::Island => island::replace(m, d),
+        Stage::ProjectConstraint => reference::project(m, d),
+        Stage::ReferenceConstraint => reference::reference(m, d),
     }
 }
 

@@ -1,0 +1,1 @@
+//! `mj_island`: constraint islands (`docs/measurements.md` D12).
