@@ -25,6 +25,7 @@ use super::data::slice;
 mod actuation;
 mod compare;
 mod constraint;
+mod constraint_contact;
 mod fields;
 mod island;
 mod passive;
