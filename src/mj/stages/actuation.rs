@@ -10,6 +10,7 @@ use mujoco_sys as sys;
 use specula_engine::dynamics::{self, ActuationInput, ActuationOutput, ActuatorModel, TransmissionOutput};
 
 use super::fields::Field;
+use super::stack::stack_marks;
 use super::{byte, bytes, clock, slice, slice_mut};
 
 thread_local! {
@@ -89,43 +90,6 @@ fn actuation_input<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> ActuationInput<'
             qfrc_gravcomp: slice(d.qfrc_gravcomp, nv),
         }
     }
-}
-
-/// The stack high-water marks after MuJoCo's `mj_markStack` and one `mj_stackAlloc` of 8-aligned
-/// doubles per entry of `sizes` (in bytes; 0 allocates nothing), or `None` when the library
-/// would run out of stack (it then raises `mju_error`, so the call is left to it) or uses the
-/// locked, thread-pool variant.
-fn stack_marks(d: &sys::mjData, sizes: &[usize]) -> Option<(i64, i64)> {
-    // SAFETY: the flag's byte, read as a byte (any value other than 0 takes the locked path).
-    if unsafe { byte(&raw const d.threadlock) } != 0 {
-        return None;
-    }
-    let end = (d.arena as usize).checked_add(usize::try_from(d.narena).ok()?)?;
-    let floor = (d.arena as usize).checked_add(d.parena)?;
-    let (mut used_stack, mut used_arena) = (d.maxuse_stack as u64, d.maxuse_arena as u64);
-    let mut pstack = d.pstack;
-    let mut record = |pstack: usize| {
-        used_stack = used_stack.max(pstack as u64);
-        used_arena = used_arena.max((d.parena + pstack) as u64);
-    };
-    // the frame: the previous base and top, 16 bytes below the 8-aligned top
-    let top = end.checked_sub(pstack)?;
-    let frame = (top & !7).checked_sub(24)?;
-    if top - frame > top.checked_sub(floor)? {
-        return None;
-    }
-    pstack = end - frame;
-    record(pstack);
-    for &size in sizes.iter().filter(|&&s| s > 0) {
-        let top = end - pstack;
-        let start = top.checked_sub(size)? & !7;
-        if top - start > top.checked_sub(floor)? {
-            return None;
-        }
-        pstack = end - start;
-        record(pstack);
-    }
-    Some((used_stack as i64, used_arena as i64))
 }
 
 /// Whether `mj_sleepState` reports the joint of every actuator asleep-free: with sleep on, each

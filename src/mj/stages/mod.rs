@@ -30,6 +30,7 @@ mod fields;
 mod island;
 mod passive;
 mod reference;
+mod stack;
 
 use compare::{compare, panicked};
 pub use compare::{with_comparison, StageDiffReport, StageDifference};
