@@ -160,7 +160,8 @@ fn print_stage_report(file: &str, stages: StageSet, r: &StageDiffReport, json: b
     }
     outln!("{file}: {verdict}: {} steps, Rust stages against MuJoCo's functions, bit for bit", r.steps);
     for (name, compared, skipped, differing) in per_stage {
-        let skip = if skipped > 0 { format!(", {skipped} skipped (asleep trees)") } else { String::new() };
+        let skip =
+            if skipped > 0 { format!(", {skipped} left to MuJoCo (outside the stage's scope)") } else { String::new() };
         outln!("  {name}: {compared} calls compared, {differing} elements differ{skip}");
     }
     if let Some(d) = &r.first {

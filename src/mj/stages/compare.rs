@@ -7,6 +7,7 @@ use mujoco_sys as sys;
 use specula_engine::dynamics::{self, ComOutput};
 
 use super::fields::{self, Field};
+use super::snapshot::{place, struct_field, Place, Snapshot};
 use super::*;
 
 thread_local! {
@@ -121,9 +122,8 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
         COMPARISON.with(|c| c.borrow_mut().report.skipped[stage.index()] += 1);
         return;
     }
-    let outputs = fields::outputs(stage, m, d);
-    if !outputs.is_empty() {
-        return compare_in_place(stage, m, d, args, &outputs);
+    if fields::in_place(stage) {
+        return compare_in_place(stage, m, d, args);
     }
     let warned = d.warning[sys::mjWARN_INERTIA as usize];
     library(stage, m, d, args);
@@ -236,63 +236,88 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
     });
 }
 
-/// `mjData`'s main buffer (every array of `mjmodel.h`'s sizes lives in it).
-fn buffer(d: &mut sys::mjData) -> &mut [u8] {
-    // SAFETY: MuJoCo's buffer of `nbuffer` bytes, borrowed with the data.
-    unsafe { std::slice::from_raw_parts_mut(d.buffer.cast::<u8>(), d.nbuffer as usize) }
-}
-
 /// Compares a stage in place: MuJoCo's function runs on the data, its results are put aside and
 /// the inputs restored, the Rust stage runs on the same data, and the two are compared on every
-/// array the stage writes (element by element, NaN equal to NaN) and on every other byte of the
-/// data's buffer and its warnings (nothing else may change). MuJoCo's results are kept.
-fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args, outputs: &[Field]) {
-    let before = buffer(d).to_vec();
-    let warnings = d.warning;
-    library(stage, m, d, args);
-    let theirs = buffer(d).to_vec();
-    let their_warnings = d.warning;
-    buffer(d).copy_from_slice(&before);
-    d.warning = warnings;
-    let ran = catch(|| replace(stage, m, d, args));
-    let tamper = COMPARISON.with(|c| c.borrow().tamper == Some(stage));
-    if tamper {
-        outputs.iter().rev().find(|f| matches!(f.array, fields::Array::F64(_)) && f.len > 0).map(Field::tamper);
-    }
+/// array the stage writes (element by element, NaN equal to NaN; the arrays are read after
+/// MuJoCo's call, as the constraint stages allocate theirs in the arena) and on every other byte
+/// of the `mjData` struct, its buffer, the used arena and the callers' stack frames (nothing else
+/// may change). MuJoCo's results are kept.
+fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
+    SNAPSHOTS.with(|s| {
+        let [before, theirs, ours] = &mut *s.borrow_mut();
+        before.take(d);
+        library(stage, m, d, args);
+        theirs.take(d);
+        let outputs = fields::outputs(stage, m, d);
+        before.restore(d);
+        let ran = catch(|| replace(stage, m, d, args));
+        let tamper = COMPARISON.with(|c| c.borrow().tamper == Some(stage));
+        if tamper && ran {
+            outputs.iter().rev().find(|f| matches!(f.array, fields::Array::F64(_)) && f.len > 0).map(Field::tamper);
+        }
+        let found = if ran {
+            ours.take(d);
+            differences(&outputs, d, theirs, ours)
+        } else {
+            Vec::new()
+        };
+        theirs.restore(d);
+        if !ran {
+            panicked(stage);
+            return;
+        }
+        COMPARISON.with(|c| c.borrow_mut().record(stage, &found));
+    });
+}
+
+thread_local! {
+    /// Before, MuJoCo's and specula's copies of the data (reused from call to call).
+    static SNAPSHOTS: RefCell<[Snapshot; 3]> = RefCell::new(Default::default());
+}
+
+/// The differences between MuJoCo's results and specula's: output arrays element by element,
+/// then the first differing byte elsewhere in the struct, the buffer, the used arena and the
+/// stack.
+fn differences(
+    outputs: &[Field],
+    d: &sys::mjData,
+    theirs: &mut Snapshot,
+    ours: &mut Snapshot,
+) -> Vec<(&'static str, usize, f64, f64)> {
     let mut found: Vec<(&'static str, usize, f64, f64)> = Vec::new();
-    if ran {
-        let mut ours = buffer(d).to_vec();
-        let base = d.buffer as usize;
-        for f in outputs {
-            let span = f.span(base);
-            let (rust, c) = (f.decode(&ours[span.clone()]), f.decode(&theirs[span.clone()]));
-            for (i, (&r, &cv)) in rust.iter().zip(&c).enumerate() {
-                if r.to_bits() != cv.to_bits() && !(r.is_nan() && cv.is_nan()) {
-                    found.push((f.name, i, cv, r));
-                }
-            }
-            // compared element by element: left out of the byte comparison below
-            ours[span.clone()].copy_from_slice(&theirs[span]);
-        }
-        if let Some(at) = ours.iter().zip(&theirs).position(|(a, b)| a != b) {
-            found.push((
-                "mjData buffer byte (outside the stage's outputs)",
-                at,
-                f64::from(theirs[at]),
-                f64::from(ours[at]),
-            ));
-        }
-        for (i, (r, cw)) in d.warning.iter().zip(&their_warnings).enumerate() {
-            if (r.number, r.lastinfo) != (cw.number, cw.lastinfo) {
-                found.push(("warning", i, f64::from(cw.number), f64::from(r.number)));
+    for f in outputs {
+        let Some(place) = place(f, d) else { continue };
+        let (o, t, span) = match place {
+            Place::Buffer(span) => (&mut ours.buffer, &theirs.buffer, span),
+            Place::Arena(span) => (&mut ours.arena, &theirs.arena, span),
+        };
+        let n = o.len().min(t.len()).min(span.end);
+        let span = span.start.min(n)..n;
+        let (mine, c) = (f.decode(&o[span.clone()]), f.decode(&t[span.clone()]));
+        // compared element by element: left out of the byte comparison below
+        o[span.clone()].copy_from_slice(&t[span]);
+        for (i, (&r, &cv)) in mine.iter().zip(&c).enumerate() {
+            if r.to_bits() != cv.to_bits() && !(r.is_nan() && cv.is_nan()) {
+                found.push((f.name, i, cv, r));
             }
         }
     }
-    buffer(d).copy_from_slice(&theirs);
-    d.warning = their_warnings;
-    if !ran {
-        panicked(stage);
-        return;
+    let first = |a: &[u8], b: &[u8]| {
+        a.iter().zip(b).position(|(x, y)| x != y).or((a.len() != b.len()).then(|| a.len().min(b.len())))
+    };
+    if let Some(at) = first(&ours.raw, &theirs.raw) {
+        let v = |x: &Vec<u8>| x.get(at).map_or(-1.0, |&v| f64::from(v));
+        found.push((struct_field(at), at, v(&theirs.raw), v(&ours.raw)));
     }
-    COMPARISON.with(|c| c.borrow_mut().record(stage, &found));
+    for (name, a, b) in [
+        ("mjData buffer byte (outside the stage's outputs)", &ours.buffer, &theirs.buffer),
+        ("mjData arena byte (outside the stage's outputs)", &ours.arena, &theirs.arena),
+        ("mjData stack byte (a caller's frame)", &ours.stack, &theirs.stack),
+    ] {
+        if let Some(at) = first(a, b) {
+            let v = |x: &Vec<u8>| x.get(at).map_or(-1.0, |&v| f64::from(v));
+            found.push((name, at, v(b), v(a)));
+        }
+    }
+    found
 }

@@ -36,15 +36,6 @@ impl Field {
         Field { name, array: Array::I32(p), len: if p.is_null() { 0 } else { len } }
     }
 
-    /// The field's bytes in a copy of `mjData`'s buffer that starts at address `base`.
-    pub fn span(&self, base: usize) -> std::ops::Range<usize> {
-        let (start, size) = match self.array {
-            Array::F64(p) => (p as usize - base, 8),
-            Array::I32(p) => (p as usize - base, 4),
-        };
-        start..start + size * self.len
-    }
-
     /// The field's elements as doubles (integers converted exactly), read from its bytes.
     pub fn decode(&self, bytes: &[u8]) -> Vec<f64> {
         match self.array {
@@ -70,7 +61,13 @@ impl Field {
     }
 }
 
-/// The arrays `stage` writes (the stages compared in place; empty for the others).
+/// Whether `stage` is compared in place (`compare.rs`), with the arrays [`outputs`] names.
+pub(super) fn in_place(stage: Stage) -> bool {
+    !matches!(stage, Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos)
+}
+
+/// The arrays `stage` writes, read after MuJoCo's function ran (the stages compared in place;
+/// empty for the others).
 pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
     match stage {
         Stage::Passive => passive::outputs(m, d),

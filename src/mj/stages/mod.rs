@@ -30,6 +30,7 @@ mod fields;
 mod island;
 mod passive;
 mod reference;
+mod snapshot;
 mod stack;
 
 use compare::{compare, panicked};

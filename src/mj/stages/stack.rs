@@ -50,4 +50,3 @@ pub(super) fn frames_marks(d: &sys::mjData, frames: &[(usize, &[usize])]) -> Opt
     }
     Some((used_stack as i64, used_arena as i64))
 }
-
