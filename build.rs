@@ -39,6 +39,10 @@ fn main() {
         "mj_island",
         "mj_projectConstraint",
         "mj_referenceConstraint",
+        "mj_deleteModel",
+        "mj_copyModel",
+        "mjv_copyModel",
+        "mj_recompile",
     ] {
         println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol={symbol}");
     }

@@ -162,3 +162,49 @@ pub unsafe extern "C-unwind" fn mj_referenceConstraint(m: *const sys::mjModel, d
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { run(Stage::ReferenceConstraint, m, d, Args::NONE) }
 }
+
+/// The exported `mj_deleteModel`: forgets specula's cached views of the model (see
+/// `src/mj/stages/views.rs`), then frees it with MuJoCo's.
+///
+/// # Safety
+/// As MuJoCo's `mj_deleteModel`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_deleteModel(m: *mut sys::mjModel) {
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { crate::mj::stages::views::delete_model(m) }
+}
+
+/// The exported `mj_copyModel`: as [`mj_deleteModel`] when copying into an existing model.
+///
+/// # Safety
+/// As MuJoCo's `mj_copyModel`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_copyModel(dest: *mut sys::mjModel, src: *const sys::mjModel) -> *mut sys::mjModel {
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { crate::mj::stages::views::copy_model(dest, src) }
+}
+
+/// The exported `mjv_copyModel`: as [`mj_deleteModel`], then MuJoCo's partial copy.
+///
+/// # Safety
+/// As MuJoCo's `mjv_copyModel`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mjv_copyModel(dest: *mut sys::mjModel, src: *const sys::mjModel) {
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { crate::mj::stages::views::copy_model_visual(dest, src) }
+}
+
+/// The exported `mj_recompile`: as [`mj_deleteModel`], then MuJoCo's recompilation in place.
+///
+/// # Safety
+/// As MuJoCo's `mj_recompile`.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_recompile(
+    s: *mut sys::mjSpec,
+    vfs: *const sys::mjVFS,
+    m: *mut sys::mjModel,
+    d: *mut sys::mjData,
+) -> i32 {
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { crate::mj::stages::views::recompile(s, vfs, m, d) }
+}

@@ -11,6 +11,7 @@ use specula_engine::dynamics::{self, ActuationInput, ActuationOutput, ActuatorMo
 
 use super::fields::Field;
 use super::stack::stack_marks;
+use super::views;
 use super::{byte, bytes, clock, slice, slice_mut};
 
 thread_local! {
@@ -19,7 +20,7 @@ thread_local! {
 }
 
 /// The stages' view of MuJoCo's actuator model.
-fn actuator_model(m: &sys::mjModel) -> ActuatorModel<'_> {
+pub(super) fn actuator_model(m: &sys::mjModel) -> ActuatorModel<'_> {
     let (nact, nu, nout, njnt) = (m.nactuator as usize, m.nu as usize, m.nout as usize, m.njnt as usize);
     let ntendon = m.ntendon as usize;
     // SAFETY: every array has the length mjmodel.h gives it; flg_gravcomp is read as its byte.
@@ -71,6 +72,17 @@ fn actuator_model(m: &sys::mjModel) -> ActuatorModel<'_> {
             actuator_gear: slice(m.actuator_gear, 6 * nout),
         }
     }
+}
+
+/// Reads the option scalars and the gravity-compensation flag of a cached view afresh (a program
+/// may change them between steps).
+pub(super) fn refresh(view: &mut ActuatorModel<'_>, m: &sys::mjModel) {
+    view.timestep = m.opt.timestep;
+    view.disableflags = m.opt.disableflags;
+    view.disableactuator = m.opt.disableactuator;
+    view.gravity = m.opt.gravity;
+    // SAFETY: the flag's byte, read as a byte.
+    view.flg_gravcomp = unsafe { byte(&raw const m.flg_gravcomp) } != 0;
 }
 
 /// `mj_fwdActuation`'s inputs in MuJoCo's data.
@@ -128,12 +140,14 @@ pub(super) fn transmission_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bo
     if m.nactuator == 0 {
         return false;
     }
-    let am = actuator_model(m);
-    if !dynamics::transmission_in_scope(&am) || stack_marks(d, &transmission_stack(m)).is_none() {
-        return true;
-    }
-    // the library asks each actuator's sleep state only when some dof is asleep
-    sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, &am)
+    views::with(m, |v| {
+        let am = &v.actuator;
+        if !dynamics::transmission_in_scope(am) || stack_marks(d, &transmission_stack(m)).is_none() {
+            return true;
+        }
+        // the library asks each actuator's sleep state only when some dof is asleep
+        sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, am)
+    })
 }
 
 /// Whether `mj_fwdActuation` must stay MuJoCo's for this model and state: actuators outside the
@@ -143,11 +157,13 @@ pub(super) fn actuation_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool 
     if m.nactuator == 0 || m.opt.disableflags & sys::mjDSBL_ACTUATION as i32 != 0 {
         return false;
     }
-    let am = actuator_model(m);
-    m.nplugin > 0
-        || !dynamics::actuation_in_scope(&am, &actuation_input(m, d))
-        || stack_marks(d, &[8 * m.nu as usize]).is_none()
-        || (sleep_on(m) && !actuators_awake(m, d, &am))
+    views::with(m, |v| {
+        let am = &v.actuator;
+        m.nplugin > 0
+            || !dynamics::actuation_in_scope(am, &actuation_input(m, d))
+            || stack_marks(d, &[8 * m.nu as usize]).is_none()
+            || (sleep_on(m) && !actuators_awake(m, d, am))
+    })
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_transmission`.
@@ -155,7 +171,6 @@ pub(super) fn transmission(m: &sys::mjModel, d: &mut sys::mjData) {
     if m.nactuator == 0 {
         return;
     }
-    let am = actuator_model(m);
     let (nout, njmom) = (m.nout as usize, m.nJmom as usize);
     // SAFETY: mjData's arrays of the documented lengths; qpos is read, the outputs written only here.
     let (qpos, mut out) = unsafe {
@@ -170,7 +185,7 @@ pub(super) fn transmission(m: &sys::mjModel, d: &mut sys::mjData) {
             },
         )
     };
-    dynamics::transmission(&am, qpos, &mut out);
+    views::with(m, |v| dynamics::transmission(&v.actuator, qpos, &mut out));
     if let Some((stack, arena)) = stack_marks(d, &transmission_stack(m)) {
         (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
     }
@@ -178,25 +193,55 @@ pub(super) fn transmission(m: &sys::mjModel, d: &mut sys::mjData) {
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdActuation`.
 pub(super) fn fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) {
+    run_actuation(m, d, false);
+}
+
+/// Runs the Rust stage in place of `mj_fwdActuation` if the model and state are inside its
+/// scope (as [`actuation_out_of_scope`], tested on the same view and inputs the stage then
+/// uses); false, with nothing written, when they are not.
+pub(super) fn try_fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) -> bool {
+    run_actuation(m, d, true)
+}
+
+fn run_actuation(m: &sys::mjModel, d: &mut sys::mjData, check: bool) -> bool {
     let t0 = clock();
-    let am = actuator_model(m);
-    let (nv, na, nout) = (m.nv as usize, m.na as usize, m.nout as usize);
-    let input = actuation_input(m, d);
-    // SAFETY: mjData's arrays of the documented lengths, none of them an input.
-    let mut out = unsafe {
-        ActuationOutput {
-            act_dot: slice_mut(d.act_dot, na),
-            actuator_force: slice_mut(d.actuator_force, nout),
-            qfrc_actuator: slice_mut(d.qfrc_actuator, nv),
-        }
-    };
-    let bad = CTRL.with(|c| dynamics::fwd_actuation(&am, &input, &mut c.borrow_mut(), &mut out));
-    if let Some(i) = bad {
-        warn_ctrl(d, i);
-    }
     let working = m.nactuator > 0 && m.opt.disableflags & sys::mjDSBL_ACTUATION as i32 == 0;
-    if working {
-        if let Some((stack, arena)) = stack_marks(d, &[8 * m.nu as usize]) {
+    let (nv, na, nout) = (m.nv as usize, m.na as usize, m.nout as usize);
+    if !working {
+        // the library's idle path (as the engine's): no forces; the view is not needed
+        // SAFETY: mjData's arrays of the documented lengths, written only here.
+        unsafe {
+            slice_mut(d.actuator_force, nout).fill(0.0);
+            slice_mut(d.qfrc_actuator, nv).fill(0.0);
+        }
+    } else {
+        let input = actuation_input(m, d);
+        let marks = stack_marks(d, &[8 * m.nu as usize]);
+        let outside = |am: &ActuatorModel| {
+            m.nplugin > 0
+                || !dynamics::actuation_in_scope(am, &input)
+                || marks.is_none()
+                || (sleep_on(m) && !actuators_awake(m, d, am))
+        };
+        let bad = views::with(m, |v| {
+            if check && outside(&v.actuator) {
+                return None;
+            }
+            // SAFETY: mjData's arrays of the documented lengths, none of them an input.
+            let mut out = unsafe {
+                ActuationOutput {
+                    act_dot: slice_mut(d.act_dot, na),
+                    actuator_force: slice_mut(d.actuator_force, nout),
+                    qfrc_actuator: slice_mut(d.qfrc_actuator, nv),
+                }
+            };
+            Some(CTRL.with(|c| dynamics::fwd_actuation(&v.actuator, &input, &mut c.borrow_mut(), &mut out)))
+        });
+        let Some(bad) = bad else { return false };
+        if let Some(i) = bad {
+            warn_ctrl(d, i);
+        }
+        if let Some((stack, arena)) = marks {
             (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
         }
     }
@@ -204,6 +249,7 @@ pub(super) fn fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) {
     let t = &mut d.timer[sys::mjTIMER_ACTUATION as usize];
     t.duration += clock() - t0;
     t.number = t.number.wrapping_add(1);
+    true
 }
 
 /// MuJoCo's `mjWARN_BADCTRL` for control `i`: the warning's info and count, and the message on

@@ -8,6 +8,7 @@ use specula_engine::dynamics::{self, ComOutput};
 
 use super::fields::{self, Field};
 use super::snapshot::{place, struct_field, Place, Snapshot};
+use super::views;
 use super::*;
 
 thread_local! {
@@ -127,7 +128,19 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
     }
     let warned = d.warning[sys::mjWARN_INERTIA as usize];
     library(stage, m, d, args);
-    let tm = view(stage, m);
+    views::with(m, |v| compare_tree(stage, &v.tree, m, d, args, warned));
+}
+
+/// [`compare`] for the mass-matrix stages, once MuJoCo's function ran (`warned`: the singular
+/// pivot warning before it).
+fn compare_tree(
+    stage: Stage,
+    tm: &TreeModel,
+    m: &sys::mjModel,
+    d: &sys::mjData,
+    args: Args,
+    warned: sys::mjWarningStat,
+) {
     let Sizes { nv, nbody, nc } = sizes(m);
     COMPARISON.with(|c| {
         let c = &mut *c.borrow_mut();
@@ -150,7 +163,7 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
                 let (cinert, cdof, crb, mass) = unsafe {
                     (slice(d.cinert, 10 * nbody), slice(d.cdof, 6 * nv), slice(d.crb, 10 * nbody), slice(d.M, nc))
                 };
-                dynamics::crb(&tm, cinert, cdof, &mut c.crb, &mut c.mass);
+                dynamics::crb(tm, cinert, cdof, &mut c.crb, &mut c.mass);
                 if tamper && nc > 0 {
                     c.mass[nc - 1] = f64::from_bits(c.mass[nc - 1].to_bits() + 1);
                 }
@@ -162,7 +175,7 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
                 c.diag_inv.resize(nv, 0.0);
                 // SAFETY: as above.
                 let (mass, qld, diag_inv) = unsafe { (slice(d.M, nc), slice(d.qLD, nc), slice(d.qLDiagInv, nv)) };
-                let singular = dynamics::factor_m(&tm, mass, &mut c.mass, &mut c.diag_inv);
+                let singular = dynamics::factor_m(tm, mass, &mut c.mass, &mut c.diag_inv);
                 if tamper && nv > 0 {
                     c.diag_inv[0] = f64::from_bits(c.diag_inv[0].to_bits() + 1);
                 }
@@ -180,7 +193,7 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
                 c.cdof_dot.resize(6 * nv, 0.0);
                 // SAFETY: as above.
                 let (cdof, qvel) = unsafe { (slice(d.cdof, 6 * nv), slice(d.qvel, nv)) };
-                dynamics::com_vel(&tm, cdof, qvel, &mut c.cvel, &mut c.cdof_dot);
+                dynamics::com_vel(tm, cdof, qvel, &mut c.cvel, &mut c.cdof_dot);
                 if tamper && nbody > 1 {
                     c.cvel[6] = f64::from_bits(c.cvel[6].to_bits() + 1);
                 }
@@ -192,7 +205,7 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
             Stage::Rne => {
                 c.rne.resize(nv, 0.0);
                 RNE_SCRATCH
-                    .with(|s| dynamics::rne(&tm, &rne_input(m, d), args.flg_acc != 0, &mut s.borrow_mut(), &mut c.rne));
+                    .with(|s| dynamics::rne(tm, &rne_input(m, d), args.flg_acc != 0, &mut s.borrow_mut(), &mut c.rne));
                 if tamper && nv > 0 {
                     c.rne[nv - 1] = f64::from_bits(c.rne[nv - 1].to_bits() + 1);
                 }
@@ -205,7 +218,7 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
                 c.mass.resize(nv, 0.0);
                 c.diag_inv.resize(nv, 0.0);
                 let (forces, qld, diag_inv) = smooth_input(m, d);
-                dynamics::fwd_acceleration(&tm, &forces, qld, diag_inv, &mut c.mass, &mut c.diag_inv);
+                dynamics::fwd_acceleration(tm, &forces, qld, diag_inv, &mut c.mass, &mut c.diag_inv);
                 if tamper && nv > 0 {
                     c.diag_inv[0] = f64::from_bits(c.diag_inv[0].to_bits() + 1);
                 }
@@ -219,7 +232,7 @@ pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args:
                 c.crb.resize(10 * nbody, 0.0);
                 c.cdof_dot.resize(6 * nv, 0.0);
                 let mut out = ComOutput { subtree_com: &mut c.cvel, cinert: &mut c.crb, cdof: &mut c.cdof_dot };
-                dynamics::com_pos(&tm, &pose_input(m, d), &mut out);
+                dynamics::com_pos(tm, &pose_input(m, d), &mut out);
                 if tamper && nbody > 1 {
                     c.crb[10] = f64::from_bits(c.crb[10].to_bits() + 1);
                 }

@@ -32,6 +32,7 @@ mod passive;
 mod reference;
 mod snapshot;
 mod stack;
+pub(crate) mod views;
 
 use compare::{compare, panicked};
 pub use compare::{with_comparison, StageDiffReport, StageDifference};
@@ -417,6 +418,11 @@ pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool)
 /// Runs the Rust stage in place of MuJoCo's function; false (nothing left to trust in the
 /// stage's outputs) when the state is outside its scope or the stage panicked.
 fn try_rust(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) -> bool {
+    if stage == Stage::FwdActuation {
+        // its scope test needs the view and inputs the stage uses: both done in one pass
+        let mut ran = false;
+        return catch(|| ran = actuation::try_fwd_actuation(m, d)) && ran;
+    }
     !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d, args))
 }
 
@@ -434,34 +440,6 @@ struct Sizes {
 
 fn sizes(m: &sys::mjModel) -> Sizes {
     Sizes { nv: m.nv as usize, nbody: m.nbody as usize, nc: m.nC as usize }
-}
-
-/// The view `stage` reads: the inertia matrix's pattern alone for the two stages that only solve
-/// with it (a whole view costs more than a small model's factorisation).
-fn view(stage: Stage, m: &sys::mjModel) -> TreeModel<'_> {
-    match stage {
-        Stage::FactorM | Stage::FwdAcceleration => {
-            let Sizes { nv, nc, .. } = sizes(m);
-            // SAFETY: every array has the length mjmodel.h gives it.
-            unsafe {
-                TreeModel {
-                    dof_bodyid: slice(m.dof_bodyid, nv),
-                    m_rownnz: slice(m.M_rownnz, nv),
-                    m_rowadr: slice(m.M_rowadr, nv),
-                    m_colind: slice(m.M_colind, nc),
-                    ..TreeModel::default()
-                }
-            }
-        }
-        Stage::Passive
-        | Stage::Transmission
-        | Stage::FwdActuation
-        | Stage::MakeConstraint
-        | Stage::Island
-        | Stage::ProjectConstraint
-        | Stage::ReferenceConstraint => TreeModel::default(),
-        _ => tree_model(m),
-    }
 }
 
 /// The stages' view of MuJoCo's model.
@@ -534,7 +512,20 @@ unsafe fn bytes<'a>(p: *const bool, len: usize) -> &'a [u8] {
 
 /// Runs the Rust stage on MuJoCo's data in place of MuJoCo's function.
 fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
-    let tm = view(stage, m);
+    match stage {
+        Stage::Passive => passive::replace(m, d),
+        Stage::Transmission => actuation::transmission(m, d),
+        Stage::FwdActuation => actuation::fwd_actuation(m, d),
+        Stage::MakeConstraint => constraint::replace(m, d),
+        Stage::Island => island::replace(m, d),
+        Stage::ProjectConstraint => reference::project(m, d),
+        Stage::ReferenceConstraint => reference::reference(m, d),
+        _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
+    }
+}
+
+/// [`replace`] for the stages of the mass matrix and bias forces (their view is `tm`).
+fn replace_tree(stage: Stage, tm: &TreeModel, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     let Sizes { nv, nbody, nc } = sizes(m);
     match stage {
         Stage::Crb => {
@@ -542,13 +533,13 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
             let (cinert, cdof, crb, mass) = unsafe {
                 (slice(d.cinert, 10 * nbody), slice(d.cdof, 6 * nv), slice_mut(d.crb, 10 * nbody), slice_mut(d.M, nc))
             };
-            dynamics::crb(&tm, cinert, cdof, crb, mass);
+            dynamics::crb(tm, cinert, cdof, crb, mass);
         }
         Stage::FactorM => {
             let t0 = clock();
             // SAFETY: as above; M is read, qLD and qLDiagInv written.
             let (mass, qld, diag_inv) = unsafe { (slice(d.M, nc), slice_mut(d.qLD, nc), slice_mut(d.qLDiagInv, nv)) };
-            if let Some(dof) = dynamics::factor_m(&tm, mass, qld, diag_inv) {
+            if let Some(dof) = dynamics::factor_m(tm, mass, qld, diag_inv) {
                 warn_inertia(d, dof);
             }
             // mj_factorM adds its time to the inertia timer (`docs/measurements.md` D2)
@@ -560,18 +551,18 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
             let (cdof, qvel, cvel, cdof_dot) = unsafe {
                 (slice(d.cdof, 6 * nv), slice(d.qvel, nv), slice_mut(d.cvel, 6 * nbody), slice_mut(d.cdof_dot, 6 * nv))
             };
-            dynamics::com_vel(&tm, cdof, qvel, cvel, cdof_dot);
+            dynamics::com_vel(tm, cdof, qvel, cvel, cdof_dot);
         }
         Stage::Rne => {
             // SAFETY: `result` is MuJoCo's caller's array of nv entries, none of the inputs.
             let result = unsafe { slice_mut(args.result, nv) };
-            RNE_SCRATCH.with(|s| dynamics::rne(&tm, &rne_input(m, d), args.flg_acc != 0, &mut s.borrow_mut(), result));
+            RNE_SCRATCH.with(|s| dynamics::rne(tm, &rne_input(m, d), args.flg_acc != 0, &mut s.borrow_mut(), result));
         }
         Stage::FwdAcceleration => {
             // SAFETY: as above; the four forces and the factor are read, the two results written.
             let (qfrc_smooth, qacc_smooth) = unsafe { (slice_mut(d.qfrc_smooth, nv), slice_mut(d.qacc_smooth, nv)) };
             let (forces, qld, diag_inv) = smooth_input(m, d);
-            dynamics::fwd_acceleration(&tm, &forces, qld, diag_inv, qfrc_smooth, qacc_smooth);
+            dynamics::fwd_acceleration(tm, &forces, qld, diag_inv, qfrc_smooth, qacc_smooth);
         }
         Stage::ComPos => {
             // SAFETY: as above; the poses are read, subtree_com, cinert and cdof written.
@@ -582,15 +573,9 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
                     cdof: slice_mut(d.cdof, 6 * nv),
                 }
             };
-            dynamics::com_pos(&tm, &pose_input(m, d), &mut out);
+            dynamics::com_pos(tm, &pose_input(m, d), &mut out);
         }
-        Stage::Passive => passive::replace(m, d),
-        Stage::Transmission => actuation::transmission(m, d),
-        Stage::FwdActuation => actuation::fwd_actuation(m, d),
-        Stage::MakeConstraint => constraint::replace(m, d),
-        Stage::Island => island::replace(m, d),
-        Stage::ProjectConstraint => reference::project(m, d),
-        Stage::ReferenceConstraint => reference::reference(m, d),
+        _ => unreachable!("not a mass-matrix stage"),
     }
 }
 

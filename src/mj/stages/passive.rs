@@ -44,7 +44,7 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
 }
 
 /// The stage's view of MuJoCo's model.
-fn passive_model(m: &sys::mjModel) -> PassiveModel<'_> {
+pub(super) fn passive_model(m: &sys::mjModel) -> PassiveModel<'_> {
     let (nq, nv, nbody, njnt) = (m.nq as usize, m.nv as usize, m.nbody as usize, m.njnt as usize);
     // the actuator arrays are per actuator (`nactuator`), not per control (`nu`)
     let (ntendon, nact, nout, njten) = (m.ntendon as usize, m.nactuator as usize, m.nout as usize, m.nJten as usize);
@@ -87,6 +87,13 @@ fn passive_model(m: &sys::mjModel) -> PassiveModel<'_> {
     }
 }
 
+/// Reads the option flags of a cached view afresh (a program may change them between steps).
+pub(super) fn refresh(view: &mut PassiveModel<'_>, m: &sys::mjModel) {
+    let flags = m.opt.disableflags;
+    view.disable_spring = flags & sys::mjDSBL_SPRING as i32 != 0;
+    view.disable_damper = flags & sys::mjDSBL_DAMPER as i32 != 0;
+}
+
 /// Runs the Rust stage on MuJoCo's data in place of `mj_passive`.
 pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
     let (nq, nv, ntendon) = (m.nq as usize, m.nv as usize, m.ntendon as usize);
@@ -111,7 +118,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
         };
         (state, out)
     };
-    dynamics::passive(&passive_model(m), &state, &mut out);
+    super::views::with(m, |v| dynamics::passive(&v.passive, &state, &mut out));
 }
 
 /// The arrays `mj_passive` writes (it zeroes all six first).
