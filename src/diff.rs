@@ -14,7 +14,7 @@ use specula_engine::contact::Contact;
 use specula_engine::narrowphase::{table, GeomType};
 
 use crate::mj::collision::{contacts_of, library_collision, run_library_collision, with_collision};
-use crate::mj::stages::{with_comparison, Stage, StageDiffReport, StageSet};
+use crate::mj::stages::{with_comparison, Stage, StageDiffReport, StageSet, Tamper};
 use crate::mj::{Data, MjError, Model};
 use crate::route::RustStage;
 use crate::sim::{self, Route, Start};
@@ -440,10 +440,10 @@ pub struct StageDiffOptions {
     pub start: Start,
     /// Stages to compare.
     pub stages: StageSet,
-    /// Test hook: moves one output element of this stage's Rust result by one ulp, so that a
-    /// test can see the comparison fail.
+    /// Test hook: changes one thing in a Rust stage's result (see [`Tamper`]), so that a test
+    /// can see the comparison fail.
     #[doc(hidden)]
-    pub tamper: Option<Stage>,
+    pub tamper: Option<Tamper>,
 }
 
 /// Steps `model` with MuJoCo's own functions and, at every call of a stage of `opts.stages`, runs

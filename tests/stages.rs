@@ -6,7 +6,7 @@
 mod common;
 
 use specula::diff::{diff_stages, StageDiffOptions};
-use specula::mj::stages::{with_stages, Stage, StageSet};
+use specula::mj::stages::{with_stages, Stage, StageSet, Tamper};
 use specula::mj::{state, Data, Model};
 use specula::sim::Start;
 use specula_model::types::Integrator;
@@ -58,7 +58,7 @@ fn model(xml: &str, integrator: Integrator) -> Model {
     m
 }
 
-fn opts(steps: usize, start: Start, tamper: Option<Stage>) -> StageDiffOptions {
+fn opts(steps: usize, start: Start, tamper: Option<Tamper>) -> StageDiffOptions {
     StageDiffOptions { steps, start, stages: StageSet::all(), tamper }
 }
 
@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -123,7 +123,7 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         };
         let (c, none) = run(StageSet::NONE);
         let (rust, counts) = run(StageSet::all());
-        assert_eq!(none.rust, [0; 9]);
+        assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
         assert!(counts.rust.iter().all(|&n| n >= 500), "{counts:?}");
         assert_eq!(counts.fallback[..6], [0; 6]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -144,11 +144,32 @@ fn one_ulp_in_a_stage_output_is_reported_with_its_field() {
         (Stage::Transmission, "actuator_moment"),
         (Stage::FwdActuation, "qfrc_actuator"),
     ] {
-        let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(stage))).unwrap();
+        let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Output(stage)))).unwrap();
         let first = r.first.expect("a tampered stage must differ");
         assert_eq!((first.stage, first.field, first.step), (stage, field, 1));
         assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
     }
+}
+
+#[test]
+fn a_change_outside_a_stage_outputs_is_reported() {
+    // the stages compared in place must leave everything but their outputs as MuJoCo's function
+    // does: a scalar of the struct and a byte of the buffer changed by the Rust side are named
+    let m = model(TREE, Integrator::Euler);
+    for stage in [Stage::Passive, Stage::Transmission, Stage::FwdActuation] {
+        let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Struct(stage)))).unwrap();
+        let first = r.first.expect("a changed struct scalar must differ");
+        assert_eq!((first.stage, first.field, first.step), (stage, "mjData.maxuse_arena", 1));
+        let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Buffer(stage)))).unwrap();
+        let first = r.first.expect("a changed buffer byte must differ");
+        assert_eq!(
+            (first.stage, first.field, first.step),
+            (stage, "mjData buffer byte (outside the stage's outputs)", 1)
+        );
+    }
+    // and untouched, the same stages match
+    let r = diff_stages(&m, &opts(5, Start::Qpos0, None)).unwrap();
+    assert!(r.matches(), "{:?}", r.first);
 }
 
 #[test]
@@ -169,7 +190,21 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
     let names: Vec<&str> = rows.iter().map(|r| r.stage.name()).collect();
     assert_eq!(
         names,
-        ["crb", "factorM", "comVel", "rne", "fwdAcceleration", "comPos", "passive", "transmission", "fwdActuation"]
+        [
+            "crb",
+            "factorM",
+            "comVel",
+            "rne",
+            "fwdAcceleration",
+            "comPos",
+            "passive",
+            "transmission",
+            "fwdActuation",
+            "makeConstraint",
+            "island",
+            "projectConstraint",
+            "referenceConstraint"
+        ]
     );
     for r in &rows {
         assert!(r.c_ns > 0.0 && r.rust_ns > 0.0 && r.ratio.is_finite() && r.skipped == 0, "{r:?}");

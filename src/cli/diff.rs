@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use specula::diff::{diff, DiffOptions, DiffReport};
 use specula::diff::{diff_stages, StageDiffOptions};
-use specula::mj::stages::{Stage, StageDiffReport, StageSet};
+use specula::mj::stages::{Stage, StageDiffReport, StageSet, Tamper};
 use specula::sim::{load_pair, Start};
 use specula_model::types::{Integrator, SpeculativeMode};
 
@@ -129,10 +129,18 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
 }
 
 /// Test hook: `SPECULA_TAMPER_STAGE=crb` moves one element of that Rust stage's output by one
-/// ulp, so that the tests can see `diff --stages` fail.
-fn tamper_stage() -> Option<Stage> {
-    let name = std::env::var("SPECULA_TAMPER_STAGE").ok()?;
-    Stage::ALL.into_iter().find(|s| s.name() == name)
+/// ulp, `struct:passive` and `buffer:passive` change a byte outside its outputs, so that the
+/// tests can see `diff --stages` fail.
+fn tamper_stage() -> Option<Tamper> {
+    let text = std::env::var("SPECULA_TAMPER_STAGE").ok()?;
+    let (kind, name) = text.split_once(':').unwrap_or(("output", &text));
+    let stage = Stage::ALL.into_iter().find(|s| s.name() == name)?;
+    match kind {
+        "output" => Some(Tamper::Output(stage)),
+        "struct" => Some(Tamper::Struct(stage)),
+        "buffer" => Some(Tamper::Buffer(stage)),
+        _ => None,
+    }
 }
 
 fn print_stage_report(file: &str, stages: StageSet, r: &StageDiffReport, json: bool) {

@@ -212,7 +212,8 @@ fn run_xml(
     };
     match diff_tampered(&c, &rust, &opts, &mut hook) {
         Ok(rep) if rep.matches() && stages != StageSet::NONE => {
-            let sopts = StageDiffOptions { steps, start, stages, tamper: stage_tamper };
+            let sopts =
+                StageDiffOptions { steps, start, stages, tamper: stage_tamper.map(crate::mj::stages::Tamper::Output) };
             match diff_stages(&c, &sopts) {
                 Ok(s) => match &s.first {
                     None => (Verdict::Match, Some(DiffReport { stage_calls: s.compared.iter().sum(), ..rep })),

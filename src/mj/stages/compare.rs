@@ -55,12 +55,35 @@ impl StageDiffReport {
     }
 }
 
+/// A test hook of [`with_comparison`]: one thing changed in a Rust stage's result, so that a
+/// test can see the comparison fail and name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tamper {
+    /// One element of the stage's outputs moved by one ulp.
+    Output(Stage),
+    /// `maxuse_arena` raised by one: a scalar of the `mjData` struct outside the outputs (stages
+    /// compared in place only).
+    Struct(Stage),
+    /// `qvel[0]` moved by one ulp: a byte of the buffer outside the outputs (stages compared in
+    /// place only).
+    Buffer(Stage),
+}
+
+impl Tamper {
+    /// The stage tampered with.
+    pub fn stage(self) -> Stage {
+        match self {
+            Tamper::Output(s) | Tamper::Struct(s) | Tamper::Buffer(s) => s,
+        }
+    }
+}
+
 /// Comparison state of [`with_comparison`] on this thread.
 #[derive(Default)]
 pub(super) struct Comparison {
     step: usize,
     report: StageDiffReport,
-    tamper: Option<Stage>,
+    tamper: Option<Tamper>,
     crb: Vec<f64>,
     mass: Vec<f64>,
     diag_inv: Vec<f64>,
@@ -86,11 +109,11 @@ impl Comparison {
 
 /// Runs `f` with the stages of `set` compared against MuJoCo's functions on this thread (MuJoCo's
 /// results are kept), and returns what the comparison found. `f` is given a function that
-/// sets the step number the differences are reported under. `tamper` is a test hook: one
-/// output element of that stage's Rust result is moved by one ulp.
+/// sets the step number the differences are reported under. `tamper` is a test hook (see
+/// [`Tamper`]).
 pub fn with_comparison<R>(
     set: StageSet,
-    tamper: Option<Stage>,
+    tamper: Option<Tamper>,
     f: impl FnOnce(&dyn Fn(usize)) -> R,
 ) -> (R, StageDiffReport) {
     COMPARISON.with(|c| {
@@ -154,7 +177,7 @@ fn compare_tree(
                 }
             }
         };
-        let tamper = c.tamper == Some(stage);
+        let tamper = c.tamper == Some(Tamper::Output(stage));
         match stage {
             Stage::Crb => {
                 c.crb.resize(10 * nbody, 0.0);
@@ -264,9 +287,20 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
         let outputs = fields::outputs(stage, m, d);
         before.restore(d);
         let ran = catch(|| replace(stage, m, d, args));
-        let tamper = COMPARISON.with(|c| c.borrow().tamper == Some(stage));
-        if tamper && ran {
-            outputs.iter().rev().find(|f| matches!(f.array, fields::Array::F64(_)) && f.len > 0).map(Field::tamper);
+        let tamper = COMPARISON.with(|c| c.borrow().tamper.filter(|t| t.stage() == stage));
+        match tamper {
+            _ if !ran => {}
+            Some(Tamper::Output(_)) => {
+                outputs.iter().rev().find(|f| matches!(f.array, fields::Array::F64(_)) && f.len > 0).map(Field::tamper);
+            }
+            Some(Tamper::Struct(_)) => d.maxuse_arena += 1,
+            Some(Tamper::Buffer(_)) => {
+                if m.nv > 0 {
+                    // SAFETY: qvel has nv > 0 entries.
+                    unsafe { *d.qvel = f64::from_bits((*d.qvel).to_bits() + 1) };
+                }
+            }
+            None => {}
         }
         let found = if ran {
             ours.take(d);

@@ -35,7 +35,7 @@ mod stack;
 pub(crate) mod views;
 
 use compare::{compare, panicked};
-pub use compare::{with_comparison, StageDiffReport, StageDifference};
+pub use compare::{with_comparison, StageDiffReport, StageDifference, Tamper};
 
 /// One of MuJoCo's functions that specula can run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
