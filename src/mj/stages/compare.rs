@@ -84,6 +84,9 @@ pub(super) struct Comparison {
     step: usize,
     report: StageDiffReport,
     tamper: Option<Tamper>,
+    /// Bytes of free arena filled before each side of an in-place comparison, per stage (twice
+    /// the most MuJoCo's function allocated so far).
+    reach: [usize; NSTAGE],
     crb: Vec<f64>,
     mass: Vec<f64>,
     diag_inv: Vec<f64>,
@@ -282,10 +285,26 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
     SNAPSHOTS.with(|s| {
         let [before, theirs, ours] = &mut *s.borrow_mut();
         before.take(d);
+        // the free arena the stage may allocate from is filled with one pattern before each side
+        // runs, so that an array the Rust stage allocates but forgets to write shows as the
+        // pattern against MuJoCo's values (rather than MuJoCo's own bytes left from its run)
+        let i = stage.index();
+        let mut reach = COMPARISON.with(|c| c.borrow().reach[i]);
+        before.poison(d, reach);
         library(stage, m, d, args);
+        let grown = d.parena.saturating_sub(before.parena());
+        if grown > reach {
+            // MuJoCo allocated beyond the filled part: run it again with more of it filled
+            reach = 2 * grown;
+            COMPARISON.with(|c| c.borrow_mut().reach[i] = reach);
+            before.restore(d);
+            before.poison(d, reach);
+            library(stage, m, d, args);
+        }
         theirs.take(d);
         let outputs = fields::outputs(stage, m, d);
         before.restore(d);
+        before.poison(d, reach);
         let ran = catch(|| replace(stage, m, d, args));
         let tamper = COMPARISON.with(|c| c.borrow().tamper.filter(|t| t.stage() == stage));
         match tamper {

@@ -62,6 +62,23 @@ impl Snapshot {
         self.stack.extend_from_slice(arena_bytes(d, narena - d.pstack.min(narena), narena));
     }
 
+    /// The arena use (`parena`) when the copy was taken.
+    pub fn parena(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// Fills up to `len` bytes of `d`'s free arena, from where this copy's arena use ends, with
+    /// one byte pattern (not a NaN as a double).
+    pub fn poison(&self, d: &mut sys::mjData, len: usize) {
+        let narena = d.narena as usize;
+        let (start, end) = (self.arena.len(), narena - d.pstack.min(narena));
+        let len = len.min(end.saturating_sub(start));
+        if !d.arena.is_null() && len > 0 {
+            // SAFETY: within the free part of the arena, between the used part and the stack.
+            unsafe { std::ptr::write_bytes(d.arena.cast::<u8>().add(start), 0xA5, len) };
+        }
+    }
+
     /// Puts this copy back into `d` (the struct first: the buffer and arena pointers in it are
     /// the same allocations).
     pub fn restore(&self, d: &mut sys::mjData) {
