@@ -23,6 +23,7 @@ pub mod factor;
 pub mod island;
 pub mod passive;
 pub mod project;
+pub mod project_sparse;
 pub mod reference;
 pub mod rne;
 mod spatial;

@@ -1,1 +1,228 @@
-//! `mj_referenceConstraint`: constraint velocities and reference accelerations (`docs/measurements.md` D11).
+//! `mj_referenceConstraint`: constraint velocities `efc_vel = J qvel` (plus the contacts' surface
+//! velocities) and reference accelerations `efc_aref`, as MuJoCo 4.0.0 computes them
+//! (`docs/measurements.md` D11). The equality rows' `Jdot v` correction is the library's: the caller
+//! keeps models with equality rows away.
+// Indexed loops walk several arrays in step, as the library does; `x = y + x` keeps the library's
+// operand order.
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+
+/// `sum a[i] b[i]` in the order of 4.0.0's `mju_dot` and of each row of `mju_mulMatVec`: four
+/// running lanes while four more entries remain, reduced `(l0 + l2) + (l1 + l3)`, the last one to
+/// three entries summed among themselves and added to that; under four entries the sum is added to
+/// `+0` (so a `-0` sum becomes `+0`).
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let p = |k: usize| a[k] * b[k];
+    let (mut sum, mut i) = (0.0, 0);
+    if n >= 4 {
+        let mut lane = [p(0), p(1), p(2), p(3)];
+        i = 4;
+        while i + 4 <= n {
+            for (j, l) in lane.iter_mut().enumerate() {
+                *l = *l + p(i + j);
+            }
+            i += 4;
+        }
+        sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+    }
+    match n - i {
+        1 => p(i) + sum,
+        2 => sum + (p(i) + p(i + 1)),
+        3 => sum + ((p(i) + p(i + 1)) + p(i + 2)),
+        _ => sum,
+    }
+}
+
+/// `sum vals[k] x[cols[k]]` in the order of 4.0.0's sparse row products (`mju_mulMatVecSparse`):
+/// four running lanes while four more entries remain, reduced `(l0 + l2) + (l1 + l3)`, then the rest
+/// added one at a time (from `+0` for rows under four entries).
+pub fn sparse_dot(vals: &[f64], cols: &[i32], x: &[f64]) -> f64 {
+    let n = vals.len().min(cols.len());
+    let p = |k: usize| x[cols[k] as usize] * vals[k];
+    let (mut sum, mut k) = (0.0, 0);
+    if n >= 4 {
+        let mut lane = [p(0), p(1), p(2), p(3)];
+        k = 4;
+        while k + 4 <= n {
+            for (j, l) in lane.iter_mut().enumerate() {
+                *l = *l + p(k + j);
+            }
+            k += 4;
+        }
+        sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+    }
+    while k < n {
+        sum = p(k) + sum;
+        k += 1;
+    }
+    sum
+}
+
+/// The constraint Jacobian, as `mjData` stores it.
+#[derive(Clone, Copy, Debug)]
+pub enum Jacobian<'a> {
+    /// Row-major `nefc x nv`.
+    Dense {
+        /// Number of dofs (the row length).
+        nv: usize,
+        /// The values.
+        j: &'a [f64],
+    },
+    /// Compressed rows.
+    Sparse {
+        /// Non-zeros of each row (`nefc`).
+        rownnz: &'a [i32],
+        /// Start of each row (`nefc`).
+        rowadr: &'a [i32],
+        /// Dof of each non-zero (`nJ`).
+        colind: &'a [i32],
+        /// The values (`nJ`).
+        j: &'a [f64],
+    },
+}
+
+impl Jacobian<'_> {
+    /// `res = J vec` for the `res.len()` rows, row by row in the library's summation order.
+    pub fn mul_vec(&self, vec: &[f64], res: &mut [f64]) {
+        match *self {
+            Jacobian::Dense { nv, j } => {
+                for (r, out) in res.iter_mut().enumerate() {
+                    *out = dot(&j[r * nv..(r + 1) * nv], &vec[..nv]);
+                }
+            }
+            Jacobian::Sparse { rownnz, rowadr, colind, j } => {
+                for (r, out) in res.iter_mut().enumerate() {
+                    let (adr, nnz) = (rowadr[r] as usize, rownnz[r].max(0) as usize);
+                    *out = sparse_dot(&j[adr..adr + nnz], &colind[adr..adr + nnz], vec);
+                }
+            }
+        }
+    }
+}
+
+/// The fields of one contact the reference stage reads (`mjContact`'s names).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactRef {
+    /// First row of the contact, -1 for none.
+    pub efc_address: i32,
+    /// Contact space dimensionality.
+    pub dim: i32,
+    /// Friction coefficients (tangent 1, tangent 2, spin, roll 1, roll 2).
+    pub friction: [f64; 5],
+    /// Relative surface velocity in the contact frame (tangent 1, tangent 2, spin).
+    pub surfacevel: [f64; 3],
+    /// Adhesion force.
+    pub adhesion: f64,
+}
+
+/// What [`reference_constraint`] reads besides the Jacobian.
+#[derive(Clone, Copy, Debug)]
+pub struct ReferenceInput<'a> {
+    /// Joint velocities (`nv`).
+    pub qvel: &'a [f64],
+    /// Constraint positions (`nefc`).
+    pub efc_pos: &'a [f64],
+    /// Constraint margins (`nefc`).
+    pub efc_margin: &'a [f64],
+    /// Stiffness, damping, impedance and the fourth coefficient of each row (`4 nefc`).
+    pub efc_kbip: &'a [f64],
+    /// Regularisers (`nefc`).
+    pub efc_r: &'a [f64],
+    /// The contacts, when surface velocities or adhesion are on (empty otherwise).
+    pub contacts: &'a [ContactRef],
+    /// `flg_surfacevel == 1`: contacts may carry surface velocities.
+    pub surfacevel: bool,
+    /// `flg_adhesion == 1`: contacts may carry adhesion.
+    pub adhesion: bool,
+    /// `opt.cone` is elliptic (not 0).
+    pub elliptic: bool,
+    /// The discrete integrator (`mjINT_DISCRETE`) is on.
+    pub discrete: bool,
+    /// `opt.timestep`.
+    pub timestep: f64,
+}
+
+/// Writes `efc_vel` and `efc_aref` (`nefc` each) as 4.0.0's `mj_referenceConstraint` does for a
+/// model without equality rows.
+pub fn reference_constraint(jac: &Jacobian, inp: &ReferenceInput, efc_vel: &mut [f64], efc_aref: &mut [f64]) {
+    let nefc = efc_vel.len();
+    if nefc > 0 {
+        jac.mul_vec(inp.qvel, efc_vel);
+    }
+    if inp.surfacevel {
+        add_surface_velocity(inp, efc_vel);
+    }
+    // the position term gets the step's velocity only under the discrete integrator; the library
+    // multiplies by +0 otherwise (so an infinite velocity still gives NaN)
+    let hh = if inp.discrete { inp.timestep } else { 0.0 };
+    let kbip = inp.efc_kbip;
+    for i in 0..nefc {
+        let (k, b, imp) = (kbip[4 * i], kbip[4 * i + 1], kbip[4 * i + 2]);
+        let vel = efc_vel[i];
+        let pos = (inp.efc_pos[i] - inp.efc_margin[i]) + hh * vel;
+        efc_aref[i] = -b * vel - (k * imp) * pos;
+    }
+    if inp.discrete && nefc > 0 {
+        let h = inp.timestep;
+        let h2 = h * h;
+        for i in 0..nefc {
+            let (k, b, imp) = (kbip[4 * i], kbip[4 * i + 1], kbip[4 * i + 2]);
+            efc_aref[i] = efc_aref[i] / ((h * b + 1.0) + (h2 * k) * imp);
+        }
+    }
+    if inp.adhesion {
+        add_adhesion(inp, efc_aref);
+    }
+}
+
+/// Adds the contacts' surface velocities to their rows of `efc_vel` (elliptic: tangent and spin
+/// rows; pyramidal: `+-mu v` on each pair of edges).
+fn add_surface_velocity(inp: &ReferenceInput, vel: &mut [f64]) {
+    for con in inp.contacts {
+        if con.efc_address < 0 || con.dim < 2 {
+            continue;
+        }
+        let sv = con.surfacevel;
+        // NaN counts as a velocity, as in the library's test
+        if sv[0] == 0.0 && sv[1] == 0.0 && sv[2] == 0.0 {
+            continue;
+        }
+        let (adr, n) = (con.efc_address as usize, con.dim.min(4) as usize);
+        if inp.elliptic {
+            for k in 1..n {
+                vel[adr + k] = sv[k - 1] + vel[adr + k];
+            }
+        } else {
+            for k in 0..n - 1 {
+                let p = con.friction[k] * sv[k];
+                vel[adr + 2 * k] = p + vel[adr + 2 * k];
+                vel[adr + 2 * k + 1] = vel[adr + 2 * k + 1] - p;
+            }
+        }
+    }
+}
+
+/// Adds the adhesive contacts' bias `adhesion R` to their normal row (elliptic, or a frictionless
+/// contact) or spread evenly over the pyramid's edges.
+fn add_adhesion(inp: &ReferenceInput, aref: &mut [f64]) {
+    let r = inp.efc_r;
+    for con in inp.contacts {
+        let a = con.adhesion;
+        if a == 0.0 || con.efc_address < 0 {
+            continue;
+        }
+        let adr = con.efc_address as usize;
+        if inp.elliptic || con.dim == 1 {
+            aref[adr] = a * r[adr] + aref[adr];
+            continue;
+        }
+        let n = 2 * con.dim - 2;
+        if n <= 0 {
+            continue;
+        }
+        let edge = a / f64::from(n);
+        for j in adr..adr + n as usize {
+            aref[j] = edge * r[j] + aref[j];
+        }
+    }
+}

@@ -88,8 +88,10 @@ fn is_contact(ty: i32) -> bool {
 impl EfcRows<'_> {
     /// Appends one constraint as MuJoCo's `mj_addConstraint` does: a non-contact constraint
     /// whose Jacobian is all zeros (dense) or has no dofs (sparse) adds no row; in sparse mode
-    /// its row structure is still written when the chain is empty for a contact, and the
-    /// supernode flags of the new rows and the row before are set.
+    /// its row structure is still written when the chain is empty for a contact. The
+    /// supernode flags of the new rows and the row before are set too (4.0.0 leaves them to
+    /// `mju_superSparse` at the end, [`super::super_sparse`], which recomputes the same flags
+    /// from the patterns before summing them).
     pub fn add(&mut self, r: Rows<'_>) {
         let nefc = self.nefc;
         let size = r.size;
