@@ -14,8 +14,8 @@ use specula_engine::contact::Contact;
 use specula_engine::narrowphase::{table, GeomType};
 
 use crate::mj::collision::{contacts_of, library_collision, run_library_collision, with_collision};
-use crate::mj::stages::{with_comparison, Stage, StageDiffReport, StageSet, Tamper};
-use crate::mj::{Data, MjError, Model};
+use crate::mj::stages::{with_comparison, with_stages, StageDiffReport, StageSet, Tamper, TrajectoryDifference};
+use crate::mj::{state, Data, MjError, Model};
 use crate::route::RustStage;
 use crate::sim::{self, Route, Start};
 
@@ -460,5 +460,42 @@ pub fn diff_stages(model: &Model, opts: &StageDiffOptions) -> Result<StageDiffRe
     });
     run?;
     report.steps = opts.steps;
+
+    // the trajectory with the stages in Rust against MuJoCo's own (run without any stage in Rust,
+    // whatever SPECULA_STAGES says), step by step
+    let states = |set: StageSet, each: &mut dyn FnMut(usize, &[f64]) -> bool| {
+        with_stages(set, || -> Result<(), MjError> {
+            let mut data = Data::new(model)?;
+            sim::start(&mut data, &opts.start)?;
+            for i in 0..opts.steps {
+                data.step()?;
+                if !each(i + 1, &data.state(state::INTEGRATION)) {
+                    break;
+                }
+            }
+            Ok(())
+        })
+    };
+    let mut theirs: Vec<Vec<f64>> = Vec::with_capacity(opts.steps);
+    states(StageSet::NONE, &mut |_, s| {
+        theirs.push(s.to_vec());
+        true
+    })
+    .0?;
+    let mut first = None;
+    let (run, counts) = states(opts.stages, &mut |step, ours| {
+        let Some(c) = theirs.get(step - 1) else { return false };
+        let same = |(a, b): (&f64, &f64)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        match c.iter().zip(ours).position(|p| !same(p)) {
+            Some(index) => {
+                first = Some(TrajectoryDifference { step, index, c: c[index], rust: ours[index] });
+                false
+            }
+            None => true,
+        }
+    });
+    run?;
+    report.trajectory = first;
+    report.trajectory_counts = counts;
     Ok(report)
 }

@@ -184,13 +184,17 @@ pub fn report_json() -> serde_json::Value {
 
 /// The dynamics stages `SPECULA_STAGES` selected and how their calls went.
 fn stages_json() -> serde_json::Value {
-    use crate::mj::stages::{environment_counts, Stage};
+    use crate::mj::stages::{environment_counts, reasons_json};
     let (set, counts) = environment_counts();
     let per_stage: serde_json::Map<String, serde_json::Value> = set
         .stages()
         .map(|st| {
-            let i = Stage::ALL.iter().position(|&s| s == st).unwrap_or(0);
-            (st.name().to_string(), serde_json::json!({"rust": counts.rust[i], "fallback": counts.fallback[i]}))
+            let i = st.index();
+            let why = reasons_json(&counts.why[i]);
+            (
+                st.name().to_string(),
+                serde_json::json!({"rust": counts.rust[i], "fallback": counts.fallback[i], "why": why}),
+            )
         })
         .collect();
     serde_json::json!({"selected": set.to_string(), "calls": per_stage})

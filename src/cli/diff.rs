@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use specula::diff::{diff, DiffOptions, DiffReport};
 use specula::diff::{diff_stages, StageDiffOptions};
-use specula::mj::stages::{Stage, StageDiffReport, StageSet, Tamper};
+use specula::mj::stages::{reasons, reasons_json, Stage, StageDiffReport, StageSet, Tamper};
 use specula::sim::{load_pair, Start};
 use specula_model::types::{Integrator, SpeculativeMode};
 
@@ -143,14 +143,15 @@ fn tamper_stage() -> Option<Tamper> {
     }
 }
 
-fn print_stage_report(file: &str, stages: StageSet, r: &StageDiffReport, json: bool) {
+/// The stages of `set` with their index in [`Stage::ALL`].
+fn stages_in(set: StageSet) -> impl Iterator<Item = (usize, Stage)> {
+    set.stages().map(|s| (s.index(), s))
+}
+
+fn print_stage_report(file: &str, set: StageSet, r: &StageDiffReport, json: bool) {
     let verdict = if r.matches() { "match" } else { "differ" };
-    let per_stage: Vec<_> = stages
-        .stages()
-        .map(|s| {
-            let i = Stage::ALL.iter().position(|&t| t == s).unwrap_or(0);
-            (s.name(), r.compared[i], r.skipped[i], r.differing[i])
-        })
+    let per_stage: Vec<_> = stages_in(set)
+        .map(|(i, s)| (s.name(), r.compared[i], r.skipped[i], r.differing[i], &r.skipped_why[i]))
         .collect();
     if json {
         let first = r.first.as_ref().map(|d| {
@@ -158,19 +159,49 @@ fn print_stage_report(file: &str, stages: StageSet, r: &StageDiffReport, json: b
         });
         let stages: Vec<_> = per_stage
             .iter()
-            .map(|(n, c, s, d)| serde_json::json!({"stage": n, "compared": c, "skipped": s, "differing": d}))
+            .map(|(n, c, s, d, why)| {
+                let why = reasons_json(why);
+                serde_json::json!({"stage": n, "compared": c, "skipped": s, "skipped_why": why, "differing": d})
+            })
+            .collect();
+        let trajectory = match &r.trajectory {
+            None => serde_json::json!({"identical": true}),
+            Some(t) => {
+                serde_json::json!({"identical": false, "step": t.step, "index": t.index, "c": t.c, "rust": t.rust})
+            }
+        };
+        let runs: serde_json::Map<String, serde_json::Value> = stages_in(set)
+            .map(|(i, s)| {
+                let (rust, fallback) = (r.trajectory_counts.rust[i], r.trajectory_counts.fallback[i]);
+                let why = reasons_json(&r.trajectory_counts.why[i]);
+                (s.name().to_string(), serde_json::json!({"rust": rust, "fallback": fallback, "why": why}))
+            })
             .collect();
         outln!(
             "{}",
-            serde_json::json!({"scene": file, "verdict": verdict, "steps": r.steps, "stages": stages, "first": first})
+            serde_json::json!({"scene": file, "verdict": verdict, "steps": r.steps, "stages": stages, "first": first,
+                "trajectory": trajectory, "trajectory_calls": runs})
         );
         return;
     }
     outln!("{file}: {verdict}: {} steps, Rust stages against MuJoCo's functions, bit for bit", r.steps);
-    for (name, compared, skipped, differing) in per_stage {
-        let skip =
-            if skipped > 0 { format!(", {skipped} left to MuJoCo (outside the stage's scope)") } else { String::new() };
+    for (name, compared, skipped, differing, why) in per_stage {
+        let skip = if skipped > 0 { format!(", {skipped} left to MuJoCo ({})", reasons(why)) } else { String::new() };
         outln!("  {name}: {compared} calls compared, {differing} elements differ{skip}");
+    }
+    let ran: u64 = stages_in(set).map(|(i, _)| r.trajectory_counts.rust[i]).sum();
+    let fell: u64 = stages_in(set).map(|(i, _)| r.trajectory_counts.fallback[i]).sum();
+    match &r.trajectory {
+        None => outln!(
+            "  trajectory with the stages in Rust ({ran} calls in Rust, {fell} left to MuJoCo): MuJoCo's, bit for bit, every step"
+        ),
+        Some(t) => outln!(
+            "  trajectory with the stages in Rust ({ran} calls in Rust, {fell} left to MuJoCo): differs after step {}, state[{}] = {:e} (MuJoCo {:e})",
+            t.step,
+            t.index,
+            t.rust,
+            t.c
+        ),
     }
     if let Some(d) = &r.first {
         outln!(

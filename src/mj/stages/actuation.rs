@@ -12,7 +12,7 @@ use specula_engine::dynamics::{self, ActuationInput, ActuationOutput, ActuatorMo
 use super::fields::Field;
 use super::stack::stack_marks;
 use super::views;
-use super::{byte, bytes, clock, slice, slice_mut};
+use super::{byte, bytes, clock, slice, slice_mut, Fallback};
 
 thread_local! {
     /// The clamped copy of the controls `mj_fwdActuation` works on (MuJoCo's is on its stack).
@@ -133,37 +133,59 @@ fn transmission_stack(m: &sys::mjModel) -> [usize; 3] {
     [3 * 8 * m.nv as usize; 3]
 }
 
-/// Whether `mj_transmission` must stay MuJoCo's for this model and state: a transmission other
-/// than a joint's, an output layout other than one output per actuator, asleep actuators, or a
-/// stack the library would overflow.
-pub(super) fn transmission_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
+/// Why `mj_transmission` must stay MuJoCo's for this model and state, if it must: a
+/// transmission other than a joint's, an output layout other than one output per actuator,
+/// asleep actuators, or a stack the library would overflow.
+pub(super) fn transmission_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     if m.nactuator == 0 {
-        return false;
+        return None;
     }
     views::with(m, |v| {
         let am = &v.actuator;
-        if !dynamics::transmission_in_scope(am) || stack_marks(d, &transmission_stack(m)).is_none() {
-            return true;
+        if !dynamics::transmission_in_scope(am) {
+            return Some(Fallback::Transmission);
+        }
+        if stack_marks(d, &transmission_stack(m)).is_none() {
+            return Some(Fallback::StackFull);
         }
         // the library asks each actuator's sleep state only when some dof is asleep
-        sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, am)
+        (sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, am)).then_some(Fallback::Asleep)
     })
 }
 
-/// Whether `mj_fwdActuation` must stay MuJoCo's for this model and state: actuators outside the
-/// affine kinds (`specula_engine::dynamics::actuation_in_scope`), plugins, asleep actuators or
-/// transmissions other than joints under sleep, or a stack the library would overflow.
-pub(super) fn actuation_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
+/// Why `mj_fwdActuation` must stay MuJoCo's for this model and state, if it must: actuators
+/// outside the affine kinds (`specula_engine::dynamics::actuation_in_scope`), plugins, asleep
+/// actuators or transmissions other than joints under sleep, or a stack the library would
+/// overflow.
+pub(super) fn actuation_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     if m.nactuator == 0 || m.opt.disableflags & sys::mjDSBL_ACTUATION as i32 != 0 {
-        return false;
+        return None;
     }
-    views::with(m, |v| {
-        let am = &v.actuator;
-        m.nplugin > 0
-            || !dynamics::actuation_in_scope(am, &actuation_input(m, d))
-            || stack_marks(d, &[8 * m.nu as usize]).is_none()
-            || (sleep_on(m) && !actuators_awake(m, d, am))
-    })
+    let input = actuation_input(m, d);
+    let marks = stack_marks(d, &[8 * m.nu as usize]);
+    views::with(m, |v| actuation_fallback(m, d, &v.actuator, &input, marks.is_some()))
+}
+
+/// [`actuation_out_of_scope`] on the view and inputs the stage uses (`stack`: whether the
+/// library's stack has room).
+fn actuation_fallback(
+    m: &sys::mjModel,
+    d: &sys::mjData,
+    am: &ActuatorModel,
+    input: &ActuationInput,
+    stack: bool,
+) -> Option<Fallback> {
+    if m.nplugin > 0 {
+        Some(Fallback::Plugin)
+    } else if !dynamics::actuation_in_scope(am, input) {
+        Some(Fallback::Actuator)
+    } else if !stack {
+        Some(Fallback::StackFull)
+    } else if sleep_on(m) && !actuators_awake(m, d, am) {
+        Some(Fallback::Asleep)
+    } else {
+        None
+    }
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_transmission`.
@@ -199,11 +221,11 @@ pub(super) fn fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) {
 /// Runs the Rust stage in place of `mj_fwdActuation` if the model and state are inside its
 /// scope (as [`actuation_out_of_scope`], tested on the same view and inputs the stage then
 /// uses); false, with nothing written, when they are not.
-pub(super) fn try_fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) -> bool {
+pub(super) fn try_fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
     run_actuation(m, d, true)
 }
 
-fn run_actuation(m: &sys::mjModel, d: &mut sys::mjData, check: bool) -> bool {
+fn run_actuation(m: &sys::mjModel, d: &mut sys::mjData, check: bool) -> Option<Fallback> {
     let t0 = clock();
     let working = m.nactuator > 0 && m.opt.disableflags & sys::mjDSBL_ACTUATION as i32 == 0;
     let (nv, na, nout) = (m.nv as usize, m.na as usize, m.nout as usize);
@@ -217,15 +239,11 @@ fn run_actuation(m: &sys::mjModel, d: &mut sys::mjData, check: bool) -> bool {
     } else {
         let input = actuation_input(m, d);
         let marks = stack_marks(d, &[8 * m.nu as usize]);
-        let outside = |am: &ActuatorModel| {
-            m.nplugin > 0
-                || !dynamics::actuation_in_scope(am, &input)
-                || marks.is_none()
-                || (sleep_on(m) && !actuators_awake(m, d, am))
-        };
         let bad = views::with(m, |v| {
-            if check && outside(&v.actuator) {
-                return None;
+            if check {
+                if let Some(why) = actuation_fallback(m, d, &v.actuator, &input, marks.is_some()) {
+                    return Err(why);
+                }
             }
             // SAFETY: mjData's arrays of the documented lengths, none of them an input.
             let mut out = unsafe {
@@ -235,9 +253,12 @@ fn run_actuation(m: &sys::mjModel, d: &mut sys::mjData, check: bool) -> bool {
                     qfrc_actuator: slice_mut(d.qfrc_actuator, nv),
                 }
             };
-            Some(CTRL.with(|c| dynamics::fwd_actuation(&v.actuator, &input, &mut c.borrow_mut(), &mut out)))
+            Ok(CTRL.with(|c| dynamics::fwd_actuation(&v.actuator, &input, &mut c.borrow_mut(), &mut out)))
         });
-        let Some(bad) = bad else { return false };
+        let bad = match bad {
+            Ok(bad) => bad,
+            Err(why) => return Some(why),
+        };
         if let Some(i) = bad {
             warn_ctrl(d, i);
         }
@@ -249,7 +270,7 @@ fn run_actuation(m: &sys::mjModel, d: &mut sys::mjData, check: bool) -> bool {
     let t = &mut d.timer[sys::mjTIMER_ACTUATION as usize];
     t.duration += clock() - t0;
     t.number = t.number.wrapping_add(1);
-    true
+    None
 }
 
 /// MuJoCo's `mjWARN_BADCTRL` for control `i`: the warning's info and count, and the message on

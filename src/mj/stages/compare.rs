@@ -42,16 +42,37 @@ pub struct StageDiffReport {
     pub compared: [u64; NSTAGE],
     /// Calls not compared because the state was outside the stage's scope, per stage.
     pub skipped: [u64; NSTAGE],
+    /// The calls not compared, per stage and reason (each row sums to `skipped`).
+    pub skipped_why: FallbackCounts,
     /// Elements that differed, per stage.
     pub differing: [u64; NSTAGE],
     /// The first difference, if any.
     pub first: Option<StageDifference>,
+    /// The trajectory with the stages in Rust against MuJoCo's own: the first step after which
+    /// some element of the integration state (`mjSTATE_INTEGRATION`) differs in any bit (NaN
+    /// against NaN counts as equal), or `None` when every step agrees.
+    pub trajectory: Option<TrajectoryDifference>,
+    /// The calls the Rust run made in Rust and left to MuJoCo.
+    pub trajectory_counts: StageCounts,
+}
+
+/// The first state element where the trajectory with the Rust stages left MuJoCo's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrajectoryDifference {
+    /// Step after which it differs (1 for the first step).
+    pub step: usize,
+    /// Index in the integration state (`mj_getState` order: time, qpos, qvel, act, ...).
+    pub index: usize,
+    /// MuJoCo's value.
+    pub c: f64,
+    /// The value with the Rust stages.
+    pub rust: f64,
 }
 
 impl StageDiffReport {
-    /// Whether every compared call agreed bit for bit.
+    /// Whether every compared call, and every step of the trajectory, agreed bit for bit.
     pub fn matches(&self) -> bool {
-        self.first.is_none()
+        self.first.is_none() && self.trajectory.is_none()
     }
 }
 
@@ -144,9 +165,13 @@ pub(super) fn panicked(stage: Stage) {
 /// Runs MuJoCo's function, then the Rust stage on copies of the same inputs, and records the
 /// first element where they differ.
 pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
-    if out_of_scope(stage, m, d) {
+    if let Some(why) = out_of_scope(stage, m, d) {
         library(stage, m, d, args);
-        COMPARISON.with(|c| c.borrow_mut().report.skipped[stage.index()] += 1);
+        COMPARISON.with(|c| {
+            let report = &mut c.borrow_mut().report;
+            report.skipped[stage.index()] += 1;
+            report.skipped_why[stage.index()][why.index()] += 1;
+        });
         return;
     }
     if fields::in_place(stage) {
@@ -310,15 +335,14 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
         match tamper {
             _ if !ran => {}
             Some(Tamper::Output(_)) => {
-                outputs.iter().rev().find(|f| matches!(f.array, fields::Array::F64(_)) && f.len > 0).map(Field::tamper);
-            }
-            Some(Tamper::Struct(_)) => d.maxuse_arena += 1,
-            Some(Tamper::Buffer(_)) => {
-                if m.nv > 0 {
-                    // SAFETY: qvel has nv > 0 entries.
-                    unsafe { *d.qvel = f64::from_bits((*d.qvel).to_bits() + 1) };
+                if let Some(f) = outputs.iter().rev().find(|f| matches!(f.array, fields::Array::F64(_)) && f.len > 0) {
+                    f.tamper();
                 }
             }
+            Some(Tamper::Struct(_)) => d.maxuse_arena += 1,
+            // SAFETY: qvel has nv > 0 entries.
+            Some(Tamper::Buffer(_)) if m.nv > 0 => unsafe { *d.qvel = f64::from_bits((*d.qvel).to_bits() + 1) },
+            Some(Tamper::Buffer(_)) => {}
             None => {}
         }
         let found = if ran {

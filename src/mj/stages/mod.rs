@@ -8,7 +8,7 @@
 //! to do on the current thread:
 //! - run MuJoCo's own function (the default; the drop-in library reads `SPECULA_STAGES`);
 //! - run the Rust stage ([`with_stages`]), or MuJoCo's where the model is outside the stage's
-//!   scope (counted in [`StageCounts`]: sleep with asleep trees, for now);
+//!   scope (counted in [`StageCounts`] with the reason, a [`Fallback`]);
 //! - run both on the same inputs and compare every array the stage writes, bit for bit
 //!   ([`with_comparison`], in `compare.rs`; `specula::diff::diff_stages` steps a scene under it).
 
@@ -26,6 +26,7 @@ mod actuation;
 mod compare;
 mod constraint;
 mod constraint_contact;
+mod fallback;
 mod fields;
 mod island;
 mod passive;
@@ -35,7 +36,8 @@ mod stack;
 pub(crate) mod views;
 
 use compare::{compare, panicked};
-pub use compare::{with_comparison, StageDiffReport, StageDifference, Tamper};
+pub use compare::{with_comparison, StageDiffReport, StageDifference, Tamper, TrajectoryDifference};
+pub use fallback::{listed, reasons, reasons_json, Fallback, FallbackCounts, NFALLBACK};
 
 /// One of MuJoCo's functions that specula can run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,7 +143,8 @@ impl Stage {
         }
     }
 
-    fn index(self) -> usize {
+    /// Position in [`Stage::ALL`].
+    pub fn index(self) -> usize {
         self as usize
     }
 }
@@ -209,7 +212,7 @@ impl std::fmt::Display for StageSet {
     }
 }
 
-/// How often each stage ran in Rust and how often it fell back to MuJoCo's function.
+/// How often each stage ran in Rust and how often, and why, it fell back to MuJoCo's function.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StageCounts {
     /// Calls run by the Rust stage, per stage (indexed as [`Stage::ALL`]).
@@ -219,18 +222,33 @@ pub struct StageCounts {
     /// for `passive`, `transmission` and `fwdActuation` what `docs/measurements.md` D7 to D9
     /// leave to the library), per stage.
     pub fallback: [u64; NSTAGE],
+    /// The fallbacks per stage and reason (each row sums to `fallback`).
+    pub why: FallbackCounts,
 }
 
 impl StageCounts {
-    /// One line per stage that was asked for: `crb: 500 in Rust, 0 fell back`.
+    /// One line per stage that was asked for: `makeConstraint: 300 in Rust, 200 fell back (200
+    /// equality constraints)`.
     pub fn summary(&self, set: StageSet) -> Vec<String> {
         set.stages()
             .map(|s| {
                 let i = s.index();
-                let why = if self.fallback[i] > 0 { " (outside its scope: MuJoCo's function)" } else { "" };
+                let why = if self.fallback[i] > 0 { format!(" ({})", reasons(&self.why[i])) } else { String::new() };
                 format!("{}: {} in Rust, {} fell back{why}", s.name(), self.rust[i], self.fallback[i])
             })
             .collect()
+    }
+
+    /// Records one call of `stage`: in Rust, or left to MuJoCo for `why`.
+    fn count(&mut self, stage: Stage, why: Option<Fallback>) {
+        let i = stage.index();
+        match why {
+            None => self.rust[i] += 1,
+            Some(f) => {
+                self.fallback[i] += 1;
+                self.why[i][f.index()] += 1;
+            }
+        }
     }
 }
 
@@ -243,7 +261,7 @@ enum Mode {
 
 thread_local! {
     static MODE: Cell<Option<Mode>> = const { Cell::new(None) };
-    static COUNTS: Cell<StageCounts> = Cell::new(StageCounts::default());
+    static COUNTS: RefCell<StageCounts> = RefCell::new(StageCounts::default());
     static RNE_SCRATCH: RefCell<RneScratch> = RefCell::new(RneScratch::default());
 }
 
@@ -267,6 +285,9 @@ fn default_stages() -> StageSet {
 
 /// Calls made under `SPECULA_STAGES` (the drop-in library), per stage: in Rust, fallen back.
 static PROCESS_COUNTS: [[AtomicU64; 2]; NSTAGE] = [const { [const { AtomicU64::new(0) }; 2] }; NSTAGE];
+/// The drop-in library's fallbacks per stage and reason.
+static PROCESS_WHY: [[AtomicU64; NFALLBACK]; NSTAGE] =
+    [const { [const { AtomicU64::new(0) }; NFALLBACK] }; NSTAGE];
 
 /// The stages `SPECULA_STAGES` selects and the calls made under it in this process (for the
 /// drop-in library's report).
@@ -275,6 +296,9 @@ pub fn environment_counts() -> (StageSet, StageCounts) {
     for (i, c) in PROCESS_COUNTS.iter().enumerate() {
         counts.rust[i] = c[0].load(Ordering::Relaxed);
         counts.fallback[i] = c[1].load(Ordering::Relaxed);
+        for (n, w) in counts.why[i].iter_mut().zip(&PROCESS_WHY[i]) {
+            *n = w.load(Ordering::Relaxed);
+        }
     }
     (default_stages(), counts)
 }
@@ -283,10 +307,10 @@ pub fn environment_counts() -> (StageSet, StageCounts) {
 /// others), and says how often each ran.
 pub fn with_stages<R>(set: StageSet, f: impl FnOnce() -> R) -> (R, StageCounts) {
     let before = MODE.with(|m| m.replace(Some(Mode::Replace(set))));
-    COUNTS.with(|c| c.set(StageCounts::default()));
+    COUNTS.with(|c| *c.borrow_mut() = StageCounts::default());
     let out = f();
     MODE.with(|m| m.set(before));
-    (out, COUNTS.with(Cell::take))
+    (out, COUNTS.with(|c| std::mem::take(&mut *c.borrow_mut())))
 }
 
 /// Address of libmujoco's own definition of `name`, 0 if the library is not loaded.
@@ -327,11 +351,11 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     }
 }
 
-/// Whether a call is outside the Rust stages' scope: with sleep on and some trees asleep
+/// Why a call is outside the Rust stage's scope, if it is: with sleep on and some trees asleep
 /// MuJoCo runs these stages over the awake bodies and dofs only; `mj_fwdAcceleration` also
 /// needs no Cartesian applied force (`xfrc_applied`, which goes through `mj_applyFT`) and no
-/// effective metric (`efm_active`).
-fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
+/// effective metric (`efm_active`); the other stages say what they leave to the library.
+fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let asleep = match stage {
         Stage::Crb | Stage::FactorM | Stage::FwdAcceleration => (d.nv_awake as i64) < m.nv,
         Stage::ComVel | Stage::ComPos => (d.nbody_awake as i64) < m.nbody,
@@ -344,8 +368,16 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> bool {
         Stage::ProjectConstraint => return reference::project_out_of_scope(m, d),
         Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
     };
-    let sleeping = m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep;
-    sleeping || (stage == Stage::FwdAcceleration && (d.efm_active != 0 || cartesian_forces(m, d)))
+    if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
+        return Some(Fallback::Asleep);
+    }
+    if stage != Stage::FwdAcceleration {
+        None
+    } else if d.efm_active != 0 {
+        Some(Fallback::EffectiveMetric)
+    } else {
+        cartesian_forces(m, d).then_some(Fallback::CartesianForce)
+    }
 }
 
 /// Whether any body but the world has an `xfrc_applied` entry other than zero (NaN included),
@@ -373,25 +405,20 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     };
     match mode {
         Mode::Replace(set) if set.contains(stage) => {
-            let rust = try_rust(stage, m, d, args);
-            if !rust {
+            let why = try_rust(stage, m, d, args).err();
+            if why.is_some() {
                 library(stage, m, d, args);
             }
             if from_env {
                 // the drop-in's report: no thread-local scope to collect them in
-                PROCESS_COUNTS[stage.index()][usize::from(!rust)].fetch_add(1, Ordering::Relaxed);
+                let i = stage.index();
+                PROCESS_COUNTS[i][usize::from(why.is_some())].fetch_add(1, Ordering::Relaxed);
+                if let Some(f) = why {
+                    PROCESS_WHY[i][f.index()].fetch_add(1, Ordering::Relaxed);
+                }
                 return;
             }
-            COUNTS.with(|c| {
-                let mut n = c.get();
-                let i = stage.index();
-                if rust {
-                    n.rust[i] += 1
-                } else {
-                    n.fallback[i] += 1
-                }
-                c.set(n);
-            });
+            COUNTS.with(|c| c.borrow_mut().count(stage, why));
         }
         Mode::Compare(set) if set.contains(stage) => {
             if !catch(|| compare(stage, m, d, args)) {
@@ -408,22 +435,32 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
 pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool) -> bool {
     let args = Args { flg_acc: 0, result: d.qfrc_bias };
     if rust {
-        try_rust(stage, m, d, args)
+        try_rust(stage, m, d, args).is_ok()
     } else {
         library(stage, m, d, args);
         true
     }
 }
 
-/// Runs the Rust stage in place of MuJoCo's function; false (nothing left to trust in the
+/// Runs the Rust stage in place of MuJoCo's function; the reason (nothing left to trust in the
 /// stage's outputs) when the state is outside its scope or the stage panicked.
-fn try_rust(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) -> bool {
+fn try_rust(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) -> Result<(), Fallback> {
     if stage == Stage::FwdActuation {
         // its scope test needs the view and inputs the stage uses: both done in one pass
-        let mut ran = false;
-        return catch(|| ran = actuation::try_fwd_actuation(m, d)) && ran;
+        let mut why = None;
+        if !catch(|| why = actuation::try_fwd_actuation(m, d)) {
+            return Err(Fallback::Panicked);
+        }
+        return why.map_or(Ok(()), Err);
     }
-    !out_of_scope(stage, m, d) && catch(|| replace(stage, m, d, args))
+    if let Some(why) = out_of_scope(stage, m, d) {
+        return Err(why);
+    }
+    if catch(|| replace(stage, m, d, args)) {
+        Ok(())
+    } else {
+        Err(Fallback::Panicked)
+    }
 }
 
 /// Runs `f`, true unless it panicked (a panic must not unwind into MuJoCo).

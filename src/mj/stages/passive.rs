@@ -5,22 +5,22 @@ use mujoco_sys as sys;
 use specula_engine::dynamics::{self, PassiveForces, PassiveModel, PassiveState};
 
 use super::fields::Field;
-use super::{byte, slice, slice_mut};
+use super::{byte, slice, slice_mut, Fallback};
 
 /// Whether `mj_passive` must stay MuJoCo's for this model and state (`docs/measurements.md` D7):
 /// asleep trees under sleep; and, unless springs and dampers are both disabled (the library then
 /// only zeroes its outputs), flexes, gravity compensation, fluid forces, contact adhesion, the
 /// effective metric, a passive callback or any plugin. Scalars only, read on every call, so
 /// edits to the model between steps are seen.
-pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
+pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     let asleep = (d.nv_awake as i64) < m.nv || (d.ntree_awake as i64) < m.ntree || (d.nbody_awake as i64) < m.nbody;
     if opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
-        return true;
+        return Some(Fallback::Asleep);
     }
     let both = (sys::mjDSBL_SPRING | sys::mjDSBL_DAMPER) as i32;
     if opt.disableflags & both == both {
-        return false;
+        return None;
     }
     let gravity = opt.disableflags & sys::mjDSBL_GRAVITY as i32 == 0;
     // SAFETY: reading MuJoCo's global callback pointer, and two flag bytes as bytes (the library
@@ -32,15 +32,17 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> bool {
             byte(&raw const m.flg_adhesion),
         )
     };
-    m.nflex > 0
-        || (gravcomp != 0 && gravity)
+    let why = [
+        (m.nflex > 0, Fallback::Flex),
+        (gravcomp != 0 && gravity, Fallback::Gravcomp),
         // the library's test: a NaN coefficient runs the fluid models too
-        || opt.viscosity != 0.0
-        || opt.density != 0.0
-        || adhesion != 0
-        || d.efm_active != 0
-        || callback
-        || m.nplugin > 0
+        (opt.viscosity != 0.0 || opt.density != 0.0, Fallback::Fluid),
+        (adhesion != 0, Fallback::Adhesion),
+        (d.efm_active != 0, Fallback::EffectiveMetric),
+        (callback, Fallback::Callback),
+        (m.nplugin > 0, Fallback::Plugin),
+    ];
+    why.iter().find(|w| w.0).map(|w| w.1)
 }
 
 /// The stage's view of MuJoCo's model.

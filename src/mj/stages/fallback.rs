@@ -1,0 +1,153 @@
+//! Why a Rust stage left a call to MuJoCo's function: the model or state was outside the rigid
+//! subset the stage covers (`docs/measurements.md` D1 to D12 say what each leaves to the library).
+
+/// Why one call was left to MuJoCo's function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fallback {
+    /// Sleep is on and some trees are asleep: MuJoCo then works on the awake ones only.
+    Asleep,
+    /// `threadlock` is set: the library's thread-pool allocation path.
+    ThreadLock,
+    /// MuJoCo's stack would overflow (the library raises `mju_error` there).
+    StackFull,
+    /// The model has plugins.
+    Plugin,
+    /// The model has flexes.
+    Flex,
+    /// A body has a Cartesian applied force (`xfrc_applied`, through `mj_applyFT`).
+    CartesianForce,
+    /// The effective metric is active (`efm_active`).
+    EffectiveMetric,
+    /// Gravity compensation.
+    Gravcomp,
+    /// Fluid forces (`viscosity` or `density` not zero).
+    Fluid,
+    /// Contact adhesion.
+    Adhesion,
+    /// A user callback (`mjcb_passive`).
+    Callback,
+    /// A transmission other than a joint's (tendon, site, slider-crank, body).
+    Transmission,
+    /// An actuator outside the built-in rigid types (muscle, DC motor, PID, user types, control
+    /// delays, tendon force limits) or asleep.
+    Actuator,
+    /// Equality constraints.
+    Equality,
+    /// Tendons (islands: their rows' trees come from the Jacobian).
+    Tendon,
+    /// Tendon limits or friction loss (constraint rows specula does not build).
+    TendonRows,
+    /// A contact with a flex, or a `condim` other than 1, 3, 4 or 6.
+    Contact,
+    /// The discrete integrator.
+    Discrete,
+    /// Exact constraint diagonals (`mjENBL_DIAGEXACT`).
+    ExactDiagonal,
+    /// A sparse Jacobian row without entries.
+    EmptyRow,
+    /// The Rust stage panicked (a bug; the call was redone by MuJoCo's function).
+    Panicked,
+}
+
+/// Number of [`Fallback`] reasons.
+pub const NFALLBACK: usize = 21;
+
+impl Fallback {
+    /// Every reason, in the order of the counts.
+    pub const ALL: [Fallback; NFALLBACK] = [
+        Fallback::Asleep,
+        Fallback::ThreadLock,
+        Fallback::StackFull,
+        Fallback::Plugin,
+        Fallback::Flex,
+        Fallback::CartesianForce,
+        Fallback::EffectiveMetric,
+        Fallback::Gravcomp,
+        Fallback::Fluid,
+        Fallback::Adhesion,
+        Fallback::Callback,
+        Fallback::Transmission,
+        Fallback::Actuator,
+        Fallback::Equality,
+        Fallback::Tendon,
+        Fallback::TendonRows,
+        Fallback::Contact,
+        Fallback::Discrete,
+        Fallback::ExactDiagonal,
+        Fallback::EmptyRow,
+        Fallback::Panicked,
+    ];
+
+    /// Position in [`Fallback::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Short description for reports (`asleep trees`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Fallback::Asleep => "asleep trees",
+            Fallback::ThreadLock => "threadlock set",
+            Fallback::StackFull => "MuJoCo's stack too small",
+            Fallback::Plugin => "plugins",
+            Fallback::Flex => "flexes",
+            Fallback::CartesianForce => "xfrc_applied",
+            Fallback::EffectiveMetric => "effective metric",
+            Fallback::Gravcomp => "gravity compensation",
+            Fallback::Fluid => "fluid forces",
+            Fallback::Adhesion => "adhesion",
+            Fallback::Callback => "mjcb_passive",
+            Fallback::Transmission => "non-joint transmissions",
+            Fallback::Actuator => "actuator types outside the rigid subset",
+            Fallback::Equality => "equality constraints",
+            Fallback::Tendon => "tendons",
+            Fallback::TendonRows => "tendon limits or friction loss",
+            Fallback::Contact => "flex contacts or condim outside 1/3/4/6",
+            Fallback::Discrete => "the discrete integrator",
+            Fallback::ExactDiagonal => "exact diagonals (diagexact)",
+            Fallback::EmptyRow => "empty sparse rows",
+            Fallback::Panicked => "the Rust stage panicked",
+        }
+    }
+}
+
+/// Calls left to MuJoCo's function, per stage and reason.
+pub type FallbackCounts = [[u64; NFALLBACK]; super::NSTAGE];
+
+/// `"equality constraints: 70, asleep trees: 30"`: the reasons of one stage's fallbacks, most
+/// frequent first; empty when there were none.
+pub fn reasons(counts: &[u64; NFALLBACK]) -> String {
+    listed(counts).iter().map(|(f, n)| format!("{}: {n}", f.describe())).collect::<Vec<_>>().join(", ")
+}
+
+/// The reasons with a count, most frequent first (ties in [`Fallback::ALL`] order).
+pub fn listed(counts: &[u64; NFALLBACK]) -> Vec<(Fallback, u64)> {
+    let mut list: Vec<(Fallback, u64)> =
+        Fallback::ALL.iter().filter(|f| counts[f.index()] > 0).map(|&f| (f, counts[f.index()])).collect();
+    list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.index().cmp(&b.0.index())));
+    list
+}
+
+/// The reasons with a count as a JSON object (`{"asleep trees": 30}`).
+pub fn reasons_json(counts: &[u64; NFALLBACK]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> =
+        listed(counts).into_iter().map(|(f, n)| (f.describe().to_string(), n.into())).collect();
+    serde_json::Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_is_in_index_order_and_reasons_sort_by_count() {
+        for (i, f) in Fallback::ALL.iter().enumerate() {
+            assert_eq!(f.index(), i, "{f:?}");
+        }
+        let mut c = [0; NFALLBACK];
+        c[Fallback::Asleep.index()] = 30;
+        c[Fallback::Equality.index()] = 70;
+        assert_eq!(reasons(&c), "equality constraints: 70, asleep trees: 30");
+        assert_eq!(reasons(&[0; NFALLBACK]), "");
+    }
+}
