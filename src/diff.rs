@@ -14,7 +14,9 @@ use specula_engine::contact::Contact;
 use specula_engine::narrowphase::{table, GeomType};
 
 use crate::mj::collision::{contacts_of, library_collision, run_library_collision, with_collision};
-use crate::mj::stages::{with_comparison, with_stages, StageDiffReport, StageSet, Tamper, TrajectoryDifference};
+use crate::mj::stages::{
+    with_comparison, with_stages_tampered, StageDiffReport, StageSet, Tamper, TrajectoryDifference,
+};
 use crate::mj::{state, Data, MjError, Model};
 use crate::route::RustStage;
 use crate::sim::{self, Route, Start};
@@ -463,8 +465,12 @@ pub fn diff_stages(model: &Model, opts: &StageDiffOptions) -> Result<StageDiffRe
 
     // the trajectory with the stages in Rust against MuJoCo's own (run without any stage in Rust,
     // whatever SPECULA_STAGES says), step by step
+    let tampered = match opts.tamper {
+        Some(Tamper::Trajectory(s)) => Some(s),
+        _ => None,
+    };
     let states = |set: StageSet, each: &mut dyn FnMut(usize, &[f64]) -> bool| {
-        with_stages(set, || -> Result<(), MjError> {
+        with_stages_tampered(set, tampered, || -> Result<(), MjError> {
             let mut data = Data::new(model)?;
             sim::start(&mut data, &opts.start)?;
             for i in 0..opts.steps {

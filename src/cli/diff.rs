@@ -129,7 +129,8 @@ fn print_report(file: &str, r: &DiffReport, json: bool) {
 }
 
 /// Test hook: `SPECULA_TAMPER_STAGE=crb` moves one element of that Rust stage's output by one
-/// ulp, `struct:passive` and `buffer:passive` change a byte outside its outputs, so that the
+/// ulp, `struct:passive` and `buffer:passive` change a byte outside its outputs,
+/// `trajectory:crb` moves one of its outputs in the run with the stages in Rust, so that the
 /// tests can see `diff --stages` fail.
 fn tamper_stage() -> Option<Tamper> {
     let text = std::env::var("SPECULA_TAMPER_STAGE").ok()?;
@@ -139,6 +140,7 @@ fn tamper_stage() -> Option<Tamper> {
         "output" => Some(Tamper::Output(stage)),
         "struct" => Some(Tamper::Struct(stage)),
         "buffer" => Some(Tamper::Buffer(stage)),
+        "trajectory" => Some(Tamper::Trajectory(stage)),
         _ => None,
     }
 }

@@ -215,9 +215,16 @@ fn run_xml(
             let sopts =
                 StageDiffOptions { steps, start, stages, tamper: stage_tamper.map(crate::mj::stages::Tamper::Output) };
             match diff_stages(&c, &sopts) {
-                Ok(s) => match &s.first {
-                    None => (Verdict::Match, Some(DiffReport { stage_calls: s.compared.iter().sum(), ..rep })),
-                    Some(d) => (
+                Ok(s) => match (&s.first, &s.trajectory) {
+                    (None, None) => (Verdict::Match, Some(DiffReport { stage_calls: s.compared.iter().sum(), ..rep })),
+                    (None, Some(t)) => (
+                        Verdict::Differ(format!(
+                            "step {}: the trajectory with the stages in Rust differs at state[{}]: MuJoCo {:e}, specula {:e}",
+                            t.step, t.index, t.c, t.rust
+                        )),
+                        Some(rep),
+                    ),
+                    (Some(d), _) => (
                         Verdict::Differ(format!(
                             "step {}: stage {} differs at {}[{}]: MuJoCo {:e}, specula {:e}",
                             d.step,

@@ -88,13 +88,16 @@ pub enum Tamper {
     /// `qvel[0]` moved by one ulp: a byte of the buffer outside the outputs (stages compared in
     /// place only).
     Buffer(Stage),
+    /// One element of the stage's outputs moved by one ulp in the run with the stages in Rust
+    /// (not in the call-by-call comparison): the trajectory comparison must see it.
+    Trajectory(Stage),
 }
 
 impl Tamper {
     /// The stage tampered with.
     pub fn stage(self) -> Stage {
         match self {
-            Tamper::Output(s) | Tamper::Struct(s) | Tamper::Buffer(s) => s,
+            Tamper::Output(s) | Tamper::Struct(s) | Tamper::Buffer(s) | Tamper::Trajectory(s) => s,
         }
     }
 }
@@ -342,7 +345,7 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
             Some(Tamper::Struct(_)) => d.maxuse_arena += 1,
             // SAFETY: qvel has nv > 0 entries.
             Some(Tamper::Buffer(_)) if m.nv > 0 => unsafe { *d.qvel = f64::from_bits((*d.qvel).to_bits() + 1) },
-            Some(Tamper::Buffer(_)) => {}
+            Some(Tamper::Buffer(_) | Tamper::Trajectory(_)) => {}
             None => {}
         }
         let found = if ran {

@@ -80,3 +80,20 @@ pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Fi
         _ => Vec::new(),
     }
 }
+
+/// The double array a test hook moves by one ulp in `stage`'s results: the last of its
+/// in-place outputs, or the main result of the six stages compared on copies; `None` when the
+/// stage wrote no double (islands).
+pub(super) fn tamper_target(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Field> {
+    let (nv, nbody) = (m.nv as usize, m.nbody as usize);
+    let main = match stage {
+        Stage::Crb => Field::f64("M", d.M, m.nC as usize),
+        Stage::FactorM => Field::f64("qLD", d.qLD, m.nC as usize),
+        Stage::ComVel => Field::f64("cvel", d.cvel, 6 * nbody),
+        Stage::Rne => Field::f64("qfrc_bias", d.qfrc_bias, nv),
+        Stage::FwdAcceleration => Field::f64("qacc_smooth", d.qacc_smooth, nv),
+        Stage::ComPos => Field::f64("cdof", d.cdof, 6 * nv),
+        _ => return outputs(stage, m, d).into_iter().rev().find(|f| matches!(f.array, Array::F64(_)) && f.len > 0),
+    };
+    (main.len > 0).then_some(main)
+}

@@ -255,7 +255,8 @@ impl StageCounts {
 /// What the exported functions do on this thread.
 #[derive(Clone, Copy)]
 enum Mode {
-    Replace(StageSet),
+    /// The stages of the set in Rust (the second: a stage whose results are tampered with).
+    Replace(StageSet, Option<Stage>),
     Compare(StageSet),
 }
 
@@ -306,7 +307,13 @@ pub fn environment_counts() -> (StageSet, StageCounts) {
 /// Runs `f` with the stages of `set` in Rust on this thread (MuJoCo's own functions for the
 /// others), and says how often each ran.
 pub fn with_stages<R>(set: StageSet, f: impl FnOnce() -> R) -> (R, StageCounts) {
-    let before = MODE.with(|m| m.replace(Some(Mode::Replace(set))));
+    with_stages_tampered(set, None, f)
+}
+
+/// [`with_stages`] with one element of `tamper`'s outputs moved by one ulp after each of its
+/// calls in Rust: a test hook, to see a trajectory comparison fail.
+pub(crate) fn with_stages_tampered<R>(set: StageSet, tamper: Option<Stage>, f: impl FnOnce() -> R) -> (R, StageCounts) {
+    let before = MODE.with(|m| m.replace(Some(Mode::Replace(set, tamper))));
     COUNTS.with(|c| *c.borrow_mut() = StageCounts::default());
     let out = f();
     MODE.with(|m| m.set(before));
@@ -401,13 +408,17 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     let (m, d) = unsafe { (&*m, &mut *d) };
     let (mode, from_env) = match MODE.with(Cell::get) {
         Some(mode) => (mode, false),
-        None => (Mode::Replace(default_stages()), true),
+        None => (Mode::Replace(default_stages(), None), true),
     };
     match mode {
-        Mode::Replace(set) if set.contains(stage) => {
+        Mode::Replace(set, tamper) if set.contains(stage) => {
             let why = try_rust(stage, m, d, args).err();
             if why.is_some() {
                 library(stage, m, d, args);
+            } else if tamper == Some(stage) {
+                if let Some(f) = fields::tamper_target(stage, m, d) {
+                    f.tamper();
+                }
             }
             if from_env {
                 // the drop-in's report: no thread-local scope to collect them in
