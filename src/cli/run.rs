@@ -37,9 +37,11 @@ pub struct RunArgs {
     /// Override the scene's speculative flag.
     #[arg(long, value_enum)]
     pub speculative: Option<SpeculativeMode>,
-    /// Run these of MuJoCo's functions in Rust inside its step: a comma-separated list of
-    /// `crb`, `factorM`, `comVel`, `rne`, `fwdAcceleration`, `comPos`, or `all` (MuJoCo's own
-    /// where a state is outside a stage's scope).
+    /// Run these of MuJoCo's functions in Rust inside its step: a comma-separated list of stage
+    /// names (`crb`, `factorM`, `comVel`, `rne`, `fwdAcceleration`, `comPos`, `passive`,
+    /// `transmission`, `fwdActuation`, `makeConstraint`, `island`, `projectConstraint`,
+    /// `referenceConstraint`) or `all` (MuJoCo's own where a state is outside a stage's scope,
+    /// counted with the reason).
     #[arg(long, value_name = "STAGES")]
     pub rust_stages: Option<StageSet>,
     /// Print one JSON object instead of text.
