@@ -140,25 +140,18 @@ pub fn with_collision<R>(
 /// reference). A replacement stage must start with this, even when it adds no contact.
 pub fn reset_collision_outputs(d: &mut sys::mjData) {
     d.ncon = 0;
-    d.ne = 0;
-    d.nf = 0;
-    d.nl = 0;
-    d.nefc = 0;
-    d.nJ = 0;
-    d.efm_active = 0;
-    d.nefmK = 0;
-    d.nefmcon = 0;
-    d.nefmT = 0;
-    d.nefmA = 0;
-    d.nefmdof = 0;
-    d.nefmL = 0;
-    d.nY = 0;
-    d.nA = 0;
-    d.nisland = 0;
-    d.nidof = 0;
+    zero_constraint_sizes(d);
     null_arena_pointers(d);
     d.contact = d.arena as *mut sys::mjContact;
     d.parena = 0;
+}
+
+/// Zeroes the sizes of everything the constraint stages put in the arena after the contacts
+/// (`ne` to `nidof`), as the library's reset and its out-of-arena path do.
+pub(crate) fn zero_constraint_sizes(d: &mut sys::mjData) {
+    (d.ne, d.nf, d.nl, d.nefc, d.nJ) = (0, 0, 0, 0, 0);
+    (d.efm_active, d.nefmK, d.nefmcon, d.nefmT, d.nefmA, d.nefmdof, d.nefmL) = (0, 0, 0, 0, 0, 0, 0);
+    (d.nY, d.nA, d.nisland, d.nidof) = (0, 0, 0, 0);
 }
 
 /// Sets every arena pointer of `mjData` to null (MuJoCo 4.0.0's `MJDATA_ARENA_POINTERS`, mjxmacro.h).

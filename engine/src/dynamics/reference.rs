@@ -12,19 +12,18 @@
 /// `+0` (so a `-0` sum becomes `+0`).
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
-    let p = |k: usize| a[k] * b[k];
+    let (a, b) = (&a[..n], &b[..n]);
     let (mut sum, mut i) = (0.0, 0);
     if n >= 4 {
-        let mut lane = [p(0), p(1), p(2), p(3)];
-        i = 4;
-        while i + 4 <= n {
-            for (j, l) in lane.iter_mut().enumerate() {
-                *l = *l + p(i + j);
-            }
-            i += 4;
+        let mut lane = [a[0] * b[0], a[1] * b[1], a[2] * b[2], a[3] * b[3]];
+        // whole blocks of four after the first, each lane its own running sum
+        for (x, y) in a[4..].chunks_exact(4).zip(b[4..].chunks_exact(4)) {
+            lane = [lane[0] + x[0] * y[0], lane[1] + x[1] * y[1], lane[2] + x[2] * y[2], lane[3] + x[3] * y[3]];
         }
+        i = 4 + (n - 4) / 4 * 4;
         sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
     }
+    let p = |k: usize| a[k] * b[k];
     match n - i {
         1 => p(i) + sum,
         2 => sum + (p(i) + p(i + 1)),
@@ -33,9 +32,44 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     }
 }
 
+/// [`dot`] (`TAIL` true) or [`gathered_dot`]'s order (false) of `R` rows with one vector at
+/// once: the rows share the vector's loads, each row's operations and order are unchanged, so the
+/// bits are those of `R` calls.
+#[inline]
+fn dot_rows<const R: usize, const TAIL: bool>(rows: [&[f64]; R], b: &[f64]) -> [f64; R] {
+    let n = b.len();
+    let rows = rows.map(|r| &r[..n]);
+    let p = |k: usize| rows.map(|r| r[k] * b[k]);
+    let add = |x: [f64; R], y: [f64; R]| std::array::from_fn(|i| x[i] + y[i]);
+    let (mut sum, mut i) = ([0.0; R], 0);
+    if n >= 4 {
+        let mut lane = [p(0), p(1), p(2), p(3)];
+        i = 4;
+        while i + 4 <= n {
+            lane = [add(lane[0], p(i)), add(lane[1], p(i + 1)), add(lane[2], p(i + 2)), add(lane[3], p(i + 3))];
+            i += 4;
+        }
+        sum = add(add(lane[0], lane[2]), add(lane[1], lane[3]));
+    }
+    if !TAIL {
+        while i < n {
+            sum = add(p(i), sum);
+            i += 1;
+        }
+        return sum;
+    }
+    match n - i {
+        1 => add(p(i), sum),
+        2 => add(sum, add(p(i), p(i + 1))),
+        3 => add(sum, add(add(p(i), p(i + 1)), p(i + 2))),
+        _ => sum,
+    }
+}
+
 /// `sum vals[k] x[cols[k]]` in the order of 4.0.0's sparse row products (`mju_mulMatVecSparse`):
 /// four running lanes while four more entries remain, reduced `(l0 + l2) + (l1 + l3)`, then the rest
 /// added one at a time (from `+0` for rows under four entries).
+#[inline]
 pub fn sparse_dot(vals: &[f64], cols: &[i32], x: &[f64]) -> f64 {
     let n = vals.len().min(cols.len());
     let p = |k: usize| x[cols[k] as usize] * vals[k];
@@ -58,6 +92,32 @@ pub fn sparse_dot(vals: &[f64], cols: &[i32], x: &[f64]) -> f64 {
     sum
 }
 
+/// [`sparse_dot`] on values already gathered (`xs[k]` is `x[cols[k]]`): the same products and
+/// order, so the same bits.
+#[inline]
+fn gathered_dot(vals: &[f64], xs: &[f64]) -> f64 {
+    let n = vals.len().min(xs.len());
+    let (vals, xs) = (&vals[..n], &xs[..n]);
+    let (mut sum, mut k) = (0.0, 0);
+    if n >= 4 {
+        let mut lane = [xs[0] * vals[0], xs[1] * vals[1], xs[2] * vals[2], xs[3] * vals[3]];
+        k = 4;
+        while k + 4 <= n {
+            let (v, x) = (&vals[k..k + 4], &xs[k..k + 4]);
+            lane = [lane[0] + x[0] * v[0], lane[1] + x[1] * v[1], lane[2] + x[2] * v[2], lane[3] + x[3] * v[3]];
+            k += 4;
+        }
+        sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+    }
+    for (v, x) in vals[k..].iter().zip(&xs[k..]) {
+        sum = x * v + sum;
+    }
+    sum
+}
+
+/// Longest row whose gathered values [`Jacobian::mul_vec`] keeps on the stack for its supernode.
+const GATHER: usize = 64;
+
 /// The constraint Jacobian, as `mjData` stores it.
 #[derive(Clone, Copy, Debug)]
 pub enum Jacobian<'a> {
@@ -74,6 +134,8 @@ pub enum Jacobian<'a> {
         rownnz: &'a [i32],
         /// Start of each row (`nefc`).
         rowadr: &'a [i32],
+        /// Rows after each row with the same columns (`nefc`; `mju_superSparse`).
+        rowsuper: &'a [i32],
         /// Dof of each non-zero (`nJ`).
         colind: &'a [i32],
         /// The values (`nJ`).
@@ -86,14 +148,57 @@ impl Jacobian<'_> {
     pub fn mul_vec(&self, vec: &[f64], res: &mut [f64]) {
         match *self {
             Jacobian::Dense { nv, j } => {
-                for (r, out) in res.iter_mut().enumerate() {
-                    *out = dot(&j[r * nv..(r + 1) * nv], &vec[..nv]);
+                // two rows at a time share the vector's loads
+                let row = |r: usize| &j[r * nv..(r + 1) * nv];
+                let v = &vec[..nv];
+                let nrow = res.len();
+                let mut pairs = res.chunks_exact_mut(2);
+                for (k, out) in (&mut pairs).enumerate() {
+                    [out[0], out[1]] = dot_rows::<2, true>([row(2 * k), row(2 * k + 1)], v);
+                }
+                if let [out] = pairs.into_remainder() {
+                    *out = dot(row(nrow - 1), v);
                 }
             }
-            Jacobian::Sparse { rownnz, rowadr, colind, j } => {
-                for (r, out) in res.iter_mut().enumerate() {
+            Jacobian::Sparse { rownnz, rowadr, rowsuper, colind, j } => {
+                // the rows of a supernode share their columns: gather the vector's entries once
+                // (each row's dot is still its own, in sparse_dot's order)
+                let mut xs = [0.0; GATHER];
+                let nrow = res.len();
+                let mut r = 0;
+                while r < nrow {
                     let (adr, nnz) = (rowadr[r] as usize, rownnz[r].max(0) as usize);
-                    *out = sparse_dot(&j[adr..adr + nnz], &colind[adr..adr + nnz], vec);
+                    let cols = &colind[adr..adr + nnz];
+                    let last = r + (rowsuper.get(r).copied().unwrap_or(0).max(0) as usize).min(nrow - 1 - r);
+                    if last == r || nnz > GATHER {
+                        res[r] = sparse_dot(&j[adr..adr + nnz], cols, vec);
+                        r += 1;
+                        continue;
+                    }
+                    for (x, &c) in xs.iter_mut().zip(cols) {
+                        *x = vec[c as usize];
+                    }
+                    // as the library does, every row of the supernode is taken to have the first
+                    // row's columns and count (rowsuper says so), with its own values
+                    let vals = |row: usize| {
+                        let a = rowadr[row] as usize;
+                        &j[a..a + nnz]
+                    };
+                    let xs = &xs[..nnz];
+                    let mut row = r;
+                    while row + 3 <= last {
+                        let out = dot_rows::<4, false>([vals(row), vals(row + 1), vals(row + 2), vals(row + 3)], xs);
+                        res[row..row + 4].copy_from_slice(&out);
+                        row += 4;
+                    }
+                    while row < last {
+                        [res[row], res[row + 1]] = dot_rows::<2, false>([vals(row), vals(row + 1)], xs);
+                        row += 2;
+                    }
+                    if row == last {
+                        res[row] = gathered_dot(vals(row), xs);
+                    }
+                    r = last + 1;
                 }
             }
         }
@@ -156,11 +261,11 @@ pub fn reference_constraint(jac: &Jacobian, inp: &ReferenceInput, efc_vel: &mut 
     // multiplies by +0 otherwise (so an infinite velocity still gives NaN)
     let hh = if inp.discrete { inp.timestep } else { 0.0 };
     let kbip = inp.efc_kbip;
-    for i in 0..nefc {
-        let (k, b, imp) = (kbip[4 * i], kbip[4 * i + 1], kbip[4 * i + 2]);
-        let vel = efc_vel[i];
-        let pos = (inp.efc_pos[i] - inp.efc_margin[i]) + hh * vel;
-        efc_aref[i] = -b * vel - (k * imp) * pos;
+    let rows = efc_aref.iter_mut().zip(&*efc_vel).zip(inp.efc_pos.iter().zip(inp.efc_margin)).zip(kbip.chunks_exact(4));
+    for (((aref, &vel), (&pos, &margin)), kbip) in rows {
+        let (k, b, imp) = (kbip[0], kbip[1], kbip[2]);
+        let pos = (pos - margin) + hh * vel;
+        *aref = -b * vel - (k * imp) * pos;
     }
     if inp.discrete && nefc > 0 {
         let h = inp.timestep;

@@ -150,7 +150,7 @@ impl Memory {
     }
 
     /// `mj_markStack`, one `mj_stackAllocByte` per `(bytes, alignment)` (0 bytes allocates
-    /// nothing; alignments powers of two) and `mj_freeStack`: the frame record takes 16 bytes below the 8-aligned top,
+    /// nothing; alignments powers of two) and `mj_freeStack`: the frame record takes 24 bytes below the 8-aligned top,
     /// each block is aligned down; the stack ends where it began.
     fn frame(&mut self, blocks: &[(usize, usize)]) -> Result<(), StackFull> {
         let end = self.base.wrapping_add(self.narena);
@@ -241,22 +241,7 @@ fn layout(mem: &mut Memory, arrays: &[(usize, usize, i32); 20]) -> Option<[usize
 /// `mj_clearEfc` after a failed allocation: the variable sizes zeroed, every arena array but
 /// the contacts unset, and the contacts left without rows.
 fn clear_efc(d: &mut sys::mjData) {
-    d.ne = 0;
-    d.nf = 0;
-    d.nl = 0;
-    d.nefc = 0;
-    d.nJ = 0;
-    d.efm_active = 0;
-    d.nefmK = 0;
-    d.nefmcon = 0;
-    d.nefmT = 0;
-    d.nefmA = 0;
-    d.nefmdof = 0;
-    d.nefmL = 0;
-    d.nY = 0;
-    d.nA = 0;
-    d.nisland = 0;
-    d.nidof = 0;
+    crate::mj::collision::zero_constraint_sizes(d);
     const FIRST: usize = offset_of!(sys::mjData, efc_type);
     const END: usize = offset_of!(sys::mjData, ifrc_constraint) + size_of::<*mut f64>();
     // SAFETY: [FIRST, END) holds mjData's arena pointers after `contact` (efc_type up to

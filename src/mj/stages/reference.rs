@@ -45,6 +45,7 @@ fn jacobian<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Jacobian<'a> {
             Jacobian::Sparse {
                 rownnz: slice(d.efc_J_rownnz, nefc),
                 rowadr: slice(d.efc_J_rowadr, nefc),
+                rowsuper: slice(d.efc_J_rowsuper, nefc),
                 colind: slice(d.efc_J_colind, nj),
                 j: slice(d.efc_J, nj),
             }
@@ -74,20 +75,7 @@ pub(super) fn reference(m: &sys::mjModel, d: &mut sys::mjData) {
     // SAFETY: the two flags read as bytes (the library compares them with 1).
     let (surfacevel, adhesion) =
         unsafe { (byte(&raw const m.flg_surfacevel) == 1, byte(&raw const m.flg_adhesion) == 1) };
-    CONTACTS.with(|c| {
-        let mut contacts = c.borrow_mut();
-        contacts.clear();
-        if surfacevel || adhesion {
-            // SAFETY: the ncon contacts at d->contact.
-            let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
-            contacts.extend(con.iter().map(|c| ContactRef {
-                efc_address: c.efc_address,
-                dim: c.dim,
-                friction: c.friction,
-                surfacevel: c.surfacevel,
-                adhesion: c.adhesion,
-            }));
-        }
+    let run = |d: &mut sys::mjData, contacts: &[ContactRef]| {
         // SAFETY: mjData's arrays of their documented lengths; efc_vel and efc_aref (distinct from
         // the inputs) are written only here.
         let (inp, vel, aref) = unsafe {
@@ -97,7 +85,7 @@ pub(super) fn reference(m: &sys::mjModel, d: &mut sys::mjData) {
                 efc_margin: slice(d.efc_margin, nefc),
                 efc_kbip: slice(d.efc_KBIP, 4 * nefc),
                 efc_r: slice(d.efc_R, nefc),
-                contacts: &contacts,
+                contacts,
                 surfacevel,
                 adhesion,
                 elliptic: m.opt.cone != 0,
@@ -107,6 +95,24 @@ pub(super) fn reference(m: &sys::mjModel, d: &mut sys::mjData) {
             (inp, slice_mut(d.efc_vel, nefc), slice_mut(d.efc_aref, nefc))
         };
         refc::reference_constraint(&jacobian(m, d), &inp, vel, aref);
+    };
+    if !(surfacevel || adhesion) {
+        // the contacts are not read: no copy of them
+        return run(d, &[]);
+    }
+    CONTACTS.with(|c| {
+        let mut contacts = c.borrow_mut();
+        contacts.clear();
+        // SAFETY: the ncon contacts at d->contact.
+        let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
+        contacts.extend(con.iter().map(|c| ContactRef {
+            efc_address: c.efc_address,
+            dim: c.dim,
+            friction: c.friction,
+            surfacevel: c.surfacevel,
+            adhesion: c.adhesion,
+        }));
+        run(d, &contacts);
     });
 }
 
@@ -147,7 +153,8 @@ pub(super) fn project_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<
         return Some(Fallback::EffectiveMetric);
     }
     // SAFETY: the sparse row counts (nefc), read only.
-    (is_sparse(m) && unsafe { slice(d.efc_J_rownnz, d.nefc.max(0) as usize) }.contains(&0)).then_some(Fallback::EmptyRow)
+    (is_sparse(m) && unsafe { slice(d.efc_J_rownnz, d.nefc.max(0) as usize) }.contains(&0))
+        .then_some(Fallback::EmptyRow)
 }
 
 /// The projection's work arrays.

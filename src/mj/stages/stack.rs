@@ -30,7 +30,7 @@ pub(super) fn frames_marks(d: &sys::mjData, frames: &[(usize, &[usize])]) -> Opt
             used_stack = used_stack.max(pstack as u64);
             used_arena = used_arena.max((parena + pstack) as u64);
         };
-        // the frame: the previous base and top, 16 bytes below the 8-aligned top
+        // the frame: the previous base and top, 24 bytes below the 8-aligned top
         let top = end.checked_sub(pstack)?;
         let frame = (top & !7).checked_sub(24)?;
         if top - frame > top.checked_sub(floor)? {
