@@ -287,8 +287,7 @@ fn default_stages() -> StageSet {
 /// Calls made under `SPECULA_STAGES` (the drop-in library), per stage: in Rust, fallen back.
 static PROCESS_COUNTS: [[AtomicU64; 2]; NSTAGE] = [const { [const { AtomicU64::new(0) }; 2] }; NSTAGE];
 /// The drop-in library's fallbacks per stage and reason.
-static PROCESS_WHY: [[AtomicU64; NFALLBACK]; NSTAGE] =
-    [const { [const { AtomicU64::new(0) }; NFALLBACK] }; NSTAGE];
+static PROCESS_WHY: [[AtomicU64; NFALLBACK]; NSTAGE] = [const { [const { AtomicU64::new(0) }; NFALLBACK] }; NSTAGE];
 
 /// The stages `SPECULA_STAGES` selects and the calls made under it in this process (for the
 /// drop-in library's report).
