@@ -15,6 +15,7 @@
 
 pub mod acceleration;
 pub mod actuation;
+pub mod arena;
 pub mod com_pos;
 pub mod com_vel;
 pub mod constraint;

@@ -1,126 +1,13 @@
 //! `mj_projectConstraint`: the dual solvers' `efc_Y = J M^-1/2` and `efc_AR = Y Y' + diag(R)`, dense
 //! here and sparse in [`project_sparse`](super::project_sparse), as MuJoCo 4.0.0 computes them
-//! (`docs/measurements.md` D11); and [`Arena`], the arena and stack bookkeeping of the library's
-//! allocations, so that a caller can place the results where MuJoCo would and leave the same
-//! high-water marks.
+//! (`docs/measurements.md` D11), placed with [`Arena`] where MuJoCo would put them.
 // Indexed loops walk several arrays in step, as the library does; `x = y + x` keeps the library's
 // operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
 use super::reference::dot;
 
-/// The stack ran out: MuJoCo raises `mju_error` here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StackOverflow;
-
-/// MuJoCo's arena and stack counters (`mjData`'s names), for replaying the library's allocations:
-/// the arena grows from the low end of the `narena` bytes at address `base`, the stack from the high
-/// end.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Arena {
-    /// Address of the arena's first byte (alignment is of addresses, not offsets).
-    pub base: usize,
-    /// Size of the arena.
-    pub narena: usize,
-    /// Bytes used at the low end.
-    pub parena: usize,
-    /// Bytes used by the stack at the high end.
-    pub pstack: usize,
-    /// Highest `pstack` so far.
-    pub maxuse_stack: u64,
-    /// Highest `parena + pstack` so far.
-    pub maxuse_arena: u64,
-    /// `pstack` before each open frame.
-    frames: [usize; 8],
-    /// Number of open frames.
-    depth: usize,
-}
-
-impl Arena {
-    /// The counters of an arena at `base` of `narena` bytes.
-    pub fn new(
-        base: usize,
-        narena: usize,
-        parena: usize,
-        pstack: usize,
-        maxuse_stack: u64,
-        maxuse_arena: u64,
-    ) -> Arena {
-        Arena { base, narena, parena, pstack, maxuse_stack, maxuse_arena, frames: [0; 8], depth: 0 }
-    }
-
-    /// `mj_arenaAllocByte`: the offset of `bytes` bytes aligned to `align` (a power of two) at the
-    /// low end, or `None`, changing nothing, when they do not fit below the stack.
-    pub fn alloc(&mut self, bytes: usize, align: usize) -> Option<usize> {
-        let at = self.base.wrapping_add(self.parena);
-        let mis = at & (align - 1);
-        let pad = if mis != 0 { align - mis } else { 0 };
-        let end = self.parena.checked_add(bytes)?.checked_add(pad)?;
-        if end > self.narena.wrapping_sub(self.pstack) {
-            return None;
-        }
-        self.parena = end;
-        self.maxuse_arena = self.maxuse_arena.max((end + self.pstack) as u64);
-        Some(at + pad - self.base)
-    }
-
-    /// Raises the high-water marks to the current use.
-    fn record(&mut self) {
-        self.maxuse_stack = self.maxuse_stack.max(self.pstack as u64);
-        self.maxuse_arena = self.maxuse_arena.max((self.parena + self.pstack) as u64);
-    }
-
-    /// Room between the top of the stack at address `top` and the arena's used low end.
-    fn room(&self, top: usize) -> usize {
-        top.wrapping_sub(self.base.wrapping_add(self.parena))
-    }
-
-    /// `mj_markStack`: a frame of the previous base and top, 24 bytes below the 8-aligned top.
-    pub fn mark(&mut self) -> Result<(), StackOverflow> {
-        let end = self.base.wrapping_add(self.narena);
-        let top = end.wrapping_sub(self.pstack);
-        let frame = (top & !7).wrapping_sub(24);
-        if top.wrapping_sub(frame) > self.room(top) || self.depth == self.frames.len() {
-            return Err(StackOverflow);
-        }
-        self.frames[self.depth] = self.pstack;
-        self.depth += 1;
-        self.pstack = end - frame;
-        self.record();
-        Ok(())
-    }
-
-    /// `mj_stackAlloc` of `bytes` bytes aligned to `align` (a power of two); nothing for 0 bytes.
-    pub fn stack_alloc(&mut self, bytes: usize, align: usize) -> Result<(), StackOverflow> {
-        if bytes == 0 {
-            return Ok(());
-        }
-        let end = self.base.wrapping_add(self.narena);
-        let top = end.wrapping_sub(self.pstack);
-        let start = top.wrapping_sub(bytes) & !(align - 1);
-        if top.wrapping_sub(start) > self.room(top) {
-            return Err(StackOverflow);
-        }
-        self.pstack = end - start;
-        self.record();
-        Ok(())
-    }
-
-    /// `mj_freeStack`: back to the stack before the last [`mark`](Self::mark).
-    pub fn free(&mut self) {
-        if self.depth > 0 {
-            self.depth -= 1;
-            self.pstack = self.frames[self.depth];
-        }
-    }
-
-    /// Closes every open frame (the library's error paths free theirs).
-    pub fn free_all(&mut self) {
-        while self.depth > 0 {
-            self.free();
-        }
-    }
-}
+pub use super::arena::{Arena, StackOverflow};
 
 /// The inertia factor's pattern and values the projection reads (MuJoCo's names).
 #[derive(Clone, Copy, Debug)]

@@ -5,12 +5,13 @@
 //! The library counts the rows, allocates the `efc_*` arrays in `d->arena` for that count (the
 //! same arrays, order, alignment and high-water marks as `mj_arenaAllocByte`), appends the rows
 //! and derives their parameters; its scratch lives on MuJoCo's stack, whose only lasting trace
-//! is the high-water marks `maxuse_stack` and `maxuse_arena`, which [`Memory`] reproduces.
+//! is the high-water marks `maxuse_stack` and `maxuse_arena`, which an [`Arena`] replay reproduces.
 
 use std::cell::RefCell;
 use std::mem::offset_of;
 
 use mujoco_sys as sys;
+use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::constraint::contact::{self, ContactScratch};
 use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
 use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel, Contact, EfcRows};
@@ -109,86 +110,9 @@ fn constraint_model(m: &sys::mjModel) -> ConstraintModel<'_> {
     }
 }
 
-/// MuJoCo's arena and stack bookkeeping on a copy of the data's counters: the arena grows up
-/// from `d->arena`, the stack down from its end; each allocation raises the high-water marks.
-#[derive(Clone, Copy, Debug)]
-struct Memory {
-    /// Address of the arena.
-    base: usize,
-    /// Its size in bytes (stack included).
-    narena: usize,
-    /// Stack bytes in use.
-    pstack: usize,
-    /// Arena bytes in use.
-    parena: usize,
-    /// `maxuse_stack`.
-    max_stack: usize,
-    /// `maxuse_arena`.
-    max_arena: usize,
-}
-
-/// A stack request MuJoCo would refuse (it raises `mju_error`).
-#[derive(Debug)]
-struct StackFull;
-
-impl Memory {
-    fn new(d: &sys::mjData) -> Memory {
-        Memory {
-            base: d.arena as usize,
-            narena: d.narena as usize,
-            pstack: d.pstack,
-            parena: d.parena,
-            max_stack: d.maxuse_stack as usize,
-            max_arena: d.maxuse_arena as usize,
-        }
-    }
-
-    /// Records stack use `pstack` in the high-water marks.
-    fn record(&mut self, pstack: usize) {
-        self.max_stack = self.max_stack.max(pstack);
-        self.max_arena = self.max_arena.max(self.parena.wrapping_add(pstack));
-    }
-
-    /// `mj_markStack`, one `mj_stackAllocByte` per `(bytes, alignment)` (0 bytes allocates
-    /// nothing; alignments powers of two) and `mj_freeStack`: the frame record takes 24 bytes below the 8-aligned top,
-    /// each block is aligned down; the stack ends where it began.
-    fn frame(&mut self, blocks: &[(usize, usize)]) -> Result<(), StackFull> {
-        let end = self.base.wrapping_add(self.narena);
-        let floor = self.base.wrapping_add(self.parena);
-        let top = end.wrapping_sub(self.pstack);
-        let record = (top & !7).wrapping_sub(24);
-        if top.wrapping_sub(record) > top.wrapping_sub(floor) {
-            return Err(StackFull);
-        }
-        let mut pstack = end.wrapping_sub(record);
-        self.record(pstack);
-        for &(bytes, align) in blocks.iter().filter(|b| b.0 > 0) {
-            let top = end.wrapping_sub(pstack);
-            // the alignments are powers of two: the library's mask branch
-            let start = top.wrapping_sub(bytes) & !(align - 1);
-            if top.wrapping_sub(start) > top.wrapping_sub(floor) {
-                return Err(StackFull);
-            }
-            pstack = end.wrapping_sub(start);
-            self.record(pstack);
-        }
-        Ok(())
-    }
-
-    /// `mj_arenaAllocByte`: `bytes` at the next `align`-aligned address (alignment by address,
-    /// not offset; `align` a power of two), `None` when they do not fit below the stack.
-    fn alloc(&mut self, bytes: usize, align: usize) -> Option<usize> {
-        let ptr = self.base.wrapping_add(self.parena);
-        let misalign = ptr & (align - 1);
-        let pad = if misalign == 0 { 0 } else { align - misalign };
-        let used = self.parena.wrapping_add(bytes).wrapping_add(pad);
-        if used > self.narena.wrapping_sub(self.pstack) {
-            return None;
-        }
-        self.parena = used;
-        self.max_arena = self.max_arena.max(self.pstack.wrapping_add(used));
-        Some(ptr + pad)
-    }
+/// MuJoCo's arena and stack counters of `d`, for replaying the library's allocations.
+fn memory(d: &sys::mjData) -> Arena {
+    Arena::new(d.arena as usize, d.narena as usize, d.parena, d.pstack, d.maxuse_stack as u64, d.maxuse_arena as u64)
 }
 
 /// Size in bytes of `n` elements of `size` bytes, as C's `size_t` arithmetic on an `int` count.
@@ -230,10 +154,10 @@ fn solver_arrays(nefc: i32, nj: i32, ntendon: i32) -> [(usize, usize, i32); 20] 
 
 /// Where the arrays go: their addresses, or `None` when the arena runs out (after raising the
 /// marks for those that fit).
-fn layout(mem: &mut Memory, arrays: &[(usize, usize, i32); 20]) -> Option<[usize; 20]> {
+fn layout(mem: &mut Arena, arrays: &[(usize, usize, i32); 20]) -> Option<[usize; 20]> {
     let mut at = [0; 20];
     for (a, &(_, size, n)) in at.iter_mut().zip(arrays) {
-        *a = mem.alloc(bytes_of(n, size), size)?;
+        *a = mem.base + mem.alloc(bytes_of(n, size), size)?;
     }
     Some(at)
 }
@@ -308,7 +232,7 @@ fn make(m: &sys::mjModel, d: &mut sys::mjData, s: &mut Scratch) -> bool {
     let nj = if sparse { n.nnz as i32 } else { (m.nv as i32).wrapping_mul(nefc) };
 
     // the memory the library would take, checked before anything changes
-    let mut mem = Memory::new(d);
+    let mut mem = memory(d);
     let chain = (4 * nv, 4);
     if contacts_on && mem.frame(&[chain]).is_err() {
         return false;
@@ -332,8 +256,8 @@ fn make(m: &sys::mjModel, d: &mut sys::mjData, s: &mut Scratch) -> bool {
             }
         }
     }
-    d.maxuse_stack = mem.max_stack as sys::mjtSize;
-    d.maxuse_arena = mem.max_arena as sys::mjtSize;
+    d.maxuse_stack = mem.maxuse_stack as sys::mjtSize;
+    d.maxuse_arena = mem.maxuse_arena as sys::mjtSize;
     d.nJ = nj;
     d.nefc = nefc;
     d.parena = mem.parena;

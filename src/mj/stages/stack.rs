@@ -4,6 +4,8 @@
 
 use mujoco_sys as sys;
 
+use specula_engine::dynamics::arena::Arena;
+
 use super::byte;
 
 /// The stack high-water marks after MuJoCo's `mj_markStack` and one `mj_stackAlloc` of 8-aligned
@@ -14,39 +16,24 @@ pub(super) fn stack_marks(d: &sys::mjData, sizes: &[usize]) -> Option<(i64, i64)
     frames_marks(d, &[(d.parena, sizes)])
 }
 
-/// As [`stack_marks`] for several frames, each marked and freed in turn, each with the arena
+/// As [`stack_marks`] for several frames (up to four blocks each), each marked and freed in turn, each with the arena
 /// use (`parena`) at the time (the marks are the highest any of them reached).
 pub(super) fn frames_marks(d: &sys::mjData, frames: &[(usize, &[usize])]) -> Option<(i64, i64)> {
     // SAFETY: the flag's byte, read as a byte (any value other than 0 takes the locked path).
     if unsafe { byte(&raw const d.threadlock) } != 0 {
         return None;
     }
-    let end = (d.arena as usize).checked_add(usize::try_from(d.narena).ok()?)?;
+    let narena = usize::try_from(d.narena).ok()?;
     let (mut used_stack, mut used_arena) = (d.maxuse_stack as u64, d.maxuse_arena as u64);
+    let mut blocks = [(0, 8); 4];
     for &(parena, sizes) in frames {
-        let floor = (d.arena as usize).checked_add(parena)?;
-        let mut pstack = d.pstack;
-        let mut record = |pstack: usize| {
-            used_stack = used_stack.max(pstack as u64);
-            used_arena = used_arena.max((parena + pstack) as u64);
-        };
-        // the frame: the previous base and top, 24 bytes below the 8-aligned top
-        let top = end.checked_sub(pstack)?;
-        let frame = (top & !7).checked_sub(24)?;
-        if top - frame > top.checked_sub(floor)? {
-            return None;
+        let blocks = blocks.get_mut(..sizes.len())?;
+        for (b, &size) in blocks.iter_mut().zip(sizes) {
+            *b = (size, 8);
         }
-        pstack = end - frame;
-        record(pstack);
-        for &size in sizes.iter().filter(|&&s| s > 0) {
-            let top = end - pstack;
-            let start = top.checked_sub(size)? & !7;
-            if top - start > top.checked_sub(floor)? {
-                return None;
-            }
-            pstack = end - start;
-            record(pstack);
-        }
+        let mut a = Arena::new(d.arena as usize, narena, parena, d.pstack, used_stack, used_arena);
+        a.frame(blocks).ok()?;
+        (used_stack, used_arena) = (a.maxuse_stack, a.maxuse_arena);
     }
     Some((used_stack as i64, used_arena as i64))
 }
