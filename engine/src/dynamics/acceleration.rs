@@ -2,6 +2,8 @@
 //! `qacc_smooth = M^-1 qfrc_smooth`, as MuJoCo 4.0.0 computes them (`docs/measurements.md` D5),
 //! with `mj_solveLD` for the solve.
 
+use super::reference::sparse_dot;
+
 /// Solves `L'DL x = b` in place (`x` holds `b`) with the factor of [`super::factor_m`]
 /// (`mj_solveLD` for one vector).
 pub fn solve_ld(x: &mut [f64], qld: &[f64], diag_inv: &[f64], rownnz: &[i32], rowadr: &[i32], colind: &[i32]) {
@@ -34,30 +36,6 @@ pub fn solve_ld(x: &mut [f64], qld: &[f64], diag_inv: &[f64], rownnz: &[i32], ro
         let (vals, cols) = (&qld[start..start + m], &colind[start..start + m]);
         x[r] -= sparse_dot(vals, cols, x);
     }
-}
-
-/// `sum_k vals[k] x[cols[k]]` in the library's order: four running lanes while four more
-/// entries remain, reduced as `(l0 + l2) + (l1 + l3)`, then the rest one at a time.
-fn sparse_dot(vals: &[f64], cols: &[i32], x: &[f64]) -> f64 {
-    let m = vals.len();
-    let term = |k: usize| vals[k] * x[cols[k] as usize];
-    let (mut sum, mut k) = (0.0, 0);
-    if m >= 4 {
-        let mut lane = [term(0), term(1), term(2), term(3)];
-        k = 4;
-        while k + 4 <= m {
-            for (j, l) in lane.iter_mut().enumerate() {
-                *l += term(k + j);
-            }
-            k += 4;
-        }
-        sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
-    }
-    while k < m {
-        sum += term(k);
-        k += 1;
-    }
-    sum
 }
 
 /// The force arrays [`fwd_acceleration`] sums (`nv` each).

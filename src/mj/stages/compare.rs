@@ -338,7 +338,7 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
         match tamper {
             _ if !ran => {}
             Some(Tamper::Output(_)) => {
-                if let Some(f) = outputs.iter().rev().find(|f| matches!(f.array, fields::Array::F64(_)) && f.len > 0) {
+                if let Some(f) = fields::tamper_target(stage, m, d) {
                     f.tamper();
                 }
             }

@@ -37,7 +37,7 @@ pub(crate) mod views;
 
 use compare::{compare, panicked};
 pub use compare::{with_comparison, StageDiffReport, StageDifference, Tamper, TrajectoryDifference};
-pub use fallback::{listed, reasons, reasons_json, Fallback, FallbackCounts, NFALLBACK};
+pub use fallback::{reasons, reasons_json, Fallback, FallbackCounts, NFALLBACK};
 
 /// One of MuJoCo's functions that specula can run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
