@@ -16,6 +16,7 @@ use mujoco_sys as sys;
 use specula_engine::collision::model::hull_with_polygons;
 use specula_engine::collision::{CollisionModel, CollisionOptions};
 use specula_engine::narrowphase::ConvexHull;
+use specula_engine::speculative::mesh_ray::MeshSurface;
 use specula_model::GeomType;
 
 use super::data::slice;
@@ -32,7 +33,7 @@ use super::data::slice;
 pub struct Fingerprint {
     buffer: usize,
     nbuffer: sys::mjtSize,
-    sizes: [sys::mjtSize; 8],
+    sizes: [sys::mjtSize; 9],
     mesh: u64,
 }
 
@@ -54,7 +55,7 @@ pub fn fingerprint(m: &sys::mjModel) -> Fingerprint {
     Fingerprint {
         buffer: m.buffer as usize,
         nbuffer: m.nbuffer,
-        sizes: [m.ngeom, m.nbody, m.npair, m.nexclude, m.nmesh, m.nmeshvert, m.nmeshgraph, m.nflex],
+        sizes: [m.ngeom, m.nbody, m.npair, m.nexclude, m.nmesh, m.nmeshvert, m.nmeshface, m.nmeshgraph, m.nflex],
         mesh: mesh_hash(m),
     }
 }
@@ -123,7 +124,35 @@ pub fn collision_model(m: &sys::mjModel) -> Result<CollisionModel, FromCError> {
     let mut cm = CollisionModel::default();
     refresh(&mut cm, m)?;
     cm.hulls = (0..count(m.nmesh)).map(|i| mesh_hull(m, i)).collect();
+    cm.surfaces = (0..count(m.nmesh)).map(|i| mesh_surface(m, i)).collect();
     Ok(cm)
+}
+
+/// The triangles of mesh `i` of `m` (`mesh_vert`, `mesh_face`), for line-of-sight rays.
+pub fn mesh_surface(m: &sys::mjModel, i: usize) -> Option<MeshSurface> {
+    let nmesh = count(m.nmesh);
+    if i >= nmesh {
+        return None;
+    }
+    // SAFETY: mjModel holds nmesh entries of the mesh address arrays, nmeshvert vertices of 3
+    // floats and nmeshface faces of 3 ints; they live as long as `m`.
+    let (vertadr, vertnum, faceadr, facenum, vert, face) = unsafe {
+        (
+            slice(m.mesh_vertadr, nmesh),
+            slice(m.mesh_vertnum, nmesh),
+            slice(m.mesh_faceadr, nmesh),
+            slice(m.mesh_facenum, nmesh),
+            rows::<f32, 3>(m.mesh_vert, count(m.nmeshvert)),
+            rows::<i32, 3>(m.mesh_face, count(m.nmeshface)),
+        )
+    };
+    let span = |adr: i32, num: i32| {
+        let a = usize::try_from(adr).ok()?;
+        Some(a..a.checked_add(usize::try_from(num).ok()?)?)
+    };
+    let vert = vert.get(span(vertadr[i], vertnum[i])?)?;
+    let face = face.get(span(faceadr[i], facenum[i])?)?;
+    MeshSurface::new(vert, face)
 }
 
 /// The convex hull of mesh `i` of `m` as MuJoCo stores it (`mesh_graph` and its polygon

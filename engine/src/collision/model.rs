@@ -9,6 +9,7 @@ use specula_model::Model;
 
 use super::bvh::{build_body_tree, TreeLeaf};
 use crate::narrowphase::{ConvexHull, GeomType, PolygonTable, HILLCLIMB_MIN};
+use crate::speculative::mesh_ray::MeshSurface;
 
 /// `mjDSBL_CONSTRAINT`: the whole constraint solver is off (no contacts are generated).
 pub const DSBL_CONSTRAINT: u32 = 1 << 0;
@@ -204,6 +205,9 @@ pub struct CollisionModel {
 
     /// Convex hull per mesh (indexed by `geom_dataid`); `None` for meshes without one.
     pub hulls: Vec<Option<ConvexHull>>,
+    /// Per mesh, its triangles for line-of-sight rays (`mesh_face`, `mesh_vert`; `None` when
+    /// unknown, and then rays use the hull).
+    pub surfaces: Vec<Option<MeshSurface>>,
 }
 
 /// A `CollisionModel` whose arrays do not fit together.
@@ -515,6 +519,13 @@ impl From<&Model> for CollisionModel {
                 )
             })
             .collect();
+        let surfaces = (0..m.mesh_vertadr.len())
+            .map(|i| {
+                let vert = m.mesh_vert.get(m.mesh_vertadr[i]..m.mesh_vertadr[i] + m.mesh_vertnum[i])?;
+                let face = m.mesh_face.get(m.mesh_faceadr[i]..m.mesh_faceadr[i] + m.mesh_facenum[i])?;
+                MeshSurface::new(vert, face)
+            })
+            .collect();
         CollisionModel {
             nflex: 0,
             flg_surfacevel: m.geom_surfacevel.iter().any(|s| s.iter().any(|&v| v != 0.0)),
@@ -578,6 +589,7 @@ impl From<&Model> for CollisionModel {
             pair_friction: m.pair_friction.clone(),
             exclude_signature: m.exclude_signature.iter().map(|&s| s as u32).collect(),
             hulls,
+            surfaces,
         }
     }
 }

@@ -27,6 +27,7 @@
 //! [`speculative_contacts`], whose documentation describes the wiring) or robust mode ([`robust`]).
 
 pub mod advance;
+pub mod mesh_ray;
 pub mod robust;
 pub mod sight;
 pub mod sweep;

@@ -87,7 +87,7 @@ fn ray_caps(p: &[f64; 3], v: &[f64; 3], r: f64, h: f64) -> f64 {
 
 /// Ray against an axis-aligned box of half sizes `s` at the local origin (slab test; the exit
 /// point when starting inside).
-fn ray_box(p: &[f64; 3], v: &[f64; 3], s: &[f64; 3]) -> f64 {
+pub(crate) fn ray_box(p: &[f64; 3], v: &[f64; 3], s: &[f64; 3]) -> f64 {
     let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
     for i in 0..3 {
         if v[i].abs() < MINVAL {
@@ -191,6 +191,18 @@ pub fn ray_geom(g: &Geom, pnt: &[f64; 3], vec: &[f64; 3]) -> f64 {
     }
 }
 
+/// [`ray_geom`] for geom `g` of the model, a mesh cast against its own triangles when the model
+/// has them, as MuJoCo's `mj_rayMesh` does (`docs/measurements.md` S11), else against its hull.
+pub(crate) fn model_ray(m: &CollisionModel, g: usize, og: &Geom, pnt: &[f64; 3], vec: &[f64; 3]) -> f64 {
+    if og.ty == GeomType::Mesh {
+        let surface = usize::try_from(m.geom_dataid[g]).ok().and_then(|i| m.surfaces.get(i)).and_then(Option::as_ref);
+        if let Some(s) = surface {
+            return s.ray(&og.size, &og.pos, &og.mat, pnt, vec);
+        }
+    }
+    ray_geom(og, pnt, vec)
+}
+
 /// True when geom `g` meets the segment from `a` to `b` (ray parameter in [0, 1]).
 pub fn segment_hits(g: &Geom, a: &[f64; 3], b: &[f64; 3]) -> bool {
     let x = ray_geom(g, a, &sub3(b, a));
@@ -250,7 +262,8 @@ pub(crate) fn occluded<'a>(
     (0..m.ngeom()).filter(|&g| g != g1 && g != g2 && !own(g)).any(|g| {
         let compatible =
             (m.geom_contype[g] & m.geom_conaffinity[fast]) != 0 || (m.geom_contype[fast] & m.geom_conaffinity[g]) != 0;
-        compatible && geom(g).is_some_and(|og| segment_hits(&og, p, q) && !touches(g, &og))
+        compatible
+            && geom(g).is_some_and(|og| (0.0..=1.0).contains(&model_ray(m, g, &og, p, &sub3(q, p))) && !touches(g, &og))
     })
 }
 
@@ -266,7 +279,8 @@ pub(crate) fn occluded<'a>(
 ///   conaffinity, the excluded body pairs, and the parent filter unless disabled or a weld body
 ///   is the world).
 /// - Planes are tested analytically as infinite two-sided planes (a crossing, with a 1e-5 dead
-///   band at the plane); the other types by ray casting, a hit counting at ray parameter 0 to 1.
+///   band at the plane); the other types by ray casting (meshes against their own triangles,
+///   S11), a hit counting at ray parameter 0 to 1.
 /// - A hit geom within `margin + ccd_tolerance` of `ga` (the pair margin of `ga` and it, the
 ///   override margin under override) does not occlude; two planes always do.
 ///
@@ -357,7 +371,7 @@ pub(crate) fn ray_occluded<'a>(
             (above * end).partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
                 && (above.abs() > 1e-5 || end.abs() > 1e-5)
         } else {
-            let x = ray_geom(&og, &start, &vec);
+            let x = model_ray(m, g, &og, &start, &vec);
             (0.0..=1.0).contains(&x)
         };
         if !hit {
