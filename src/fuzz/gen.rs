@@ -1,6 +1,7 @@
 //! Drawing a random scene from a seed: static geoms in `<worldbody>`, on welded and on mocap
-//! bodies, with or without a floor; every primitive and convex meshes (random clouds, thin
-//! plates) as obstacles and as free bodies, thin (below 2 mm) and big; bodies thrown at the
+//! bodies, with or without a floor; every primitive, convex meshes (random clouds, thin
+//! plates, CAD-like) and concave meshes given by their triangles (trays, channels, brackets),
+//! as obstacles and as free bodies, thin (below 2 mm) and big; bodies thrown at the
 //! obstacles at 0.5 to 40 m/s, some spinning fast, some arriving together, some resting or
 //! overlapping at the start; random contact settings, pairs and excludes; random options.
 
@@ -21,7 +22,7 @@ fn scale(r: &mut Rng) -> f64 {
 /// A random shape; thin plates (boxes, coins, flat meshes) are common.
 fn shape(r: &mut Rng, meshes: &mut Vec<MeshAsset>) -> Shape {
     let s = scale(r);
-    match r.below(9) {
+    match r.below(10) {
         0 => Shape::Sphere(s),
         1 => Shape::Capsule(s, s * r.range(0.2, 4.0)),
         2 => Shape::Ellipsoid([s, s * r.range(0.3, 3.0), s * r.range(0.3, 3.0)]),
@@ -44,6 +45,11 @@ fn shape(r: &mut Rng, meshes: &mut Vec<MeshAsset>) -> Shape {
         7 => {
             let k = meshes.len();
             meshes.push(cad_mesh(r, k, s));
+            Shape::Mesh(k)
+        }
+        8 => {
+            let k = meshes.len();
+            meshes.push(concave_mesh(r, k, s));
             Shape::Mesh(k)
         }
         _ => {
@@ -71,7 +77,7 @@ fn cloud(r: &mut Rng, k: usize, s: f64) -> MeshAsset {
         })
         .collect();
     let scale = [s * r.range(0.5, 2.0), s * r.range(0.5, 2.0), s * r.range(0.5, 2.0)];
-    MeshAsset { name: format!("m{k}"), vertices, scale }
+    MeshAsset { name: format!("m{k}"), vertices, faces: Vec::new(), scale, hollow: None }
 }
 
 /// A mesh as CAD exports make them (robot links): many points on flat faces and straight
@@ -123,7 +129,59 @@ fn cad_mesh(r: &mut Rng, k: usize, s: f64) -> MeshAsset {
         }
     }
     let scale = [s * r.range(0.5, 3.0), s * r.range(0.5, 3.0), s * r.range(0.5, 3.0)];
-    MeshAsset { name: format!("m{k}"), vertices: v, scale }
+    MeshAsset { name: format!("m{k}"), vertices: v, faces: Vec::new(), scale, hollow: None }
+}
+
+/// A concave mesh given by its triangles, as real parts are (a palm, a tray, a bracket): a
+/// union of boxes touching face to face, in the unit cube: a tray (floor and four walls), a
+/// channel (floor and two walls) or an L bracket, walls 8 to 25 % of the size thick. Parts
+/// thrown at it land in its hollow, where its convex hull is not its surface.
+fn concave_mesh(r: &mut Rng, k: usize, s: f64) -> MeshAsset {
+    let t = r.range(0.08, 0.25);
+    let (lo, hi) = (-1.0, 1.0);
+    let floor = ([lo, lo, lo], [hi, hi, lo + 2.0 * t]);
+    let z0 = lo + 2.0 * t;
+    let wall_x = |x0: f64, x1: f64| ([x0, lo, z0], [x1, hi, hi]);
+    let kind = r.below(3);
+    let boxes: Vec<([f64; 3], [f64; 3])> = match kind {
+        0 => {
+            let y0 = lo + 2.0 * t;
+            let y1 = hi - 2.0 * t;
+            vec![
+                floor,
+                wall_x(lo, lo + 2.0 * t),
+                wall_x(hi - 2.0 * t, hi),
+                ([lo + 2.0 * t, lo, z0], [hi - 2.0 * t, y0, hi]),
+                ([lo + 2.0 * t, y1, z0], [hi - 2.0 * t, hi, hi]),
+            ]
+        }
+        1 => vec![floor, wall_x(lo, lo + 2.0 * t), wall_x(hi - 2.0 * t, hi)],
+        _ => vec![floor, wall_x(lo, lo + 2.0 * t)],
+    };
+    let (mut vertices, mut faces) = (Vec::new(), Vec::new());
+    for (a, b) in boxes {
+        let base = vertices.len();
+        for c in 0..8 {
+            let pick = |i: usize| if c >> i & 1 == 1 { b[i] } else { a[i] };
+            vertices.push([pick(0), pick(1), pick(2)]);
+        }
+        // the six faces of the box, two outward triangles each (corner bit i = axis i high)
+        for q in [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]] {
+            faces.push([base + q[0], base + q[1], base + q[2]]);
+            faces.push([base + q[0], base + q[2], base + q[3]]);
+        }
+    }
+    let scale = [s * r.range(1.0, 4.0), s * r.range(1.0, 4.0), s * r.range(0.5, 2.0)];
+    // the space above the floor between the walls (an L bracket's reaches to its open side)
+    let (x0, y) = match kind {
+        0 => (hi - 2.0 * t, hi - 2.0 * t),
+        1 => (hi - 2.0 * t, hi),
+        _ => (hi, hi),
+    };
+    let xc = if kind == 2 { t } else { 0.0 };
+    let half = [(x0 - xc.abs()) * scale[0], y * scale[1], (hi - z0) / 2.0 * scale[2]];
+    let centre = [xc * scale[0], 0.0, (hi + z0) / 2.0 * scale[2]];
+    MeshAsset { name: format!("m{k}"), vertices, faces, scale, hollow: Some((centre, half)) }
 }
 
 /// A thin plate as a mesh: a random convex polygon, extruded by a thickness of `s`.
@@ -139,7 +197,7 @@ fn plate_mesh(r: &mut Rng, k: usize, s: f64) -> MeshAsset {
             vertices.push([a.cos() * rad, a.sin() * rad, z]);
         }
     }
-    MeshAsset { name: format!("m{k}"), vertices, scale: [w, w, s] }
+    MeshAsset { name: format!("m{k}"), vertices, faces: Vec::new(), scale: [w, w, s], hollow: None }
 }
 
 /// Random contact settings; most geoms keep most defaults.
@@ -268,6 +326,38 @@ pub fn generate(seed: u64, steps: usize) -> Scene {
         };
         sc.obstacles.push(Obstacle { fixture, geom: g });
     }
+    // parts lying in the hollow of concave obstacles: bodies thrown at them cross the
+    // obstacle's convex hull but not its surface (line of sight, docs/measurements.md S11)
+    for k in 0..nobs {
+        let o = &sc.obstacles[k];
+        let hollow = match o.geom.shape {
+            Shape::Mesh(m) => sc.meshes.get(m).and_then(|m| m.hollow),
+            _ => None,
+        };
+        let Some((centre, half)) = hollow else { continue };
+        if !r.chance(0.7) {
+            continue;
+        }
+        let a = r.range(0.15, 0.5) * half.iter().fold(f64::INFINITY, |m, &x| m.min(x));
+        let shape = match r.below(3) {
+            0 => Shape::Sphere(a),
+            1 => Shape::Box([a, a * r.range(0.5, 1.5), a]),
+            _ => Shape::Capsule(a * 0.5, a),
+        };
+        // low in the hollow, as a part resting there would be
+        let c = rotate(&o.geom.quat, &[centre[0], centre[1], centre[2] - 0.5 * half[2]]);
+        let p = &o.geom.pos;
+        let geom = GeomSpec {
+            name: format!("o{}", sc.obstacles.len()),
+            shape,
+            pos: [p[0] + c[0], p[1] + c[1], p[2] + c[2]],
+            quat: o.geom.quat,
+            surface: surface(&mut r, false),
+        };
+        let fixture = o.fixture;
+        sc.obstacles.push(Obstacle { fixture, geom });
+    }
+    let nobs = sc.obstacles.len();
     // free bodies
     let h = sc.opt.timestep;
     let duration = steps as f64 * h;

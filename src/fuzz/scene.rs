@@ -259,15 +259,21 @@ pub struct Link {
     pub geoms: Vec<GeomSpec>,
 }
 
-/// A convex mesh given by its vertices.
+/// A mesh given by its vertices, whose surface MuJoCo makes their convex hull, or by vertices
+/// and triangles, which may be concave (a tray, a channel, a bracket).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MeshAsset {
     /// Stable name.
     pub name: String,
     /// Vertices (before `scale`).
     pub vertices: Vec<[f64; 3]>,
+    /// Triangles as vertex indices, outward winding; empty for a vertex-only (convex) mesh.
+    pub faces: Vec<[usize; 3]>,
     /// `scale`.
     pub scale: [f64; 3],
+    /// For a concave mesh, the open space it holds: centre and half-extents, scaled, in the
+    /// mesh's own frame.
+    pub hollow: Option<([f64; 3], [f64; 3])>,
 }
 
 impl MeshAsset {
@@ -451,8 +457,12 @@ impl Scene {
             s.push_str("  <asset>\n");
             for m in &self.meshes {
                 let flat: Vec<f64> = m.vertices.iter().flatten().copied().collect();
-                let _ =
-                    writeln!(s, "    <mesh name=\"{}\" scale=\"{}\" vertex=\"{}\"/>", m.name, fs(&m.scale), fs(&flat));
+                let _ = write!(s, "    <mesh name=\"{}\" scale=\"{}\" vertex=\"{}\"", m.name, fs(&m.scale), fs(&flat));
+                if !m.faces.is_empty() {
+                    let ids: Vec<String> = m.faces.iter().flatten().map(usize::to_string).collect();
+                    let _ = write!(s, " face=\"{}\"", ids.join(" "));
+                }
+                s.push_str("/>\n");
             }
             for g in hfields {
                 if let Shape::Hfield(nrow, ncol, data, size) = &g.shape {
