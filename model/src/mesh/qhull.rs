@@ -42,9 +42,13 @@
 //! `supersphere` with flat parts) is renamed away as qhull's qh_rename_sharedvertex does
 //! ([`qhull_rename`]).
 //!
+//! A step whose new facets are all clearly convex by their vertices does no premerge at all
+//! (qh_checkzero); otherwise new facets whose centrums are within the centrum radius of a
+//! neighbour merge as coplanar facets ([`super::qhull_nonconvex`]).
+//!
 //! Not replayed (then [`qhull_faces`] returns `None` and the caller keeps [`super::hull`]'s own
-//! order): merges of non-convex or coplanar new facets (qh_all_merges), redundant or
-//! degenerate neighbours (also after a rename), zero pivots.
+//! order): concave merges and the coplanar ones listed in [`super::qhull_nonconvex`],
+//! redundant or degenerate neighbours (also after a rename), zero pivots.
 //!
 //! Cost: a step costs what it touches, not the size of the hull, so a hull of n corners takes
 //! about n log n (issue 16: a closed sphere mesh whose every vertex is a corner took 0.7 s at 5k
@@ -351,6 +355,15 @@ impl<'a> Qh<'a> {
     /// Puts vertex id `v` first in facet `f`'s vertex set.
     pub(super) fn vid_push_front(&mut self, f: usize, v: usize) {
         self.facets[f].vid.insert(0, v);
+        self.centrums[f] = None;
+        if self.vfacets_on {
+            self.vfacets.add(v, f);
+        }
+    }
+
+    /// Inserts vertex id `v` at position `i` of facet `f`'s vertex set.
+    pub(super) fn vid_insert(&mut self, f: usize, i: usize, v: usize) {
+        self.facets[f].vid.insert(i, v);
         self.centrums[f] = None;
         if self.vfacets_on {
             self.vfacets.add(v, f);
