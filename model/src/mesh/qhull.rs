@@ -66,7 +66,8 @@
 //! regular prisms and antiprisms, and random points on box surfaces; and against MuJoCo 4.0.0
 //! through FFI (`tests/mesh_qhull_real.rs`) for the CAD meshes of robosuite's robots and
 //! gymnasium-robotics' hand and fetch (90 of 93 hulls replayed, each identical; the other
-//! three need non-convex merges) and generated CAD-like shapes.
+//! three needed non-convex merges: robosuite's xarm7 `link3` and `link5` are replayed since
+//! the coplanar premerge, docs/measurements.md M4) and generated CAD-like shapes.
 
 use super::mass::{cross, dot3};
 use super::qhull_simplex::{det_simplex, maxmin};
