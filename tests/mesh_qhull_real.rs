@@ -373,6 +373,22 @@ fn generated_meshes() -> Vec<(String, Vec<f32>)> {
         }
         out.push((format!("lattice{seed}"), p));
     }
+    for seed in 0..400 {
+        // Dome over a bottom that bulges by 1e-16..1e-13 (a flat CAD face up to rounding): some
+        // of qhull's steps stop the premerge at its vertex test, others merge coplanar new facets
+        // (docs/measurements.md M4).
+        let eps = 10f64.powf(rng.range(-16.0, -13.0));
+        let mut p = Vec::new();
+        for _ in 0..(8 + seed % 24) {
+            let (r, a) = (rng.next().sqrt(), rng.range(0.0, std::f64::consts::TAU));
+            p.push([r * a.cos(), r * a.sin(), -eps * (1.0 - r * r)]);
+        }
+        for j in 0..(3 + seed % 5) {
+            let a = std::f64::consts::TAU * j as f64 / 7.0 + rng.range(0.0, 0.5);
+            p.push([0.7 * a.cos(), 0.7 * a.sin(), 1.0]);
+        }
+        out.push((format!("flatdome{seed}"), p));
+    }
     out.into_iter()
         .map(|(name, p)| {
             let mut v: Vec<f32> = Vec::new();

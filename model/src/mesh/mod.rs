@@ -30,6 +30,7 @@ pub mod polygon;
 mod process;
 pub mod qhull;
 mod qhull_merge;
+mod qhull_nonconvex;
 mod qhull_simplex;
 
 /// What is wrong with a mesh file that does not parse (the loader adds the file's path).

@@ -42,9 +42,13 @@
 //! `supersphere` with flat parts) is renamed away as qhull's qh_rename_sharedvertex does
 //! ([`qhull_rename`]).
 //!
+//! A step whose new facets are all clearly convex by their vertices does no premerge at all
+//! (qh_checkzero); otherwise new facets whose centrums are within the centrum radius of a
+//! neighbour merge as coplanar facets ([`super::qhull_nonconvex`]).
+//!
 //! Not replayed (then [`qhull_faces`] returns `None` and the caller keeps [`super::hull`]'s own
-//! order): merges of non-convex or coplanar new facets (qh_all_merges), redundant or
-//! degenerate neighbours (also after a rename), zero pivots.
+//! order): concave merges and the coplanar ones listed in [`super::qhull_nonconvex`],
+//! redundant or degenerate neighbours (also after a rename), zero pivots.
 //!
 //! Cost: a step costs what it touches, not the size of the hull, so a hull of n corners takes
 //! about n log n (issue 16: a closed sphere mesh whose every vertex is a corner took 0.7 s at 5k
@@ -62,7 +66,8 @@
 //! regular prisms and antiprisms, and random points on box surfaces; and against MuJoCo 4.0.0
 //! through FFI (`tests/mesh_qhull_real.rs`) for the CAD meshes of robosuite's robots and
 //! gymnasium-robotics' hand and fetch (90 of 93 hulls replayed, each identical; the other
-//! three need non-convex merges) and generated CAD-like shapes.
+//! three needed non-convex merges: robosuite's xarm7 `link3` and `link5` are replayed since
+//! the coplanar premerge, docs/measurements.md M4) and generated CAD-like shapes.
 
 use super::mass::{cross, dot3};
 use super::qhull_simplex::{det_simplex, maxmin};
@@ -351,6 +356,15 @@ impl<'a> Qh<'a> {
     /// Puts vertex id `v` first in facet `f`'s vertex set.
     pub(super) fn vid_push_front(&mut self, f: usize, v: usize) {
         self.facets[f].vid.insert(0, v);
+        self.centrums[f] = None;
+        if self.vfacets_on {
+            self.vfacets.add(v, f);
+        }
+    }
+
+    /// Inserts vertex id `v` at position `i` of facet `f`'s vertex set.
+    pub(super) fn vid_insert(&mut self, f: usize, i: usize, v: usize) {
+        self.facets[f].vid.insert(i, v);
         self.centrums[f] = None;
         if self.vfacets_on {
             self.vfacets.add(v, f);

@@ -27,8 +27,7 @@
 //! * Then the shared vertices of the merged facets are renamed (`qhull_rename.rs`).
 //!
 //! Cases not replayed set `bail` (the caller then keeps its own order): redundant or degenerate
-//! neighbours, and new facets whose centrums are not clearly below their neighbours (qhull
-//! would merge them as concave or coplanar).
+//! neighbours, and the non-convex merges that [`super::qhull_nonconvex`] does not cover.
 
 use super::qhull::{plane_dist, set_del, Ids, Qh, Ridge};
 
@@ -113,7 +112,7 @@ impl Qh<'_> {
     }
 
     /// qh_makeridges: explicit ridges for a simplicial facet's neighbours that have none.
-    fn makeridges(&mut self, f: usize) {
+    pub(in crate::mesh) fn makeridges(&mut self, f: usize) {
         if !self.facets[f].simplicial {
             return;
         }
@@ -163,6 +162,19 @@ impl Qh<'_> {
             self.vid_push_front(f2, apex);
         }
         self.vn_simplex(f1, f2, apex, isnew);
+        self.move_ridges(f1, f2);
+        self.move_to_end(f2);
+        self.mark_new(f2);
+        self.facets[f2].newmerge = true;
+        self.merges += 1;
+        self.facets[f1].visible = true;
+        self.facets[f1].replace = Some(f2);
+        self.remove(f1);
+    }
+
+    /// The end of qh_mergesimplex: `f1`'s ridges go to `f2` (the one they share is deleted)
+    /// and `f1`'s neighbours become `f2`'s.
+    pub(in crate::mesh) fn move_ridges(&mut self, f1: usize, f2: usize) {
         let mut marked: Vec<usize> = self.facets[f2].nb.to_vec();
         let mut i = 0;
         while i < self.facets[f1].ridges.as_ref().map_or(0, |r| r.len()) {
@@ -197,13 +209,6 @@ impl Qh<'_> {
             *rf = if rf[0] == f1 { [f2, rf[1]] } else { [rf[0], f2] };
             i += 1;
         }
-        self.move_to_end(f2);
-        self.mark_new(f2);
-        self.facets[f2].newmerge = true;
-        self.merges += 1;
-        self.facets[f1].visible = true;
-        self.facets[f1].replace = Some(f2);
-        self.remove(f1);
     }
 
     /// The facets of the cycle through `head`, in qhull's order (from the one after `head`,
@@ -403,6 +408,9 @@ impl Qh<'_> {
     pub(super) fn premerge(&mut self, first_new_id: usize) {
         let merges_before = self.merges;
         self.delridge.clear();
+        if self.clearly_convex() {
+            return;
+        }
         // (a new facet without a plane is one to merge; the others are skipped below anyway)
         let new: Vec<usize> = self.new_facets().filter(|&g| g >= first_new_id && !self.facets[g].has_plane).collect();
         for f in new {
@@ -419,7 +427,7 @@ impl Qh<'_> {
                 }
             }
         }
-        let merged = if self.merges > merges_before { self.remove_extravertices() } else { Vec::new() };
+        let mut merged = if self.merges > merges_before { self.remove_extravertices() } else { Vec::new() };
         // Redundant or degenerate neighbours of merged facets would be merged next. (The checks
         // below change no list: they walk it.)
         let mut at = self.newlist;
@@ -442,38 +450,74 @@ impl Qh<'_> {
                 }
             }
         }
-        // qh_getmergeset_initial: a new facet and a neighbour whose centrums are not clearly
-        // below each other's planes get merged (concave or coplanar); not replayed.
-        let radius = self.min_visible;
-        let done = self.new_visit();
-        let mut at = self.newlist;
-        while let Some(f) = at {
-            at = self.list.after(f);
-            self.visit[f] = done;
-            let cf = self.centrum(f);
-            for i in 0..self.facets[f].nb.len() {
-                let g = self.facets[f].nb[i];
-                if self.visit[g] == done {
-                    continue;
-                }
-                let gp = self.planes[g];
-                if plane_dist(&gp.normal, gp.offset, &cf) >= -radius {
-                    self.bail = true;
-                    return;
-                }
-                let (fp, cg) = (self.planes[f], self.centrum(g));
-                if plane_dist(&fp.normal, fp.offset, &cg) >= -radius {
-                    self.bail = true;
-                    return;
-                }
+        // qh_getmergeset_initial and qh_all_merges (`qhull_nonconvex.rs`): coplanar pairs merge.
+        let merges = self.initial_merges();
+        if self.bail {
+            return;
+        }
+        if !merges.is_empty() {
+            self.all_merges(merges);
+            if self.bail {
+                return;
             }
+            // qh_reducevertices runs over every facet merged in the step, in list order.
+            let more = self.remove_extravertices();
+            merged = self.new_facets().filter(|g| merged.contains(g) || more.contains(g)).collect();
         }
         // qh_reducevertices then renames the vertices that lie on a straight edge.
         self.rename_shared(&merged);
     }
 
+    /// qh_checkzero for the new facets (qhull's `C-0` default, `ZEROcentrum`): whether every new
+    /// facet is clearly convex to its neighbours, judged by vertices, in which case qhull's
+    /// premerge stops before any merge or centrum test.
+    ///
+    /// Each new facet must have a simplicial horizon (first neighbour) and a plane (a facet
+    /// bound to merge into a coplanar horizon has none); then for each other neighbour `i` the
+    /// facet's vertex `i` (the one opposite it) must lie more than `2 DISTround` (the
+    /// replay's `min_visible`) below that neighbour, and the first vertex of the horizon that
+    /// is not one of those tested must lie that far below the facet. A centrum is a third as
+    /// far from a neighbour as the opposite vertex, so a pair can pass here and still fail the
+    /// centrum test that follows otherwise (measured: MuJoCo 4.0.0's hulls of robosuite's
+    /// xarm7 `link3`/`link5` and Fourier hand meshes, docs/measurements.md M4).
+    fn clearly_convex(&mut self) -> bool {
+        let mut at = self.newlist;
+        while let Some(f) = at {
+            at = self.list.after(f);
+            let fc = &self.facets[f];
+            if !fc.has_plane || !self.facets[fc.nb[0]].simplicial {
+                return false;
+            }
+        }
+        let limit = -self.min_visible;
+        let mut at = self.newlist;
+        while let Some(f) = at {
+            at = self.list.after(f);
+            let mark = self.new_visit();
+            if self.vmark.len() < self.vpoint.len() {
+                self.vmark.resize(self.vpoint.len(), 0);
+            }
+            for i in 1..self.facets[f].nb.len() {
+                let (g, v) = (self.facets[f].nb[i], self.facets[f].vid[i]);
+                self.vmark[v] = mark;
+                let gp = self.planes[g];
+                if plane_dist(&gp.normal, gp.offset, &self.vp(v)) >= limit {
+                    return false;
+                }
+            }
+            let horizon = self.facets[f].nb[0];
+            let fp = self.planes[f];
+            if let Some(&v) = self.facets[horizon].vid.iter().find(|&&v| self.vmark[v] != mark) {
+                if plane_dist(&fp.normal, fp.offset, &self.vp(v)) >= limit {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// Facet `f`'s centrum: its vertex mean projected to its plane (computed once).
-    fn centrum(&mut self, f: usize) -> [f64; 3] {
+    pub(in crate::mesh) fn centrum(&mut self, f: usize) -> [f64; 3] {
         if let Some(c) = self.centrums[f] {
             return c;
         }

@@ -59,7 +59,7 @@ impl Qh<'_> {
 
     /// qh_vertexneighbors: builds the sets from the facet list (skipping visible facets) the
     /// first time a merge happens.
-    fn vn_build(&mut self) {
+    pub(in crate::mesh) fn vn_build(&mut self) {
         if self.vsets.on {
             return;
         }
