@@ -39,6 +39,8 @@ fn main() {
         "mj_island",
         "mj_projectConstraint",
         "mj_referenceConstraint",
+        "mj_kinematics",
+        "mj_fwdKinematics",
         "mj_deleteModel",
         "mj_copyModel",
         "mjv_copyModel",

@@ -208,3 +208,25 @@ pub unsafe extern "C-unwind" fn mj_recompile(
     // SAFETY: the caller's arguments, passed on.
     unsafe { crate::mj::stages::views::recompile(s, vfs, m, d) }
 }
+
+/// The exported `mj_kinematics`: as [`mj_crb`], for the body, joint, geom and site poses.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_kinematics(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Kinematics, m, d, Args::NONE) }
+}
+
+/// The exported `mj_fwdKinematics` (what `mj_fwdPosition` calls): the `kinematics` stage and
+/// the exported functions after it where asked and possible, MuJoCo's own function otherwise.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_fwdKinematics(m: *const sys::mjModel, d: *mut sys::mjData) {
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { crate::mj::stages::fwd_kinematics(m, d) }
+}

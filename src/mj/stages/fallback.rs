@@ -47,10 +47,12 @@ pub enum Fallback {
     EmptyRow,
     /// The Rust stage panicked (a bug; the call was redone by MuJoCo's function).
     Panicked,
+    /// Sleep is enabled (the position stage and integrators keep its bookkeeping).
+    Sleep,
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 21;
+pub const NFALLBACK: usize = 22;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -76,6 +78,7 @@ impl Fallback {
         Fallback::ExactDiagonal,
         Fallback::EmptyRow,
         Fallback::Panicked,
+        Fallback::Sleep,
     ];
 
     /// Position in [`Fallback::ALL`].
@@ -107,6 +110,7 @@ impl Fallback {
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::Panicked => "the Rust stage panicked",
+            Fallback::Sleep => "sleep enabled",
         }
     }
 }

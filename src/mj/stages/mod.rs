@@ -29,12 +29,14 @@ mod constraint_contact;
 mod fallback;
 mod fields;
 mod island;
+mod kinematics;
 mod passive;
 mod reference;
 mod snapshot;
 mod stack;
 pub(crate) mod views;
 
+pub(crate) use kinematics::fwd_kinematics;
 use compare::{compare, panicked};
 pub use compare::{with_comparison, StageDiffReport, StageDifference, Tamper, TrajectoryDifference};
 pub use fallback::{reasons, reasons_json, Fallback, FallbackCounts, NFALLBACK};
@@ -69,10 +71,14 @@ pub enum Stage {
     /// `mj_referenceConstraint`: constraint velocities `efc_vel` and reference accelerations
     /// `efc_aref`.
     ReferenceConstraint,
+    // position stage and integrators (issue 15)
+    /// `mj_kinematics`: body, joint, inertial, geom and site poses (reached in the step through
+    /// the exported `mj_fwdKinematics`, `kinematics.rs`).
+    Kinematics,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 13;
+pub const NSTAGE: usize = 14;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -104,6 +110,7 @@ impl Stage {
         Stage::Island,
         Stage::ProjectConstraint,
         Stage::ReferenceConstraint,
+        Stage::Kinematics,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -122,6 +129,7 @@ impl Stage {
             Stage::Island => "island",
             Stage::ProjectConstraint => "projectConstraint",
             Stage::ReferenceConstraint => "referenceConstraint",
+            Stage::Kinematics => "kinematics",
         }
     }
 
@@ -140,6 +148,7 @@ impl Stage {
             Stage::Island => c"mj_island",
             Stage::ProjectConstraint => c"mj_projectConstraint",
             Stage::ReferenceConstraint => c"mj_referenceConstraint",
+            Stage::Kinematics => c"mj_kinematics",
         }
     }
 
@@ -152,7 +161,7 @@ impl Stage {
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, or all"
+    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, kinematics, or all"
 )]
 pub struct UnknownStage(pub String);
 
@@ -373,6 +382,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallb
         Stage::Island => return island::out_of_scope(m, d),
         Stage::ProjectConstraint => return reference::project_out_of_scope(m, d),
         Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
+        Stage::Kinematics => return kinematics::out_of_scope(m, d),
     };
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
         return Some(Fallback::Asleep);
@@ -405,10 +415,7 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     }
     // SAFETY: valid, as the caller guarantees; MuJoCo holds no other reference during the call.
     let (m, d) = unsafe { (&*m, &mut *d) };
-    let (mode, from_env) = match MODE.with(Cell::get) {
-        Some(mode) => (mode, false),
-        None => (Mode::Replace(default_stages(), None), true),
-    };
+    let (mode, from_env) = mode();
     match mode {
         Mode::Replace(set, tamper) if set.contains(stage) => {
             let why = try_rust(stage, m, d, args).err();
@@ -419,16 +426,7 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
                     f.tamper();
                 }
             }
-            if from_env {
-                // the drop-in's report: no thread-local scope to collect them in
-                let i = stage.index();
-                PROCESS_COUNTS[i][usize::from(why.is_some())].fetch_add(1, Ordering::Relaxed);
-                if let Some(f) = why {
-                    PROCESS_WHY[i][f.index()].fetch_add(1, Ordering::Relaxed);
-                }
-                return;
-            }
-            COUNTS.with(|c| c.borrow_mut().count(stage, why));
+            count(stage, why, from_env);
         }
         Mode::Compare(set) if set.contains(stage) => {
             if !catch(|| compare(stage, m, d, args)) {
@@ -436,6 +434,44 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
             }
         }
         _ => library(stage, m, d, args),
+    }
+}
+
+/// This thread's mode, or the drop-in library's (`SPECULA_STAGES`, the second value true).
+fn mode() -> (Mode, bool) {
+    match MODE.with(Cell::get) {
+        Some(mode) => (mode, false),
+        None => (Mode::Replace(default_stages(), None), true),
+    }
+}
+
+/// Records one call of `stage` run in Rust or left to MuJoCo for `why` (for the drop-in
+/// library, in the process-wide counts: no thread-local scope collects them).
+fn count(stage: Stage, why: Option<Fallback>, from_env: bool) {
+    if from_env {
+        let i = stage.index();
+        PROCESS_COUNTS[i][usize::from(why.is_some())].fetch_add(1, Ordering::Relaxed);
+        if let Some(f) = why {
+            PROCESS_WHY[i][f.index()].fetch_add(1, Ordering::Relaxed);
+        }
+        return;
+    }
+    COUNTS.with(|c| c.borrow_mut().count(stage, why));
+}
+
+/// Whether this thread's mode runs or compares `stage` in Rust.
+fn selected(stage: Stage) -> bool {
+    match mode().0 {
+        Mode::Replace(set, _) | Mode::Compare(set) => set.contains(stage),
+    }
+}
+
+/// Records a call of `stage` that a caller other than [`run`] left to MuJoCo for `why` (counted,
+/// or not compared).
+fn note_fallback(stage: Stage, why: Fallback) {
+    match mode() {
+        (Mode::Replace(..), from_env) => count(stage, Some(why), from_env),
+        (Mode::Compare(..), _) => compare::skipped(stage, why),
     }
 }
 
@@ -567,6 +603,7 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::Island => island::replace(m, d),
         Stage::ProjectConstraint => reference::project(m, d),
         Stage::ReferenceConstraint => reference::reference(m, d),
+        Stage::Kinematics => kinematics::replace(m, d),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }

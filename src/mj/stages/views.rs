@@ -13,8 +13,9 @@ use std::sync::OnceLock;
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::{ActuatorModel, PassiveModel, TreeModel};
+use specula_engine::kinematics::KinematicsModel;
 
-use super::{actuation, passive, tree_model};
+use super::{actuation, kinematics, passive, tree_model};
 
 /// Bumped whenever a model may have been freed or laid out anew.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
@@ -103,6 +104,8 @@ pub(super) struct Views<'a> {
     pub passive: PassiveModel<'a>,
     /// `mj_transmission`'s and `mj_fwdActuation`'s view.
     pub actuator: ActuatorModel<'a>,
+    /// `mj_kinematics`' view.
+    pub kinematics: KinematicsModel<'a>,
 }
 
 /// The cached views, the model they are of and the generation they were built in.
@@ -118,7 +121,9 @@ thread_local! {
 }
 
 fn build(m: &sys::mjModel) -> Views<'_> {
-    Views { tree: tree_model(m), passive: passive::passive_model(m), actuator: actuation::actuator_model(m) }
+    Views { tree: tree_model(m), passive: passive::passive_model(m), actuator: actuation::actuator_model(m),
+        kinematics: kinematics::kinematics_model(m),
+    }
 }
 
 /// Runs `f` with the views of `m` (cached; built on this thread's first call for the model).
