@@ -41,6 +41,7 @@ fn main() {
         "mj_referenceConstraint",
         "mj_kinematics",
         "mj_fwdKinematics",
+        "mj_EulerSkip",
         "mj_deleteModel",
         "mj_copyModel",
         "mjv_copyModel",

@@ -18,9 +18,7 @@
 use specula_model::types::{JointType, SameFrame};
 use specula_model::Model;
 
-use crate::math::{
-    add3, axis_angle2quat, cross, mul_mat_vec3, mul_quat, normalize4, quat2mat, scl3, sub3, MINVAL,
-};
+use crate::math::{add3, axis_angle2quat, cross, mul_mat_vec3, mul_quat, normalize4, quat2mat, scl3, sub3, MINVAL};
 
 /// World poses computed by [`kinematics`], in MuJoCo's `mjData` layout.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -353,13 +351,7 @@ fn m9(a: &[f64], i: usize) -> [f64; 9] {
 
 /// One frame given relative to body `b`, placed in the world: position, quaternion and matrix
 /// (the library's local `mj_local2GlobalQuat`, `docs/measurements.md` K3).
-fn place_frame(
-    o: &PoseOutput,
-    b: usize,
-    pos: [f64; 3],
-    quat: [f64; 4],
-    same: u8,
-) -> ([f64; 3], [f64; 4], [f64; 9]) {
+fn place_frame(o: &PoseOutput, b: usize, pos: [f64; 3], quat: [f64; 4], same: u8) -> ([f64; 3], [f64; 4], [f64; 9]) {
     const BODY: u8 = SameFrame::Body as u8;
     const INERTIA: u8 = SameFrame::Inertia as u8;
     const BODYROT: u8 = SameFrame::BodyRot as u8;
@@ -390,8 +382,8 @@ fn put<const N: usize>(a: &mut [f64], i: usize, v: &[f64; N]) {
 /// order. Joint types outside free, ball, slide and hinge leave the body where its parent put it
 /// (MuJoCo raises an error there).
 pub fn kinematics_into(m: &KinematicsModel, s: &KinematicsState, o: &mut PoseOutput) {
-    use crate::dynamics::transmission::{rotate, unit_quat};
     use crate::dynamics::jnt::{FREE, HINGE, SLIDE};
+    use crate::dynamics::transmission::{rotate, unit_quat};
     let nbody = m.body_parentid.len();
     put(o.xpos, 0, &[0.0; 3]);
     put(o.xquat, 0, &[1.0, 0.0, 0.0, 0.0]);

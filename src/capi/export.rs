@@ -61,7 +61,7 @@ pub unsafe extern "C-unwind" fn mj_comVel(m: *const sys::mjModel, d: *mut sys::m
 pub unsafe extern "C-unwind" fn mj_rne(m: *const sys::mjModel, d: *mut sys::mjData, flg_acc: i32, result: *mut f64) {
     use crate::mj::stages::{run, Args, Stage};
     // SAFETY: MuJoCo passes a valid model, data and result array.
-    unsafe { run(Stage::Rne, m, d, Args { flg_acc, result }) }
+    unsafe { run(Stage::Rne, m, d, Args { flg_acc, result, ..Args::NONE }) }
 }
 
 /// The exported `mj_fwdAcceleration`: as [`mj_crb`], for the unconstrained acceleration.
@@ -229,4 +229,16 @@ pub unsafe extern "C-unwind" fn mj_kinematics(m: *const sys::mjModel, d: *mut sy
 pub unsafe extern "C-unwind" fn mj_fwdKinematics(m: *const sys::mjModel, d: *mut sys::mjData) {
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { crate::mj::stages::fwd_kinematics(m, d) }
+}
+
+/// The exported `mj_EulerSkip` (what `mj_step` calls for the Euler integrator): as [`mj_crb`],
+/// for the Euler step and the advance.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_EulerSkip(m: *const sys::mjModel, d: *mut sys::mjData, skipfactor: i32) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Euler, m, d, Args { skipfactor, ..Args::NONE }) }
 }

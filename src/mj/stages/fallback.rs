@@ -49,10 +49,14 @@ pub enum Fallback {
     Panicked,
     /// Sleep is enabled (the position stage and integrators keep its bookkeeping).
     Sleep,
+    /// History buffers (control delays, sensor intervals) the advance updates.
+    History,
+    /// Plasticity the advance updates.
+    Plasticity,
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 22;
+pub const NFALLBACK: usize = 24;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -79,6 +83,8 @@ impl Fallback {
         Fallback::EmptyRow,
         Fallback::Panicked,
         Fallback::Sleep,
+        Fallback::History,
+        Fallback::Plasticity,
     ];
 
     /// Position in [`Fallback::ALL`].
@@ -111,6 +117,8 @@ impl Fallback {
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::Panicked => "the Rust stage panicked",
             Fallback::Sleep => "sleep enabled",
+            Fallback::History => "history buffers",
+            Fallback::Plasticity => "plasticity",
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use mujoco_sys as sys;
 
-use super::{actuation, constraint, island, kinematics, passive, reference, Stage};
+use super::{actuation, constraint, euler, island, kinematics, passive, reference, Stage};
 
 /// One array of `mjData`.
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +78,7 @@ pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Fi
         Stage::ProjectConstraint => reference::project_outputs(m, d),
         Stage::ReferenceConstraint => reference::reference_outputs(m, d),
         Stage::Kinematics => kinematics::outputs(m, d),
+        Stage::Euler => euler::outputs(m, d),
         _ => Vec::new(),
     }
 }

@@ -26,6 +26,7 @@ mod actuation;
 mod compare;
 mod constraint;
 mod constraint_contact;
+mod euler;
 mod fallback;
 mod fields;
 mod island;
@@ -36,10 +37,10 @@ mod snapshot;
 mod stack;
 pub(crate) mod views;
 
-pub(crate) use kinematics::fwd_kinematics;
 use compare::{compare, panicked};
 pub use compare::{with_comparison, StageDiffReport, StageDifference, Tamper, TrajectoryDifference};
 pub use fallback::{reasons, reasons_json, Fallback, FallbackCounts, NFALLBACK};
+pub(crate) use kinematics::fwd_kinematics;
 
 /// One of MuJoCo's functions that specula can run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,10 +76,13 @@ pub enum Stage {
     /// `mj_kinematics`: body, joint, inertial, geom and site poses (reached in the step through
     /// the exported `mj_fwdKinematics`, `kinematics.rs`).
     Kinematics,
+    /// `mj_EulerSkip`: the Euler step, implicit in damping, and the advance (`qvel`, `qpos`,
+    /// `act`, `time`, `qacc_warmstart`).
+    Euler,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 14;
+pub const NSTAGE: usize = 15;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -87,11 +91,13 @@ pub(crate) struct Args {
     pub flg_acc: i32,
     /// `mj_rne`'s `result` (`nv`).
     pub result: *mut f64,
+    /// `mj_EulerSkip`'s `skipfactor`: reuse the last factor of `qH`.
+    pub skipfactor: i32,
 }
 
 impl Args {
     /// A function of the model and data only.
-    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut() };
+    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut(), skipfactor: 0 };
 }
 
 impl Stage {
@@ -111,6 +117,7 @@ impl Stage {
         Stage::ProjectConstraint,
         Stage::ReferenceConstraint,
         Stage::Kinematics,
+        Stage::Euler,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -130,6 +137,7 @@ impl Stage {
             Stage::ProjectConstraint => "projectConstraint",
             Stage::ReferenceConstraint => "referenceConstraint",
             Stage::Kinematics => "kinematics",
+            Stage::Euler => "euler",
         }
     }
 
@@ -149,6 +157,7 @@ impl Stage {
             Stage::ProjectConstraint => c"mj_projectConstraint",
             Stage::ReferenceConstraint => c"mj_referenceConstraint",
             Stage::Kinematics => c"mj_kinematics",
+            Stage::Euler => c"mj_EulerSkip",
         }
     }
 
@@ -161,7 +170,7 @@ impl Stage {
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, kinematics, or all"
+    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, kinematics, euler, or all"
 )]
 pub struct UnknownStage(pub String);
 
@@ -348,6 +357,7 @@ fn library_symbol(name: &CStr) -> usize {
 
 type StageFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData);
 type RneFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData, i32, *mut f64);
+type SkipFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData, i32);
 
 /// Runs MuJoCo's own function for `stage`.
 fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
@@ -361,6 +371,7 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     unsafe {
         match stage {
             Stage::Rne => std::mem::transmute::<usize, RneFn>(addr)(m, d, args.flg_acc, args.result),
+            Stage::Euler => std::mem::transmute::<usize, SkipFn>(addr)(m, d, args.skipfactor),
             _ => std::mem::transmute::<usize, StageFn>(addr)(m, d),
         }
     }
@@ -383,6 +394,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallb
         Stage::ProjectConstraint => return reference::project_out_of_scope(m, d),
         Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
         Stage::Kinematics => return kinematics::out_of_scope(m, d),
+        Stage::Euler => return euler::out_of_scope(m, d),
     };
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
         return Some(Fallback::Asleep);
@@ -479,7 +491,7 @@ fn note_fallback(stage: Stage, why: Fallback) {
 /// timing; `mj_rne` writes `qfrc_bias` without accelerations, as in MuJoCo's step. False when
 /// the state is outside the Rust stage's scope.
 pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool) -> bool {
-    let args = Args { flg_acc: 0, result: d.qfrc_bias };
+    let args = Args { result: d.qfrc_bias, ..Args::NONE };
     if rust {
         try_rust(stage, m, d, args).is_ok()
     } else {
@@ -604,6 +616,7 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::ProjectConstraint => reference::project(m, d),
         Stage::ReferenceConstraint => reference::reference(m, d),
         Stage::Kinematics => kinematics::replace(m, d),
+        Stage::Euler => euler::replace(m, d, args.skipfactor != 0),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }
@@ -624,7 +637,7 @@ fn replace_tree(stage: Stage, tm: &TreeModel, m: &sys::mjModel, d: &mut sys::mjD
             // SAFETY: as above; M is read, qLD and qLDiagInv written.
             let (mass, qld, diag_inv) = unsafe { (slice(d.M, nc), slice_mut(d.qLD, nc), slice_mut(d.qLDiagInv, nv)) };
             if let Some(dof) = dynamics::factor_m(tm, mass, qld, diag_inv) {
-                warn_inertia(d, dof);
+                warn_inertia(d, dof, d.time);
             }
             // mj_factorM adds its time to the inertia timer (`docs/measurements.md` D2)
             let t = &mut d.timer[sys::mjTIMER_POS_INERTIA as usize];
@@ -719,7 +732,7 @@ fn clock() -> f64 {
 
 /// MuJoCo's `mjWARN_INERTIA` for a near-singular pivot at `dof`: the warning's info and count,
 /// and the message on its first occurrence.
-fn warn_inertia(d: &mut sys::mjData, dof: usize) {
+fn warn_inertia(d: &mut sys::mjData, dof: usize, time: f64) {
     let w = &mut d.warning[sys::mjWARN_INERTIA as usize];
     w.lastinfo = dof as i32;
     if w.number == 0 {
@@ -728,7 +741,7 @@ fn warn_inertia(d: &mut sys::mjData, dof: usize) {
         );
         let text = CString::new(text).expect("no NUL in the message");
         // SAFETY: MuJoCo's printf-style warning with a matching string and double argument.
-        unsafe { sys::mju_warning(c"%s Time = %.4f.".as_ptr(), text.as_ptr(), d.time) };
+        unsafe { sys::mju_warning(c"%s Time = %.4f.".as_ptr(), text.as_ptr(), time) };
     }
     w.number += 1;
 }
