@@ -1,5 +1,5 @@
-//! The Rust dynamics stages (`mj_crb`, `mj_factorM`, `mj_comVel`, `mj_rne`,
-//! `mj_fwdAcceleration`, `mj_comPos`) inside MuJoCo's step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
+//! The Rust dynamics stages (`mj_crb` to `mj_referenceConstraint`, the position stage's
+//! `mj_kinematics` and the Euler integrator `mj_EulerSkip`) inside MuJoCo's step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
 //! trajectories (`with_stages`), and a comparison that fails when one output element is one ulp
 //! off.
 
@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -124,7 +124,9 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let (c, none) = run(StageSet::NONE);
         let (rust, counts) = run(StageSet::all());
         assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
-        assert!(counts.rust.iter().all(|&n| n >= 500), "{counts:?}");
+        // the Euler stage is reached by the Euler integrator only
+        let reached = |s: &Stage| *s != Stage::Euler || integrator == Integrator::Euler;
+        assert!(Stage::ALL.iter().filter(|s| reached(s)).all(|s| counts.rust[s.index()] >= 500), "{counts:?}");
         assert_eq!(counts.fallback[..6], [0; 6]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&c), bits(&rust), "{integrator:?}");
@@ -143,10 +145,14 @@ fn one_ulp_in_a_stage_output_is_reported_with_its_field() {
         (Stage::Passive, "qfrc_passive"),
         (Stage::Transmission, "actuator_moment"),
         (Stage::FwdActuation, "qfrc_actuator"),
+        (Stage::Kinematics, "xipos"),
+        (Stage::Euler, "qvel"),
     ] {
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Output(stage)))).unwrap();
         let first = r.first.expect("a tampered stage must differ");
-        assert_eq!((first.stage, first.field, first.step), (stage, field, 1));
+        // the kinematics run once before the first step too (MuJoCo's `mj_forward` at reset)
+        let step = if stage == Stage::Kinematics { 0 } else { 1 };
+        assert_eq!((first.stage, first.field, first.step), (stage, field, step));
         assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
     }
 }
@@ -156,15 +162,20 @@ fn a_change_outside_a_stage_outputs_is_reported() {
     // the stages compared in place must leave everything but their outputs as MuJoCo's function
     // does: a scalar of the struct and a byte of the buffer changed by the Rust side are named
     let m = model(TREE, Integrator::Euler);
-    for stage in [Stage::Passive, Stage::Transmission, Stage::FwdActuation] {
+    for stage in [Stage::Passive, Stage::Transmission, Stage::FwdActuation, Stage::Kinematics, Stage::Euler] {
+        let step = if stage == Stage::Kinematics { 0 } else { 1 };
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Struct(stage)))).unwrap();
         let first = r.first.expect("a changed struct scalar must differ");
-        assert_eq!((first.stage, first.field, first.step), (stage, "mjData.maxuse_arena", 1));
+        assert_eq!((first.stage, first.field, first.step), (stage, "mjData.maxuse_arena", step));
+        // (the Euler step writes qvel itself: its buffer tamper lands in an output)
+        if stage == Stage::Euler {
+            continue;
+        }
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Buffer(stage)))).unwrap();
         let first = r.first.expect("a changed buffer byte must differ");
         assert_eq!(
             (first.stage, first.field, first.step),
-            (stage, "mjData buffer byte (outside the stage's outputs)", 1)
+            (stage, "mjData buffer byte (outside the stage's outputs)", step)
         );
     }
     // and untouched, the same stages match
@@ -194,9 +205,16 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
         Stage::MakeConstraint,
         Stage::Island,
     ];
+    // the position stage and the integrator keep to MuJoCo while sleep is enabled at all
+    let sleep = [Stage::Kinematics, Stage::Euler];
     for s in Stage::ALL {
         let i = s.index();
         let why = |f: Fallback| r.skipped_why[i][f.index()];
+        if sleep.contains(&s) {
+            assert_eq!((r.compared[i], why(Fallback::Sleep)), (0, r.skipped[i]), "{}: {r:?}", s.name());
+            assert!(r.skipped[i] >= 1500, "{}: {r:?}", s.name());
+            continue;
+        }
         assert_eq!(r.compared[i] == 0, s == Stage::MakeConstraint, "{}: {r:?}", s.name());
         if asleep.contains(&s) {
             assert!(why(Fallback::Asleep) > 0, "{}: {r:?}", s.name());
@@ -228,7 +246,9 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
             "makeConstraint",
             "island",
             "projectConstraint",
-            "referenceConstraint"
+            "referenceConstraint",
+            "kinematics",
+            "euler"
         ]
     );
     for r in &rows {

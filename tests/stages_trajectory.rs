@@ -38,7 +38,8 @@ fn the_rust_stages_trajectory_is_mujocos_and_one_ulp_in_a_stage_breaks_it() {
         let r = run(integrator, None);
         assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
         // every stage ran in Rust in the trajectory run, none fell back
-        for s in Stage::ALL {
+        // (the Euler stage is reached by the Euler integrator only)
+        for s in Stage::ALL.into_iter().filter(|&s| s != Stage::Euler || integrator == Integrator::Euler) {
             assert!(
                 r.trajectory_counts.rust[s.index()] >= 150,
                 "{integrator:?} {}: {:?}",
@@ -59,6 +60,8 @@ fn the_rust_stages_trajectory_is_mujocos_and_one_ulp_in_a_stage_breaks_it() {
         Stage::ComPos,
         Stage::Transmission,
         Stage::ReferenceConstraint,
+        Stage::Kinematics,
+        Stage::Euler,
     ];
     for stage in reaching {
         let r = run(Integrator::Euler, Some(Tamper::Trajectory(stage)));

@@ -155,6 +155,7 @@ pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
         Field::f64("act", d.act, na),
         Field::f64("qpos", d.qpos, nq),
         Field::f64("qacc_warmstart", d.qacc_warmstart, nv),
+        // last: the test hooks move its last element
         Field::f64("qvel", d.qvel, nv),
     ]
 }
