@@ -42,6 +42,7 @@ fn main() {
         "mj_kinematics",
         "mj_fwdKinematics",
         "mj_EulerSkip",
+        "mj_implicitSkip",
         "mj_deleteModel",
         "mj_copyModel",
         "mjv_copyModel",

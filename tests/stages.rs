@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -124,8 +124,12 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let (c, none) = run(StageSet::NONE);
         let (rust, counts) = run(StageSet::all());
         assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
-        // the Euler stage is reached by the Euler integrator only
-        let reached = |s: &Stage| *s != Stage::Euler || integrator == Integrator::Euler;
+        // the Euler stage is reached by the Euler integrator only, the implicit one by implicitfast
+        let reached = |s: &Stage| match s {
+            Stage::Euler => integrator == Integrator::Euler,
+            Stage::Implicit => integrator == Integrator::ImplicitFast,
+            _ => true,
+        };
         assert!(Stage::ALL.iter().filter(|s| reached(s)).all(|s| counts.rust[s.index()] >= 500), "{counts:?}");
         assert_eq!(counts.fallback[..6], [0; 6]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -209,6 +213,11 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
     let sleep = [Stage::Kinematics, Stage::Euler];
     for s in Stage::ALL {
         let i = s.index();
+        if s == Stage::Implicit {
+            // (an Euler scene: never reached)
+            assert_eq!((r.compared[i], r.skipped[i]), (0, 0), "{r:?}");
+            continue;
+        }
         let why = |f: Fallback| r.skipped_why[i][f.index()];
         if sleep.contains(&s) {
             assert_eq!((r.compared[i], why(Fallback::Sleep)), (0, r.skipped[i]), "{}: {r:?}", s.name());
@@ -248,10 +257,16 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
             "projectConstraint",
             "referenceConstraint",
             "kinematics",
-            "euler"
+            "euler",
+            "implicit"
         ]
     );
     for r in &rows {
+        // (an Euler scene: the implicitfast stage is outside its scope on every state)
+        if r.stage == Stage::Implicit {
+            assert!(r.skipped > 0, "{r:?}");
+            continue;
+        }
         assert!(r.c_ns > 0.0 && r.rust_ns > 0.0 && r.ratio.is_finite() && r.skipped == 0, "{r:?}");
     }
 }
@@ -281,4 +296,33 @@ fn a_cartesian_applied_force_leaves_the_acceleration_to_mujoco() {
     assert_eq!(counts.fallback[5], 0);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&c), bits(&rust));
+}
+
+#[test]
+fn the_implicitfast_step_matches_and_one_ulp_in_it_is_reported() {
+    let m = model(TREE, Integrator::ImplicitFast);
+    let one = |tamper| {
+        let opts = StageDiffOptions {
+            steps: 200,
+            start: Start::Key("moving".into()),
+            stages: StageSet::NONE.with(Stage::Implicit),
+            tamper,
+        };
+        diff_stages(&m, &opts).unwrap()
+    };
+    let r = one(None);
+    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+    assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (200, 0));
+    let first = one(Some(Tamper::Output(Stage::Implicit))).first.expect("a tampered stage must differ");
+    assert_eq!((first.stage, first.field, first.step), (Stage::Implicit, "qvel", 1));
+    // a lone free body is left to MuJoCo, with its reason
+    let m = model(
+        r#"<mujoco><option integrator="implicitfast"/><worldbody><geom type="plane" size="1 1 .1"/>
+      <body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody></mujoco>"#,
+        Integrator::ImplicitFast,
+    );
+    let opts = StageDiffOptions { steps: 20, start: Start::Qpos0, stages: StageSet::all(), tamper: None };
+    let r = diff_stages(&m, &opts).unwrap();
+    assert!(r.matches(), "{:?}", r.first);
+    assert_eq!(r.skipped_why[Stage::Implicit.index()][Fallback::FreeBody.index()], 20);
 }

@@ -38,8 +38,14 @@ fn the_rust_stages_trajectory_is_mujocos_and_one_ulp_in_a_stage_breaks_it() {
         let r = run(integrator, None);
         assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
         // every stage ran in Rust in the trajectory run, none fell back
-        // (the Euler stage is reached by the Euler integrator only)
-        for s in Stage::ALL.into_iter().filter(|&s| s != Stage::Euler || integrator == Integrator::Euler) {
+        // (the Euler stage is reached by the Euler integrator only, the implicit one by
+        // implicitfast on a scene without a lone free body)
+        let reached = |s: Stage| match s {
+            Stage::Euler => integrator == Integrator::Euler,
+            Stage::Implicit => false,
+            _ => true,
+        };
+        for s in Stage::ALL.into_iter().filter(|&s| reached(s)) {
             assert!(
                 r.trajectory_counts.rust[s.index()] >= 150,
                 "{integrator:?} {}: {:?}",

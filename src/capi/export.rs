@@ -242,3 +242,15 @@ pub unsafe extern "C-unwind" fn mj_EulerSkip(m: *const sys::mjModel, d: *mut sys
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { run(Stage::Euler, m, d, Args { skipfactor, ..Args::NONE }) }
 }
+
+/// The exported `mj_implicitSkip` (what `mj_step` calls for the implicit integrators): as
+/// [`mj_crb`], for `implicitfast`'s step and the advance.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_implicitSkip(m: *const sys::mjModel, d: *mut sys::mjData, skipfactor: i32) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Implicit, m, d, Args { skipfactor, ..Args::NONE }) }
+}

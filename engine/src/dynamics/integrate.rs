@@ -63,6 +63,16 @@ pub struct IntegratorModel<'a> {
     pub actuator_actlimited: &'a [u8],
     /// Activation ranges (`2 nactuator`).
     pub actuator_actrange: &'a [f64],
+    /// Non-zeros of each row of the velocity derivative `qDeriv` (`nv`).
+    pub d_rownnz: &'a [i32],
+    /// Start of each row of `qDeriv` (`nv`).
+    pub d_rowadr: &'a [i32],
+    /// Column of each non-zero of `qDeriv` (`nD`).
+    pub d_colind: &'a [i32],
+    /// Position of the diagonal in each row of `qDeriv` (`nv`).
+    pub d_diag: &'a [i32],
+    /// Element of `qDeriv` for each element of `M` (`nC`; empty when the two coincide).
+    pub map_d2m: &'a [i32],
 }
 
 /// The state an Euler step reads and writes (MuJoCo's arrays).
@@ -172,7 +182,7 @@ pub fn advance(tm: &TreeModel, im: &IntegratorModel, s: &mut EulerState, qacc: &
 
 /// Activation `act` of actuator `a` after one step at rate `rate` (the library's local
 /// `mj_nextActivation` for the integrator and filter dynamics, K6), clamped to its range.
-fn next_activation(im: &IntegratorModel, a: usize, act: f64, rate: f64) -> f64 {
+pub(crate) fn next_activation(im: &IntegratorModel, a: usize, act: f64, rate: f64) -> f64 {
     let h = im.timestep;
     let next = if im.actuator_dyntype[a] == DYN_FILTEREXACT {
         let p = im.actuator_dynprm[10 * a];

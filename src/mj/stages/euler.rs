@@ -44,6 +44,11 @@ pub(super) fn integrator_model(m: &sys::mjModel) -> IntegratorModel<'_> {
             actuator_dynprm: slice(m.actuator_dynprm, 10 * nact),
             actuator_actlimited: bytes(m.actuator_actlimited, nact),
             actuator_actrange: slice(m.actuator_actrange, 2 * nact),
+            d_rownnz: slice(m.D_rownnz, nv),
+            d_rowadr: slice(m.D_rowadr, nv),
+            d_colind: slice(m.D_colind, m.nD as usize),
+            d_diag: slice(m.D_diag, nv),
+            map_d2m: slice(m.mapD2M, m.nC as usize),
         }
     }
 }

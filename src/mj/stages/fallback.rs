@@ -53,10 +53,14 @@ pub enum Fallback {
     History,
     /// Plasticity the advance updates.
     Plasticity,
+    /// An integrator variant the stage does not cover (`implicit`'s RNE derivative and LU).
+    Integrator,
+    /// A free body alone in its tree (`implicitfast`'s 6x6 correction).
+    FreeBody,
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 24;
+pub const NFALLBACK: usize = 26;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -85,6 +89,8 @@ impl Fallback {
         Fallback::Sleep,
         Fallback::History,
         Fallback::Plasticity,
+        Fallback::Integrator,
+        Fallback::FreeBody,
     ];
 
     /// Position in [`Fallback::ALL`].
@@ -119,6 +125,8 @@ impl Fallback {
             Fallback::Sleep => "sleep enabled",
             Fallback::History => "history buffers",
             Fallback::Plasticity => "plasticity",
+            Fallback::Integrator => "the implicit integrator (RNE derivative)",
+            Fallback::FreeBody => "lone free bodies (6x6 correction)",
         }
     }
 }

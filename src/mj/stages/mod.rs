@@ -29,6 +29,7 @@ mod constraint_contact;
 mod euler;
 mod fallback;
 mod fields;
+mod implicit;
 mod island;
 mod kinematics;
 mod passive;
@@ -79,10 +80,13 @@ pub enum Stage {
     /// `mj_EulerSkip`: the Euler step, implicit in damping, and the advance (`qvel`, `qpos`,
     /// `act`, `time`, `qacc_warmstart`).
     Euler,
+    /// `mj_implicitSkip` for `implicitfast`: the velocity derivative `qDeriv`, `qH = M - h
+    /// qDeriv` and its factor, and the advance.
+    Implicit,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 15;
+pub const NSTAGE: usize = 16;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -91,7 +95,7 @@ pub(crate) struct Args {
     pub flg_acc: i32,
     /// `mj_rne`'s `result` (`nv`).
     pub result: *mut f64,
-    /// `mj_EulerSkip`'s `skipfactor`: reuse the last factor of `qH`.
+    /// `mj_EulerSkip`'s and `mj_implicitSkip`'s `skipfactor`: reuse the last factor of `qH`.
     pub skipfactor: i32,
 }
 
@@ -118,6 +122,7 @@ impl Stage {
         Stage::ReferenceConstraint,
         Stage::Kinematics,
         Stage::Euler,
+        Stage::Implicit,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -138,6 +143,7 @@ impl Stage {
             Stage::ReferenceConstraint => "referenceConstraint",
             Stage::Kinematics => "kinematics",
             Stage::Euler => "euler",
+            Stage::Implicit => "implicit",
         }
     }
 
@@ -158,6 +164,7 @@ impl Stage {
             Stage::ReferenceConstraint => c"mj_referenceConstraint",
             Stage::Kinematics => c"mj_kinematics",
             Stage::Euler => c"mj_EulerSkip",
+            Stage::Implicit => c"mj_implicitSkip",
         }
     }
 
@@ -170,7 +177,7 @@ impl Stage {
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, kinematics, euler, or all"
+    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, kinematics, euler, implicit, or all"
 )]
 pub struct UnknownStage(pub String);
 
@@ -371,7 +378,7 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     unsafe {
         match stage {
             Stage::Rne => std::mem::transmute::<usize, RneFn>(addr)(m, d, args.flg_acc, args.result),
-            Stage::Euler => std::mem::transmute::<usize, SkipFn>(addr)(m, d, args.skipfactor),
+            Stage::Euler | Stage::Implicit => std::mem::transmute::<usize, SkipFn>(addr)(m, d, args.skipfactor),
             _ => std::mem::transmute::<usize, StageFn>(addr)(m, d),
         }
     }
@@ -395,6 +402,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallb
         Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
         Stage::Kinematics => return kinematics::out_of_scope(m, d),
         Stage::Euler => return euler::out_of_scope(m, d),
+        Stage::Implicit => return implicit::out_of_scope(m, d),
     };
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
         return Some(Fallback::Asleep);
@@ -492,6 +500,11 @@ fn note_fallback(stage: Stage, why: Fallback) {
 /// the state is outside the Rust stage's scope.
 pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool) -> bool {
     let args = Args { result: d.qfrc_bias, ..Args::NONE };
+    let implicit = [sys::mjINT_IMPLICIT as i32, sys::mjINT_IMPLICITFAST as i32].contains(&m.opt.integrator);
+    if stage == Stage::Implicit && !implicit {
+        // MuJoCo's `mj_implicitSkip` raises an error for any other integrator
+        return false;
+    }
     if rust {
         try_rust(stage, m, d, args).is_ok()
     } else {
@@ -617,6 +630,7 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::ReferenceConstraint => reference::reference(m, d),
         Stage::Kinematics => kinematics::replace(m, d),
         Stage::Euler => euler::replace(m, d, args.skipfactor != 0),
+        Stage::Implicit => implicit::replace(m, d, args.skipfactor != 0),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }
