@@ -445,16 +445,22 @@ pub fn kinematics_into(m: &KinematicsModel, s: &KinematicsState, o: &mut PoseOut
     }
     for b in 1..nbody {
         let (p, q, r) = place_frame(o, b, v3(m.body_ipos, b), v4(m.body_iquat, b), m.body_sameframe[b]);
-        (put(o.xipos, b, &p), put(o.xiquat, b, &q), put(o.ximat, b, &r));
+        put(o.xipos, b, &p);
+        put(o.xiquat, b, &q);
+        put(o.ximat, b, &r);
     }
     for g in 0..m.geom_bodyid.len() {
         let b = m.geom_bodyid[g] as usize;
         let (p, q, r) = place_frame(o, b, v3(m.geom_pos, g), v4(m.geom_quat, g), m.geom_sameframe[g]);
-        (put(o.geom_xpos, g, &p), put(o.geom_xquat, g, &q), put(o.geom_xmat, g, &r));
+        put(o.geom_xpos, g, &p);
+        put(o.geom_xquat, g, &q);
+        put(o.geom_xmat, g, &r);
     }
     for i in 0..m.site_bodyid.len() {
         let b = m.site_bodyid[i] as usize;
         let (p, q, r) = place_frame(o, b, v3(m.site_pos, i), v4(m.site_quat, i), m.site_sameframe[i]);
-        (put(o.site_xpos, i, &p), put(o.site_xquat, i, &q), put(o.site_xmat, i, &r));
+        put(o.site_xpos, i, &p);
+        put(o.site_xquat, i, &q);
+        put(o.site_xmat, i, &r);
     }
 }

@@ -145,8 +145,7 @@ fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], qdv: &mut 
     if im.disableflags & SPRING_AND_DAMPER == SPRING_AND_DAMPER || im.disableflags & DSBL_DAMPER != 0 {
         return;
     }
-    for i in 0..im.d_rownnz.len() {
-        let v = qvel[i];
+    for (i, &v) in qvel.iter().enumerate().take(im.d_rownnz.len()) {
         let mut poly = [im.dof_dampingpoly[2 * i], im.dof_dampingpoly[2 * i + 1]];
         let act = actuator_damping(pm, DampedObject::Joint, im.dof_jntid[i] as usize, &mut poly);
         let b = 3.0 * poly[1] * (v * v) + ((poly[0] + poly[0]) * v.abs() + (act + im.dof_damping[i]));
@@ -171,8 +170,8 @@ pub fn implicit_fast(
     (qfrc, qacc): (&mut [f64], &mut [f64]),
 ) -> Option<usize> {
     let (nv, nc) = (tm.nv(), tm.nc());
-    for i in 0..nv {
-        qfrc[i] = s.qfrc_smooth[i] + s.qfrc_constraint[i];
+    for ((f, &a), &b) in qfrc[..nv].iter_mut().zip(s.qfrc_smooth).zip(s.qfrc_constraint) {
+        *f = a + b;
     }
     let mut singular = None;
     if !skipfactor {

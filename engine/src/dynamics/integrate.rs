@@ -146,8 +146,8 @@ pub fn euler(
             }
             singular = factor_i(&mut s.qh[..nc], &mut s.qh_diag_inv[..nv], tm.m_rownnz, tm.m_rowadr, tm.m_colind);
         }
-        for i in 0..nv {
-            qacc[i] = s.qfrc_smooth[i] + s.qfrc_constraint[i];
+        for ((q, &a), &b) in qacc[..nv].iter_mut().zip(s.qfrc_smooth).zip(s.qfrc_constraint) {
+            *q = a + b;
         }
         solve_ld(&mut qacc[..nv], s.qh, s.qh_diag_inv, tm.m_rownnz, tm.m_rowadr, tm.m_colind);
     } else {

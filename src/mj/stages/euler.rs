@@ -132,7 +132,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
             act: slice_mut(d.act, na),
             qvel: slice_mut(d.qvel, nv),
             qpos: slice_mut(d.qpos, nq),
-            time: &mut *(&raw mut d.time),
+            time: &mut d.time,
             qacc_warmstart: slice_mut(d.qacc_warmstart, nv),
         }
     };
