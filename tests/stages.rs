@@ -326,3 +326,48 @@ fn the_implicitfast_step_matches_and_one_ulp_in_it_is_reported() {
     assert!(r.matches(), "{:?}", r.first);
     assert_eq!(r.skipped_why[Stage::Implicit.index()][Fallback::FreeBody.index()], 20);
 }
+
+/// Activation dynamics (integrator, filter with `actearly`, exact filter with a clamped range),
+/// velocity and damped position servos, an affine gain and bias under a force limit, a joint
+/// actuator-force limit, joint damping on hinge, ball and slide: the advance's activations and
+/// `implicitfast`'s actuator derivative all have work.
+const ACTUATED: &str = r#"<mujoco>
+  <option timestep="0.002" integrator="implicitfast"/>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body name="base" pos="0 0 0.6"><freejoint/><geom type="box" size="0.1 0.1 0.05"/>
+      <body pos="0.15 0 0"><joint name="h1" type="hinge" axis="0 1 0" damping="0.3" range="-60 60"/><geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+        <body pos="0.2 0 0"><joint name="b" type="ball" damping="0.05"/><geom type="capsule" fromto="0 0 0 0 0 -0.2" size="0.02"/>
+          <body pos="0 0 -0.2"><joint name="s" type="slide" axis="0 0 1" damping="1" range="-0.05 0.05"/><geom type="sphere" size="0.04"/></body>
+        </body>
+      </body>
+      <body pos="-0.15 0 0"><joint name="h2" type="hinge" axis="1 0 0" actuatorfrclimited="true" actuatorfrcrange="-0.5 0.5"/><geom type="capsule" fromto="0 0 0 -0.2 0 0" size="0.02"/>
+        <body pos="-0.2 0 0"><joint name="h3" type="hinge" axis="0 0 1"/><geom type="sphere" size="0.03"/></body>
+      </body>
+    </body>
+    <body pos="1 0 0.5"><joint name="h4" type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body>
+  </worldbody>
+  <actuator>
+    <velocity joint="h1" kv="2" ctrlrange="-1 1"/>
+    <position joint="h1" kp="20" kv="1"/>
+    <position joint="s" kp="100" dampratio="1"/>
+    <intvelocity joint="h2" kp="5" actrange="-1 1"/>
+    <general joint="h3" dyntype="filterexact" dynprm="0.05" gaintype="affine" gainprm="1 0 -0.5" biastype="affine" biasprm="0 -1 -0.2" actlimited="true" actrange="-0.3 0.3"/>
+    <general joint="h4" dyntype="filter" dynprm="0.02" gaintype="affine" gainprm="2 0 -1" actearly="true"/>
+    <general joint="h4" dyntype="integrator" gaintype="affine" gainprm="1 0 0.3" biastype="affine" biasprm="0 0 -0.1" forcelimited="true" forcerange="-0.2 0.2"/>
+    <motor joint="h2" gear="3" ctrlrange="-2 2"/>
+  </actuator>
+  <keyframe><key qvel="0.2 0 0 0 0 0.5 2 1 -1 0.5 0.3 -2 1 3" ctrl="0.5 0.2 0.01 0.8 1 -1 2 1.5" act="0.1 0 -0.2 0.5"/></keyframe>
+</mujoco>"#;
+
+#[test]
+fn activations_and_actuator_derivatives_match_under_euler_and_implicitfast() {
+    for integrator in [Integrator::Euler, Integrator::ImplicitFast] {
+        let m = model(ACTUATED, integrator);
+        let r = diff_stages(&m, &opts(500, Start::Key("0".into()), None)).unwrap();
+        assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
+        let step = if integrator == Integrator::Euler { Stage::Euler } else { Stage::Implicit };
+        assert_eq!((r.compared[step.index()], r.skipped[step.index()]), (500, 0), "{integrator:?}");
+        assert_eq!(r.trajectory_counts.fallback, [0; specula::mj::stages::NSTAGE], "{integrator:?}");
+    }
+}

@@ -11,8 +11,8 @@
 //!    `L'DL` factor of `qH` (`mj_factorI`).
 //! 3. `qacc = qH^-1 f`, then the advance ([`super::integrate::advance`]).
 
-use super::actuation::ActuatorModel;
-use super::integrate::{advance, next_activation, EulerState, IntegratorModel};
+use super::actuation::{next_activation, ActuatorModel};
+use super::integrate::{advance, EulerState, IntegratorModel};
 use super::passive::{actuator_damping, DampedObject, PassiveModel};
 use super::{factor_i, solve_ld, TreeModel};
 
@@ -46,10 +46,10 @@ pub struct DerivInput<'a> {
 
 /// The input of actuator `a` its gain multiplies: its last activation (advanced first when it
 /// acts early) or its control, clamped unless clamping is off (`actuatorInput`, K8).
-fn input(am: &ActuatorModel, im: &IntegratorModel, s: &EulerState, x: &DerivInput, a: usize) -> f64 {
+fn input(am: &ActuatorModel, s: &EulerState, x: &DerivInput, a: usize) -> f64 {
     if am.actuator_dyntype[a] != 0 {
         let j = (am.actuator_actadr[a] + am.actuator_actnum[a] - 1) as usize;
-        return if am.actuator_actearly[a] == 1 { next_activation(im, a, s.act[j], s.act_dot[j]) } else { s.act[j] };
+        return if am.actuator_actearly[a] == 1 { next_activation(am, s.act, a, j, s.act_dot[j]) } else { s.act[j] };
     }
     let c = am.actuator_ctrladr[a] as usize;
     let u = x.ctrl[c];
@@ -103,7 +103,7 @@ fn actuator_vel(am: &ActuatorModel, im: &IntegratorModel, s: &EulerState, x: &De
         let bias = if am.actuator_biastype[a] == 1 { am.actuator_biasprm[p + 2] } else { 0.0 };
         let gain = am.actuator_gainprm[p + 2];
         #[allow(clippy::float_cmp)]
-        let v = if am.actuator_gaintype[a] == 1 && gain != 0.0 { input(am, im, s, x, a) * gain + bias } else { bias };
+        let v = if am.actuator_gaintype[a] == 1 && gain != 0.0 { input(am, s, x, a) * gain + bias } else { bias };
         #[allow(clippy::float_cmp)]
         if v == 0.0 {
             continue;
@@ -193,6 +193,6 @@ pub fn implicit_fast(
     }
     qacc[..nv].copy_from_slice(&qfrc[..nv]);
     solve_ld(&mut qacc[..nv], s.qh, s.qh_diag_inv, tm.m_rownnz, tm.m_rowadr, tm.m_colind);
-    advance(tm, im, s, &qacc[..nv]);
+    advance(tm, am, im, s, &qacc[..nv]);
     singular
 }

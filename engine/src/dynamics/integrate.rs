@@ -12,6 +12,7 @@
 //!    range; `qvel += h qacc`; `qpos` integrates `qvel` over `h` (quaternions on the sphere);
 //!    `time += h`; `qacc_warmstart = qacc` (the forward pass's acceleration).
 
+use super::actuation::{next_activation, ActuatorModel};
 use super::jnt::{BALL, FREE};
 use super::passive::{actuator_damping, DampedObject, PassiveModel};
 use super::{factor_i, solve_ld, TreeModel};
@@ -21,18 +22,14 @@ use crate::math::{normalize4, MINVAL};
 const NO_IMPLICIT_DAMPING: i32 = 64 | 32768;
 /// `mjDSBL_ACTUATION`.
 const DSBL_ACTUATION: i32 = 2048;
-/// `mjDYN_FILTEREXACT`.
-const DYN_FILTEREXACT: i32 = 3;
 
-/// The model arrays the integrators read besides the mass-matrix and damping views.
+/// The model arrays the integrators read besides the mass-matrix, damping and actuator views.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IntegratorModel<'a> {
     /// Time step.
     pub timestep: f64,
     /// `mjOption.disableflags`.
     pub disableflags: i32,
-    /// `mjOption.disableactuator`: actuator groups turned off (bit per group).
-    pub disableactuator: i32,
     /// Number of joints of each body.
     pub body_jntnum: &'a [i32],
     /// First joint of each body.
@@ -49,20 +46,6 @@ pub struct IntegratorModel<'a> {
     pub dof_damping: &'a [f64],
     /// Polynomial damping of each dof (`2 nv`).
     pub dof_dampingpoly: &'a [f64],
-    /// Dynamics type of each actuator.
-    pub actuator_dyntype: &'a [i32],
-    /// First activation of each actuator.
-    pub actuator_actadr: &'a [i32],
-    /// Number of activations of each actuator.
-    pub actuator_actnum: &'a [i32],
-    /// Group of each actuator.
-    pub actuator_group: &'a [i32],
-    /// Dynamics parameters (`10 nactuator`).
-    pub actuator_dynprm: &'a [f64],
-    /// Whether each actuator's activation is clamped.
-    pub actuator_actlimited: &'a [u8],
-    /// Activation ranges (`2 nactuator`).
-    pub actuator_actrange: &'a [f64],
     /// Non-zeros of each row of the velocity derivative `qDeriv` (`nv`).
     pub d_rownnz: &'a [i32],
     /// Start of each row of `qDeriv` (`nv`).
@@ -124,6 +107,7 @@ pub fn euler_damped(im: &IntegratorModel, jnt_actuatorid: &[i32]) -> bool {
 pub fn euler(
     tm: &TreeModel,
     pm: &PassiveModel,
+    am: &ActuatorModel,
     im: &IntegratorModel,
     skipfactor: bool,
     s: &mut EulerState,
@@ -153,22 +137,22 @@ pub fn euler(
     } else {
         qacc[..nv].copy_from_slice(&s.qacc[..nv]);
     }
-    advance(tm, im, s, &qacc[..nv]);
+    advance(tm, am, im, s, &qacc[..nv]);
     singular
 }
 
 /// The end of every integrator step (the library's local `advance` without history buffers,
 /// plugins, plasticity or sleep, K5): activations, `qvel += h qacc`, positions, time, warm start.
-pub fn advance(tm: &TreeModel, im: &IntegratorModel, s: &mut EulerState, qacc: &[f64]) {
+pub fn advance(tm: &TreeModel, am: &ActuatorModel, im: &IntegratorModel, s: &mut EulerState, qacc: &[f64]) {
     let h = im.timestep;
     if !s.act.is_empty() && im.disableflags & DSBL_ACTUATION == 0 {
-        for a in 0..im.actuator_actnum.len() {
-            let adr = im.actuator_actadr[a].max(0) as usize;
-            let group = im.actuator_group[a];
-            let off = (0..=30).contains(&group) && im.disableactuator & (1 << group) != 0;
-            for j in adr..adr + im.actuator_actnum[a].max(0) as usize {
+        for a in 0..am.actuator_actnum.len() {
+            let adr = am.actuator_actadr[a].max(0) as usize;
+            let group = am.actuator_group[a];
+            let off = (0..=30).contains(&group) && am.disableactuator & (1 << group) != 0;
+            for j in adr..adr + am.actuator_actnum[a].max(0) as usize {
                 let rate = if off { 0.0 } else { s.act_dot[j] };
-                s.act[j] = next_activation(im, a, s.act[j], rate);
+                s.act[j] = next_activation(am, s.act, a, j, rate);
             }
         }
     }
@@ -178,30 +162,6 @@ pub fn advance(tm: &TreeModel, im: &IntegratorModel, s: &mut EulerState, qacc: &
     integrate_pos(im, s.qpos, s.qvel, h);
     *s.time += h;
     s.qacc_warmstart.copy_from_slice(&s.qacc[..tm.nv()]);
-}
-
-/// Activation `act` of actuator `a` after one step at rate `rate` (the library's local
-/// `mj_nextActivation` for the integrator and filter dynamics, K6), clamped to its range.
-pub(crate) fn next_activation(im: &IntegratorModel, a: usize, act: f64, rate: f64) -> f64 {
-    let h = im.timestep;
-    let next = if im.actuator_dyntype[a] == DYN_FILTEREXACT {
-        let p = im.actuator_dynprm[10 * a];
-        let tau = if MINVAL > p { MINVAL } else { p };
-        (1.0 - (-h / tau).exp()) * (rate * tau) + act
-    } else {
-        rate * h + act
-    };
-    if im.actuator_actlimited[a] != 1 {
-        return next;
-    }
-    let (lo, hi) = (im.actuator_actrange[2 * a], im.actuator_actrange[2 * a + 1]);
-    if next < lo {
-        lo
-    } else if hi < next {
-        hi
-    } else {
-        next
-    }
 }
 
 /// `qpos` moved by `qvel` over `h` for every joint (`mj_integratePos`, K7): hinges and slides
@@ -245,4 +205,36 @@ fn rotation(w: &[f64], h: f64) -> [f64; 4] {
     let half = angle * 0.5;
     let (s, c) = (half.sin(), half.cos());
     [c, s * axis[0], s * axis[1], s * axis[2]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One body per joint type: free (7 qpos, 6 dofs), ball, slide, hinge.
+    fn model<'a>(jnt_type: &'a [i32], qposadr: &'a [i32], dofadr: &'a [i32]) -> IntegratorModel<'a> {
+        IntegratorModel {
+            timestep: 0.5,
+            body_jntnum: &[0, 1, 1, 1, 1],
+            body_jntadr: &[-1, 0, 1, 2, 3],
+            jnt_type,
+            jnt_qposadr: qposadr,
+            jnt_dofadr: dofadr,
+            ..IntegratorModel::default()
+        }
+    }
+
+    #[test]
+    fn positions_integrate_per_joint_type_hand() {
+        let m = model(&[FREE, BALL, 2, 3], &[0, 7, 11, 12], &[0, 6, 9, 10]);
+        let mut qpos = [1.0, 2.0, 3.0, 2.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.25, -1.0];
+        // the free body translates by h v and turns by pi about z; the ball does not turn
+        let qvel = [2.0, 0.0, -2.0, 0.0, 0.0, 2.0 * std::f64::consts::PI, 0.0, 0.0, 0.0, 4.0, 1.0];
+        integrate_pos(&m, &mut qpos, &qvel, 0.5);
+        assert_eq!(qpos[..3], [2.0, 2.0, 2.0]);
+        // the stored quaternion (2, 0, 0, 0) is normalised first, then turned half a turn about z
+        assert!((qpos[3]).abs() < 1e-15 && (qpos[6] - 1.0).abs() < 1e-15, "{qpos:?}");
+        assert_eq!(qpos[7..11], [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(qpos[11..], [2.25, -0.5]);
+    }
 }

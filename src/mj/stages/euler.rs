@@ -10,7 +10,7 @@ use specula_engine::dynamics::integrate::{euler, EulerState, IntegratorModel};
 
 use super::fields::Field;
 use super::stack::stack_marks;
-use super::{byte, bytes, clock, slice, slice_mut, views, warn_inertia, Fallback};
+use super::{byte, clock, slice, slice_mut, views, warn_inertia, Fallback};
 
 thread_local! {
     /// The acceleration the step integrates (MuJoCo's is on its stack).
@@ -22,13 +22,12 @@ const DYN_RIGID: std::ops::RangeInclusive<i32> = 1..=3;
 
 /// The stage's view of MuJoCo's model (besides the mass-matrix and damping views).
 pub(super) fn integrator_model(m: &sys::mjModel) -> IntegratorModel<'_> {
-    let (nbody, njnt, nv, nact) = (m.nbody as usize, m.njnt as usize, m.nv as usize, m.nactuator as usize);
-    // SAFETY: every array has the length mjmodel.h gives it; actlimited is read as bytes.
+    let (nbody, njnt, nv) = (m.nbody as usize, m.njnt as usize, m.nv as usize);
+    // SAFETY: every array has the length mjmodel.h gives it.
     unsafe {
         IntegratorModel {
             timestep: m.opt.timestep,
             disableflags: m.opt.disableflags,
-            disableactuator: m.opt.disableactuator,
             body_jntnum: slice(m.body_jntnum, nbody),
             body_jntadr: slice(m.body_jntadr, nbody),
             jnt_type: slice(m.jnt_type, njnt),
@@ -37,13 +36,6 @@ pub(super) fn integrator_model(m: &sys::mjModel) -> IntegratorModel<'_> {
             dof_jntid: slice(m.dof_jntid, nv),
             dof_damping: slice(m.dof_damping, nv),
             dof_dampingpoly: slice(m.dof_dampingpoly, 2 * nv),
-            actuator_dyntype: slice(m.actuator_dyntype, nact),
-            actuator_actadr: slice(m.actuator_actadr, nact),
-            actuator_actnum: slice(m.actuator_actnum, nact),
-            actuator_group: slice(m.actuator_group, nact),
-            actuator_dynprm: slice(m.actuator_dynprm, 10 * nact),
-            actuator_actlimited: bytes(m.actuator_actlimited, nact),
-            actuator_actrange: slice(m.actuator_actrange, 2 * nact),
             d_rownnz: slice(m.D_rownnz, nv),
             d_rowadr: slice(m.D_rowadr, nv),
             d_colind: slice(m.D_colind, m.nD as usize),
@@ -57,7 +49,6 @@ pub(super) fn integrator_model(m: &sys::mjModel) -> IntegratorModel<'_> {
 pub(super) fn refresh(view: &mut IntegratorModel<'_>, m: &sys::mjModel) {
     view.timestep = m.opt.timestep;
     view.disableflags = m.opt.disableflags;
-    view.disableactuator = m.opt.disableactuator;
 }
 
 /// Why the advance is left to the library: sleep (its bookkeeping and `mj_sleep`), history
@@ -139,7 +130,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
     let singular = QACC.with(|q| {
         let mut q = q.borrow_mut();
         q.resize(nv, 0.0);
-        views::with(m, |v| euler(&v.tree, &v.passive, &v.integrator, skipfactor, &mut s, &mut q))
+        views::with(m, |v| euler(&v.tree, &v.passive, &v.actuator, &v.integrator, skipfactor, &mut s, &mut q))
     });
     if let Some(dof) = singular {
         warn_inertia(d, dof, time);

@@ -3,9 +3,12 @@
 //! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM`,
 //! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration` and `mj_comPos` through its symbol table (from
 //! `mj_fwdPosition`, `mj_fwdKinematics`, `mj_fwdVelocity` and the inverse and constant-setting
-//! passes; `docs/measurements.md` D0), so the definitions the root crate exports
-//! (`crate::capi::export`) replace every internal call, RK4's inner passes included. Each exported function asks this module what
-//! to do on the current thread:
+//! passes; `docs/measurements.md` D0), and likewise `mj_fwdKinematics`, `mj_EulerSkip` and
+//! `mj_implicitSkip` (K1, K4, K8; `mj_kinematics` itself is not on the step's path, so the
+//! `kinematics` stage runs inside the exported `mj_fwdKinematics`, `kinematics.rs`), so the
+//! definitions the root crate exports (`crate::capi::export`) replace every internal call, RK4's
+//! inner passes included. Each exported function asks this module what to do on the current
+//! thread:
 //! - run MuJoCo's own function (the default; the drop-in library reads `SPECULA_STAGES`);
 //! - run the Rust stage ([`with_stages`]), or MuJoCo's where the model is outside the stage's
 //!   scope (counted in [`StageCounts`] with the reason, a [`Fallback`]);
