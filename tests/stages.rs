@@ -1,5 +1,5 @@
-//! The Rust dynamics stages (`mj_crb`, `mj_factorM`, `mj_comVel`, `mj_rne`,
-//! `mj_fwdAcceleration`, `mj_comPos`) inside MuJoCo's step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
+//! The Rust dynamics stages (`mj_crb` to `mj_referenceConstraint`, the position stage's
+//! `mj_kinematics` and the Euler integrator `mj_EulerSkip`) inside MuJoCo's step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
 //! trajectories (`with_stages`), and a comparison that fails when one output element is one ulp
 //! off.
 
@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -124,7 +124,13 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let (c, none) = run(StageSet::NONE);
         let (rust, counts) = run(StageSet::all());
         assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
-        assert!(counts.rust.iter().all(|&n| n >= 500), "{counts:?}");
+        // the Euler stage is reached by the Euler integrator only, the implicit one by implicitfast
+        let reached = |s: &Stage| match s {
+            Stage::Euler => integrator == Integrator::Euler,
+            Stage::Implicit => integrator == Integrator::ImplicitFast,
+            _ => true,
+        };
+        assert!(Stage::ALL.iter().filter(|s| reached(s)).all(|s| counts.rust[s.index()] >= 500), "{counts:?}");
         assert_eq!(counts.fallback[..6], [0; 6]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&c), bits(&rust), "{integrator:?}");
@@ -143,10 +149,14 @@ fn one_ulp_in_a_stage_output_is_reported_with_its_field() {
         (Stage::Passive, "qfrc_passive"),
         (Stage::Transmission, "actuator_moment"),
         (Stage::FwdActuation, "qfrc_actuator"),
+        (Stage::Kinematics, "xipos"),
+        (Stage::Euler, "qvel"),
     ] {
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Output(stage)))).unwrap();
         let first = r.first.expect("a tampered stage must differ");
-        assert_eq!((first.stage, first.field, first.step), (stage, field, 1));
+        // the kinematics run once before the first step too (MuJoCo's `mj_forward` at reset)
+        let step = if stage == Stage::Kinematics { 0 } else { 1 };
+        assert_eq!((first.stage, first.field, first.step), (stage, field, step));
         assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
     }
 }
@@ -156,15 +166,20 @@ fn a_change_outside_a_stage_outputs_is_reported() {
     // the stages compared in place must leave everything but their outputs as MuJoCo's function
     // does: a scalar of the struct and a byte of the buffer changed by the Rust side are named
     let m = model(TREE, Integrator::Euler);
-    for stage in [Stage::Passive, Stage::Transmission, Stage::FwdActuation] {
+    for stage in [Stage::Passive, Stage::Transmission, Stage::FwdActuation, Stage::Kinematics, Stage::Euler] {
+        let step = if stage == Stage::Kinematics { 0 } else { 1 };
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Struct(stage)))).unwrap();
         let first = r.first.expect("a changed struct scalar must differ");
-        assert_eq!((first.stage, first.field, first.step), (stage, "mjData.maxuse_arena", 1));
+        assert_eq!((first.stage, first.field, first.step), (stage, "mjData.maxuse_arena", step));
+        // (the Euler step writes qvel itself: its buffer tamper lands in an output)
+        if stage == Stage::Euler {
+            continue;
+        }
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Buffer(stage)))).unwrap();
         let first = r.first.expect("a changed buffer byte must differ");
         assert_eq!(
             (first.stage, first.field, first.step),
-            (stage, "mjData buffer byte (outside the stage's outputs)", 1)
+            (stage, "mjData buffer byte (outside the stage's outputs)", step)
         );
     }
     // and untouched, the same stages match
@@ -194,9 +209,21 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
         Stage::MakeConstraint,
         Stage::Island,
     ];
+    // the position stage and the integrator keep to MuJoCo while sleep is enabled at all
+    let sleep = [Stage::Kinematics, Stage::Euler];
     for s in Stage::ALL {
         let i = s.index();
+        if s == Stage::Implicit {
+            // (an Euler scene: never reached)
+            assert_eq!((r.compared[i], r.skipped[i]), (0, 0), "{r:?}");
+            continue;
+        }
         let why = |f: Fallback| r.skipped_why[i][f.index()];
+        if sleep.contains(&s) {
+            assert_eq!((r.compared[i], why(Fallback::Sleep)), (0, r.skipped[i]), "{}: {r:?}", s.name());
+            assert!(r.skipped[i] >= 1500, "{}: {r:?}", s.name());
+            continue;
+        }
         assert_eq!(r.compared[i] == 0, s == Stage::MakeConstraint, "{}: {r:?}", s.name());
         if asleep.contains(&s) {
             assert!(why(Fallback::Asleep) > 0, "{}: {r:?}", s.name());
@@ -228,10 +255,18 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
             "makeConstraint",
             "island",
             "projectConstraint",
-            "referenceConstraint"
+            "referenceConstraint",
+            "kinematics",
+            "euler",
+            "implicit"
         ]
     );
     for r in &rows {
+        // (an Euler scene: the implicitfast stage is outside its scope on every state)
+        if r.stage == Stage::Implicit {
+            assert!(r.skipped > 0, "{r:?}");
+            continue;
+        }
         assert!(r.c_ns > 0.0 && r.rust_ns > 0.0 && r.ratio.is_finite() && r.skipped == 0, "{r:?}");
     }
 }
@@ -261,4 +296,78 @@ fn a_cartesian_applied_force_leaves_the_acceleration_to_mujoco() {
     assert_eq!(counts.fallback[5], 0);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&c), bits(&rust));
+}
+
+#[test]
+fn the_implicitfast_step_matches_and_one_ulp_in_it_is_reported() {
+    let m = model(TREE, Integrator::ImplicitFast);
+    let one = |tamper| {
+        let opts = StageDiffOptions {
+            steps: 200,
+            start: Start::Key("moving".into()),
+            stages: StageSet::NONE.with(Stage::Implicit),
+            tamper,
+        };
+        diff_stages(&m, &opts).unwrap()
+    };
+    let r = one(None);
+    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+    assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (200, 0));
+    let first = one(Some(Tamper::Output(Stage::Implicit))).first.expect("a tampered stage must differ");
+    assert_eq!((first.stage, first.field, first.step), (Stage::Implicit, "qvel", 1));
+    // a lone free body is left to MuJoCo, with its reason
+    let m = model(
+        r#"<mujoco><option integrator="implicitfast"/><worldbody><geom type="plane" size="1 1 .1"/>
+      <body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody></mujoco>"#,
+        Integrator::ImplicitFast,
+    );
+    let opts = StageDiffOptions { steps: 20, start: Start::Qpos0, stages: StageSet::all(), tamper: None };
+    let r = diff_stages(&m, &opts).unwrap();
+    assert!(r.matches(), "{:?}", r.first);
+    assert_eq!(r.skipped_why[Stage::Implicit.index()][Fallback::FreeBody.index()], 20);
+}
+
+/// Activation dynamics (integrator, filter with `actearly`, exact filter with a clamped range),
+/// velocity and damped position servos, an affine gain and bias under a force limit, a joint
+/// actuator-force limit, joint damping on hinge, ball and slide: the advance's activations and
+/// `implicitfast`'s actuator derivative all have work.
+const ACTUATED: &str = r#"<mujoco>
+  <option timestep="0.002" integrator="implicitfast"/>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body name="base" pos="0 0 0.6"><freejoint/><geom type="box" size="0.1 0.1 0.05"/>
+      <body pos="0.15 0 0"><joint name="h1" type="hinge" axis="0 1 0" damping="0.3" range="-60 60"/><geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+        <body pos="0.2 0 0"><joint name="b" type="ball" damping="0.05"/><geom type="capsule" fromto="0 0 0 0 0 -0.2" size="0.02"/>
+          <body pos="0 0 -0.2"><joint name="s" type="slide" axis="0 0 1" damping="1" range="-0.05 0.05"/><geom type="sphere" size="0.04"/></body>
+        </body>
+      </body>
+      <body pos="-0.15 0 0"><joint name="h2" type="hinge" axis="1 0 0" actuatorfrclimited="true" actuatorfrcrange="-0.5 0.5"/><geom type="capsule" fromto="0 0 0 -0.2 0 0" size="0.02"/>
+        <body pos="-0.2 0 0"><joint name="h3" type="hinge" axis="0 0 1"/><geom type="sphere" size="0.03"/></body>
+      </body>
+    </body>
+    <body pos="1 0 0.5"><joint name="h4" type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body>
+  </worldbody>
+  <actuator>
+    <velocity joint="h1" kv="2" ctrlrange="-1 1"/>
+    <position joint="h1" kp="20" kv="1"/>
+    <position joint="s" kp="100" dampratio="1"/>
+    <intvelocity joint="h2" kp="5" actrange="-1 1"/>
+    <general joint="h3" dyntype="filterexact" dynprm="0.05" gaintype="affine" gainprm="1 0 -0.5" biastype="affine" biasprm="0 -1 -0.2" actlimited="true" actrange="-0.3 0.3"/>
+    <general joint="h4" dyntype="filter" dynprm="0.02" gaintype="affine" gainprm="2 0 -1" actearly="true"/>
+    <general joint="h4" dyntype="integrator" gaintype="affine" gainprm="1 0 0.3" biastype="affine" biasprm="0 0 -0.1" forcelimited="true" forcerange="-0.2 0.2"/>
+    <motor joint="h2" gear="3" ctrlrange="-2 2"/>
+  </actuator>
+  <keyframe><key qvel="0.2 0 0 0 0 0.5 2 1 -1 0.5 0.3 -2 1 3" ctrl="0.5 0.2 0.01 0.8 1 -1 2 1.5" act="0.1 0 -0.2 0.5"/></keyframe>
+</mujoco>"#;
+
+#[test]
+fn activations_and_actuator_derivatives_match_under_euler_and_implicitfast() {
+    for integrator in [Integrator::Euler, Integrator::ImplicitFast] {
+        let m = model(ACTUATED, integrator);
+        let r = diff_stages(&m, &opts(500, Start::Key("0".into()), None)).unwrap();
+        assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
+        let step = if integrator == Integrator::Euler { Stage::Euler } else { Stage::Implicit };
+        assert_eq!((r.compared[step.index()], r.skipped[step.index()]), (500, 0), "{integrator:?}");
+        assert_eq!(r.trajectory_counts.fallback, [0; specula::mj::stages::NSTAGE], "{integrator:?}");
+    }
 }

@@ -38,7 +38,14 @@ fn the_rust_stages_trajectory_is_mujocos_and_one_ulp_in_a_stage_breaks_it() {
         let r = run(integrator, None);
         assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
         // every stage ran in Rust in the trajectory run, none fell back
-        for s in Stage::ALL {
+        // (the Euler stage is reached by the Euler integrator only, the implicit one by
+        // implicitfast on a scene without a lone free body)
+        let reached = |s: Stage| match s {
+            Stage::Euler => integrator == Integrator::Euler,
+            Stage::Implicit => false,
+            _ => true,
+        };
+        for s in Stage::ALL.into_iter().filter(|&s| reached(s)) {
             assert!(
                 r.trajectory_counts.rust[s.index()] >= 150,
                 "{integrator:?} {}: {:?}",
@@ -59,6 +66,8 @@ fn the_rust_stages_trajectory_is_mujocos_and_one_ulp_in_a_stage_breaks_it() {
         Stage::ComPos,
         Stage::Transmission,
         Stage::ReferenceConstraint,
+        Stage::Kinematics,
+        Stage::Euler,
     ];
     for stage in reaching {
         let r = run(Integrator::Euler, Some(Tamper::Trajectory(stage)));

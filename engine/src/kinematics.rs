@@ -1,26 +1,24 @@
-//! Forward kinematics: world poses of bodies, joints, geoms and sites from `qpos`, as MuJoCo's
-//! `mj_kinematics` defines them.
+//! Forward kinematics: world poses of bodies, joints, geoms and sites from `qpos`, as MuJoCo
+//! 4.0.0's `mj_kinematics` computes them, bit for bit ([`kinematics_into`] on MuJoCo's flat
+//! arrays, which the `kinematics` stage runs inside MuJoCo's step; [`kinematics`] on specula's
+//! model, for the collision model and `specula check`).
 //!
 //! Algorithm (bodies are stored parents first, so one pass suffices):
 //! 1. The world body sits at the origin with identity orientation.
 //! 2. A body whose only joint is free takes its pose straight from `qpos` (quaternion normalised).
 //! 3. Any other body starts at its parent's pose composed with its own offset (`body_pos`,
-//!    `body_quat`, or the mocap pose for mocap bodies); then each joint in order moves it: a slide
-//!    translates along the joint axis by `qpos - qpos0`; a hinge rotates by `qpos - qpos0` about its
-//!    axis, a ball by the normalised `qpos` quaternion, both about the joint anchor (the body is
-//!    shifted so the anchor stays put).
+//!    `body_quat`, or the normalised mocap pose for mocap bodies); then each joint in order moves
+//!    it: a slide translates along the joint axis by `qpos - qpos0`; a hinge rotates by
+//!    `qpos - qpos0` about its axis, a ball by the normalised `qpos` quaternion, both about the
+//!    joint anchor (the body is shifted so the anchor stays put).
 //! 4. The body quaternion is normalised and turned into a matrix; inertial frames, geoms and sites
 //!    are placed relative to their body, copying the body frame where the compiler found them to
 //!    coincide (`*_sameframe`), exactly where MuJoCo copies instead of multiplying.
-//!
-//! The operations and their order follow MuJoCo's, so results agree to the last bit or nearly.
 
 use specula_model::types::{JointType, SameFrame};
 use specula_model::Model;
 
-use crate::math::{
-    add3, axis_angle2quat, cross, mul_mat_vec3, mul_quat, normalize4, quat2mat, rot_vec_quat, scl3, sub3, MINVAL,
-};
+use crate::math::{add3, axis_angle2quat, cross, mul_mat_vec3, mul_quat, normalize4, quat2mat, scl3, sub3, MINVAL};
 
 /// World poses computed by [`kinematics`], in MuJoCo's `mjData` layout.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -51,128 +49,91 @@ pub struct Poses {
 
 const IDENTITY: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 
-/// Places a frame given relative to body `b` (MuJoCo's `mj_local2Global`).
-fn local_to_global(p: &Poses, b: usize, pos: &[f64; 3], quat: &[f64; 4], same: SameFrame) -> ([f64; 3], [f64; 9]) {
-    let xpos = match same {
-        SameFrame::None | SameFrame::BodyRot | SameFrame::InertiaRot => {
-            add3(&mul_mat_vec3(&p.xmat[b], pos), &p.xpos[b])
-        }
-        SameFrame::Body => p.xpos[b],
-        SameFrame::Inertia => p.xipos[b],
-    };
-    let xmat = match same {
-        SameFrame::None => quat2mat(&mul_quat(&p.xquat[b], quat)),
-        SameFrame::Body | SameFrame::BodyRot => p.xmat[b],
-        SameFrame::Inertia | SameFrame::InertiaRot => p.ximat[b],
-    };
-    (xpos, xmat)
-}
-
 /// Poses of the mocap bodies, in mocap order: positions and quaternions.
 pub type MocapPoses<'a> = (&'a [[f64; 3]], &'a [[f64; 4]]);
 
-/// Computes world poses for configuration `qpos` (length `nq`); `mocap` gives the mocap bodies'
-/// poses, or `None` to use their model poses (as after `mj_resetData`).
+/// Computes world poses for configuration `qpos` (length `nq`; missing entries read as 0);
+/// `mocap` gives the mocap bodies' poses, or `None` to use their model poses (as after
+/// `mj_resetData`). The same computation as [`kinematics_into`], on specula's model.
 pub fn kinematics(m: &Model, qpos: &[f64], mocap: Option<MocapPoses>) -> Poses {
-    let mut p = Poses {
-        xpos: vec![[0.0; 3]; m.nbody],
-        xquat: vec![[1.0, 0.0, 0.0, 0.0]; m.nbody],
-        xmat: vec![IDENTITY; m.nbody],
-        xipos: vec![[0.0; 3]; m.nbody],
-        ximat: vec![IDENTITY; m.nbody],
-        xanchor: vec![[0.0; 3]; m.njnt],
-        xaxis: vec![[0.0; 3]; m.njnt],
-        geom_xpos: vec![[0.0; 3]; m.ngeom],
-        geom_xmat: vec![IDENTITY; m.ngeom],
-        site_xpos: vec![[0.0; 3]; m.nsite],
-        site_xmat: vec![IDENTITY; m.nsite],
-    };
-    let q = |i: usize| qpos.get(i).copied().unwrap_or(0.0);
-    for b in 1..m.nbody {
-        let jntadr = m.body_jntadr[b].max(0) as usize;
-        let jntnum = m.body_jntnum[b];
-        let (mut xpos, mut xquat);
-        if jntnum == 1 && m.jnt_type[jntadr] == JointType::Free {
-            let a = m.jnt_qposadr[jntadr];
-            xpos = [q(a), q(a + 1), q(a + 2)];
-            xquat = [q(a + 3), q(a + 4), q(a + 5), q(a + 6)];
-            normalize4(&mut xquat);
-            p.xanchor[jntadr] = xpos;
-            p.xaxis[jntadr] = m.jnt_axis[jntadr];
-        } else {
-            let parent = m.body_parentid[b];
-            let (bpos, bquat) = match (m.body_mocapid[b], mocap) {
-                (id, Some((mp, mq))) if id >= 0 => {
-                    let mut quat = mq[id as usize];
-                    normalize4(&mut quat);
-                    (mp[id as usize], quat)
-                }
-                (id, None) if id >= 0 => {
-                    let mut quat = m.body_quat[b];
-                    normalize4(&mut quat);
-                    (m.body_pos[b], quat)
-                }
-                _ => (m.body_pos[b], m.body_quat[b]),
+    let ints = |v: &[usize]| -> Vec<i32> { v.iter().map(|&x| x as i32).collect() };
+    let frames = |v: &[SameFrame]| -> Vec<u8> { v.iter().map(|&f| f as u8).collect() };
+    let (mut mocap_pos, mut mocap_quat) = (vec![0.0; 3 * m.nmocap], vec![0.0; 4 * m.nmocap]);
+    for b in 0..m.nbody {
+        if let Ok(id) = usize::try_from(m.body_mocapid[b]) {
+            let (pos, quat) = match mocap {
+                Some((mp, mq)) => (mp[id], mq[id]),
+                None => (m.body_pos[b], m.body_quat[b]),
             };
-            if parent != 0 {
-                xpos = add3(&mul_mat_vec3(&p.xmat[parent], &bpos), &p.xpos[parent]);
-                xquat = mul_quat(&p.xquat[parent], &bquat);
-            } else {
-                xpos = bpos;
-                xquat = bquat;
-            }
-            for j in jntadr..jntadr + jntnum {
-                let a = m.jnt_qposadr[j];
-                let xaxis = rot_vec_quat(&m.jnt_axis[j], &xquat);
-                let xanchor = add3(&rot_vec_quat(&m.jnt_pos[j], &xquat), &xpos);
-                match m.jnt_type[j] {
-                    JointType::Slide => {
-                        let s = q(a) - m.qpos0[a];
-                        xpos = [xpos[0] + xaxis[0] * s, xpos[1] + xaxis[1] * s, xpos[2] + xaxis[2] * s];
-                    }
-                    JointType::Ball | JointType::Hinge => {
-                        let qloc = if m.jnt_type[j] == JointType::Ball {
-                            let mut l = [q(a), q(a + 1), q(a + 2), q(a + 3)];
-                            normalize4(&mut l);
-                            l
-                        } else {
-                            axis_angle2quat(&m.jnt_axis[j], q(a) - m.qpos0[a])
-                        };
-                        xquat = mul_quat(&xquat, &qloc);
-                        // Keep the anchor fixed: the body origin moves around it. A rotation
-                        // that is not finite moves it to NaN even at a zero offset, which the
-                        // zero-vector shortcut of rot_vec_quat would hide (measured with 4.0.0:
-                        // a hinge of axis "0 1 nan" or angle inf, a ball of quaternion NaN or
-                        // inf: xpos NaN).
-                        xpos = if xquat.iter().all(|c| c.is_finite()) {
-                            sub3(&xanchor, &rot_vec_quat(&m.jnt_pos[j], &xquat))
-                        } else {
-                            [f64::NAN; 3]
-                        };
-                    }
-                    // A free joint that is not the body's only joint cannot be compiled.
-                    JointType::Free => {}
-                }
-                p.xanchor[j] = xanchor;
-                p.xaxis[j] = xaxis;
-            }
+            put(&mut mocap_pos, id, &pos);
+            put(&mut mocap_quat, id, &quat);
         }
-        normalize4(&mut xquat);
-        p.xquat[b] = xquat;
-        p.xpos[b] = xpos;
-        p.xmat[b] = quat2mat(&xquat);
     }
-    for b in 1..m.nbody {
-        (p.xipos[b], p.ximat[b]) = local_to_global(&p, b, &m.body_ipos[b], &m.body_iquat[b], m.body_sameframe[b]);
-    }
-    for g in 0..m.ngeom {
-        (p.geom_xpos[g], p.geom_xmat[g]) =
-            local_to_global(&p, m.geom_bodyid[g], &m.geom_pos[g], &m.geom_quat[g], m.geom_sameframe[g]);
-    }
-    for s in 0..m.nsite {
-        (p.site_xpos[s], p.site_xmat[s]) =
-            local_to_global(&p, m.site_bodyid[s], &m.site_pos[s], &m.site_quat[s], m.site_sameframe[s]);
-    }
+    let jnt_type: Vec<i32> = m.jnt_type.iter().map(|&t| t as i32).collect();
+    let (body_parentid, body_jntnum, jnt_qposadr) =
+        (ints(&m.body_parentid), ints(&m.body_jntnum), ints(&m.jnt_qposadr));
+    let (geom_bodyid, site_bodyid) = (ints(&m.geom_bodyid), ints(&m.site_bodyid));
+    let (body_sameframe, geom_sameframe, site_sameframe) =
+        (frames(&m.body_sameframe), frames(&m.geom_sameframe), frames(&m.site_sameframe));
+    let view = KinematicsModel {
+        body_parentid: &body_parentid,
+        body_jntnum: &body_jntnum,
+        body_jntadr: &m.body_jntadr,
+        body_mocapid: &m.body_mocapid,
+        body_pos: m.body_pos.as_flattened(),
+        body_quat: m.body_quat.as_flattened(),
+        body_ipos: m.body_ipos.as_flattened(),
+        body_iquat: m.body_iquat.as_flattened(),
+        body_sameframe: &body_sameframe,
+        jnt_type: &jnt_type,
+        jnt_qposadr: &jnt_qposadr,
+        jnt_pos: m.jnt_pos.as_flattened(),
+        jnt_axis: m.jnt_axis.as_flattened(),
+        qpos0: &m.qpos0,
+        geom_bodyid: &geom_bodyid,
+        geom_pos: m.geom_pos.as_flattened(),
+        geom_quat: m.geom_quat.as_flattened(),
+        geom_sameframe: &geom_sameframe,
+        site_bodyid: &site_bodyid,
+        site_pos: m.site_pos.as_flattened(),
+        site_quat: m.site_quat.as_flattened(),
+        site_sameframe: &site_sameframe,
+    };
+    let mut q = vec![0.0; m.nq.max(qpos.len())];
+    q[..qpos.len()].copy_from_slice(qpos);
+    let state = KinematicsState { qpos: &q, mocap_pos: &mocap_pos, mocap_quat: &mocap_quat };
+    let (nb, nj, ng, ns) = (m.nbody, m.njnt, m.ngeom, m.nsite);
+    let mut p = Poses {
+        xpos: vec![[0.0; 3]; nb],
+        xquat: vec![[0.0; 4]; nb],
+        xmat: vec![[0.0; 9]; nb],
+        xipos: vec![[0.0; 3]; nb],
+        ximat: vec![[0.0; 9]; nb],
+        xanchor: vec![[0.0; 3]; nj],
+        xaxis: vec![[0.0; 3]; nj],
+        geom_xpos: vec![[0.0; 3]; ng],
+        geom_xmat: vec![[0.0; 9]; ng],
+        site_xpos: vec![[0.0; 3]; ns],
+        site_xmat: vec![[0.0; 9]; ns],
+    };
+    let (mut xiquat, mut geom_xquat, mut site_xquat) = (vec![0.0; 4 * nb], vec![0.0; 4 * ng], vec![0.0; 4 * ns]);
+    let mut out = PoseOutput {
+        xpos: p.xpos.as_flattened_mut(),
+        xquat: p.xquat.as_flattened_mut(),
+        xmat: p.xmat.as_flattened_mut(),
+        xipos: p.xipos.as_flattened_mut(),
+        xiquat: &mut xiquat,
+        ximat: p.ximat.as_flattened_mut(),
+        xanchor: p.xanchor.as_flattened_mut(),
+        xaxis: p.xaxis.as_flattened_mut(),
+        geom_xpos: p.geom_xpos.as_flattened_mut(),
+        geom_xquat: &mut geom_xquat,
+        geom_xmat: p.geom_xmat.as_flattened_mut(),
+        site_xpos: p.site_xpos.as_flattened_mut(),
+        site_xquat: &mut site_xquat,
+        site_xmat: p.site_xmat.as_flattened_mut(),
+    };
+    kinematics_into(&view, &state, &mut out);
     p
 }
 
@@ -279,4 +240,227 @@ pub fn com_vel(m: &Model, c: &ComFrames, qvel: &[f64]) -> Vec<[f64; 6]> {
         cvel[b] = v;
     }
     cvel
+}
+
+/// The model arrays MuJoCo 4.0.0's `mj_kinematics` reads, in `mjModel`'s flat layout (sizes from
+/// the lengths: `nbody` of `body_parentid`, `njnt` of `jnt_type`, `ngeom` of `geom_bodyid`,
+/// `nsite` of `site_bodyid`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KinematicsModel<'a> {
+    /// Parent of each body.
+    pub body_parentid: &'a [i32],
+    /// Number of joints of each body.
+    pub body_jntnum: &'a [i32],
+    /// First joint of each body.
+    pub body_jntadr: &'a [i32],
+    /// Mocap index of each body, -1 for none.
+    pub body_mocapid: &'a [i32],
+    /// Body frame offsets from the parent (`3 nbody`).
+    pub body_pos: &'a [f64],
+    /// Body frame orientations relative to the parent (`4 nbody`).
+    pub body_quat: &'a [f64],
+    /// Inertial frame offsets (`3 nbody`).
+    pub body_ipos: &'a [f64],
+    /// Inertial frame orientations (`4 nbody`).
+    pub body_iquat: &'a [f64],
+    /// Whether the inertial frame coincides with the body frame (`mjtSameFrame`).
+    pub body_sameframe: &'a [u8],
+    /// Type of each joint (`mjtJoint`).
+    pub jnt_type: &'a [i32],
+    /// First `qpos` entry of each joint.
+    pub jnt_qposadr: &'a [i32],
+    /// Joint anchors in the body frame (`3 njnt`).
+    pub jnt_pos: &'a [f64],
+    /// Joint axes in the body frame (`3 njnt`).
+    pub jnt_axis: &'a [f64],
+    /// Reference configuration (`nq`).
+    pub qpos0: &'a [f64],
+    /// Body of each geom.
+    pub geom_bodyid: &'a [i32],
+    /// Geom offsets in the body frame (`3 ngeom`).
+    pub geom_pos: &'a [f64],
+    /// Geom orientations in the body frame (`4 ngeom`).
+    pub geom_quat: &'a [f64],
+    /// Geom frame coincidences (`mjtSameFrame`).
+    pub geom_sameframe: &'a [u8],
+    /// Body of each site.
+    pub site_bodyid: &'a [i32],
+    /// Site offsets in the body frame (`3 nsite`).
+    pub site_pos: &'a [f64],
+    /// Site orientations in the body frame (`4 nsite`).
+    pub site_quat: &'a [f64],
+    /// Site frame coincidences (`mjtSameFrame`).
+    pub site_sameframe: &'a [u8],
+}
+
+/// The state `mj_kinematics` reads.
+#[derive(Clone, Copy, Debug)]
+pub struct KinematicsState<'a> {
+    /// Joint positions (`nq`).
+    pub qpos: &'a [f64],
+    /// Mocap body positions (`3 nmocap`).
+    pub mocap_pos: &'a [f64],
+    /// Mocap body orientations (`4 nmocap`).
+    pub mocap_quat: &'a [f64],
+}
+
+/// The arrays `mj_kinematics` writes, in `mjData`'s flat layout.
+#[derive(Debug)]
+pub struct PoseOutput<'a> {
+    /// Body positions (`3 nbody`).
+    pub xpos: &'a mut [f64],
+    /// Body orientations (`4 nbody`).
+    pub xquat: &'a mut [f64],
+    /// Body orientation matrices (`9 nbody`).
+    pub xmat: &'a mut [f64],
+    /// Inertial frame positions (`3 nbody`).
+    pub xipos: &'a mut [f64],
+    /// Inertial frame orientations (`4 nbody`).
+    pub xiquat: &'a mut [f64],
+    /// Inertial frame matrices (`9 nbody`).
+    pub ximat: &'a mut [f64],
+    /// Joint anchors (`3 njnt`).
+    pub xanchor: &'a mut [f64],
+    /// Joint axes (`3 njnt`).
+    pub xaxis: &'a mut [f64],
+    /// Geom positions (`3 ngeom`).
+    pub geom_xpos: &'a mut [f64],
+    /// Geom orientations (`4 ngeom`).
+    pub geom_xquat: &'a mut [f64],
+    /// Geom matrices (`9 ngeom`).
+    pub geom_xmat: &'a mut [f64],
+    /// Site positions (`3 nsite`).
+    pub site_xpos: &'a mut [f64],
+    /// Site orientations (`4 nsite`).
+    pub site_xquat: &'a mut [f64],
+    /// Site matrices (`9 nsite`).
+    pub site_xmat: &'a mut [f64],
+}
+
+fn v3(a: &[f64], i: usize) -> [f64; 3] {
+    [a[3 * i], a[3 * i + 1], a[3 * i + 2]]
+}
+
+fn v4(a: &[f64], i: usize) -> [f64; 4] {
+    [a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3]]
+}
+
+fn m9(a: &[f64], i: usize) -> [f64; 9] {
+    a[9 * i..9 * i + 9].try_into().expect("nine entries")
+}
+
+/// One frame given relative to body `b`, placed in the world: position, quaternion and matrix
+/// (the library's local `mj_local2GlobalQuat`, `docs/measurements.md` K3).
+fn place_frame(o: &PoseOutput, b: usize, pos: [f64; 3], quat: [f64; 4], same: u8) -> ([f64; 3], [f64; 4], [f64; 9]) {
+    const BODY: u8 = SameFrame::Body as u8;
+    const INERTIA: u8 = SameFrame::Inertia as u8;
+    const BODYROT: u8 = SameFrame::BodyRot as u8;
+    const INERTIAROT: u8 = SameFrame::InertiaRot as u8;
+    let xpos = match same {
+        BODY => v3(o.xpos, b),
+        INERTIA => v3(o.xipos, b),
+        _ => add3(&mul_mat_vec3(&m9(o.xmat, b), &pos), &v3(o.xpos, b)),
+    };
+    let (xquat, xmat) = match same {
+        BODY | BODYROT => (v4(o.xquat, b), m9(o.xmat, b)),
+        INERTIA | INERTIAROT => (v4(o.xiquat, b), m9(o.ximat, b)),
+        _ => {
+            let q = mul_quat(&v4(o.xquat, b), &quat);
+            (q, quat2mat(&q))
+        }
+    };
+    (xpos, xquat, xmat)
+}
+
+/// Writes `n`-vector `v` at element `i` of `a`.
+fn put<const N: usize>(a: &mut [f64], i: usize, v: &[f64; N]) {
+    a[N * i..N * i + N].copy_from_slice(v);
+}
+
+/// MuJoCo 4.0.0's `mj_kinematics` with sleep off (`docs/measurements.md` K1 to K3): body, joint,
+/// inertial, geom and site frames from `qpos` and the mocap poses, in the library's operation
+/// order. Joint types outside free, ball, slide and hinge leave the body where its parent put it
+/// (MuJoCo raises an error there).
+pub fn kinematics_into(m: &KinematicsModel, s: &KinematicsState, o: &mut PoseOutput) {
+    use crate::dynamics::jnt::{FREE, HINGE, SLIDE};
+    use crate::dynamics::transmission::{rotate, unit_quat};
+    let nbody = m.body_parentid.len();
+    put(o.xpos, 0, &[0.0; 3]);
+    put(o.xquat, 0, &[1.0, 0.0, 0.0, 0.0]);
+    put(o.xipos, 0, &[0.0; 3]);
+    put(o.xiquat, 0, &[1.0, 0.0, 0.0, 0.0]);
+    put(o.xmat, 0, &IDENTITY);
+    put(o.ximat, 0, &IDENTITY);
+    for b in 1..nbody {
+        let jntadr = m.body_jntadr[b].max(0) as usize;
+        let jntnum = m.body_jntnum[b].max(0) as usize;
+        let (mut xpos, mut xquat);
+        if jntnum == 1 && m.jnt_type[jntadr] == FREE {
+            let a = m.jnt_qposadr[jntadr] as usize;
+            xpos = v3(&s.qpos[a..], 0);
+            xquat = unit_quat(s.qpos, a + 3);
+            put(o.xanchor, jntadr, &xpos);
+            put(o.xaxis, jntadr, &v3(m.jnt_axis, jntadr));
+        } else {
+            let (pos, quat) = match m.body_mocapid[b] {
+                id if id >= 0 => (v3(s.mocap_pos, id as usize), unit_quat(s.mocap_quat, 4 * id as usize)),
+                _ => (v3(m.body_pos, b), v4(m.body_quat, b)),
+            };
+            let parent = m.body_parentid[b] as usize;
+            if parent != 0 {
+                xpos = add3(&mul_mat_vec3(&m9(o.xmat, parent), &pos), &v3(o.xpos, parent));
+                xquat = mul_quat(&v4(o.xquat, parent), &quat);
+            } else {
+                xpos = pos;
+                xquat = quat;
+            }
+            for j in jntadr..jntadr + jntnum {
+                let a = m.jnt_qposadr[j] as usize;
+                let xaxis = rotate(v3(m.jnt_axis, j), xquat);
+                let xanchor = add3(&rotate(v3(m.jnt_pos, j), xquat), &xpos);
+                match m.jnt_type[j] {
+                    SLIDE => {
+                        let d = s.qpos[a] - m.qpos0[a];
+                        xpos = [xpos[0] + xaxis[0] * d, xpos[1] + xaxis[1] * d, xpos[2] + xaxis[2] * d];
+                    }
+                    t => {
+                        let qloc = if t == HINGE {
+                            axis_angle2quat(&v3(m.jnt_axis, j), s.qpos[a] - m.qpos0[a])
+                        } else {
+                            unit_quat(s.qpos, a)
+                        };
+                        // the body turns about the anchor, which stays where it is
+                        xquat = mul_quat(&xquat, &qloc);
+                        xpos = sub3(&xanchor, &rotate(v3(m.jnt_pos, j), xquat));
+                    }
+                }
+                put(o.xanchor, j, &xanchor);
+                put(o.xaxis, j, &xaxis);
+            }
+        }
+        normalize4(&mut xquat);
+        put(o.xquat, b, &xquat);
+        put(o.xpos, b, &xpos);
+        put(o.xmat, b, &quat2mat(&xquat));
+    }
+    for b in 1..nbody {
+        let (p, q, r) = place_frame(o, b, v3(m.body_ipos, b), v4(m.body_iquat, b), m.body_sameframe[b]);
+        put(o.xipos, b, &p);
+        put(o.xiquat, b, &q);
+        put(o.ximat, b, &r);
+    }
+    for g in 0..m.geom_bodyid.len() {
+        let b = m.geom_bodyid[g] as usize;
+        let (p, q, r) = place_frame(o, b, v3(m.geom_pos, g), v4(m.geom_quat, g), m.geom_sameframe[g]);
+        put(o.geom_xpos, g, &p);
+        put(o.geom_xquat, g, &q);
+        put(o.geom_xmat, g, &r);
+    }
+    for i in 0..m.site_bodyid.len() {
+        let b = m.site_bodyid[i] as usize;
+        let (p, q, r) = place_frame(o, b, v3(m.site_pos, i), v4(m.site_quat, i), m.site_sameframe[i]);
+        put(o.site_xpos, i, &p);
+        put(o.site_xquat, i, &q);
+        put(o.site_xmat, i, &r);
+    }
 }

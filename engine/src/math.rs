@@ -207,14 +207,16 @@ pub fn neg_quat(q: &[f64; 4]) -> [f64; 4] {
 ///
 /// Each component is summed as two pairs, `(t0 + t1) + (t2 + t3)`, matching the MuJoCo 4.0.0
 /// library bit for bit (measured: 2000 random pairs through `mujoco.mju_mulQuat`; the source's
-/// left-to-right order disagrees in about a third of them).
+/// left-to-right order disagrees in about a third of them). The second pair is a sum of signed
+/// products (`-a2 b2 + -a3 b3`, not `-(a2 b2 + a3 b3)`), which decides the sign of a zero
+/// (`docs/measurements.md` K2).
 #[inline]
 pub fn mul_quat(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
     [
-        (a[0] * b[0] - a[1] * b[1]) - (a[2] * b[2] + a[3] * b[3]),
-        (a[0] * b[1] + a[1] * b[0]) + (a[2] * b[3] - a[3] * b[2]),
+        (a[0] * b[0] - a[1] * b[1]) + (-a[2] * b[2] + -a[3] * b[3]),
+        (a[0] * b[1] + a[1] * b[0]) + (a[2] * b[3] + -a[3] * b[2]),
         (a[0] * b[2] - a[1] * b[3]) + (a[2] * b[0] + a[3] * b[1]),
-        (a[0] * b[3] + a[1] * b[2]) - (a[2] * b[1] - a[3] * b[0]),
+        (a[0] * b[3] + a[1] * b[2]) + (-a[2] * b[1] + a[3] * b[0]),
     ]
 }
 

@@ -61,7 +61,7 @@ pub unsafe extern "C-unwind" fn mj_comVel(m: *const sys::mjModel, d: *mut sys::m
 pub unsafe extern "C-unwind" fn mj_rne(m: *const sys::mjModel, d: *mut sys::mjData, flg_acc: i32, result: *mut f64) {
     use crate::mj::stages::{run, Args, Stage};
     // SAFETY: MuJoCo passes a valid model, data and result array.
-    unsafe { run(Stage::Rne, m, d, Args { flg_acc, result }) }
+    unsafe { run(Stage::Rne, m, d, Args { flg_acc, result, ..Args::NONE }) }
 }
 
 /// The exported `mj_fwdAcceleration`: as [`mj_crb`], for the unconstrained acceleration.
@@ -207,4 +207,50 @@ pub unsafe extern "C-unwind" fn mj_recompile(
 ) -> i32 {
     // SAFETY: the caller's arguments, passed on.
     unsafe { crate::mj::stages::views::recompile(s, vfs, m, d) }
+}
+
+/// The exported `mj_kinematics`: as [`mj_crb`], for the body, joint, geom and site poses.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_kinematics(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Kinematics, m, d, Args::NONE) }
+}
+
+/// The exported `mj_fwdKinematics` (what `mj_fwdPosition` calls): the `kinematics` stage and
+/// the exported functions after it where asked and possible, MuJoCo's own function otherwise.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_fwdKinematics(m: *const sys::mjModel, d: *mut sys::mjData) {
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { crate::mj::stages::fwd_kinematics(m, d) }
+}
+
+/// The exported `mj_EulerSkip` (what `mj_step` calls for the Euler integrator): as [`mj_crb`],
+/// for the Euler step and the advance.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_EulerSkip(m: *const sys::mjModel, d: *mut sys::mjData, skipfactor: i32) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Euler, m, d, Args { skipfactor, ..Args::NONE }) }
+}
+
+/// The exported `mj_implicitSkip` (what `mj_step` calls for the implicit integrators): as
+/// [`mj_crb`], for `implicitfast`'s step and the advance.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_implicitSkip(m: *const sys::mjModel, d: *mut sys::mjData, skipfactor: i32) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Implicit, m, d, Args { skipfactor, ..Args::NONE }) }
 }

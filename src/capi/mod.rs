@@ -47,7 +47,7 @@
 //! collision and counts the call under `fallback_error`.
 
 pub mod api;
-mod export;
+pub(crate) mod export;
 pub use export::mj_collision;
 pub mod patch;
 mod run;

@@ -21,6 +21,8 @@ pub mod com_vel;
 pub mod constraint;
 pub mod crb;
 pub mod factor;
+pub mod implicit;
+pub mod integrate;
 pub mod island;
 pub mod passive;
 pub mod project;

@@ -72,8 +72,9 @@ pub fn transmission_in_scope(m: &ActuatorModel) -> bool {
 
 /// The rotation by unit quaternion `q` of `v`, in the inlined form `mj_transmission` uses: the
 /// identity quaternion copies `v`, anything else (a zero `v` included) goes through
+/// (`mj_kinematics` inlines the same form, `docs/measurements.md` K2)
 /// `v + 2 q_xyz x (w v + q_xyz x v)`.
-fn rotate(v: [f64; 3], q: [f64; 4]) -> [f64; 3] {
+pub(crate) fn rotate(v: [f64; 3], q: [f64; 4]) -> [f64; 3] {
     #[allow(clippy::float_cmp)]
     if q[0] == 1.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0 {
         return v;
@@ -107,7 +108,7 @@ fn rotation_vector(q: [f64; 4]) -> [f64; 3] {
 }
 
 /// The quaternion at `qpos[adr..adr + 4]`, normalised as `mju_normalize4` does.
-fn unit_quat(qpos: &[f64], adr: usize) -> [f64; 4] {
+pub(crate) fn unit_quat(qpos: &[f64], adr: usize) -> [f64; 4] {
     let mut q = [qpos[adr], qpos[adr + 1], qpos[adr + 2], qpos[adr + 3]];
     normalize4(&mut q);
     q

@@ -153,6 +153,15 @@ pub fn with_comparison<R>(
     (out, COMPARISON.with(|c| std::mem::take(&mut c.borrow_mut().report)))
 }
 
+/// Records a call of `stage` not compared because the state was outside its scope (`why`).
+pub(super) fn skipped(stage: Stage, why: Fallback) {
+    COMPARISON.with(|c| {
+        let report = &mut c.borrow_mut().report;
+        report.skipped[stage.index()] += 1;
+        report.skipped_why[stage.index()][why.index()] += 1;
+    });
+}
+
 /// Records a Rust stage that panicked during a comparison as a difference (a panic is a bug).
 pub(super) fn panicked(stage: Stage) {
     COMPARISON.with(|c| {
@@ -170,11 +179,7 @@ pub(super) fn panicked(stage: Stage) {
 pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     if let Some(why) = out_of_scope(stage, m, d) {
         library(stage, m, d, args);
-        COMPARISON.with(|c| {
-            let report = &mut c.borrow_mut().report;
-            report.skipped[stage.index()] += 1;
-            report.skipped_why[stage.index()][why.index()] += 1;
-        });
+        skipped(stage, why);
         return;
     }
     if fields::in_place(stage) {

@@ -47,10 +47,20 @@ pub enum Fallback {
     EmptyRow,
     /// The Rust stage panicked (a bug; the call was redone by MuJoCo's function).
     Panicked,
+    /// Sleep is enabled (the position stage and integrators keep its bookkeeping).
+    Sleep,
+    /// History buffers (control delays, sensor intervals) the advance updates.
+    History,
+    /// Plasticity the advance updates.
+    Plasticity,
+    /// An integrator variant the stage does not cover (`implicit`'s RNE derivative and LU).
+    Integrator,
+    /// A free body alone in its tree (`implicitfast`'s 6x6 correction).
+    FreeBody,
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 21;
+pub const NFALLBACK: usize = 26;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -76,6 +86,11 @@ impl Fallback {
         Fallback::ExactDiagonal,
         Fallback::EmptyRow,
         Fallback::Panicked,
+        Fallback::Sleep,
+        Fallback::History,
+        Fallback::Plasticity,
+        Fallback::Integrator,
+        Fallback::FreeBody,
     ];
 
     /// Position in [`Fallback::ALL`].
@@ -107,6 +122,11 @@ impl Fallback {
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::Panicked => "the Rust stage panicked",
+            Fallback::Sleep => "sleep enabled",
+            Fallback::History => "history buffers",
+            Fallback::Plasticity => "plasticity",
+            Fallback::Integrator => "the implicit integrator (RNE derivative)",
+            Fallback::FreeBody => "lone free bodies (6x6 correction)",
         }
     }
 }

@@ -3,9 +3,12 @@
 //! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM`,
 //! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration` and `mj_comPos` through its symbol table (from
 //! `mj_fwdPosition`, `mj_fwdKinematics`, `mj_fwdVelocity` and the inverse and constant-setting
-//! passes; `docs/measurements.md` D0), so the definitions the root crate exports
-//! (`crate::capi::export`) replace every internal call, RK4's inner passes included. Each exported function asks this module what
-//! to do on the current thread:
+//! passes; `docs/measurements.md` D0), and likewise `mj_fwdKinematics`, `mj_EulerSkip` and
+//! `mj_implicitSkip` (K1, K4, K8; `mj_kinematics` itself is not on the step's path, so the
+//! `kinematics` stage runs inside the exported `mj_fwdKinematics`, `kinematics.rs`), so the
+//! definitions the root crate exports (`crate::capi::export`) replace every internal call, RK4's
+//! inner passes included. Each exported function asks this module what to do on the current
+//! thread:
 //! - run MuJoCo's own function (the default; the drop-in library reads `SPECULA_STAGES`);
 //! - run the Rust stage ([`with_stages`]), or MuJoCo's where the model is outside the stage's
 //!   scope (counted in [`StageCounts`] with the reason, a [`Fallback`]);
@@ -26,9 +29,12 @@ mod actuation;
 mod compare;
 mod constraint;
 mod constraint_contact;
+mod euler;
 mod fallback;
 mod fields;
+mod implicit;
 mod island;
+mod kinematics;
 mod passive;
 mod reference;
 mod snapshot;
@@ -38,6 +44,7 @@ pub(crate) mod views;
 use compare::{compare, panicked};
 pub use compare::{with_comparison, StageDiffReport, StageDifference, Tamper, TrajectoryDifference};
 pub use fallback::{reasons, reasons_json, Fallback, FallbackCounts, NFALLBACK};
+pub(crate) use kinematics::fwd_kinematics;
 
 /// One of MuJoCo's functions that specula can run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,10 +76,20 @@ pub enum Stage {
     /// `mj_referenceConstraint`: constraint velocities `efc_vel` and reference accelerations
     /// `efc_aref`.
     ReferenceConstraint,
+    // position stage and integrators (issue 15)
+    /// `mj_kinematics`: body, joint, inertial, geom and site poses (reached in the step through
+    /// the exported `mj_fwdKinematics`, `kinematics.rs`).
+    Kinematics,
+    /// `mj_EulerSkip`: the Euler step, implicit in damping, and the advance (`qvel`, `qpos`,
+    /// `act`, `time`, `qacc_warmstart`).
+    Euler,
+    /// `mj_implicitSkip` for `implicitfast`: the velocity derivative `qDeriv`, `qH = M - h
+    /// qDeriv` and its factor, and the advance.
+    Implicit,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 13;
+pub const NSTAGE: usize = 16;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -81,11 +98,13 @@ pub(crate) struct Args {
     pub flg_acc: i32,
     /// `mj_rne`'s `result` (`nv`).
     pub result: *mut f64,
+    /// `mj_EulerSkip`'s and `mj_implicitSkip`'s `skipfactor`: reuse the last factor of `qH`.
+    pub skipfactor: i32,
 }
 
 impl Args {
     /// A function of the model and data only.
-    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut() };
+    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut(), skipfactor: 0 };
 }
 
 impl Stage {
@@ -104,6 +123,9 @@ impl Stage {
         Stage::Island,
         Stage::ProjectConstraint,
         Stage::ReferenceConstraint,
+        Stage::Kinematics,
+        Stage::Euler,
+        Stage::Implicit,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -122,6 +144,9 @@ impl Stage {
             Stage::Island => "island",
             Stage::ProjectConstraint => "projectConstraint",
             Stage::ReferenceConstraint => "referenceConstraint",
+            Stage::Kinematics => "kinematics",
+            Stage::Euler => "euler",
+            Stage::Implicit => "implicit",
         }
     }
 
@@ -140,6 +165,9 @@ impl Stage {
             Stage::Island => c"mj_island",
             Stage::ProjectConstraint => c"mj_projectConstraint",
             Stage::ReferenceConstraint => c"mj_referenceConstraint",
+            Stage::Kinematics => c"mj_kinematics",
+            Stage::Euler => c"mj_EulerSkip",
+            Stage::Implicit => c"mj_implicitSkip",
         }
     }
 
@@ -152,7 +180,7 @@ impl Stage {
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, or all"
+    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, kinematics, euler, implicit, or all"
 )]
 pub struct UnknownStage(pub String);
 
@@ -339,6 +367,7 @@ fn library_symbol(name: &CStr) -> usize {
 
 type StageFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData);
 type RneFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData, i32, *mut f64);
+type SkipFn = unsafe extern "C" fn(*const sys::mjModel, *mut sys::mjData, i32);
 
 /// Runs MuJoCo's own function for `stage`.
 fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
@@ -352,6 +381,7 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
     unsafe {
         match stage {
             Stage::Rne => std::mem::transmute::<usize, RneFn>(addr)(m, d, args.flg_acc, args.result),
+            Stage::Euler | Stage::Implicit => std::mem::transmute::<usize, SkipFn>(addr)(m, d, args.skipfactor),
             _ => std::mem::transmute::<usize, StageFn>(addr)(m, d),
         }
     }
@@ -373,6 +403,9 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallb
         Stage::Island => return island::out_of_scope(m, d),
         Stage::ProjectConstraint => return reference::project_out_of_scope(m, d),
         Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
+        Stage::Kinematics => return kinematics::out_of_scope(m, d),
+        Stage::Euler => return euler::out_of_scope(m, d),
+        Stage::Implicit => return implicit::out_of_scope(m, d),
     };
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
         return Some(Fallback::Asleep);
@@ -405,10 +438,7 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     }
     // SAFETY: valid, as the caller guarantees; MuJoCo holds no other reference during the call.
     let (m, d) = unsafe { (&*m, &mut *d) };
-    let (mode, from_env) = match MODE.with(Cell::get) {
-        Some(mode) => (mode, false),
-        None => (Mode::Replace(default_stages(), None), true),
-    };
+    let (mode, from_env) = mode();
     match mode {
         Mode::Replace(set, tamper) if set.contains(stage) => {
             let why = try_rust(stage, m, d, args).err();
@@ -419,16 +449,7 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
                     f.tamper();
                 }
             }
-            if from_env {
-                // the drop-in's report: no thread-local scope to collect them in
-                let i = stage.index();
-                PROCESS_COUNTS[i][usize::from(why.is_some())].fetch_add(1, Ordering::Relaxed);
-                if let Some(f) = why {
-                    PROCESS_WHY[i][f.index()].fetch_add(1, Ordering::Relaxed);
-                }
-                return;
-            }
-            COUNTS.with(|c| c.borrow_mut().count(stage, why));
+            count(stage, why, from_env);
         }
         Mode::Compare(set) if set.contains(stage) => {
             if !catch(|| compare(stage, m, d, args)) {
@@ -439,11 +460,54 @@ pub(crate) unsafe fn run(stage: Stage, m: *const sys::mjModel, d: *mut sys::mjDa
     }
 }
 
+/// This thread's mode, or the drop-in library's (`SPECULA_STAGES`, the second value true).
+fn mode() -> (Mode, bool) {
+    match MODE.with(Cell::get) {
+        Some(mode) => (mode, false),
+        None => (Mode::Replace(default_stages(), None), true),
+    }
+}
+
+/// Records one call of `stage` run in Rust or left to MuJoCo for `why` (for the drop-in
+/// library, in the process-wide counts: no thread-local scope collects them).
+fn count(stage: Stage, why: Option<Fallback>, from_env: bool) {
+    if from_env {
+        let i = stage.index();
+        PROCESS_COUNTS[i][usize::from(why.is_some())].fetch_add(1, Ordering::Relaxed);
+        if let Some(f) = why {
+            PROCESS_WHY[i][f.index()].fetch_add(1, Ordering::Relaxed);
+        }
+        return;
+    }
+    COUNTS.with(|c| c.borrow_mut().count(stage, why));
+}
+
+/// Whether this thread's mode runs or compares `stage` in Rust.
+fn selected(stage: Stage) -> bool {
+    match mode().0 {
+        Mode::Replace(set, _) | Mode::Compare(set) => set.contains(stage),
+    }
+}
+
+/// Records a call of `stage` that a caller other than [`run`] left to MuJoCo for `why` (counted,
+/// or not compared).
+fn note_fallback(stage: Stage, why: Fallback) {
+    match mode() {
+        (Mode::Replace(..), from_env) => count(stage, Some(why), from_env),
+        (Mode::Compare(..), _) => compare::skipped(stage, why),
+    }
+}
+
 /// Runs `stage` once on `d` as MuJoCo's function (`rust` false) or as the Rust stage, for
 /// timing; `mj_rne` writes `qfrc_bias` without accelerations, as in MuJoCo's step. False when
 /// the state is outside the Rust stage's scope.
 pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool) -> bool {
-    let args = Args { flg_acc: 0, result: d.qfrc_bias };
+    let args = Args { result: d.qfrc_bias, ..Args::NONE };
+    let implicit = [sys::mjINT_IMPLICIT as i32, sys::mjINT_IMPLICITFAST as i32].contains(&m.opt.integrator);
+    if stage == Stage::Implicit && !implicit {
+        // MuJoCo's `mj_implicitSkip` raises an error for any other integrator
+        return false;
+    }
     if rust {
         try_rust(stage, m, d, args).is_ok()
     } else {
@@ -567,6 +631,9 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::Island => island::replace(m, d),
         Stage::ProjectConstraint => reference::project(m, d),
         Stage::ReferenceConstraint => reference::reference(m, d),
+        Stage::Kinematics => kinematics::replace(m, d),
+        Stage::Euler => euler::replace(m, d, args.skipfactor != 0),
+        Stage::Implicit => implicit::replace(m, d, args.skipfactor != 0),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }
@@ -587,7 +654,7 @@ fn replace_tree(stage: Stage, tm: &TreeModel, m: &sys::mjModel, d: &mut sys::mjD
             // SAFETY: as above; M is read, qLD and qLDiagInv written.
             let (mass, qld, diag_inv) = unsafe { (slice(d.M, nc), slice_mut(d.qLD, nc), slice_mut(d.qLDiagInv, nv)) };
             if let Some(dof) = dynamics::factor_m(tm, mass, qld, diag_inv) {
-                warn_inertia(d, dof);
+                warn_inertia(d, dof, d.time);
             }
             // mj_factorM adds its time to the inertia timer (`docs/measurements.md` D2)
             let t = &mut d.timer[sys::mjTIMER_POS_INERTIA as usize];
@@ -682,7 +749,7 @@ fn clock() -> f64 {
 
 /// MuJoCo's `mjWARN_INERTIA` for a near-singular pivot at `dof`: the warning's info and count,
 /// and the message on its first occurrence.
-fn warn_inertia(d: &mut sys::mjData, dof: usize) {
+fn warn_inertia(d: &mut sys::mjData, dof: usize, time: f64) {
     let w = &mut d.warning[sys::mjWARN_INERTIA as usize];
     w.lastinfo = dof as i32;
     if w.number == 0 {
@@ -691,7 +758,7 @@ fn warn_inertia(d: &mut sys::mjData, dof: usize) {
         );
         let text = CString::new(text).expect("no NUL in the message");
         // SAFETY: MuJoCo's printf-style warning with a matching string and double argument.
-        unsafe { sys::mju_warning(c"%s Time = %.4f.".as_ptr(), text.as_ptr(), d.time) };
+        unsafe { sys::mju_warning(c"%s Time = %.4f.".as_ptr(), text.as_ptr(), time) };
     }
     w.number += 1;
 }

@@ -140,6 +140,7 @@ fn struct_fields() -> &'static [(&'static str, usize, usize)] {
     static FIELDS: std::sync::OnceLock<Vec<(&'static str, usize, usize)>> = std::sync::OnceLock::new();
     FIELDS.get_or_init(|| {
         named![
+            time,
             pstack,
             pbase,
             parena,

@@ -12,9 +12,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use mujoco_sys as sys;
+use specula_engine::dynamics::integrate::IntegratorModel;
 use specula_engine::dynamics::{ActuatorModel, PassiveModel, TreeModel};
+use specula_engine::kinematics::KinematicsModel;
 
-use super::{actuation, passive, tree_model};
+use super::{actuation, euler, kinematics, passive, tree_model};
 
 /// Bumped whenever a model may have been freed or laid out anew.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
@@ -103,6 +105,10 @@ pub(super) struct Views<'a> {
     pub passive: PassiveModel<'a>,
     /// `mj_transmission`'s and `mj_fwdActuation`'s view.
     pub actuator: ActuatorModel<'a>,
+    /// `mj_kinematics`' view.
+    pub kinematics: KinematicsModel<'a>,
+    /// The integrators' view.
+    pub integrator: IntegratorModel<'a>,
 }
 
 /// The cached views, the model they are of and the generation they were built in.
@@ -118,7 +124,13 @@ thread_local! {
 }
 
 fn build(m: &sys::mjModel) -> Views<'_> {
-    Views { tree: tree_model(m), passive: passive::passive_model(m), actuator: actuation::actuator_model(m) }
+    Views {
+        tree: tree_model(m),
+        passive: passive::passive_model(m),
+        actuator: actuation::actuator_model(m),
+        kinematics: kinematics::kinematics_model(m),
+        integrator: euler::integrator_model(m),
+    }
 }
 
 /// Runs `f` with the views of `m` (cached; built on this thread's first call for the model).
@@ -140,6 +152,7 @@ pub(super) fn with<'m, R>(m: &'m sys::mjModel, f: impl FnOnce(&Views<'m>) -> R) 
         let cached = slot.as_mut().expect("just filled");
         passive::refresh(&mut cached.views.passive, m);
         actuation::refresh(&mut cached.views.actuator, m);
+        euler::refresh(&mut cached.views.integrator, m);
         let views: &Views<'m> = &cached.views;
         f(views)
     })

@@ -1,0 +1,149 @@
+//! `mj_implicitSkip` in Rust inside MuJoCo's step for the `implicitfast` integrator
+//! (`docs/measurements.md` K8): the velocity derivative, `qH` and its factor, the solve and the
+//! advance, with the library's warning, timer and stack marks (as the Euler stage, `euler.rs`).
+
+use std::cell::RefCell;
+
+use mujoco_sys as sys;
+use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
+use specula_engine::dynamics::integrate::EulerState;
+
+use super::euler::advance_out_of_scope;
+use super::fields::Field;
+use super::stack::stack_marks;
+use super::{byte, clock, slice, slice_mut, views, warn_inertia, Fallback};
+
+thread_local! {
+    /// The force and the acceleration of the solve (MuJoCo's are on its stack).
+    static SCRATCH: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Whether joint `j` is the free joint of a body alone in its tree: `implicitfast` keeps `M`'s
+/// rows for its dofs and corrects its acceleration with a 6x6 solve (K8), left to the library.
+fn lone_free_body(m: &sys::mjModel, j: usize) -> bool {
+    let (nbody, njnt, nv) = (m.nbody as usize, m.njnt as usize, m.nv as usize);
+    // SAFETY: model arrays of their documented lengths, read only.
+    let (jnt_type, jnt_bodyid, jnt_dofadr, body_jntnum, body_jntadr, dof_treeid, tree_dofnum) = unsafe {
+        (
+            slice(m.jnt_type, njnt),
+            slice(m.jnt_bodyid, njnt),
+            slice(m.jnt_dofadr, njnt),
+            slice(m.body_jntnum, nbody),
+            slice(m.body_jntadr, nbody),
+            slice(m.dof_treeid, nv),
+            slice(m.tree_dofnum, m.ntree as usize),
+        )
+    };
+    let b = jnt_bodyid[j] as usize;
+    let first = body_jntadr[b] as usize;
+    jnt_type[j] == 0
+        && body_jntnum[b] == 1
+        && jnt_type[first] == 0
+        && tree_dofnum[dof_treeid[jnt_dofadr[first] as usize] as usize] == 6
+}
+
+/// Why `mj_implicitSkip` is left to the library: the advance's reasons; the `implicit`
+/// integrator (its RNE derivative and LU factor); tendons and fluid forces (their derivatives);
+/// actuators other than fixed or affine gains and biases on joints; lone free bodies.
+pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
+    if let Some(why) = advance_out_of_scope(m) {
+        return Some(why);
+    }
+    if m.opt.integrator != sys::mjINT_IMPLICITFAST as i32 {
+        return Some(Fallback::Integrator);
+    }
+    if m.ntendon > 0 {
+        return Some(Fallback::Tendon);
+    }
+    if m.opt.viscosity != 0.0 || m.opt.density != 0.0 {
+        return Some(Fallback::Fluid);
+    }
+    let nact = m.nactuator as usize;
+    // SAFETY: actuator arrays of their documented lengths, read only.
+    let (trntype, gaintype, biastype) = unsafe {
+        (slice(m.actuator_trntype, nact), slice(m.actuator_gaintype, nact), slice(m.actuator_biastype, nact))
+    };
+    if trntype.iter().any(|&t| !matches!(t, 0 | 1)) {
+        return Some(Fallback::Transmission);
+    }
+    if (0..nact).any(|a| !matches!(gaintype[a], 0 | 1) || !matches!(biastype[a], 0 | 1)) {
+        return Some(Fallback::Actuator);
+    }
+    if (0..m.njnt as usize).any(|j| lone_free_body(m, j)) {
+        return Some(Fallback::FreeBody);
+    }
+    // SAFETY: the flag's byte, read as a byte.
+    if unsafe { byte(&raw const d.threadlock) } != 0 {
+        return Some(Fallback::ThreadLock);
+    }
+    let nv = m.nv as usize;
+    stack_marks(d, &[8 * nv, 8 * nv]).is_none().then_some(Fallback::StackFull)
+}
+
+/// Runs the Rust stage on MuJoCo's data in place of `mj_implicitSkip(m, d, skipfactor)`.
+pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
+    let t0 = clock();
+    let (nq, nv, na, nc, nu) = (m.nq as usize, m.nv as usize, m.na as usize, m.nC as usize, m.nu as usize);
+    let nact = m.nactuator as usize;
+    let Some((stack, arena)) = stack_marks(d, &[8 * nv, 8 * nv]) else { return };
+    let time = d.time;
+    // SAFETY: mjData's arrays of the documented lengths (the moment rows: `nJmom` entries); the
+    // inputs are read, qDeriv, qH, qHDiagInv, act, qvel, qpos and qacc_warmstart written.
+    let (x, qderiv, mut s) = unsafe {
+        let njmom = m.nJmom as usize;
+        let x = DerivInput {
+            ctrl: slice(d.ctrl, nu),
+            actuator_force: slice(d.actuator_force, nact),
+            qfrc_actuator: slice(d.qfrc_actuator, nv),
+            moment_rownnz: slice(d.moment_rownnz, nact),
+            moment_rowadr: slice(d.moment_rowadr, nact),
+            moment_colind: slice(d.moment_colind, njmom),
+            actuator_moment: slice(d.actuator_moment, njmom),
+        };
+        let s = EulerState {
+            mass: slice(d.M, nc),
+            qfrc_smooth: slice(d.qfrc_smooth, nv),
+            qfrc_constraint: slice(d.qfrc_constraint, nv),
+            qacc: slice(d.qacc, nv),
+            act_dot: slice(d.act_dot, na),
+            qh: slice_mut(d.qH, nc),
+            qh_diag_inv: slice_mut(d.qHDiagInv, nv),
+            act: slice_mut(d.act, na),
+            qvel: slice_mut(d.qvel, nv),
+            qpos: slice_mut(d.qpos, nq),
+            time: &mut d.time,
+            qacc_warmstart: slice_mut(d.qacc_warmstart, nv),
+        };
+        (x, slice_mut(d.qDeriv, m.nD as usize), s)
+    };
+    let singular = SCRATCH.with(|sc| {
+        let (qfrc, qacc) = &mut *sc.borrow_mut();
+        qfrc.resize(nv, 0.0);
+        qacc.resize(nv, 0.0);
+        views::with(m, |v| {
+            implicit_fast(&v.tree, &v.passive, &v.actuator, &v.integrator, skipfactor, &x, qderiv, &mut s, (qfrc, qacc))
+        })
+    });
+    if let Some(dof) = singular {
+        warn_inertia(d, dof, time);
+    }
+    (d.maxuse_stack, d.maxuse_arena) = (stack as _, arena as _);
+    let t = &mut d.timer[sys::mjTIMER_ADVANCE as usize];
+    t.duration += clock() - t0;
+    t.number += 1;
+}
+
+/// The arrays `mj_implicitSkip` writes for `implicitfast`.
+pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
+    let (nq, nv, na, nc) = (m.nq as usize, m.nv as usize, m.na as usize, m.nC as usize);
+    vec![
+        Field::f64("qDeriv", d.qDeriv, m.nD as usize),
+        Field::f64("qH", d.qH, nc),
+        Field::f64("qHDiagInv", d.qHDiagInv, nv),
+        Field::f64("act", d.act, na),
+        Field::f64("qpos", d.qpos, nq),
+        Field::f64("qacc_warmstart", d.qacc_warmstart, nv),
+        // last: the test hooks move its last element
+        Field::f64("qvel", d.qvel, nv),
+    ]
+}
