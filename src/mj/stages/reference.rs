@@ -69,6 +69,17 @@ pub(super) fn reference_out_of_scope(_m: &sys::mjModel, d: &sys::mjData) -> Opti
     (d.ne > 0).then_some(Fallback::Equality)
 }
 
+/// Runs the Rust stage in place of `mj_referenceConstraint` if the state is inside its scope;
+/// the reason, with nothing written, when it is not.
+#[inline(never)]
+pub(super) fn try_reference(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
+    let why = reference_out_of_scope(m, d);
+    if why.is_none() {
+        reference(m, d);
+    }
+    why
+}
+
 /// Runs the Rust stage on MuJoCo's data in place of `mj_referenceConstraint`.
 pub(super) fn reference(m: &sys::mjModel, d: &mut sys::mjData) {
     let nefc = d.nefc.max(0) as usize;
@@ -235,6 +246,17 @@ struct Phases {
     ar: bool,
     /// The numeric phases (all but the discrete integrator).
     numeric: bool,
+}
+
+/// Runs the Rust stage in place of `mj_projectConstraint` if the model and state are inside its
+/// scope; the reason, with nothing written, when they are not.
+#[inline(never)]
+pub(super) fn try_project(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
+    let why = project_out_of_scope(m, d);
+    if why.is_none() {
+        project(m, d);
+    }
+    why
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_projectConstraint`.

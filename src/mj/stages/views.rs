@@ -121,7 +121,19 @@ fn build(m: &sys::mjModel) -> Views<'_> {
     Views { tree: tree_model(m), passive: passive::passive_model(m), actuator: actuation::actuator_model(m) }
 }
 
+/// Builds the views of `m` into the cache (out of line: it runs once per model and thread).
+#[cold]
+#[inline(never)]
+fn rebuild(slot: &mut Option<Box<Cached>>, m: &sys::mjModel, generation: u64) {
+    // SAFETY: the views are of `m`, which outlives the calls they are handed to; they are stored
+    // with a 'static lifetime but only handed out (with `m`'s) while key and generation match,
+    // that is, while the model they point into has not been freed or re-laid out.
+    let views = unsafe { std::mem::transmute::<Views<'_>, Views<'static>>(build(m)) };
+    *slot = Some(Box::new(Cached { model: m as *const sys::mjModel as usize, generation, views }));
+}
+
 /// Runs `f` with the views of `m` (cached; built on this thread's first call for the model).
+#[inline]
 pub(super) fn with<'m, R>(m: &'m sys::mjModel, f: impl FnOnce(&Views<'m>) -> R) -> R {
     let generation = GENERATION.load(Ordering::Acquire);
     let key = m as *const sys::mjModel as usize;
@@ -131,11 +143,7 @@ pub(super) fn with<'m, R>(m: &'m sys::mjModel, f: impl FnOnce(&Views<'m>) -> R) 
             return f(&build(m));
         };
         if !matches!(&*slot, Some(c) if c.model == key && c.generation == generation) {
-            // SAFETY: the views are of `m`, which outlives this call; they are stored with a
-            // 'static lifetime but only handed out (with `m`'s) while key and generation match,
-            // that is, while the model they point into has not been freed or re-laid out.
-            let views = unsafe { std::mem::transmute::<Views<'m>, Views<'static>>(build(m)) };
-            *slot = Some(Box::new(Cached { model: key, generation, views }));
+            rebuild(&mut slot, m, generation);
         }
         let cached = slot.as_mut().expect("just filled");
         passive::refresh(&mut cached.views.passive, m);
