@@ -286,6 +286,7 @@ pub(super) fn dof_count(jnt_type: i32) -> Option<i32> {
 /// with `biasprm[1] = -gainprm[0]`, no muscle-like dynamics) and PID gains on a rotation (a
 /// ball joint, or a site with a reference site and a purely rotational gear) wrap their target
 /// by `2 pi |gear|` (`wrapPeriod`).
+#[inline]
 pub fn wrap_period(m: &ActuatorModel, i: usize) -> f64 {
     let gaintype = m.actuator_gaintype[i];
     #[allow(clippy::float_cmp)]

@@ -146,62 +146,74 @@ pub enum Jacobian<'a> {
 impl Jacobian<'_> {
     /// `res = J vec` for the `res.len()` rows, row by row in the library's summation order.
     pub fn mul_vec(&self, vec: &[f64], res: &mut [f64]) {
+        // each kind out of line: the small dense products do not pay the sparse one's frame
         match *self {
-            Jacobian::Dense { nv, j } => {
-                // two rows at a time share the vector's loads
-                let row = |r: usize| &j[r * nv..(r + 1) * nv];
-                let v = &vec[..nv];
-                let nrow = res.len();
-                let mut pairs = res.chunks_exact_mut(2);
-                for (k, out) in (&mut pairs).enumerate() {
-                    [out[0], out[1]] = dot_rows::<2, true>([row(2 * k), row(2 * k + 1)], v);
-                }
-                if let [out] = pairs.into_remainder() {
-                    *out = dot(row(nrow - 1), v);
-                }
-            }
+            Jacobian::Dense { nv, j } => mul_dense(nv, j, vec, res),
             Jacobian::Sparse { rownnz, rowadr, rowsuper, colind, j } => {
-                // the rows of a supernode share their columns: gather the vector's entries once
-                // (each row's dot is still its own, in sparse_dot's order)
-                let mut xs = [0.0; GATHER];
-                let nrow = res.len();
-                let mut r = 0;
-                while r < nrow {
-                    let (adr, nnz) = (rowadr[r] as usize, rownnz[r].max(0) as usize);
-                    let cols = &colind[adr..adr + nnz];
-                    let last = r + (rowsuper.get(r).copied().unwrap_or(0).max(0) as usize).min(nrow - 1 - r);
-                    if last == r || nnz > GATHER {
-                        res[r] = sparse_dot(&j[adr..adr + nnz], cols, vec);
-                        r += 1;
-                        continue;
-                    }
-                    for (x, &c) in xs.iter_mut().zip(cols) {
-                        *x = vec[c as usize];
-                    }
-                    // as the library does, every row of the supernode is taken to have the first
-                    // row's columns and count (rowsuper says so), with its own values
-                    let vals = |row: usize| {
-                        let a = rowadr[row] as usize;
-                        &j[a..a + nnz]
-                    };
-                    let xs = &xs[..nnz];
-                    let mut row = r;
-                    while row + 3 <= last {
-                        let out = dot_rows::<4, false>([vals(row), vals(row + 1), vals(row + 2), vals(row + 3)], xs);
-                        res[row..row + 4].copy_from_slice(&out);
-                        row += 4;
-                    }
-                    while row < last {
-                        [res[row], res[row + 1]] = dot_rows::<2, false>([vals(row), vals(row + 1)], xs);
-                        row += 2;
-                    }
-                    if row == last {
-                        res[row] = gathered_dot(vals(row), xs);
-                    }
-                    r = last + 1;
-                }
+                mul_sparse([rownnz, rowadr, rowsuper, colind], j, vec, res)
             }
         }
+    }
+}
+
+/// [`Jacobian::mul_vec`] for a dense Jacobian of `nv` columns.
+#[inline(never)]
+fn mul_dense(nv: usize, j: &[f64], vec: &[f64], res: &mut [f64]) {
+    // two rows at a time share the vector's loads
+    let row = |r: usize| &j[r * nv..(r + 1) * nv];
+    let v = &vec[..nv];
+    let nrow = res.len();
+    let mut pairs = res.chunks_exact_mut(2);
+    for (k, out) in (&mut pairs).enumerate() {
+        [out[0], out[1]] = dot_rows::<2, true>([row(2 * k), row(2 * k + 1)], v);
+    }
+    if let [out] = pairs.into_remainder() {
+        *out = dot(row(nrow - 1), v);
+    }
+}
+
+/// [`Jacobian::mul_vec`] for a sparse Jacobian (`rownnz`, `rowadr`, `rowsuper`, `colind`).
+#[inline(never)]
+fn mul_sparse(index: [&[i32]; 4], j: &[f64], vec: &[f64], res: &mut [f64]) {
+    let [rownnz, rowadr, rowsuper, colind] = index;
+    // the rows of a supernode share their columns: gather the vector's entries once
+    // (each row's dot is still its own, in sparse_dot's order)
+    let mut xs = [0.0; GATHER];
+    let nrow = res.len();
+    let mut r = 0;
+    while r < nrow {
+        let (adr, nnz) = (rowadr[r] as usize, rownnz[r].max(0) as usize);
+        let cols = &colind[adr..adr + nnz];
+        let last = r + (rowsuper.get(r).copied().unwrap_or(0).max(0) as usize).min(nrow - 1 - r);
+        if last == r || nnz > GATHER {
+            res[r] = sparse_dot(&j[adr..adr + nnz], cols, vec);
+            r += 1;
+            continue;
+        }
+        for (x, &c) in xs.iter_mut().zip(cols) {
+            *x = vec[c as usize];
+        }
+        // as the library does, every row of the supernode is taken to have the first
+        // row's columns and count (rowsuper says so), with its own values
+        let vals = |row: usize| {
+            let a = rowadr[row] as usize;
+            &j[a..a + nnz]
+        };
+        let xs = &xs[..nnz];
+        let mut row = r;
+        while row + 3 <= last {
+            let out = dot_rows::<4, false>([vals(row), vals(row + 1), vals(row + 2), vals(row + 3)], xs);
+            res[row..row + 4].copy_from_slice(&out);
+            row += 4;
+        }
+        while row < last {
+            [res[row], res[row + 1]] = dot_rows::<2, false>([vals(row), vals(row + 1)], xs);
+            row += 2;
+        }
+        if row == last {
+            res[row] = gathered_dot(vals(row), xs);
+        }
+        r = last + 1;
     }
 }
 

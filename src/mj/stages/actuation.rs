@@ -15,7 +15,7 @@ use super::views;
 use super::{byte, bytes, clock, slice, slice_mut, Fallback};
 
 /// Controls up to which the clamped copy is kept on the stack.
-const SMALL_CTRL: usize = 32;
+const SMALL_CTRL: usize = 8;
 
 thread_local! {
     /// The clamped copy of the controls `mj_fwdActuation` works on (MuJoCo's is on its stack)

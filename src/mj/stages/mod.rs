@@ -362,17 +362,28 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
 /// needs no Cartesian applied force (`xfrc_applied`, which goes through `mj_applyFT`) and no
 /// effective metric (`efm_active`); the other stages say what they leave to the library.
 fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
+    match stage {
+        Stage::Passive => passive::out_of_scope(m, d),
+        Stage::Transmission => actuation::transmission_out_of_scope(m, d),
+        Stage::FwdActuation => actuation::actuation_out_of_scope(m, d),
+        Stage::MakeConstraint => constraint::out_of_scope(m, d),
+        Stage::Island => island::out_of_scope(m, d),
+        Stage::ProjectConstraint => reference::project_out_of_scope(m, d),
+        Stage::ReferenceConstraint => reference::reference_out_of_scope(m, d),
+        Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
+            tree_out_of_scope(stage, m, d)
+        }
+    }
+}
+
+/// [`out_of_scope`] for the stages of the mass matrix and bias forces.
+#[inline]
+fn tree_out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let asleep = match stage {
         Stage::Crb | Stage::FactorM | Stage::FwdAcceleration => (d.nv_awake as i64) < m.nv,
         Stage::ComVel | Stage::ComPos => (d.nbody_awake as i64) < m.nbody,
-        Stage::Rne => (d.nbody_awake as i64) < m.nbody || (d.nv_awake as i64) < m.nv,
-        Stage::Passive => return passive::out_of_scope(m, d),
-        Stage::Transmission => return actuation::transmission_out_of_scope(m, d),
-        Stage::FwdActuation => return actuation::actuation_out_of_scope(m, d),
-        Stage::MakeConstraint => return constraint::out_of_scope(m, d),
-        Stage::Island => return island::out_of_scope(m, d),
-        Stage::ProjectConstraint => return reference::project_out_of_scope(m, d),
-        Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
+        // rne
+        _ => (d.nbody_awake as i64) < m.nbody || (d.nv_awake as i64) < m.nv,
     };
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
         return Some(Fallback::Asleep);
@@ -489,7 +500,7 @@ fn scope_and_run(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args
 /// [`scope_and_run`] for the stages of the mass matrix and bias forces.
 #[inline(never)]
 fn try_tree(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) -> Option<Fallback> {
-    let why = out_of_scope(stage, m, d);
+    let why = tree_out_of_scope(stage, m, d);
     if why.is_none() {
         views::with(m, |v| replace_tree(stage, &v.tree, m, d, args));
     }
