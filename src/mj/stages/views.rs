@@ -132,6 +132,13 @@ fn rebuild(slot: &mut Option<Box<Cached>>, m: &sys::mjModel, generation: u64) {
     *slot = Some(Box::new(Cached { model: m as *const sys::mjModel as usize, generation, views }));
 }
 
+/// Runs `f` with views of `m` built for this call (out of line: only nested calls need it).
+#[cold]
+#[inline(never)]
+fn uncached<'m, R>(m: &'m sys::mjModel, f: impl FnOnce(&Views<'m>) -> R) -> R {
+    f(&build(m))
+}
+
 /// Runs `f` with the views of `m` (cached; built on this thread's first call for the model).
 #[inline]
 pub(super) fn with<'m, R>(m: &'m sys::mjModel, f: impl FnOnce(&Views<'m>) -> R) -> R {
@@ -140,7 +147,7 @@ pub(super) fn with<'m, R>(m: &'m sys::mjModel, f: impl FnOnce(&Views<'m>) -> R) 
     CACHE.with(|cache| {
         let Ok(mut slot) = cache.try_borrow_mut() else {
             // a view is in use further up this thread's stack: build one for this call
-            return f(&build(m));
+            return uncached(m, f);
         };
         if !matches!(&*slot, Some(c) if c.model == key && c.generation == generation) {
             rebuild(&mut slot, m, generation);
