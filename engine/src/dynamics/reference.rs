@@ -294,6 +294,8 @@ pub fn reference_constraint(jac: &Jacobian, inp: &ReferenceInput, efc_vel: &mut 
 
 /// Adds the contacts' surface velocities to their rows of `efc_vel` (elliptic: tangent and spin
 /// rows; pyramidal: `+-mu v` on each pair of edges).
+#[cold]
+#[inline(never)]
 fn add_surface_velocity(inp: &ReferenceInput, vel: &mut [f64]) {
     for con in inp.contacts {
         if con.efc_address < 0 || con.dim < 2 {
@@ -321,6 +323,8 @@ fn add_surface_velocity(inp: &ReferenceInput, vel: &mut [f64]) {
 
 /// Adds the adhesive contacts' bias `adhesion R` to their normal row (elliptic, or a frictionless
 /// contact) or spread evenly over the pyramid's edges.
+#[cold]
+#[inline(never)]
 fn add_adhesion(inp: &ReferenceInput, aref: &mut [f64]) {
     let r = inp.efc_r;
     for con in inp.contacts {
