@@ -261,8 +261,24 @@ struct Phases {
 
 /// Runs the Rust stage in place of `mj_projectConstraint` if the model and state are inside its
 /// scope; the reason, with nothing written, when they are not.
-#[inline(never)]
+#[inline]
 pub(super) fn try_project(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
+    if !projects(m, d) {
+        // nothing to do (most models: no dual solver), decided before any call
+        return None;
+    }
+    try_projection(m, d)
+}
+
+/// Whether `mj_projectConstraint` does anything: rows, and a dual solver or the exact diagonal.
+#[inline]
+fn projects(m: &sys::mjModel, d: &sys::mjData) -> bool {
+    d.nefc != 0 && (is_dual(m) || m.opt.enableflags & ENBL_DIAGEXACT != 0)
+}
+
+/// [`try_project`] once [`projects`] said there is work.
+#[inline(never)]
+fn try_projection(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
     let why = project_out_of_scope(m, d);
     if why.is_none() {
         project(m, d);
