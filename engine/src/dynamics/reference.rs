@@ -169,6 +169,7 @@ pub enum Jacobian<'a> {
 
 impl Jacobian<'_> {
     /// `res = J vec` for the `res.len()` rows, row by row in the library's summation order.
+    #[inline]
     pub fn mul_vec(&self, vec: &[f64], res: &mut [f64]) {
         match *self {
             Jacobian::Dense { nv, j } => dense_rows(nv, j, &vec[..nv], res),
@@ -222,6 +223,7 @@ impl Jacobian<'_> {
 /// shuffle per product). Where the CPU has AVX the same code is compiled for it: the four lanes
 /// of MuJoCo's order then fit one register, as in the library's own build; each lane's
 /// operations and the reduction are the same, so are the bits.
+#[inline]
 fn dense_rows(nv: usize, j: &[f64], v: &[f64], res: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
@@ -295,6 +297,7 @@ pub struct ReferenceInput<'a> {
 
 /// Writes `efc_vel` and `efc_aref` (`nefc` each) as 4.0.0's `mj_referenceConstraint` does for a
 /// model without equality rows.
+#[inline]
 pub fn reference_constraint(jac: &Jacobian, inp: &ReferenceInput, efc_vel: &mut [f64], efc_aref: &mut [f64]) {
     let nefc = efc_vel.len();
     if nefc > 0 {
