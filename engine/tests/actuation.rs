@@ -137,7 +137,7 @@ fn run(h: &Hinge, qpos: f64, qvel: f64, ctrl: f64, act: f64) -> (f64, f64, f64, 
     let (mut act_dot, mut force, mut qfrc) = ([0.0], [0.0], [0.0]);
     let mut out =
         ActuationOutput { act_dot: &mut act_dot[..m.na], actuator_force: &mut force, qfrc_actuator: &mut qfrc };
-    let bad = fwd_actuation(&m, &input, &mut Vec::new(), &mut out);
+    let bad = fwd_actuation(&m, &input, &mut [0.0], &mut out);
     (force[0], qfrc[0], act_dot[0], bad)
 }
 

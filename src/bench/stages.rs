@@ -1,8 +1,13 @@
 //! `specula bench --stages`: each Rust dynamics stage against MuJoCo's function of the same
 //! name, timed on the same recorded states (the method of the collision bench: restore each
 //! state, `mj_forward` it so every input is there, then time both, alternating which goes first
-//! from pass to pass; medians of the per-pass totals). Each call is repeated [`REPEATS`] times
-//! in a row so that the clock's own cost is small against a stage of a few hundred nanoseconds.
+//! from pass to pass). Each call is repeated [`REPEATS`] times in a row so that the clock's own
+//! cost is small against a stage of a few hundred nanoseconds. A stage's time is the sum over
+//! the states of each state's median over the passes: on a machine shared with other work, the
+//! process is taken off the core for whole scheduler ticks (4 ms, more than a pass of a small
+//! stage), and a median of per-pass totals let the ticks of several passes through (a stage
+//! 2 to 9 times slower in one run than the next, on either side); per state, a tick falls in one
+//! pass of that state and the median drops it.
 
 use std::time::Instant;
 
@@ -39,12 +44,11 @@ pub fn bench_stages(
     let states = super::record_states(model, start, steps)?;
     let mut data = Data::new(model)?;
     let stages: Vec<Stage> = set.stages().collect();
-    let mut totals = vec![(Vec::new(), Vec::new()); stages.len()];
-    let mut skipped = vec![0; stages.len()];
-    for pass in 0..passes.max(1) {
-        let mut c_ns = vec![0.0; stages.len()];
-        let mut rust_ns = vec![0.0; stages.len()];
-        for s in &states {
+    let passes = passes.max(1);
+    // per stage and state: the time of each pass, C and Rust (NaN: outside the Rust stage's scope)
+    let mut times = vec![vec![(Vec::with_capacity(passes), Vec::with_capacity(passes)); states.len()]; stages.len()];
+    for pass in 0..passes {
+        for (i, s) in states.iter().enumerate() {
             data.set_state(state::INTEGRATION, s)?;
             data.forward()?;
             for (k, &stage) in stages.iter().enumerate() {
@@ -66,26 +70,27 @@ pub fn bench_stages(
                         (time(false).0, r, inside)
                     }
                 })?;
-                if inside {
-                    c_ns[k] += c;
-                    rust_ns[k] += rust;
-                } else if pass == 0 {
-                    skipped[k] += 1;
-                }
+                let t = &mut times[k][i];
+                t.0.push(c);
+                t.1.push(if inside { rust } else { f64::NAN });
             }
-        }
-        for (k, t) in totals.iter_mut().enumerate() {
-            t.0.push(c_ns[k]);
-            t.1.push(rust_ns[k]);
         }
     }
     Ok(stages
         .iter()
-        .zip(totals)
-        .zip(skipped)
-        .map(|((&stage, (c, r)), skipped)| {
+        .zip(times)
+        .map(|(&stage, per_state)| {
+            let (mut c_ns, mut rust_ns, mut skipped) = (0.0, 0.0, 0);
+            for (c, r) in per_state {
+                if r.iter().any(|t| t.is_nan()) {
+                    skipped += 1;
+                } else {
+                    c_ns += median(c);
+                    rust_ns += median(r);
+                }
+            }
             let calls = ((states.len() - skipped) * REPEATS).max(1) as f64;
-            let (c_ns, rust_ns) = (median(c) / calls, median(r) / calls);
+            let (c_ns, rust_ns) = (c_ns / calls, rust_ns / calls);
             StageTiming { stage, c_ns, rust_ns, ratio: rust_ns / c_ns, skipped }
         })
         .collect())

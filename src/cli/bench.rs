@@ -131,7 +131,11 @@ fn stages(
         outln!("{}", serde_json::json!({"scene": file, "states": args.steps, "passes": args.passes, "stages": rows}));
         return Ok(ExitCode::SUCCESS);
     }
-    outln!("{file}: Rust stages against MuJoCo's functions ({} states, median of {} passes)", args.steps, args.passes);
+    outln!(
+        "{file}: Rust stages against MuJoCo's functions ({} states, each state the median of {} passes)",
+        args.steps,
+        args.passes
+    );
     for r in &rows {
         let skip = if r.skipped > 0 { format!(", {} states outside its scope", r.skipped) } else { String::new() };
         outln!(

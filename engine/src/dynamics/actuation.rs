@@ -197,45 +197,18 @@ fn fits(adr: i32, num: i32, len: usize) -> bool {
 /// actuator is affine (gain fixed/affine, bias none/affine, dynamics none/integrator/filter/
 /// exact filter), has one control and one force output, no delay and no plugin, no tendon with
 /// limited total actuator force, and every index the stage follows is in range.
+//
+// The per-actuator bodies below are functions of their own, not inlined into their loops: inlined,
+// every model array the body reads was loaded before the loop and spilled to the stack, which on
+// a model of one or two actuators cost more than the loop itself (`bench --stages`).
+#[inline]
 pub fn actuation_in_scope(m: &ActuatorModel, input: &ActuationInput) -> bool {
     let nact = m.nactuator();
     if nact == 0 || m.disableflags & DSBL_ACTUATION != 0 {
         return true;
     }
-    for i in 0..nact {
-        let dyntype = m.actuator_dyntype[i];
-        let (actadr, actnum) = (m.actuator_actadr[i], m.actuator_actnum[i]);
-        let stateless = actadr == -1 && actnum == 0;
-        let dynamics_ok = match dyntype {
-            dyn_type::NONE => stateless,
-            dyn_type::INTEGRATOR | dyn_type::FILTER | dyn_type::FILTEREXACT => actnum == 1 && fits(actadr, 1, m.na),
-            _ => false,
-        };
-        // a delayed control is read from the history buffer (`mj_readCtrl`); NaN counts as a delay
-        #[allow(clippy::float_cmp)]
-        let undelayed = m.actuator_delay[i] == 0.0;
-        let trntype = m.actuator_trntype[i];
-        let id = m.actuator_trnid[2 * i];
-        let target_ok = match trntype {
-            trn::JOINT | trn::JOINTINPARENT => id >= 0 && (id as usize) < m.njnt(),
-            // the tendon's actuator-force limit switches to a pass MuJoCo keeps for itself
-            trn::TENDON => id >= 0 && (id as usize) < m.ntendon && m.tendon_actfrclimited[id as usize] != 1,
-            2 | trn::SITE | trn::BODY => true,
-            _ => false,
-        };
-        if !(dynamics_ok
-            && undelayed
-            && target_ok
-            && matches!(m.actuator_gaintype[i], 0 | 1)
-            && matches!(m.actuator_biastype[i], 0 | 1)
-            && m.actuator_plugin[i] < 0
-            && m.actuator_ctrlnum[i] == 1
-            && fits(m.actuator_ctrladr[i], 1, m.nu)
-            && m.actuator_outnum[i] == 1
-            && fits(m.actuator_outadr[i], 1, m.nout))
-        {
-            return false;
-        }
+    if !(0..nact).all(|i| actuator_in_scope(m, i)) {
+        return false;
     }
     // the moment rows qfrc_actuator is gathered through (written by mj_transmission)
     for k in 0..m.nout {
@@ -263,6 +236,41 @@ pub fn actuation_in_scope(m: &ActuatorModel, input: &ActuationInput) -> bool {
     true
 }
 
+/// [`actuation_in_scope`] for actuator `i`.
+#[inline(never)]
+fn actuator_in_scope(m: &ActuatorModel, i: usize) -> bool {
+    let dyntype = m.actuator_dyntype[i];
+    let (actadr, actnum) = (m.actuator_actadr[i], m.actuator_actnum[i]);
+    let stateless = actadr == -1 && actnum == 0;
+    let dynamics_ok = match dyntype {
+        dyn_type::NONE => stateless,
+        dyn_type::INTEGRATOR | dyn_type::FILTER | dyn_type::FILTEREXACT => actnum == 1 && fits(actadr, 1, m.na),
+        _ => false,
+    };
+    // a delayed control is read from the history buffer (`mj_readCtrl`); NaN counts as a delay
+    #[allow(clippy::float_cmp)]
+    let undelayed = m.actuator_delay[i] == 0.0;
+    let trntype = m.actuator_trntype[i];
+    let id = m.actuator_trnid[2 * i];
+    let target_ok = match trntype {
+        trn::JOINT | trn::JOINTINPARENT => id >= 0 && (id as usize) < m.njnt(),
+        // the tendon's actuator-force limit switches to a pass MuJoCo keeps for itself
+        trn::TENDON => id >= 0 && (id as usize) < m.ntendon && m.tendon_actfrclimited[id as usize] != 1,
+        2 | trn::SITE | trn::BODY => true,
+        _ => false,
+    };
+    dynamics_ok
+        && undelayed
+        && target_ok
+        && matches!(m.actuator_gaintype[i], 0 | 1)
+        && matches!(m.actuator_biastype[i], 0 | 1)
+        && m.actuator_plugin[i] < 0
+        && m.actuator_ctrlnum[i] == 1
+        && fits(m.actuator_ctrladr[i], 1, m.nu)
+        && m.actuator_outnum[i] == 1
+        && fits(m.actuator_outadr[i], 1, m.nout)
+}
+
 /// Number of dofs of a joint type, `None` for a type MuJoCo does not define.
 #[inline]
 pub(super) fn dof_count(jnt_type: i32) -> Option<i32> {
@@ -278,6 +286,7 @@ pub(super) fn dof_count(jnt_type: i32) -> Option<i32> {
 /// with `biasprm[1] = -gainprm[0]`, no muscle-like dynamics) and PID gains on a rotation (a
 /// ball joint, or a site with a reference site and a purely rotational gear) wrap their target
 /// by `2 pi |gear|` (`wrapPeriod`).
+#[inline]
 pub fn wrap_period(m: &ActuatorModel, i: usize) -> f64 {
     let gaintype = m.actuator_gaintype[i];
     #[allow(clippy::float_cmp)]
@@ -346,13 +355,14 @@ pub fn next_activation(m: &ActuatorModel, act: &[f64], i: usize, adr: usize, act
 }
 
 /// Computes `act_dot`, `actuator_force` and `qfrc_actuator` for a model [`actuation_in_scope`]
-/// accepts, all actuators awake. `ctrl` is a work array (grown to `nu`, never shrunk). Returns the
+/// accepts, all actuators awake. `ctrl` is a work array of at least `nu` elements. Returns the
 /// first control that was NaN or beyond `mjMAXVAL` after clamping, for `mjWARN_BADCTRL` (the
 /// controls then count as zero).
+#[inline]
 pub fn fwd_actuation(
     m: &ActuatorModel,
     input: &ActuationInput,
-    ctrl: &mut Vec<f64>,
+    ctrl: &mut [f64],
     out: &mut ActuationOutput,
 ) -> Option<usize> {
     let nact = m.nactuator();
@@ -362,9 +372,6 @@ pub fn fwd_actuation(
         return None;
     }
     // MuJoCo clamps and checks a copy of the controls: d->ctrl itself is never written
-    if ctrl.len() < m.nu {
-        ctrl.resize(m.nu, 0.0);
-    }
     let ctrl = &mut ctrl[..m.nu];
     ctrl.copy_from_slice(&input.ctrl[..m.nu]);
     if m.disableflags & DSBL_CLAMPCTRL == 0 {
@@ -388,66 +395,41 @@ pub fn fwd_actuation(
 /// a filter (its control wrapped around the activation when the actuator has a period).
 fn activation_rates(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], act_dot: &mut [f64]) {
     for i in 0..m.nactuator() {
-        let actadr = m.actuator_actadr[i];
-        if actadr < 0 {
-            continue;
+        if m.actuator_actadr[i] >= 0 {
+            activation_rate(m, input, ctrl, act_dot, i);
         }
-        let (adr, num) = (actadr as usize, m.actuator_actnum[i] as usize);
-        act_dot[adr..adr + num].fill(0.0);
-        let last = adr + num - 1;
-        let c = ctrl[m.actuator_ctrladr[i] as usize];
-        match m.actuator_dyntype[i] {
-            dyn_type::INTEGRATOR => act_dot[last] = c,
-            dyn_type::FILTER | dyn_type::FILTEREXACT => {
-                let period = wrap_period(m, i);
-                let a = input.act[last];
-                let target = if period > 0.0 { wrap(c, a, period) } else { c };
-                act_dot[last] = (target - a) / at_least_minval(m.actuator_dynprm[10 * i]);
-            }
-            _ => {}
+    }
+}
+
+/// [`activation_rates`] for stateful actuator `i`.
+#[inline(never)]
+fn activation_rate(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], act_dot: &mut [f64], i: usize) {
+    let (adr, num) = (m.actuator_actadr[i] as usize, m.actuator_actnum[i] as usize);
+    act_dot[adr..adr + num].fill(0.0);
+    let last = adr + num - 1;
+    let c = ctrl[m.actuator_ctrladr[i] as usize];
+    match m.actuator_dyntype[i] {
+        dyn_type::INTEGRATOR => act_dot[last] = c,
+        dyn_type::FILTER | dyn_type::FILTEREXACT => {
+            let period = wrap_period(m, i);
+            let a = input.act[last];
+            let target = if period > 0.0 { wrap(c, a, period) } else { c };
+            act_dot[last] = (target - a) / at_least_minval(m.actuator_dynprm[10 * i]);
         }
+        _ => {}
     }
 }
 
 /// `actuator_force`: gain times input plus bias per enabled actuator, then the force limits.
 fn forces(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: &mut ActuationOutput) {
-    let force = &mut *out.actuator_force;
     for i in 0..m.nactuator() {
         let group = m.actuator_group[i];
         if (group as u32) <= 30 && (m.disableactuator >> group) & 1 != 0 {
             continue;
         }
-        let k = m.actuator_outadr[i] as usize;
-        let (length, velocity) = (input.actuator_length[k], input.actuator_velocity[k]);
-        let gp = &m.actuator_gainprm[10 * i..10 * i + 3];
-        let gain = match m.actuator_gaintype[i] {
-            0 => gp[0],
-            _ => gp[2] * velocity + (gp[1] * length + gp[0]),
-        };
-        let actnum = m.actuator_actnum[i];
-        let mut x = if actnum != 0 {
-            let last = (m.actuator_actadr[i] + actnum - 1) as usize;
-            if m.actuator_actearly[i] == 1 {
-                next_activation(m, input.act, i, last, out.act_dot[last])
-            } else {
-                input.act[last]
-            }
-        } else {
-            ctrl[m.actuator_ctrladr[i] as usize]
-        };
-        let period = wrap_period(m, i);
-        if period > 0.0 {
-            x = wrap(x, length, period);
-        }
-        force[k] = x * gain;
-        let bp = &m.actuator_biasprm[10 * i..10 * i + 3];
-        // bias type none still adds +0, which turns a -0 force into +0
-        let bias = match m.actuator_biastype[i] {
-            0 => 0.0,
-            _ => bp[2] * velocity + (bp[1] * length + bp[0]),
-        };
-        force[k] += bias;
+        actuator_force(m, input, ctrl, out, i);
     }
+    let force = &mut *out.actuator_force;
     // force limits apply to every actuator, enabled or not, in a pass of their own
     for i in 0..m.nactuator() {
         if m.actuator_forcelimited[i] == 1 {
@@ -458,6 +440,42 @@ fn forces(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: &mut Act
             }
         }
     }
+}
+
+/// [`forces`] for enabled actuator `i`: its force before the limits.
+#[inline(never)]
+fn actuator_force(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: &mut ActuationOutput, i: usize) {
+    let k = m.actuator_outadr[i] as usize;
+    let (length, velocity) = (input.actuator_length[k], input.actuator_velocity[k]);
+    let gp = &m.actuator_gainprm[10 * i..10 * i + 3];
+    let gain = match m.actuator_gaintype[i] {
+        0 => gp[0],
+        _ => gp[2] * velocity + (gp[1] * length + gp[0]),
+    };
+    let actnum = m.actuator_actnum[i];
+    let mut x = if actnum != 0 {
+        let last = (m.actuator_actadr[i] + actnum - 1) as usize;
+        if m.actuator_actearly[i] == 1 {
+            next_activation(m, input.act, i, last, out.act_dot[last])
+        } else {
+            input.act[last]
+        }
+    } else {
+        ctrl[m.actuator_ctrladr[i] as usize]
+    };
+    let period = wrap_period(m, i);
+    if period > 0.0 {
+        x = wrap(x, length, period);
+    }
+    let force = &mut out.actuator_force[k];
+    *force = x * gain;
+    let bp = &m.actuator_biasprm[10 * i..10 * i + 3];
+    // bias type none still adds +0, which turns a -0 force into +0
+    let bias = match m.actuator_biastype[i] {
+        0 => 0.0,
+        _ => bp[2] * velocity + (bp[1] * length + bp[0]),
+    };
+    *force += bias;
 }
 
 /// `qfrc_actuator`: the moments transposed times the forces (output by output, skipping zero

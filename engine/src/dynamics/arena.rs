@@ -32,6 +32,7 @@ pub struct Arena {
 
 impl Arena {
     /// The counters of an arena at `base` of `narena` bytes.
+    #[inline]
     pub fn new(
         base: usize,
         narena: usize,
@@ -45,6 +46,7 @@ impl Arena {
 
     /// `mj_arenaAllocByte`: the offset of `bytes` bytes aligned to `align` (a power of two) at the
     /// low end, or `None`, changing nothing, when they do not fit below the stack.
+    #[inline]
     pub fn alloc(&mut self, bytes: usize, align: usize) -> Option<usize> {
         let at = self.base.wrapping_add(self.parena);
         let mis = at & (align - 1);
@@ -59,17 +61,20 @@ impl Arena {
     }
 
     /// Raises the high-water marks to the current use.
+    #[inline]
     fn record(&mut self) {
         self.maxuse_stack = self.maxuse_stack.max(self.pstack as u64);
         self.maxuse_arena = self.maxuse_arena.max((self.parena + self.pstack) as u64);
     }
 
     /// Room between the top of the stack at address `top` and the arena's used low end.
+    #[inline]
     fn room(&self, top: usize) -> usize {
         top.wrapping_sub(self.base.wrapping_add(self.parena))
     }
 
     /// `mj_markStack`: a frame of the previous base and top, 24 bytes below the 8-aligned top.
+    #[inline]
     pub fn mark(&mut self) -> Result<(), StackOverflow> {
         let end = self.base.wrapping_add(self.narena);
         let top = end.wrapping_sub(self.pstack);
@@ -85,6 +90,7 @@ impl Arena {
     }
 
     /// `mj_stackAlloc` of `bytes` bytes aligned to `align` (a power of two); nothing for 0 bytes.
+    #[inline]
     pub fn stack_alloc(&mut self, bytes: usize, align: usize) -> Result<(), StackOverflow> {
         if bytes == 0 {
             return Ok(());
@@ -101,6 +107,7 @@ impl Arena {
     }
 
     /// `mj_freeStack`: back to the stack before the last [`mark`](Self::mark).
+    #[inline]
     pub fn free(&mut self) {
         if self.depth > 0 {
             self.depth -= 1;
@@ -110,6 +117,7 @@ impl Arena {
 
     /// `mj_markStack`, one `mj_stackAlloc` per `(bytes, alignment)` block, then `mj_freeStack`:
     /// the high-water marks a function with that one frame leaves.
+    #[inline]
     pub fn frame(&mut self, blocks: &[(usize, usize)]) -> Result<(), StackOverflow> {
         self.mark()?;
         let fits = blocks.iter().try_for_each(|&(bytes, align)| self.stack_alloc(bytes, align));
@@ -118,6 +126,7 @@ impl Arena {
     }
 
     /// Closes every open frame (the library's error paths free theirs).
+    #[inline]
     pub fn free_all(&mut self) {
         while self.depth > 0 {
             self.free();

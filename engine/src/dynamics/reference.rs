@@ -11,6 +11,13 @@
 /// three entries summed among themselves and added to that; under four entries the sum is added to
 /// `+0` (so a `-0` sum becomes `+0`).
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    dot_lanes(a, b)
+}
+
+/// [`dot`]'s body, inlined into [`dense_rows`]'s variants (so that each is compiled for its
+/// instruction set).
+#[inline(always)]
+fn dot_lanes(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let (mut sum, mut i) = (0.0, 0);
@@ -38,9 +45,26 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
 #[inline]
 fn dot_rows<const R: usize, const TAIL: bool>(rows: [&[f64]; R], b: &[f64]) -> [f64; R] {
     let n = b.len();
-    let rows = rows.map(|r| &r[..n]);
-    let p = |k: usize| rows.map(|r| r[k] * b[k]);
-    let add = |x: [f64; R], y: [f64; R]| std::array::from_fn(|i| x[i] + y[i]);
+    // plain loops over the rows, not `array::map` / `from_fn`: those were left as calls (one per
+    // product) in the sparse product, three times slower than MuJoCo's
+    let mut rows = rows;
+    for r in &mut rows {
+        *r = &r[..n];
+    }
+    let p = |k: usize| {
+        let mut v = [0.0; R];
+        for (v, r) in v.iter_mut().zip(&rows) {
+            *v = r[k] * b[k];
+        }
+        v
+    };
+    let add = |x: [f64; R], y: [f64; R]| {
+        let mut v = [0.0; R];
+        for ((v, x), y) in v.iter_mut().zip(x).zip(y) {
+            *v = x + y;
+        }
+        v
+    };
     let (mut sum, mut i) = ([0.0; R], 0);
     if n >= 4 {
         let mut lane = [p(0), p(1), p(2), p(3)];
@@ -145,21 +169,10 @@ pub enum Jacobian<'a> {
 
 impl Jacobian<'_> {
     /// `res = J vec` for the `res.len()` rows, row by row in the library's summation order.
+    #[inline]
     pub fn mul_vec(&self, vec: &[f64], res: &mut [f64]) {
         match *self {
-            Jacobian::Dense { nv, j } => {
-                // two rows at a time share the vector's loads
-                let row = |r: usize| &j[r * nv..(r + 1) * nv];
-                let v = &vec[..nv];
-                let nrow = res.len();
-                let mut pairs = res.chunks_exact_mut(2);
-                for (k, out) in (&mut pairs).enumerate() {
-                    [out[0], out[1]] = dot_rows::<2, true>([row(2 * k), row(2 * k + 1)], v);
-                }
-                if let [out] = pairs.into_remainder() {
-                    *out = dot(row(nrow - 1), v);
-                }
-            }
+            Jacobian::Dense { nv, j } => dense_rows(nv, j, &vec[..nv], res),
             Jacobian::Sparse { rownnz, rowadr, rowsuper, colind, j } => {
                 // the rows of a supernode share their columns: gather the vector's entries once
                 // (each row's dot is still its own, in sparse_dot's order)
@@ -202,6 +215,41 @@ impl Jacobian<'_> {
                 }
             }
         }
+    }
+}
+
+/// `res[r] = dot(row r of j, v)` for a dense `j` of `v.len()` columns, row by row (each row's
+/// four lanes are contiguous entries; two rows at once, laid out across the rows, needed a
+/// shuffle per product). Where the CPU has AVX the same code is compiled for it: the four lanes
+/// of MuJoCo's order then fit one register, as in the library's own build; each lane's
+/// operations and the reduction are the same, so are the bits.
+#[inline]
+fn dense_rows(nv: usize, j: &[f64], v: &[f64], res: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, just checked; the function is safe code otherwise.
+        return unsafe { dense_rows_avx(nv, j, v, res) };
+    }
+    dense_rows_any(nv, j, v, res);
+}
+
+/// [`dense_rows`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn dense_rows_avx(nv: usize, j: &[f64], v: &[f64], res: &mut [f64]) {
+    dense_rows_any(nv, j, v, res);
+}
+
+/// [`dense_rows`]'s body.
+#[inline(always)]
+fn dense_rows_any(nv: usize, j: &[f64], v: &[f64], res: &mut [f64]) {
+    if nv == 0 {
+        // an empty dot is +0
+        res.fill(0.0);
+        return;
+    }
+    for (out, row) in res.iter_mut().zip(j.chunks_exact(nv)) {
+        *out = dot_lanes(row, v);
     }
 }
 
@@ -249,6 +297,7 @@ pub struct ReferenceInput<'a> {
 
 /// Writes `efc_vel` and `efc_aref` (`nefc` each) as 4.0.0's `mj_referenceConstraint` does for a
 /// model without equality rows.
+#[inline]
 pub fn reference_constraint(jac: &Jacobian, inp: &ReferenceInput, efc_vel: &mut [f64], efc_aref: &mut [f64]) {
     let nefc = efc_vel.len();
     if nefc > 0 {
@@ -282,6 +331,8 @@ pub fn reference_constraint(jac: &Jacobian, inp: &ReferenceInput, efc_vel: &mut 
 
 /// Adds the contacts' surface velocities to their rows of `efc_vel` (elliptic: tangent and spin
 /// rows; pyramidal: `+-mu v` on each pair of edges).
+#[cold]
+#[inline(never)]
 fn add_surface_velocity(inp: &ReferenceInput, vel: &mut [f64]) {
     for con in inp.contacts {
         if con.efc_address < 0 || con.dim < 2 {
@@ -309,6 +360,8 @@ fn add_surface_velocity(inp: &ReferenceInput, vel: &mut [f64]) {
 
 /// Adds the adhesive contacts' bias `adhesion R` to their normal row (elliptic, or a frictionless
 /// contact) or spread evenly over the pyramid's edges.
+#[cold]
+#[inline(never)]
 fn add_adhesion(inp: &ReferenceInput, aref: &mut [f64]) {
     let r = inp.efc_r;
     for con in inp.contacts {
@@ -328,6 +381,61 @@ fn add_adhesion(inp: &ReferenceInput, aref: &mut [f64]) {
         let edge = a / f64::from(n);
         for j in adr..adr + n as usize {
             aref[j] = edge * r[j] + aref[j];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values spread over sixteen orders of magnitude, both signs and -0 (sums of them depend on
+    /// their order).
+    fn values(seed: u64, n: usize) -> Vec<f64> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let unit = (x >> 11) as f64 / (1u64 << 53) as f64;
+                match x % 7 {
+                    0 => -0.0,
+                    k => (unit - 0.5) * 10f64.powi(4 * k as i32 - 12),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_dense_product_gives_each_row_its_dot() {
+        for nv in 0..23 {
+            for seed in 0..10 {
+                let v = values(seed, nv);
+                let j = values(seed + 100, 7 * nv);
+                let mut res = [f64::NAN; 7];
+                Jacobian::Dense { nv, j: &j }.mul_vec(&v, &mut res);
+                for (r, x) in res.iter().enumerate() {
+                    let want = dot(&j[r * nv..(r + 1) * nv], &v);
+                    assert_eq!(x.to_bits(), want.to_bits(), "nv {nv} seed {seed} row {r}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_at_once_give_each_row_its_own_bits() {
+        for n in 0..22 {
+            for seed in 0..20 {
+                let b = values(seed, n);
+                let rows: Vec<Vec<f64>> = (1..5).map(|r| values(seed * 31 + r, n)).collect();
+                let two = dot_rows::<2, true>([&rows[0], &rows[1]], &b);
+                let four = dot_rows::<4, false>([&rows[0], &rows[1], &rows[2], &rows[3]], &b);
+                for r in 0..4 {
+                    if r < 2 {
+                        assert_eq!(two[r].to_bits(), dot(&rows[r], &b).to_bits(), "n {n} seed {seed} row {r}");
+                    }
+                    assert_eq!(four[r].to_bits(), gathered_dot(&rows[r], &b).to_bits(), "n {n} seed {seed} row {r}");
+                }
+            }
         }
     }
 }

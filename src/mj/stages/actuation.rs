@@ -14,8 +14,12 @@ use super::stack::stack_marks;
 use super::views;
 use super::{byte, bytes, clock, slice, slice_mut, Fallback};
 
+/// Controls up to which the clamped copy is kept on the stack.
+const SMALL_CTRL: usize = 8;
+
 thread_local! {
-    /// The clamped copy of the controls `mj_fwdActuation` works on (MuJoCo's is on its stack).
+    /// The clamped copy of the controls `mj_fwdActuation` works on (MuJoCo's is on its stack)
+    /// when there are more than [`SMALL_CTRL`].
     static CTRL: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -86,6 +90,7 @@ pub(super) fn refresh(view: &mut ActuatorModel<'_>, m: &sys::mjModel) {
 }
 
 /// `mj_fwdActuation`'s inputs in MuJoCo's data.
+#[inline]
 fn actuation_input<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> ActuationInput<'a> {
     let (nv, nu, na, nout, njmom) = (m.nv as usize, m.nu as usize, m.na as usize, m.nout as usize, m.nJmom as usize);
     // SAFETY: mjData's arrays of the documented lengths, read only.
@@ -193,6 +198,38 @@ pub(super) fn transmission(m: &sys::mjModel, d: &mut sys::mjData) {
     if m.nactuator == 0 {
         return;
     }
+    views::with(m, |v| write_transmission(m, d, &v.actuator));
+    if let Some((stack, arena)) = stack_marks(d, &transmission_stack(m)) {
+        (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
+    }
+}
+
+/// Runs the Rust stage in place of `mj_transmission` if the model and state are inside its
+/// scope (as [`transmission_out_of_scope`], tested on the view and stack marks the stage then
+/// uses); the reason, with nothing written, when they are not.
+#[inline(never)]
+pub(super) fn try_transmission(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
+    if m.nactuator == 0 {
+        return None;
+    }
+    let marks = stack_marks(d, &transmission_stack(m));
+    views::with(m, |v| {
+        let am = &v.actuator;
+        if !dynamics::transmission_in_scope(am) {
+            return Some(Fallback::Transmission);
+        }
+        let Some((stack, arena)) = marks else { return Some(Fallback::StackFull) };
+        if sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, am) {
+            return Some(Fallback::Asleep);
+        }
+        write_transmission(m, d, am);
+        (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
+        None
+    })
+}
+
+/// `mj_transmission`'s arrays, written by the Rust stage through the view `am`.
+fn write_transmission(m: &sys::mjModel, d: &mut sys::mjData, am: &ActuatorModel) {
     let (nout, njmom) = (m.nout as usize, m.nJmom as usize);
     // SAFETY: mjData's arrays of the documented lengths; qpos is read, the outputs written only here.
     let (qpos, mut out) = unsafe {
@@ -207,10 +244,7 @@ pub(super) fn transmission(m: &sys::mjModel, d: &mut sys::mjData) {
             },
         )
     };
-    views::with(m, |v| dynamics::transmission(&v.actuator, qpos, &mut out));
-    if let Some((stack, arena)) = stack_marks(d, &transmission_stack(m)) {
-        (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
-    }
+    dynamics::transmission(am, qpos, &mut out);
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdActuation`.
@@ -220,7 +254,8 @@ pub(super) fn fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) {
 
 /// Runs the Rust stage in place of `mj_fwdActuation` if the model and state are inside its
 /// scope (as [`actuation_out_of_scope`], tested on the same view and inputs the stage then
-/// uses); false, with nothing written, when they are not.
+/// uses); the reason, with nothing written, when they are not.
+#[inline(never)]
 pub(super) fn try_fwd_actuation(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
     run_actuation(m, d, true)
 }
@@ -237,9 +272,9 @@ fn run_actuation(m: &sys::mjModel, d: &mut sys::mjData, check: bool) -> Option<F
             slice_mut(d.qfrc_actuator, nv).fill(0.0);
         }
     } else {
-        let input = actuation_input(m, d);
         let marks = stack_marks(d, &[8 * m.nu as usize]);
         let bad = views::with(m, |v| {
+            let input = actuation_input(m, d);
             if check {
                 if let Some(why) = actuation_fallback(m, d, &v.actuator, &input, marks.is_some()) {
                     return Err(why);
@@ -253,7 +288,19 @@ fn run_actuation(m: &sys::mjModel, d: &mut sys::mjData, check: bool) -> Option<F
                     qfrc_actuator: slice_mut(d.qfrc_actuator, nv),
                 }
             };
-            Ok(CTRL.with(|c| dynamics::fwd_actuation(&v.actuator, &input, &mut c.borrow_mut(), &mut out)))
+            let nu = m.nu as usize;
+            if nu <= SMALL_CTRL {
+                // the usual few controls: a copy on this stack, no thread-local lookup
+                let mut ctrl = [0.0; SMALL_CTRL];
+                return Ok(dynamics::fwd_actuation(&v.actuator, &input, &mut ctrl[..nu], &mut out));
+            }
+            Ok(CTRL.with(|c| {
+                let mut c = c.borrow_mut();
+                if c.len() < nu {
+                    c.resize(nu, 0.0);
+                }
+                dynamics::fwd_actuation(&v.actuator, &input, &mut c[..nu], &mut out)
+            }))
         });
         let bad = match bad {
             Ok(bad) => bad,

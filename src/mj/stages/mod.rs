@@ -392,20 +392,31 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
 /// needs no Cartesian applied force (`xfrc_applied`, which goes through `mj_applyFT`) and no
 /// effective metric (`efm_active`); the other stages say what they leave to the library.
 fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
+    match stage {
+        Stage::Passive => passive::out_of_scope(m, d),
+        Stage::Transmission => actuation::transmission_out_of_scope(m, d),
+        Stage::FwdActuation => actuation::actuation_out_of_scope(m, d),
+        Stage::MakeConstraint => constraint::out_of_scope(m, d),
+        Stage::Island => island::out_of_scope(m, d),
+        Stage::ProjectConstraint => reference::project_out_of_scope(m, d),
+        Stage::ReferenceConstraint => reference::reference_out_of_scope(m, d),
+        Stage::Kinematics => kinematics::out_of_scope(m, d),
+        Stage::Euler => euler::out_of_scope(m, d),
+        Stage::Implicit => implicit::out_of_scope(m, d),
+        Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
+            tree_out_of_scope(stage, m, d)
+        }
+    }
+}
+
+/// [`out_of_scope`] for the stages of the mass matrix and bias forces.
+#[inline]
+fn tree_out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let asleep = match stage {
         Stage::Crb | Stage::FactorM | Stage::FwdAcceleration => (d.nv_awake as i64) < m.nv,
         Stage::ComVel | Stage::ComPos => (d.nbody_awake as i64) < m.nbody,
-        Stage::Rne => (d.nbody_awake as i64) < m.nbody || (d.nv_awake as i64) < m.nv,
-        Stage::Passive => return passive::out_of_scope(m, d),
-        Stage::Transmission => return actuation::transmission_out_of_scope(m, d),
-        Stage::FwdActuation => return actuation::actuation_out_of_scope(m, d),
-        Stage::MakeConstraint => return constraint::out_of_scope(m, d),
-        Stage::Island => return island::out_of_scope(m, d),
-        Stage::ProjectConstraint => return reference::project_out_of_scope(m, d),
-        Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
-        Stage::Kinematics => return kinematics::out_of_scope(m, d),
-        Stage::Euler => return euler::out_of_scope(m, d),
-        Stage::Implicit => return implicit::out_of_scope(m, d),
+        // rne
+        _ => (d.nbody_awake as i64) < m.nbody || (d.nv_awake as i64) < m.nv,
     };
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
         return Some(Fallback::Asleep);
@@ -519,22 +530,50 @@ pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool)
 /// Runs the Rust stage in place of MuJoCo's function; the reason (nothing left to trust in the
 /// stage's outputs) when the state is outside its scope or the stage panicked.
 fn try_rust(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) -> Result<(), Fallback> {
-    if stage == Stage::FwdActuation {
-        // its scope test needs the view and inputs the stage uses: both done in one pass
-        let mut why = None;
-        if !catch(|| why = actuation::try_fwd_actuation(m, d)) {
-            return Err(Fallback::Panicked);
+    let mut why = None;
+    if !catch(|| why = scope_and_run(stage, m, d, args)) {
+        return Err(Fallback::Panicked);
+    }
+    why.map_or(Ok(()), Err)
+}
+
+/// The scope test and the Rust stage in one pass, each stage on a path of its own: on the small
+/// scenes a call costs tens of nanoseconds, and testing the scope through one function for every
+/// stage, then running through another, cost as much as the stage (`bench --stages`). The stages
+/// whose test needs the view, inputs or stack marks the stage then uses build them once. Nothing
+/// is written when the call is outside the scope (the reason is returned).
+fn scope_and_run(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) -> Option<Fallback> {
+    match stage {
+        Stage::Transmission => actuation::try_transmission(m, d),
+        Stage::FwdActuation => actuation::try_fwd_actuation(m, d),
+        Stage::ProjectConstraint => reference::try_project(m, d),
+        Stage::ReferenceConstraint => reference::try_reference(m, d),
+        Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
+            try_tree(stage, m, d, args)
         }
-        return why.map_or(Ok(()), Err);
+        Stage::Passive
+        | Stage::MakeConstraint
+        | Stage::Island
+        | Stage::Kinematics
+        | Stage::Euler
+        | Stage::Implicit => {
+            let why = out_of_scope(stage, m, d);
+            if why.is_none() {
+                replace(stage, m, d, args);
+            }
+            why
+        }
     }
-    if let Some(why) = out_of_scope(stage, m, d) {
-        return Err(why);
+}
+
+/// [`scope_and_run`] for the stages of the mass matrix and bias forces.
+#[inline(never)]
+fn try_tree(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) -> Option<Fallback> {
+    let why = tree_out_of_scope(stage, m, d);
+    if why.is_none() {
+        views::with(m, |v| replace_tree(stage, &v.tree, m, d, args));
     }
-    if catch(|| replace(stage, m, d, args)) {
-        Ok(())
-    } else {
-        Err(Fallback::Panicked)
-    }
+    why
 }
 
 /// Runs `f`, true unless it panicked (a panic must not unwind into MuJoCo).

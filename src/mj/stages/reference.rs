@@ -69,37 +69,34 @@ pub(super) fn reference_out_of_scope(_m: &sys::mjModel, d: &sys::mjData) -> Opti
     (d.ne > 0).then_some(Fallback::Equality)
 }
 
+/// Runs the Rust stage in place of `mj_referenceConstraint` if the state is inside its scope;
+/// the reason, with nothing written, when it is not.
+#[inline(never)]
+pub(super) fn try_reference(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
+    let why = reference_out_of_scope(m, d);
+    if why.is_none() {
+        reference(m, d);
+    }
+    why
+}
+
 /// Runs the Rust stage on MuJoCo's data in place of `mj_referenceConstraint`.
 pub(super) fn reference(m: &sys::mjModel, d: &mut sys::mjData) {
-    let nefc = d.nefc.max(0) as usize;
     // SAFETY: the two flags read as bytes (the library compares them with 1).
     let (surfacevel, adhesion) =
         unsafe { (byte(&raw const m.flg_surfacevel) == 1, byte(&raw const m.flg_adhesion) == 1) };
-    let run = |d: &mut sys::mjData, contacts: &[ContactRef]| {
-        // SAFETY: mjData's arrays of their documented lengths; efc_vel and efc_aref (distinct from
-        // the inputs) are written only here.
-        let (inp, vel, aref) = unsafe {
-            let inp = ReferenceInput {
-                qvel: slice(d.qvel, m.nv as usize),
-                efc_pos: slice(d.efc_pos, nefc),
-                efc_margin: slice(d.efc_margin, nefc),
-                efc_kbip: slice(d.efc_KBIP, 4 * nefc),
-                efc_r: slice(d.efc_R, nefc),
-                contacts,
-                surfacevel,
-                adhesion,
-                elliptic: m.opt.cone != 0,
-                discrete: m.opt.integrator == INT_DISCRETE,
-                timestep: m.opt.timestep,
-            };
-            (inp, slice_mut(d.efc_vel, nefc), slice_mut(d.efc_aref, nefc))
-        };
-        refc::reference_constraint(&jacobian(m, d), &inp, vel, aref);
-    };
-    if !(surfacevel || adhesion) {
-        // the contacts are not read: no copy of them
-        return run(d, &[]);
+    if surfacevel || adhesion {
+        return reference_with_contacts(m, d, surfacevel, adhesion);
     }
+    // the contacts are not read: no copy of them
+    write_reference(m, d, &[], [false; 2]);
+}
+
+/// [`reference`] with surface velocities or adhesion, which read the contacts (out of line: most
+/// models have neither).
+#[cold]
+#[inline(never)]
+fn reference_with_contacts(m: &sys::mjModel, d: &mut sys::mjData, surfacevel: bool, adhesion: bool) {
     CONTACTS.with(|c| {
         let mut contacts = c.borrow_mut();
         contacts.clear();
@@ -112,8 +109,33 @@ pub(super) fn reference(m: &sys::mjModel, d: &mut sys::mjData) {
             surfacevel: c.surfacevel,
             adhesion: c.adhesion,
         }));
-        run(d, &contacts);
+        write_reference(m, d, &contacts, [surfacevel, adhesion]);
     });
+}
+
+/// Writes `efc_vel` and `efc_aref` (`flags`: surface velocity, adhesion).
+#[inline]
+fn write_reference(m: &sys::mjModel, d: &mut sys::mjData, contacts: &[ContactRef], flags: [bool; 2]) {
+    let nefc = d.nefc.max(0) as usize;
+    // SAFETY: mjData's arrays of their documented lengths; efc_vel and efc_aref (distinct from
+    // the inputs) are written only here.
+    let (inp, vel, aref) = unsafe {
+        let inp = ReferenceInput {
+            qvel: slice(d.qvel, m.nv as usize),
+            efc_pos: slice(d.efc_pos, nefc),
+            efc_margin: slice(d.efc_margin, nefc),
+            efc_kbip: slice(d.efc_KBIP, 4 * nefc),
+            efc_r: slice(d.efc_R, nefc),
+            contacts,
+            surfacevel: flags[0],
+            adhesion: flags[1],
+            elliptic: m.opt.cone != 0,
+            discrete: m.opt.integrator == INT_DISCRETE,
+            timestep: m.opt.timestep,
+        };
+        (inp, slice_mut(d.efc_vel, nefc), slice_mut(d.efc_aref, nefc))
+    };
+    refc::reference_constraint(&jacobian(m, d), &inp, vel, aref);
 }
 
 /// The arrays `mj_referenceConstraint` writes.
@@ -235,6 +257,33 @@ struct Phases {
     ar: bool,
     /// The numeric phases (all but the discrete integrator).
     numeric: bool,
+}
+
+/// Runs the Rust stage in place of `mj_projectConstraint` if the model and state are inside its
+/// scope; the reason, with nothing written, when they are not.
+#[inline]
+pub(super) fn try_project(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
+    if !projects(m, d) {
+        // nothing to do (most models: no dual solver), decided before any call
+        return None;
+    }
+    try_projection(m, d)
+}
+
+/// Whether `mj_projectConstraint` does anything: rows, and a dual solver or the exact diagonal.
+#[inline]
+fn projects(m: &sys::mjModel, d: &sys::mjData) -> bool {
+    d.nefc != 0 && (is_dual(m) || m.opt.enableflags & ENBL_DIAGEXACT != 0)
+}
+
+/// [`try_project`] once [`projects`] said there is work.
+#[inline(never)]
+fn try_projection(m: &sys::mjModel, d: &mut sys::mjData) -> Option<Fallback> {
+    let why = project_out_of_scope(m, d);
+    if why.is_none() {
+        project(m, d);
+    }
+    why
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_projectConstraint`.

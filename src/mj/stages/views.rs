@@ -133,21 +133,36 @@ fn build(m: &sys::mjModel) -> Views<'_> {
     }
 }
 
+/// Builds the views of `m` into the cache (out of line: it runs once per model and thread).
+#[cold]
+#[inline(never)]
+fn rebuild(slot: &mut Option<Box<Cached>>, m: &sys::mjModel, generation: u64) {
+    // SAFETY: the views are of `m`, which outlives the calls they are handed to; they are stored
+    // with a 'static lifetime but only handed out (with `m`'s) while key and generation match,
+    // that is, while the model they point into has not been freed or re-laid out.
+    let views = unsafe { std::mem::transmute::<Views<'_>, Views<'static>>(build(m)) };
+    *slot = Some(Box::new(Cached { model: m as *const sys::mjModel as usize, generation, views }));
+}
+
+/// Runs `f` with views of `m` built for this call (out of line: only nested calls need it).
+#[cold]
+#[inline(never)]
+fn uncached<'m, R>(m: &'m sys::mjModel, f: impl FnOnce(&Views<'m>) -> R) -> R {
+    f(&build(m))
+}
+
 /// Runs `f` with the views of `m` (cached; built on this thread's first call for the model).
+#[inline]
 pub(super) fn with<'m, R>(m: &'m sys::mjModel, f: impl FnOnce(&Views<'m>) -> R) -> R {
     let generation = GENERATION.load(Ordering::Acquire);
     let key = m as *const sys::mjModel as usize;
     CACHE.with(|cache| {
         let Ok(mut slot) = cache.try_borrow_mut() else {
             // a view is in use further up this thread's stack: build one for this call
-            return f(&build(m));
+            return uncached(m, f);
         };
         if !matches!(&*slot, Some(c) if c.model == key && c.generation == generation) {
-            // SAFETY: the views are of `m`, which outlives this call; they are stored with a
-            // 'static lifetime but only handed out (with `m`'s) while key and generation match,
-            // that is, while the model they point into has not been freed or re-laid out.
-            let views = unsafe { std::mem::transmute::<Views<'m>, Views<'static>>(build(m)) };
-            *slot = Some(Box::new(Cached { model: key, generation, views }));
+            rebuild(&mut slot, m, generation);
         }
         let cached = slot.as_mut().expect("just filled");
         passive::refresh(&mut cached.views.passive, m);
