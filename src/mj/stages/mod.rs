@@ -551,12 +551,7 @@ fn scope_and_run(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args
         Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
             try_tree(stage, m, d, args)
         }
-        Stage::Passive
-        | Stage::MakeConstraint
-        | Stage::Island
-        | Stage::Kinematics
-        | Stage::Euler
-        | Stage::Implicit => {
+        Stage::Passive | Stage::MakeConstraint | Stage::Island | Stage::Kinematics | Stage::Euler | Stage::Implicit => {
             let why = out_of_scope(stage, m, d);
             if why.is_none() {
                 replace(stage, m, d, args);
