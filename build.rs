@@ -39,6 +39,7 @@ fn main() {
         "mj_island",
         "mj_projectConstraint",
         "mj_referenceConstraint",
+        "mj_fwdConstraint",
         "mj_deleteModel",
         "mj_copyModel",
         "mjv_copyModel",

@@ -45,12 +45,20 @@ pub enum Fallback {
     ExactDiagonal,
     /// A sparse Jacobian row without entries.
     EmptyRow,
+    /// Constraint rows for the PGS solver (`fwdConstraint`: not yet in Rust).
+    SolverPgs,
+    /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
+    SolverCg,
+    /// Constraint rows for the Newton solver (`fwdConstraint`: not yet in Rust).
+    SolverNewton,
+    /// A solver number outside PGS, CG and Newton (the library reports it and solves nothing).
+    SolverUnknown,
     /// The Rust stage panicked (a bug; the call was redone by MuJoCo's function).
     Panicked,
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 21;
+pub const NFALLBACK: usize = 25;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -75,6 +83,10 @@ impl Fallback {
         Fallback::Discrete,
         Fallback::ExactDiagonal,
         Fallback::EmptyRow,
+        Fallback::SolverPgs,
+        Fallback::SolverCg,
+        Fallback::SolverNewton,
+        Fallback::SolverUnknown,
         Fallback::Panicked,
     ];
 
@@ -106,6 +118,10 @@ impl Fallback {
             Fallback::Discrete => "the discrete integrator",
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
+            Fallback::SolverPgs => "PGS solver (not yet in Rust)",
+            Fallback::SolverCg => "CG solver (not yet in Rust)",
+            Fallback::SolverNewton => "Newton solver (not yet in Rust)",
+            Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",
         }
     }

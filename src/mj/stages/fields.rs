@@ -3,7 +3,7 @@
 
 use mujoco_sys as sys;
 
-use super::{actuation, constraint, island, passive, reference, Stage};
+use super::{actuation, constraint, island, passive, reference, solver, Stage};
 
 /// One array of `mjData`.
 #[derive(Clone, Copy, Debug)]
@@ -77,6 +77,7 @@ pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Fi
         Stage::Island => island::outputs(m, d),
         Stage::ProjectConstraint => reference::project_outputs(m, d),
         Stage::ReferenceConstraint => reference::reference_outputs(m, d),
+        Stage::FwdConstraint => solver::outputs(m, d),
         _ => Vec::new(),
     }
 }

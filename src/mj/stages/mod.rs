@@ -32,6 +32,7 @@ mod island;
 mod passive;
 mod reference;
 mod snapshot;
+mod solver;
 mod stack;
 pub(crate) mod views;
 
@@ -69,10 +70,12 @@ pub enum Stage {
     /// `mj_referenceConstraint`: constraint velocities `efc_vel` and reference accelerations
     /// `efc_aref`.
     ReferenceConstraint,
+    /// `mj_fwdConstraint`: the constraint solver, `efc_force`, `qfrc_constraint` and `qacc`.
+    FwdConstraint,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 13;
+pub const NSTAGE: usize = 14;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -104,6 +107,7 @@ impl Stage {
         Stage::Island,
         Stage::ProjectConstraint,
         Stage::ReferenceConstraint,
+        Stage::FwdConstraint,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -122,6 +126,7 @@ impl Stage {
             Stage::Island => "island",
             Stage::ProjectConstraint => "projectConstraint",
             Stage::ReferenceConstraint => "referenceConstraint",
+            Stage::FwdConstraint => "fwdConstraint",
         }
     }
 
@@ -140,6 +145,7 @@ impl Stage {
             Stage::Island => c"mj_island",
             Stage::ProjectConstraint => c"mj_projectConstraint",
             Stage::ReferenceConstraint => c"mj_referenceConstraint",
+            Stage::FwdConstraint => c"mj_fwdConstraint",
         }
     }
 
@@ -152,7 +158,7 @@ impl Stage {
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, or all"
+    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, fwdConstraint, or all"
 )]
 pub struct UnknownStage(pub String);
 
@@ -373,6 +379,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallb
         Stage::Island => return island::out_of_scope(m, d),
         Stage::ProjectConstraint => return reference::project_out_of_scope(m, d),
         Stage::ReferenceConstraint => return reference::reference_out_of_scope(m, d),
+        Stage::FwdConstraint => return solver::out_of_scope(m, d),
     };
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 && asleep {
         return Some(Fallback::Asleep);
@@ -567,6 +574,7 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::Island => island::replace(m, d),
         Stage::ProjectConstraint => reference::project(m, d),
         Stage::ReferenceConstraint => reference::reference(m, d),
+        Stage::FwdConstraint => solver::replace(m, d),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }
