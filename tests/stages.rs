@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,fwdConstraint"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -124,7 +124,11 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let (c, none) = run(StageSet::NONE);
         let (rust, counts) = run(StageSet::all());
         assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
-        assert!(counts.rust.iter().all(|&n| n >= 500), "{counts:?}");
+        // the solver's calls with constraint rows are MuJoCo's (by solver, counted); the others Rust's
+        let solver = Stage::FwdConstraint.index();
+        assert!(counts.rust.iter().enumerate().all(|(i, &n)| n >= 500 || i == solver), "{counts:?}");
+        assert!(counts.rust[solver] + counts.fallback[solver] >= 500, "{counts:?}");
+        assert_eq!(counts.why[solver][Fallback::SolverNewton.index()], counts.fallback[solver], "{counts:?}");
         assert_eq!(counts.fallback[..6], [0; 6]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&c), bits(&rust), "{integrator:?}");
@@ -143,6 +147,8 @@ fn one_ulp_in_a_stage_output_is_reported_with_its_field() {
         (Stage::Passive, "qfrc_passive"),
         (Stage::Transmission, "actuator_moment"),
         (Stage::FwdActuation, "qfrc_actuator"),
+        // the tree falls freely for its first steps: the solver's path without rows
+        (Stage::FwdConstraint, "qacc"),
     ] {
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Output(stage)))).unwrap();
         let first = r.first.expect("a tampered stage must differ");
@@ -202,6 +208,10 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
             assert!(why(Fallback::Asleep) > 0, "{}: {r:?}", s.name());
             let equality = if s == Stage::MakeConstraint { why(Fallback::Equality) } else { 0 };
             assert_eq!(why(Fallback::Asleep) + equality, r.skipped[i], "{}: {r:?}", s.name());
+        } else if s == Stage::FwdConstraint {
+            // without rows (the stack asleep) in Rust; with rows, the Newton solver is MuJoCo's
+            assert!(r.compared[i] > 0 && why(Fallback::SolverNewton) > 0, "{r:?}");
+            assert_eq!(why(Fallback::SolverNewton), r.skipped[i], "{r:?}");
         } else {
             assert_eq!(r.skipped[i], 0, "{}: {r:?}", s.name());
         }
@@ -228,7 +238,8 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
             "makeConstraint",
             "island",
             "projectConstraint",
-            "referenceConstraint"
+            "referenceConstraint",
+            "fwdConstraint"
         ]
     );
     for r in &rows {

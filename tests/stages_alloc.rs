@@ -1,5 +1,5 @@
-//! The Rust dynamics stages allocate nothing per step: steps with all 13 stages in place of
-//! MuJoCo's functions (`mj_crb` to `mj_referenceConstraint`) are counted with a counting global
+//! The Rust dynamics stages allocate nothing per step: steps with all 14 stages in place of
+//! MuJoCo's functions (`mj_crb` to `mj_fwdConstraint`) are counted with a counting global
 //! allocator (MuJoCo's own allocations are not Rust's and are not seen). One
 //! test function: the counter is global to the process.
 
@@ -13,7 +13,7 @@ use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 /// Free, ball, hinge and slide joints with limits, friction loss and damping, two actuators, and
-/// boxes resting on the floor: every one of the 13 stages has work on every step.
+/// boxes resting on the floor: every one of the 14 stages has work on every step.
 fn scene(option: &str) -> String {
     format!(
         r#"<mujoco><option {option}/><worldbody><geom type="plane" size="1 1 .1"/>
@@ -36,7 +36,12 @@ fn the_rust_stages_allocate_nothing_per_step() {
     drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
     // Newton with a dense Jacobian; PGS (the projection's work) with elliptic cones and a sparse one
-    for option in [r#"cone="pyramidal""#, r#"solver="PGS" cone="elliptic" jacobian="sparse""#] {
+    // and, with constraints disabled, the solver's path without rows in Rust
+    for option in [
+        r#"cone="pyramidal""#,
+        r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
+        r#"><flag constraint="disable"/></option><option"#,
+    ] {
         let model = Model::from_xml_str(&scene(option)).unwrap();
         let mut data = Data::new(&model).unwrap();
         data.reset_keyframe(0).unwrap();
@@ -54,11 +59,17 @@ fn the_rust_stages_allocate_nothing_per_step() {
             // region while it starts up. An allocation of the stages recurs in every pass.
             pass().min(pass())
         });
-        for s in Stage::ALL {
+        // the solver's calls with constraint rows are MuJoCo's so far (the scene always has rows):
+        // its Rust path is the one without rows, allocation-free by construction (no scratch)
+        for s in Stage::ALL.into_iter().filter(|&s| s != Stage::FwdConstraint) {
             assert!(counts.rust[s.index()] >= 201, "{option} {}: {counts:?}", s.name());
             assert_eq!(counts.fallback[s.index()], 0, "{option} {}: {counts:?}", s.name());
         }
-        assert!(data.mj().nefc > 0, "{option}: no constraint rows");
+        let solver = Stage::FwdConstraint.index();
+        assert!(counts.rust[solver] + counts.fallback[solver] >= 201, "{option}: {counts:?}");
+        let disabled = option.contains("disable");
+        assert_eq!(counts.rust[solver] >= 201, disabled, "{option}: {counts:?}");
+        assert_eq!(data.mj().nefc > 0, !disabled, "{option}: constraint rows");
         assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with the Rust stages");
     }
 }

@@ -37,8 +37,9 @@ fn the_rust_stages_trajectory_is_mujocos_and_one_ulp_in_a_stage_breaks_it() {
     for integrator in [Integrator::Euler, Integrator::ImplicitFast, Integrator::Implicit, Integrator::Rk4] {
         let r = run(integrator, None);
         assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
-        // every stage ran in Rust in the trajectory run, none fell back
-        for s in Stage::ALL {
+        // every stage ran in Rust in the trajectory run, none fell back (but the solver, whose
+        // calls with constraint rows are MuJoCo's so far)
+        for s in Stage::ALL.into_iter().filter(|&s| s != Stage::FwdConstraint) {
             assert!(
                 r.trajectory_counts.rust[s.index()] >= 150,
                 "{integrator:?} {}: {:?}",
