@@ -3,9 +3,6 @@
 //! timer, and the calls left to the library, each with its reason.
 
 use mujoco_sys as sys;
-#[cfg(test)]
-use specula_engine::dynamics::solver::update::constraint_update;
-use specula_engine::dynamics::solver::update::{Cone, Rows};
 use specula_engine::dynamics::solver::{self, NISLAND};
 
 use super::fields::Field;
@@ -65,37 +62,38 @@ pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
     out
 }
 
-/// The contacts' cone data the constraint update reads, gathered into `out` (`ncon`).
-fn cones(d: &sys::mjData, out: &mut Vec<Cone>) {
-    out.clear();
-    // SAFETY: the ncon contacts at d->contact.
-    let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
-    out.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
-}
-
-/// The constraint rows of MuJoCo's data as the update reads them.
-fn rows<'a>(d: &'a sys::mjData, contacts: &'a [Cone]) -> Rows<'a> {
-    let nefc = d.nefc.max(0) as usize;
-    // SAFETY: mjData's row arrays of nefc entries, read only.
-    unsafe {
-        Rows {
-            ne: d.ne.max(0) as usize,
-            nf: d.nf.max(0) as usize,
-            d: slice(d.efc_D, nefc),
-            r: slice(d.efc_R, nefc),
-            frictionloss: slice(d.efc_frictionloss, nefc),
-            efc_type: slice(d.efc_type, nefc),
-            efc_id: slice(d.efc_id, nefc),
-            contacts,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     //! The solver's pieces alone against the library's exported helpers, bit for bit.
     use super::*;
     use crate::mj::{Data, Model};
+    use specula_engine::dynamics::solver::update::{constraint_update, Cone, Rows};
+
+    /// The contacts' cone data the constraint update reads, gathered into `out` (`ncon`).
+    fn cones(d: &sys::mjData, out: &mut Vec<Cone>) {
+        out.clear();
+        // SAFETY: the ncon contacts at d->contact.
+        let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
+        out.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
+    }
+
+    /// The constraint rows of MuJoCo's data as the update reads them.
+    fn rows<'a>(d: &'a sys::mjData, contacts: &'a [Cone]) -> Rows<'a> {
+        let nefc = d.nefc.max(0) as usize;
+        // SAFETY: mjData's row arrays of nefc entries, read only.
+        unsafe {
+            Rows {
+                ne: d.ne.max(0) as usize,
+                nf: d.nf.max(0) as usize,
+                d: slice(d.efc_D, nefc),
+                r: slice(d.efc_R, nefc),
+                frictionloss: slice(d.efc_frictionloss, nefc),
+                efc_type: slice(d.efc_type, nefc),
+                efc_id: slice(d.efc_id, nefc),
+                contacts,
+            }
+        }
+    }
 
     /// Boxes on a plane (condim 1, 3, 4 and 6), a limited chain with friction loss, and a
     /// weld: every kind of row the update distinguishes.
