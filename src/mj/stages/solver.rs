@@ -119,6 +119,104 @@ mod tests {
         )
     }
 
+    extern "C" {
+        fn mju_QCQP2(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
+        fn mju_QCQP3(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
+    }
+
+    /// A deterministic stream of doubles in [-1, 1) (xorshift).
+    struct Stream(u64);
+
+    impl Stream {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        }
+    }
+
+    /// `B B' + shift I` for a random `n x k` `B`: positive definite for `k >= n` and `shift >= 0`,
+    /// rank `k` (so deficient) for `k < n` and `shift = 0`.
+    fn gram(s: &mut Stream, n: usize, k: usize, shift: f64) -> Vec<f64> {
+        let b: Vec<f64> = (0..n * k).map(|_| s.next() * 3.0).collect();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] =
+                    (0..k).map(|c| b[i * k + c] * b[j * k + c]).sum::<f64>() + if i == j { shift } else { 0.0 };
+            }
+        }
+        a
+    }
+
+    #[test]
+    fn the_dense_cholesky_factor_is_the_librarys_mujoco() {
+        use specula_engine::dynamics::solver::chol::chol_factor;
+        let mut s = Stream(0x9e37_79b9_7f4a_7c15);
+        let (mut full, mut deficient) = (0, 0);
+        for case in 0..400 {
+            let n = 1 + case % 23;
+            let k = if case % 5 == 0 { n / 2 } else { n + 2 };
+            let shift = if case % 5 == 0 { 0.0 } else { 1e-3 * (case % 7) as f64 };
+            let a = gram(&mut s, n, k, shift);
+            let mindiag = [1e-15, 1e-6, 0.5][case % 3];
+            let (mut ours, mut theirs) = (a.clone(), a);
+            let rank = chol_factor(&mut ours, n, mindiag);
+            // SAFETY: an n x n matrix.
+            let c_rank = unsafe { sys::mju_cholFactor(theirs.as_mut_ptr(), n as i32, mindiag) };
+            assert_eq!(rank as i32, c_rank, "case {case}");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&ours), bits(&theirs), "case {case} (n {n})");
+            if rank < n {
+                deficient += 1
+            } else {
+                full += 1
+            }
+        }
+        assert!(full > 100 && deficient > 50, "{full} full rank, {deficient} deficient");
+    }
+
+    #[test]
+    fn the_qcqps_are_the_librarys_mujoco() {
+        use specula_engine::dynamics::solver::qcqp::{qcqp2, qcqp3};
+        let mut s = Stream(0x1234_5678_9abc_def1);
+        let (mut active, mut free, mut singular) = (0, 0, 0);
+        let mut count = |r: bool, v: &[f64]| {
+            if r {
+                active += 1
+            } else if v.iter().all(|&x| x == 0.0) {
+                singular += 1
+            } else {
+                free += 1
+            }
+        };
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for case in 0..2000 {
+            let shift = if case % 9 == 0 { -2.0 } else { 0.01 };
+            let radius = [0.01, 0.3, 1.0, 30.0][case % 4];
+            let a2 = gram(&mut s, 2, 2, shift);
+            let (b, d) = ([s.next(), s.next(), s.next()], [1.0 + s.next(), 1.2 + s.next(), 0.7 + s.next()]);
+            let a2: [f64; 4] = a2.try_into().expect("2x2");
+            let mut ours = [0.0; 2];
+            let r = qcqp2(&mut ours, &a2, &[b[0], b[1]], &[d[0], d[1]], radius);
+            let mut theirs = [f64::NAN; 2];
+            // SAFETY: arrays of the sizes the function reads and writes.
+            let c = unsafe { mju_QCQP2(theirs.as_mut_ptr(), a2.as_ptr(), b.as_ptr(), d.as_ptr(), radius) };
+            assert_eq!((i32::from(r), bits(&ours)), (c, bits(&theirs)), "QCQP2 case {case}");
+            count(r, &ours);
+            let a3: [f64; 9] = gram(&mut s, 3, 3, shift).try_into().expect("3x3");
+            let mut ours = [0.0; 3];
+            let r = qcqp3(&mut ours, &a3, &b, &d, radius);
+            let mut theirs = [f64::NAN; 3];
+            // SAFETY: as above.
+            let c = unsafe { mju_QCQP3(theirs.as_mut_ptr(), a3.as_ptr(), b.as_ptr(), d.as_ptr(), radius) };
+            assert_eq!((i32::from(r), bits(&ours)), (c, bits(&theirs)), "QCQP3 case {case}");
+            count(r, &ours);
+        }
+        assert!(active > 500 && free > 500 && singular > 50, "{active} active, {free} free, {singular} singular");
+    }
+
     #[test]
     fn the_constraint_update_is_the_librarys_mujoco() {
         let mut compared = [0usize; 5];

@@ -7,6 +7,8 @@
 //! So far in Rust: the frame's path without constraint rows (D13). The root crate leaves every
 //! other call to the library, each with a named reason.
 
+pub mod chol;
+pub mod qcqp;
 pub mod update;
 
 /// `mjNISLAND`: the number of islands with their own solver statistics.
