@@ -178,6 +178,32 @@ mod tests {
     }
 
     #[test]
+    fn the_dense_products_are_the_librarys_mujoco() {
+        use specula_engine::dynamics::solver::dense::{mul_mat_t_vec, sqr_mat_td};
+        let mut s = Stream(0x0dd_b1a5_e5ca_1ab1);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for case in 0..300 {
+            let (nr, nc) = (1 + case % 17, 1 + case % 13);
+            // zero entries and rows, as a Jacobian and the quadratic rows' D have
+            let mat: Vec<f64> = (0..nr * nc).map(|k| if k % 3 == 1 { 0.0 } else { s.next() * 5.0 }).collect();
+            let diag: Vec<f64> = (0..nr).map(|k| if k % 4 == 2 { 0.0 } else { s.next().abs() * 1e3 }).collect();
+            let vec: Vec<f64> = (0..nr).map(|k| if k % 5 == 3 { 0.0 } else { s.next() }).collect();
+            let mut ours = vec![f64::NAN; nc];
+            mul_mat_t_vec(&mut ours, &mat, &vec);
+            let mut theirs = vec![f64::NAN; nc];
+            // SAFETY: an nr x nc matrix, nr and nc vectors.
+            unsafe { sys::mju_mulMatTVec(theirs.as_mut_ptr(), mat.as_ptr(), vec.as_ptr(), nr as i32, nc as i32) };
+            assert_eq!(bits(&ours), bits(&theirs), "J'f case {case}");
+            let mut ours = vec![f64::NAN; nc * nc];
+            sqr_mat_td(&mut ours, &mat, &diag, nc, true);
+            let mut theirs = vec![f64::NAN; nc * nc];
+            // SAFETY: an nc x nc result, an nr x nc matrix, nr diagonal entries.
+            unsafe { sys::mju_sqrMatTD(theirs.as_mut_ptr(), mat.as_ptr(), diag.as_ptr(), nr as i32, nc as i32) };
+            assert_eq!(bits(&ours), bits(&theirs), "J'DJ case {case}");
+        }
+    }
+
+    #[test]
     fn the_qcqps_are_the_librarys_mujoco() {
         use specula_engine::dynamics::solver::qcqp::{qcqp2, qcqp3};
         let mut s = Stream(0x1234_5678_9abc_def1);
