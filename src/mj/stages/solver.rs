@@ -122,7 +122,23 @@ mod tests {
     extern "C" {
         fn mju_QCQP2(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
         fn mju_QCQP3(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
+        fn mju_mulSymVecSparse(
+            res: *mut f64,
+            mat: *const f64,
+            vec: *const f64,
+            n: i32,
+            rownnz: *const i32,
+            rowadr: *const i32,
+            colind: *const i32,
+        );
     }
+
+    /// Free, ball, hinge and slide joints in one branching tree, with armature.
+    const TREE: &str = r#"<mujoco><worldbody><body pos="0 0 1"><freejoint/><geom type="box" size=".1 .05 .02"/>
+      <body pos=".2 0 0"><joint type="ball" armature=".01"/><geom type="capsule" size=".02 .1"/>
+        <body pos=".2 0 0"><joint type="hinge" axis="0 1 1"/><geom type="sphere" size=".04"/></body>
+        <body pos="0 0 -.1"><joint type="slide" axis="1 0 0" armature=".2"/><geom type="box" size=".03 .03 .03"/></body>
+      </body></body></worldbody></mujoco>"#;
 
     /// A deterministic stream of doubles in [-1, 1) (xorshift).
     struct Stream(u64);
@@ -179,7 +195,7 @@ mod tests {
 
     #[test]
     fn the_dense_products_are_the_librarys_mujoco() {
-        use specula_engine::dynamics::solver::dense::{mul_mat_t_vec, sqr_mat_td};
+        use specula_engine::dynamics::solver::products::{mul_mat_t_vec, sqr_mat_td};
         let mut s = Stream(0x0dd_b1a5_e5ca_1ab1);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         for case in 0..300 {
@@ -200,6 +216,56 @@ mod tests {
             // SAFETY: an nc x nc result, an nr x nc matrix, nr diagonal entries.
             unsafe { sys::mju_sqrMatTD(theirs.as_mut_ptr(), mat.as_ptr(), diag.as_ptr(), nr as i32, nc as i32) };
             assert_eq!(bits(&ours), bits(&theirs), "J'DJ case {case}");
+        }
+    }
+
+    #[test]
+    fn the_inertia_product_and_the_norm_are_the_librarys_mujoco() {
+        use specula_engine::dynamics::solver::products::{mul_sym_vec_sparse, norm};
+        let mut s = Stream(0x5eed_0f_1e55_0000);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        // the inertia of real models: branching trees, free and ball joints, armature
+        for (k, xml) in [scene("pyramidal"), TREE.to_string()].iter().enumerate() {
+            let model = Model::from_xml_str(xml).expect("model");
+            let mut data = Data::new(&model).expect("data");
+            for step in 0..20 {
+                data.step().expect("step");
+                data.with_mj(|m, d| {
+                    let (nv, nc) = (m.nv as usize, m.nC as usize);
+                    let v: Vec<f64> = (0..nv).map(|_| s.next() * 10.0).collect();
+                    // SAFETY: the model's inertia pattern and the data's M, of their lengths.
+                    let (rownnz, rowadr, colind, mass) = unsafe {
+                        (slice(m.M_rownnz, nv), slice(m.M_rowadr, nv), slice(m.M_colind, nc), slice(d.M, nc))
+                    };
+                    let mut ours = vec![f64::NAN; nv];
+                    mul_sym_vec_sparse(&mut ours, mass, &v, rownnz, rowadr, colind);
+                    let mut theirs = vec![f64::NAN; nv];
+                    // SAFETY: nv-vectors and the inertia's sparse arrays.
+                    unsafe {
+                        mju_mulSymVecSparse(
+                            theirs.as_mut_ptr(),
+                            mass.as_ptr(),
+                            v.as_ptr(),
+                            nv as i32,
+                            m.M_rownnz,
+                            m.M_rowadr,
+                            m.M_colind,
+                        )
+                    };
+                    assert_eq!(bits(&ours), bits(&theirs), "scene {k} step {step}: M v");
+                    let mut mulm = vec![f64::NAN; nv];
+                    // SAFETY: as above.
+                    unsafe { sys::mj_mulM(m, d, mulm.as_mut_ptr(), v.as_ptr()) };
+                    assert_eq!(bits(&ours), bits(&mulm), "scene {k} step {step}: mj_mulM");
+                    for len in [0, 1, 2, 3, 4, 5, 7, 8, 9, nv] {
+                        let len = len.min(nv);
+                        // SAFETY: len <= nv entries.
+                        let c = unsafe { sys::mju_norm(v.as_ptr(), len as i32) };
+                        assert_eq!(norm(&v[..len]).to_bits(), c.to_bits(), "norm of {len}");
+                    }
+                })
+                .expect("data");
+            }
         }
     }
 

@@ -1,9 +1,35 @@
-//! Dense products of the primal solvers as MuJoCo 4.0.0 computes them (`docs/measurements.md`
+//! The products of the primal solvers as MuJoCo 4.0.0 computes them (`docs/measurements.md`
 //! D15): the constraint force in joint space `J' f` (`mju_mulMatTVec`) and the constraint part of
-//! the Newton Hessian `J' D J` (`mju_sqrMatTD_impl`). Both accumulate element by element, row
-//! after row, and skip the rows (and entries) whose coefficient compares equal to zero.
+//! the Newton Hessian `J' D J` (`mju_sqrMatTD_impl`), both accumulated element by element, row
+//! after row, skipping the rows (and entries) whose coefficient compares equal to zero; the
+//! inertia times a vector from `M`'s sparse lower triangle (`mju_mulSymVecSparse`, also inline in
+//! the warm start); and a vector's norm (`mju_norm`).
 // Indexed loops walk rows and columns as the library does; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+
+use crate::dynamics::reference::dot;
+
+/// `mju_norm`: the square root of `dot(v, v)` (`mju_dot`'s order).
+pub fn norm(v: &[f64]) -> f64 {
+    dot(v, v).sqrt()
+}
+
+/// `mju_mulSymVecSparse`: `res = M vec` from the lower triangle of `M` stored by rows (MuJoCo's
+/// `M_rownnz`, `M_rowadr`, `M_colind`, the diagonal last in each row): each row sets its own entry
+/// from the diagonal, then, from the last off-diagonal to the first, adds to itself and to the
+/// column's entry.
+pub fn mul_sym_vec_sparse(res: &mut [f64], mat: &[f64], vec: &[f64], rownnz: &[i32], rowadr: &[i32], colind: &[i32]) {
+    res.fill(0.0);
+    for i in 0..res.len() {
+        let (adr, nnz) = (rowadr[i] as usize, rownnz[i] as usize);
+        res[i] = vec[i] * mat[adr + nnz - 1];
+        for k in (0..nnz.saturating_sub(1)).rev() {
+            let (j, val) = (colind[adr + k] as usize, mat[adr + k]);
+            res[i] = val * vec[j] + res[i];
+            res[j] = val * vec[i] + res[j];
+        }
+    }
+}
 
 /// `mju_mulMatTVec`: `res = mat' vec` for the row-major `nr x nc` `mat` (`nr = vec.len()`,
 /// `nc = res.len()`).
