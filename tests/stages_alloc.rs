@@ -72,4 +72,25 @@ fn the_rust_stages_allocate_nothing_per_step() {
         assert_eq!(data.mj().nefc > 0, !disabled, "{option}: constraint rows");
         assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with the Rust stages");
     }
+    // the solver's frame with rows (Newton, dense, pyramidal, islands): the resting chain's calls
+    // whose warm start is certified run in Rust, and allocate nothing either
+    let model = Model::from_xml_str(include_str!("../scenes/chain.xml")).unwrap();
+    let mut data = Data::new(&model).unwrap();
+    let (allocations, counts) = with_stages(StageSet::all(), || {
+        for _ in 0..150 {
+            data.step().unwrap();
+        }
+        let mut pass = || {
+            let region = Region::new(GLOBAL);
+            for _ in 0..100 {
+                data.step().unwrap();
+            }
+            let change = region.change();
+            change.allocations + change.reallocations
+        };
+        pass().min(pass())
+    });
+    let solver = Stage::FwdConstraint.index();
+    assert!(counts.rust[solver] >= 100, "chain: {counts:?}");
+    assert_eq!(allocations, 0, "chain: heap allocations in 100 steps with the Rust stages");
 }

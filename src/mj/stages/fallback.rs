@@ -49,8 +49,16 @@ pub enum Fallback {
     SolverPgs,
     /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
     SolverCg,
-    /// Constraint rows for the Newton solver (`fwdConstraint`: not yet in Rust).
+    /// A call where some island needs Newton iterations (`fwdConstraint`: not yet in Rust).
     SolverNewton,
+    /// The solver on a sparse Jacobian (`fwdConstraint`: not yet in Rust).
+    SolverSparse,
+    /// The solver with elliptic cones (`fwdConstraint`: not yet in Rust).
+    SolverElliptic,
+    /// Noslip iterations (`fwdConstraint`: not yet in Rust).
+    SolverNoslip,
+    /// The solver over all rows at once, without islands (`fwdConstraint`: not yet in Rust).
+    SolverMonolithic,
     /// A solver number outside PGS, CG and Newton (the library reports it and solves nothing).
     SolverUnknown,
     /// The Rust stage panicked (a bug; the call was redone by MuJoCo's function).
@@ -58,7 +66,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 25;
+pub const NFALLBACK: usize = 29;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -86,6 +94,10 @@ impl Fallback {
         Fallback::SolverPgs,
         Fallback::SolverCg,
         Fallback::SolverNewton,
+        Fallback::SolverSparse,
+        Fallback::SolverElliptic,
+        Fallback::SolverNoslip,
+        Fallback::SolverMonolithic,
         Fallback::SolverUnknown,
         Fallback::Panicked,
     ];
@@ -120,7 +132,11 @@ impl Fallback {
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS solver (not yet in Rust)",
             Fallback::SolverCg => "CG solver (not yet in Rust)",
-            Fallback::SolverNewton => "Newton solver (not yet in Rust)",
+            Fallback::SolverNewton => "Newton iterations (not yet in Rust)",
+            Fallback::SolverSparse => "sparse solver (not yet in Rust)",
+            Fallback::SolverElliptic => "elliptic cones in the solver (not yet in Rust)",
+            Fallback::SolverNoslip => "noslip (not yet in Rust)",
+            Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",
         }

@@ -2,35 +2,160 @@
 //! of MuJoCo's data that `specula_engine::dynamics::solver` reads and writes, the function's
 //! timer, and the calls left to the library, each with its reason.
 
+use std::cell::RefCell;
+
 use mujoco_sys as sys;
+use specula_engine::dynamics::arena::{Arena, StackOverflow};
+use specula_engine::dynamics::solver::frame::{
+    solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations,
+};
+use specula_engine::dynamics::solver::update::{Cone, Rows};
 use specula_engine::dynamics::solver::{self, NISLAND};
 
 use super::fields::Field;
-use super::{slice, slice_mut, Fallback};
+use super::{byte, slice, slice_mut, Fallback};
 
 /// `mjSOL_PGS`, `mjSOL_CG`, `mjSOL_NEWTON`.
 const SOL_PGS: i32 = 0;
 const SOL_CG: i32 = 1;
 const SOL_NEWTON: i32 = 2;
 
-/// Why `mj_fwdConstraint` must stay MuJoCo's for this model and state, if it must: with the
-/// effective metric on the discrete integrator the library corrects the smooth force for
-/// gyroscopic terms after every call (`mj_discreteGyro`, D13), and with constraint rows the
-/// solvers are not yet in Rust (one reason per solver; a solver number outside 0 to 2 the
-/// library reports and skips).
+thread_local! {
+    /// The call's outputs and work arrays (reused from call to call).
+    static SCRATCH: RefCell<(FrameScratch, FrameOutput, Vec<Cone>)> = RefCell::default();
+}
+
+/// Why `mj_fwdConstraint` must stay MuJoCo's for this model and state, if it must (D13, D16):
+/// with the effective metric on the discrete integrator the library corrects the smooth force for
+/// gyroscopic terms after every call (`mj_discreteGyro`); with rows, everything but the Newton
+/// solver on a dense Jacobian with pyramidal cones, over islands, without noslip, the effective
+/// metric or the thread pool's locked stack, and, there, the calls where some island's warm start
+/// needs Newton iterations (found by running the call on copies). A solver number outside 0 to
+/// 2 the library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
-    if m.opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {
+    let opt = &m.opt;
+    if opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {
         return Some(Fallback::EffectiveMetric);
     }
     if d.nefc == 0 {
         return None;
     }
-    Some(match m.opt.solver {
-        SOL_PGS => Fallback::SolverPgs,
-        SOL_CG => Fallback::SolverCg,
-        SOL_NEWTON => Fallback::SolverNewton,
-        _ => Fallback::SolverUnknown,
+    let islands = opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0
+        && d.nisland > 0
+        && opt.enableflags & sys::mjENBL_IPC as i32 == 0;
+    // SAFETY: the flag's byte (any value but 0 takes the locked path).
+    let locked = unsafe { byte(&raw const d.threadlock) } != 0;
+    let why = [
+        (opt.solver == SOL_PGS, Fallback::SolverPgs),
+        (opt.solver == SOL_CG, Fallback::SolverCg),
+        (opt.solver != SOL_NEWTON, Fallback::SolverUnknown),
+        (is_sparse(m), Fallback::SolverSparse),
+        (opt.cone != 0, Fallback::SolverElliptic),
+        (opt.noslip_iterations > 0, Fallback::SolverNoslip),
+        (d.efm_active != 0, Fallback::EffectiveMetric),
+        (!islands, Fallback::SolverMonolithic),
+        (locked, Fallback::ThreadLock),
+    ];
+    if let Some(w) = why.iter().find(|w| w.0) {
+        return Some(w.1);
+    }
+    SCRATCH.with(|s| {
+        let (scratch, out, cones) = &mut *s.borrow_mut();
+        if run(m, d, scratch, out, cones).is_err() {
+            return Some(Fallback::SolverNewton);
+        }
+        replay(d, out).err().map(|_| Fallback::StackFull)
     })
+}
+
+/// Whether the library treats the Jacobian as sparse (`mj_isSparse`).
+fn is_sparse(m: &sys::mjModel) -> bool {
+    let j = m.opt.jacobian;
+    j == sys::mjJAC_SPARSE as i32 || (j == sys::mjJAC_AUTO as i32 && m.nv >= 60)
+}
+
+/// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written).
+fn run(
+    m: &sys::mjModel,
+    d: &sys::mjData,
+    scratch: &mut FrameScratch,
+    out: &mut FrameOutput,
+    cones: &mut Vec<Cone>,
+) -> Result<(), NeedsIterations> {
+    let (nv, nc, nefc) = (m.nv as usize, m.nC as usize, d.nefc.max(0) as usize);
+    let nisland = d.nisland.max(0) as usize;
+    cones.clear();
+    // SAFETY: the ncon contacts at d->contact.
+    let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
+    cones.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
+    // SAFETY: mjModel's and mjData's arrays of their documented lengths (the island arrays of
+    // nisland, nv and nefc entries), read only.
+    let (fm, inp) = unsafe {
+        let fm = FrameModel {
+            m_rownnz: slice(m.M_rownnz, nv),
+            m_rowadr: slice(m.M_rowadr, nv),
+            m_colind: slice(m.M_colind, nc),
+            tolerance: m.opt.tolerance,
+            warmstart: m.opt.disableflags & sys::mjDSBL_WARMSTART as i32 == 0,
+        };
+        let rows = |ne: i32, nf: i32, dd, r, fl, ty, id| Rows {
+            ne: ne.max(0) as usize,
+            nf: nf.max(0) as usize,
+            d: slice(dd, nefc),
+            r: slice(r, nefc),
+            frictionloss: slice(fl, nefc),
+            efc_type: slice(ty, nefc),
+            efc_id: slice(id, nefc),
+            contacts: cones,
+        };
+        let islands = Islands {
+            nidof: d.nidof.max(0) as usize,
+            nv: slice(d.island_nv, nisland),
+            idofadr: slice(d.island_idofadr, nisland),
+            ne: slice(d.island_ne, nisland),
+            nf: slice(d.island_nf, nisland),
+            nefc: slice(d.island_nefc, nisland),
+            iefcadr: slice(d.island_iefcadr, nisland),
+            idof2dof: slice(d.map_idof2dof, nv),
+            iefc2efc: slice(d.map_iefc2efc, nefc),
+            efc2iefc: slice(d.map_efc2iefc, nefc),
+            rows: rows(0, 0, d.iefc_D, d.iefc_R, d.iefc_frictionloss, d.iefc_type, d.iefc_id),
+        };
+        let inp = FrameInput {
+            mass: slice(d.M, nc),
+            qld: slice(d.qLD, nc),
+            qld_diag_inv: slice(d.qLDiagInv, nv),
+            qfrc_smooth: slice(d.qfrc_smooth, nv),
+            qacc_smooth: slice(d.qacc_smooth, nv),
+            qacc_warmstart: slice(d.qacc_warmstart, nv),
+            j: slice(d.efc_J, nefc * nv),
+            aref: slice(d.efc_aref, nefc),
+            rows: rows(d.ne, d.nf, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id),
+            islands,
+        };
+        (fm, inp)
+    };
+    // without warm start efc_state keeps MuJoCo's values
+    // SAFETY: efc_state has nefc entries.
+    out.efc_state.clear();
+    out.efc_state.extend_from_slice(unsafe { slice(d.efc_state, nefc) });
+    solve(&fm, &inp, scratch, out)
+}
+
+/// The call's stack frames replayed on a copy of the data's counters: its high-water marks.
+fn replay(d: &sys::mjData, out: &FrameOutput) -> Result<Arena, StackOverflow> {
+    let mut arena = Arena::new(
+        d.arena as usize,
+        d.narena as usize,
+        d.parena,
+        d.pstack,
+        d.maxuse_stack as u64,
+        d.maxuse_arena as u64,
+    );
+    for f in &out.frames {
+        arena.frame(f)?;
+    }
+    Ok(arena)
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdConstraint` (a state the scope test
@@ -38,13 +163,53 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
 pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
     let t0 = super::clock();
     let nv = m.nv as usize;
-    // SAFETY: mjData's arrays of nv entries; qacc and qfrc_constraint are written only here.
-    let (qacc_smooth, qacc, qfrc_constraint) =
-        unsafe { (slice(d.qacc_smooth, nv), slice_mut(d.qacc, nv), slice_mut(d.qfrc_constraint, nv)) };
-    solver::without_rows(qacc_smooth, qacc, qfrc_constraint, &mut d.solver_niter[..NISLAND]);
+    if d.nefc == 0 {
+        // SAFETY: mjData's arrays of nv entries; qacc and qfrc_constraint are written only here.
+        let (qacc_smooth, qacc, qfrc_constraint) =
+            unsafe { (slice(d.qacc_smooth, nv), slice_mut(d.qacc, nv), slice_mut(d.qfrc_constraint, nv)) };
+        solver::without_rows(qacc_smooth, qacc, qfrc_constraint, &mut d.solver_niter[..NISLAND]);
+    } else {
+        SCRATCH.with(|s| {
+            let (scratch, out, cones) = &mut *s.borrow_mut();
+            // the scope test ran the same call: it succeeds
+            if run(m, d, scratch, out, cones).is_ok() {
+                if let Ok(arena) = replay(d, out) {
+                    commit(d, out, &arena);
+                }
+            }
+        });
+    }
     let t = &mut d.timer[sys::mjTIMER_CONSTRAINT as usize];
     t.duration += super::clock() - t0;
     t.number += 1;
+}
+
+/// Writes the call's outputs into MuJoCo's data.
+fn commit(d: &mut sys::mjData, out: &FrameOutput, arena: &Arena) {
+    let copy = |p: *mut f64, v: &[f64]| {
+        // SAFETY: an mjData array of at least v.len() entries, distinct from `out`.
+        unsafe { slice_mut(p, v.len()) }.copy_from_slice(v);
+    };
+    copy(d.qfrc_constraint, &out.qfrc_constraint);
+    copy(d.qacc, &out.qacc);
+    copy(d.efc_b, &out.efc_b);
+    copy(d.efc_force, &out.efc_force);
+    copy(d.ifrc_smooth, &out.ifrc_smooth);
+    copy(d.ifrc_constraint, &out.ifrc_constraint);
+    copy(d.iacc_smooth, &out.iacc_smooth);
+    copy(d.iacc, &out.iacc);
+    copy(d.iefc_force, &out.iefc_force);
+    copy(d.iefc_aref, &out.iefc_aref);
+    // SAFETY: as above, for the two state arrays.
+    unsafe {
+        slice_mut(d.efc_state, out.efc_state.len()).copy_from_slice(&out.efc_state);
+        slice_mut(d.iefc_state, out.iefc_state.len()).copy_from_slice(&out.iefc_state);
+    }
+    d.solver_niter[..NISLAND].fill(0);
+    let n = (d.nisland.max(0) as usize).min(NISLAND);
+    d.solver_nnz[..n].copy_from_slice(&out.solver_nnz[..n]);
+    d.maxuse_stack = arena.maxuse_stack as i64;
+    d.maxuse_arena = arena.maxuse_arena as i64;
 }
 
 /// The arrays `mj_fwdConstraint` writes outside the `mjData` struct (whose statistics and timer
@@ -57,6 +222,17 @@ pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
         out.push(Field::i32("efc_state", d.efc_state, nefc));
         out.push(Field::f64("efc_force", d.efc_force, nefc));
     }
+    if nefc > 0 && d.nisland > 0 {
+        // the island copies the solvers work on (placed by mj_island in the arena)
+        let nidof = d.nidof.max(0) as usize;
+        out.push(Field::f64("ifrc_smooth", d.ifrc_smooth, nidof));
+        out.push(Field::f64("ifrc_constraint", d.ifrc_constraint, nidof));
+        out.push(Field::f64("iacc_smooth", d.iacc_smooth, nidof));
+        out.push(Field::f64("iacc", d.iacc, nidof));
+        out.push(Field::f64("iefc_aref", d.iefc_aref, nefc));
+        out.push(Field::i32("iefc_state", d.iefc_state, nefc));
+        out.push(Field::f64("iefc_force", d.iefc_force, nefc));
+    }
     out.push(Field::f64("qfrc_constraint", d.qfrc_constraint, nv));
     out.push(Field::f64("qacc", d.qacc, nv));
     out
@@ -67,7 +243,7 @@ mod tests {
     //! The solver's pieces alone against the library's exported helpers, bit for bit.
     use super::*;
     use crate::mj::{Data, Model};
-    use specula_engine::dynamics::solver::update::{constraint_update, Cone, Rows};
+    use specula_engine::dynamics::solver::update::constraint_update;
 
     /// The contacts' cone data the constraint update reads, gathered into `out` (`ncon`).
     fn cones(d: &sys::mjData, out: &mut Vec<Cone>) {
@@ -267,6 +443,30 @@ mod tests {
                 .expect("data");
             }
         }
+    }
+
+    #[test]
+    fn calls_whose_warm_start_is_certified_match_the_library_in_place() {
+        use crate::diff::{diff_stages, StageDiffOptions};
+        use crate::mj::stages::{Stage, StageSet, Tamper};
+        use crate::sim::Start;
+        // the resting interlocked links: from step 9 on every call has rows (contacts, Newton,
+        // dense, pyramidal, one island per touching group), many of them certified
+        let model = Model::from_xml_str(include_str!("../../../scenes/chain.xml")).expect("model");
+        let stages = StageSet::NONE.with(Stage::FwdConstraint);
+        let i = Stage::FwdConstraint.index();
+        let opts = |tamper| StageDiffOptions { steps: 300, start: Start::Qpos0, stages, tamper };
+        let r = diff_stages(&model, &opts(None)).expect("run");
+        assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+        assert!(r.compared[i] > 50, "{r:?}");
+        let newton = r.skipped_why[i][Fallback::SolverNewton.index()];
+        assert!(newton > 0 && newton == r.skipped[i], "{r:?}");
+        // one ulp in qacc of a call with rows is named (the first calls, without rows, are
+        // tampered with too: the first difference is at step 1)
+        let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::FwdConstraint)))).expect("run").first;
+        let first = first.expect("a difference");
+        assert_eq!((first.stage, first.field), (Stage::FwdConstraint, "qacc"));
+        assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
     }
 
     #[test]

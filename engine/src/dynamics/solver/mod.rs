@@ -8,6 +8,7 @@
 //! other call to the library, each with a named reason.
 
 pub mod chol;
+pub mod frame;
 pub mod products;
 pub mod qcqp;
 pub mod update;
