@@ -51,8 +51,6 @@ pub enum Fallback {
     SolverCg,
     /// A call where some island needs Newton iterations (`fwdConstraint`: not yet in Rust).
     SolverNewton,
-    /// The solver on a sparse Jacobian (`fwdConstraint`: not yet in Rust).
-    SolverSparse,
     /// The solver with elliptic cones (`fwdConstraint`: not yet in Rust).
     SolverElliptic,
     /// Noslip iterations (`fwdConstraint`: not yet in Rust).
@@ -66,7 +64,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 29;
+pub const NFALLBACK: usize = 28;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -94,7 +92,6 @@ impl Fallback {
         Fallback::SolverPgs,
         Fallback::SolverCg,
         Fallback::SolverNewton,
-        Fallback::SolverSparse,
         Fallback::SolverElliptic,
         Fallback::SolverNoslip,
         Fallback::SolverMonolithic,
@@ -133,7 +130,6 @@ impl Fallback {
             Fallback::SolverPgs => "PGS solver (not yet in Rust)",
             Fallback::SolverCg => "CG solver (not yet in Rust)",
             Fallback::SolverNewton => "Newton iterations (not yet in Rust)",
-            Fallback::SolverSparse => "sparse solver (not yet in Rust)",
             Fallback::SolverElliptic => "elliptic cones in the solver (not yet in Rust)",
             Fallback::SolverNoslip => "noslip (not yet in Rust)",
             Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::arena::{Arena, StackOverflow};
+use specula_engine::dynamics::reference::Jacobian;
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations,
 };
@@ -28,7 +29,7 @@ thread_local! {
 /// Why `mj_fwdConstraint` must stay MuJoCo's for this model and state, if it must (D13, D16):
 /// with the effective metric on the discrete integrator the library corrects the smooth force for
 /// gyroscopic terms after every call (`mj_discreteGyro`); with rows, everything but the Newton
-/// solver on a dense Jacobian with pyramidal cones, over islands, without noslip, the effective
+/// solver with pyramidal cones over islands (dense or sparse Jacobian), without noslip, the effective
 /// metric or the thread pool's locked stack, and, there, the calls where some island's warm start
 /// needs Newton iterations (found by running the call on copies). A solver number outside 0 to
 /// 2 the library reports and skips.
@@ -49,7 +50,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         (opt.solver == SOL_PGS, Fallback::SolverPgs),
         (opt.solver == SOL_CG, Fallback::SolverCg),
         (opt.solver != SOL_NEWTON, Fallback::SolverUnknown),
-        (is_sparse(m), Fallback::SolverSparse),
         (opt.cone != 0, Fallback::SolverElliptic),
         (opt.noslip_iterations > 0, Fallback::SolverNoslip),
         (d.efm_active != 0, Fallback::EffectiveMetric),
@@ -128,7 +128,18 @@ fn run(
             qfrc_smooth: slice(d.qfrc_smooth, nv),
             qacc_smooth: slice(d.qacc_smooth, nv),
             qacc_warmstart: slice(d.qacc_warmstart, nv),
-            j: slice(d.efc_J, nefc * nv),
+            j: if is_sparse(m) {
+                let nj = d.nJ.max(0) as usize;
+                Jacobian::Sparse {
+                    rownnz: slice(d.efc_J_rownnz, nefc),
+                    rowadr: slice(d.efc_J_rowadr, nefc),
+                    rowsuper: slice(d.efc_J_rowsuper, nefc),
+                    colind: slice(d.efc_J_colind, nj),
+                    j: slice(d.efc_J, nj),
+                }
+            } else {
+                Jacobian::Dense { nv, j: slice(d.efc_J, nefc * nv) }
+            },
             aref: slice(d.efc_aref, nefc),
             rows: rows(d.ne, d.nf, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id),
             islands,
@@ -452,21 +463,28 @@ mod tests {
         use crate::sim::Start;
         // the resting interlocked links: from step 9 on every call has rows (contacts, Newton,
         // dense, pyramidal, one island per touching group), many of them certified
-        let model = Model::from_xml_str(include_str!("../../../scenes/chain.xml")).expect("model");
+        let chain = include_str!("../../../scenes/chain.xml");
         let stages = StageSet::NONE.with(Stage::FwdConstraint);
         let i = Stage::FwdConstraint.index();
         let opts = |tamper| StageDiffOptions { steps: 300, start: Start::Qpos0, stages, tamper };
-        let r = diff_stages(&model, &opts(None)).expect("run");
-        assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
-        assert!(r.compared[i] > 50, "{r:?}");
-        let newton = r.skipped_why[i][Fallback::SolverNewton.index()];
-        assert!(newton > 0 && newton == r.skipped[i], "{r:?}");
-        // one ulp in qacc of a call with rows is named (the first calls, without rows, are
-        // tampered with too: the first difference is at step 1)
-        let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::FwdConstraint)))).expect("run").first;
-        let first = first.expect("a difference");
-        assert_eq!((first.stage, first.field), (Stage::FwdConstraint, "qacc"));
-        assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+        for jacobian in ["dense", "sparse"] {
+            let xml = chain.replace(
+                r#"<option timestep="0.00125">"#,
+                &format!(r#"<option timestep="0.00125" jacobian="{jacobian}">"#),
+            );
+            let model = Model::from_xml_str(&xml).expect("model");
+            let r = diff_stages(&model, &opts(None)).expect("run");
+            assert!(r.matches(), "{jacobian}: {:?} {:?}", r.first, r.trajectory);
+            assert!(r.compared[i] > 50, "{jacobian}: {r:?}");
+            let newton = r.skipped_why[i][Fallback::SolverNewton.index()];
+            assert!(newton > 0 && newton == r.skipped[i], "{jacobian}: {r:?}");
+            // one ulp in qacc is named (the first calls, without rows, are tampered with too: the
+            // first difference is at step 1)
+            let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::FwdConstraint)))).expect("run").first;
+            let first = first.expect("a difference");
+            assert_eq!((first.stage, first.field), (Stage::FwdConstraint, "qacc"));
+            assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! `mj_fwdConstraint` with constraint rows for the Newton solver on a dense Jacobian and
-//! pyramidal cones, over islands (`docs/measurements.md` D13, D16): `efc_b`, the warm start, the
+//! `mj_fwdConstraint` with constraint rows for the Newton solver with pyramidal cones, over
+//! islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16): `efc_b`, the warm start, the
 //! island gathers, the start of 4.0.0's `mj_solPrimal` for each island up to its convergence
 //! certificate, and the scatter back. So far only calls where every island's warm start already
 //! satisfies the certificate (no Newton iteration) are taken: [`solve`] reports the others, which
@@ -22,7 +22,7 @@
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm};
 use super::update::{constraint_update, Rows};
 use super::NISLAND;
-use crate::dynamics::reference::dot;
+use crate::dynamics::reference::{dot, sparse_dot, Jacobian};
 use crate::dynamics::solve_ld;
 
 /// The model side of the call (MuJoCo's names).
@@ -83,8 +83,8 @@ pub struct FrameInput<'a> {
     pub qacc_smooth: &'a [f64],
     /// See `qfrc_smooth`.
     pub qacc_warmstart: &'a [f64],
-    /// `efc_J`, dense (`nefc x nv`).
-    pub j: &'a [f64],
+    /// `efc_J`, dense or sparse as the library treats it.
+    pub j: Jacobian<'a>,
     /// `efc_aref`.
     pub aref: &'a [f64],
     /// The rows for the warm start's constraint updates.
@@ -166,8 +166,18 @@ pub struct FrameScratch {
     block_colind: Vec<i32>,
     /// `island dof -> local index`, -1 elsewhere (`nv`).
     local: Vec<i32>,
+    /// The transpose's next free entry per dof.
+    local_fill: Vec<i32>,
     /// One island's Jacobian block and vectors.
     block_j: Vec<f64>,
+    /// The sparse block's pattern, and its transpose.
+    block_j_rownnz: Vec<i32>,
+    block_j_rowadr: Vec<i32>,
+    block_j_colind: Vec<i32>,
+    jt: Vec<f64>,
+    jt_rownnz: Vec<i32>,
+    jt_rowadr: Vec<i32>,
+    jt_colind: Vec<i32>,
     jaref: Vec<f64>,
     ma: Vec<f64>,
     grad: Vec<f64>,
@@ -191,12 +201,7 @@ pub fn solve(
     out.resize(nv, nefc, isl.nidof);
     out.qfrc_constraint.fill(0.0);
     // Step 1: efc_b
-    for i in 0..nefc {
-        out.efc_b[i] = dot(&inp.j[i * nv..(i + 1) * nv], inp.qacc_smooth);
-    }
-    for i in 0..nefc {
-        out.efc_b[i] = out.efc_b[i] - inp.aref[i];
-    }
+    j_minus_aref(&mut out.efc_b, &inp.j, inp.qacc_smooth, inp.aref);
     // Step 2: warm start
     warm_start(m, inp, s, out);
     // Step 3: gathers
@@ -229,14 +234,31 @@ pub fn solve(
     Ok(())
 }
 
-/// `J v - aref` row by row into `res` (dense `J`, `mju_mulMatVec` then `mju_subFrom`).
-fn j_minus_aref(res: &mut [f64], j: &[f64], v: &[f64], aref: &[f64]) {
-    let nv = v.len();
-    for i in 0..res.len() {
-        res[i] = dot(&j[i * nv..(i + 1) * nv], v);
-    }
+/// `J v - aref` into `res` (`mju_mulMatVec` or `mju_mulMatVecSparse`, then `mju_subFrom`).
+fn j_minus_aref(res: &mut [f64], j: &Jacobian, v: &[f64], aref: &[f64]) {
+    j.mul_vec(v, res);
     for i in 0..res.len() {
         res[i] = res[i] - aref[i];
+    }
+}
+
+/// `res = J' f` as `mj_constraintUpdate` computes it: dense through `mju_mulMatTVec`, sparse row
+/// by row, each row whose force is not zero adding `f J_k` to its columns (D17).
+fn jt_force(res: &mut [f64], j: &Jacobian, f: &[f64]) {
+    match *j {
+        Jacobian::Dense { j, .. } => mul_mat_t_vec(res, j, f),
+        Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {
+            res.fill(0.0);
+            for (i, &fi) in f.iter().enumerate() {
+                if fi != 0.0 {
+                    let adr = rowadr[i] as usize;
+                    for k in adr..adr + rownnz[i].max(0) as usize {
+                        let c = colind[k] as usize;
+                        res[c] = fi * j[k] + res[c];
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -252,9 +274,9 @@ fn warm_start(m: &FrameModel, inp: &FrameInput, s: &mut FrameScratch, out: &mut 
     out.frames.push([(8 * nefc, 8), (8 * nv, 8), (8 * nv, 8)]);
     out.qacc.copy_from_slice(inp.qacc_warmstart);
     s.jar.resize(nefc, 0.0);
-    j_minus_aref(&mut s.jar, inp.j, inp.qacc_warmstart, inp.aref);
+    j_minus_aref(&mut s.jar, &inp.j, inp.qacc_warmstart, inp.aref);
     let mut cost_warm = constraint_update(&inp.rows, &s.jar, &mut out.efc_state, &mut out.efc_force, true, None);
-    mul_mat_t_vec(&mut out.qfrc_constraint, inp.j, &out.efc_force);
+    jt_force(&mut out.qfrc_constraint, &inp.j, &out.efc_force);
     // the Gauss term of the warm start: 0.5 dq' M dq
     s.dq.resize(nv, 0.0);
     s.mdq.resize(nv, 0.0);
@@ -264,7 +286,7 @@ fn warm_start(m: &FrameModel, inp: &FrameInput, s: &mut FrameScratch, out: &mut 
     mul_sym_vec_sparse(&mut s.mdq, inp.mass, &s.dq, m.m_rownnz, m.m_rowadr, m.m_colind);
     cost_warm = dot(&s.dq, &s.mdq) * 0.5 + cost_warm;
     let cost_smooth = constraint_update(&inp.rows, &out.efc_b, &mut out.efc_state, &mut out.efc_force, true, None);
-    mul_mat_t_vec(&mut out.qfrc_constraint, inp.j, &out.efc_force);
+    jt_force(&mut out.qfrc_constraint, &inp.j, &out.efc_force);
     if cost_warm > cost_smooth {
         out.qacc.copy_from_slice(inp.qacc_smooth);
     }
@@ -321,24 +343,22 @@ fn island_start(
         trace = trace + inp.mass[adr + nnz - 1];
     }
     let nc: usize = b_nnz.iter().map(|&n| n as usize).sum();
-    // the dense Jacobian block: the island's rows and dofs
-    s.block_j.resize(nefc * nv, 0.0);
-    for r in 0..nefc {
-        let efc = isl.iefc2efc[efcadr + r] as usize;
-        for (c, &dof) in dofs.iter().enumerate() {
-            s.block_j[r * nv + c] = inp.j[efc * nv_all + dof as usize];
-        }
-    }
+    // the Jacobian block: the island's rows and dofs (sparse: columns renumbered, order kept)
+    let sparse = matches!(inp.j, Jacobian::Sparse { .. });
+    let nj = block_jacobian(&inp.j, isl, s, efcadr, nefc, dofs, nv_all);
     // mj_solPrimal's context: doubles and ints, in one frame (D16)
-    let nj = nefc * nv;
-    let nnum = 5 * nefc + 5 * nv + (2 * nc + nv + nj) + (nefc + nv + nv * nv);
-    let nint = nefc + (2 * nv + nc);
+    let (nnum, nint) = if sparse {
+        let island = (2 * nc + nv + nj, 2 * nv + nc + 3 * nefc + nj);
+        (5 * nefc + 5 * nv + island.0 + (nefc + 2 * nv + nj), island.1 + (nefc + 11 * nv + nj))
+    } else {
+        (5 * nefc + 5 * nv + (2 * nc + nv + nj) + (nefc + nv + nv * nv), nefc + (2 * nv + nc))
+    };
     out.frames.push([(8 * nnum, 8), (4 * nint, 4), (0, 8)]);
     let qacc = &out.iacc[dofadr..dofadr + nv];
     s.ma.resize(nv, 0.0);
     mul_sym_vec_sparse(&mut s.ma, &s.block_m, qacc, &s.block_rownnz, &s.block_rowadr, &s.block_colind);
     s.jaref.resize(nefc, 0.0);
-    j_minus_aref(&mut s.jaref, &s.block_j, qacc, &out.iefc_aref[efcadr..efcadr + nefc]);
+    block_j_minus_aref(s, sparse, nv, qacc, &out.iefc_aref[efcadr..efcadr + nefc]);
     let rows = Rows {
         ne: isl.ne[island] as usize,
         nf: isl.nf[island] as usize,
@@ -352,7 +372,15 @@ fn island_start(
     let (state, force) = (&mut out.iefc_state[efcadr..efcadr + nefc], &mut out.iefc_force[efcadr..efcadr + nefc]);
     constraint_update(&rows, &s.jaref, state, force, true, None);
     let qfrc = &mut out.ifrc_constraint[dofadr..dofadr + nv];
-    mul_mat_t_vec(qfrc, &s.block_j, force);
+    if sparse {
+        // through the block's transpose, a sparse row product per dof
+        for c in 0..nv {
+            let (adr, n) = (s.jt_rowadr[c] as usize, s.jt_rownnz[c] as usize);
+            qfrc[c] = sparse_dot(&s.jt[adr..adr + n], &s.jt_colind[adr..adr + n], force);
+        }
+    } else {
+        mul_mat_t_vec(qfrc, &s.block_j, force);
+    }
     s.grad.resize(nv, 0.0);
     for i in 0..nv {
         s.grad[i] = s.ma[i] - out.ifrc_smooth[dofadr + i] - qfrc[i];
@@ -372,4 +400,94 @@ fn island_start(
         out.solver_nnz[island] = nj as i32;
     }
     Ok(())
+}
+
+/// The island's Jacobian block into the scratch (dense `nefc x nv`, or sparse rows with the
+/// columns renumbered within the island, and its transpose); its number of entries `nJ`.
+fn block_jacobian(
+    j: &Jacobian,
+    isl: &Islands,
+    s: &mut FrameScratch,
+    efcadr: usize,
+    nefc: usize,
+    dofs: &[i32],
+    nv_all: usize,
+) -> usize {
+    let nv = dofs.len();
+    match *j {
+        Jacobian::Dense { j, .. } => {
+            s.block_j.resize(nefc * nv, 0.0);
+            for r in 0..nefc {
+                let efc = isl.iefc2efc[efcadr + r] as usize;
+                for (c, &dof) in dofs.iter().enumerate() {
+                    s.block_j[r * nv + c] = j[efc * nv_all + dof as usize];
+                }
+            }
+            nefc * nv
+        }
+        Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {
+            s.block_j.clear();
+            s.block_j_rownnz.clear();
+            s.block_j_rowadr.clear();
+            s.block_j_colind.clear();
+            for r in 0..nefc {
+                let efc = isl.iefc2efc[efcadr + r] as usize;
+                let adr = rowadr[efc] as usize;
+                s.block_j_rowadr.push(s.block_j.len() as i32);
+                let mut count = 0;
+                for k in adr..adr + rownnz[efc].max(0) as usize {
+                    let col = s.local[colind[k] as usize];
+                    if col >= 0 {
+                        s.block_j_colind.push(col);
+                        s.block_j.push(j[k]);
+                        count += 1;
+                    }
+                }
+                s.block_j_rownnz.push(count);
+            }
+            // the transpose: each dof's entries in row order
+            let nj = s.block_j.len();
+            s.jt_rownnz.clear();
+            s.jt_rownnz.resize(nv, 0);
+            for &c in &s.block_j_colind {
+                s.jt_rownnz[c as usize] += 1;
+            }
+            s.jt_rowadr.clear();
+            let mut at = 0;
+            for c in 0..nv {
+                s.jt_rowadr.push(at);
+                at += s.jt_rownnz[c];
+            }
+            s.jt.resize(nj, 0.0);
+            s.jt_colind.resize(nj, 0);
+            s.local_fill.clear();
+            s.local_fill.extend_from_slice(&s.jt_rowadr);
+            for r in 0..nefc {
+                let adr = s.block_j_rowadr[r] as usize;
+                for k in adr..adr + s.block_j_rownnz[r] as usize {
+                    let c = s.block_j_colind[k] as usize;
+                    let at = s.local_fill[c] as usize;
+                    s.jt[at] = s.block_j[k];
+                    s.jt_colind[at] = r as i32;
+                    s.local_fill[c] += 1;
+                }
+            }
+            nj
+        }
+    }
+}
+
+/// `Jaref = J iacc - iefc_aref` on the island's block (dense row dots or sparse row products).
+fn block_j_minus_aref(s: &mut FrameScratch, sparse: bool, nv: usize, qacc: &[f64], aref: &[f64]) {
+    for r in 0..s.jaref.len() {
+        s.jaref[r] = if sparse {
+            let (adr, n) = (s.block_j_rowadr[r] as usize, s.block_j_rownnz[r] as usize);
+            sparse_dot(&s.block_j[adr..adr + n], &s.block_j_colind[adr..adr + n], qacc)
+        } else {
+            dot(&s.block_j[r * nv..(r + 1) * nv], qacc)
+        };
+    }
+    for r in 0..s.jaref.len() {
+        s.jaref[r] = s.jaref[r] - aref[r];
+    }
 }
