@@ -488,6 +488,44 @@ mod tests {
     }
 
     #[test]
+    fn certified_calls_leave_mujocos_stack_marks_from_zero() {
+        use crate::mj::stages::{with_comparison, Stage, StageSet};
+        // the high-water marks are maxima: from earlier, bigger calls they would hide a wrong
+        // frame size, so each certified call is compared again with both marks zeroed
+        let chain = include_str!("../../../scenes/chain.xml");
+        let i = Stage::FwdConstraint.index();
+        for jacobian in ["dense", "sparse"] {
+            let xml = chain.replace(
+                r#"<option timestep="0.00125">"#,
+                &format!(r#"<option timestep="0.00125" jacobian="{jacobian}">"#),
+            );
+            let model = Model::from_xml_str(&xml).expect("model");
+            let mut data = Data::new(&model).expect("data");
+            let mut certified = 0;
+            for _ in 0..300 {
+                data.step().expect("step");
+                data.with_mj(|m, d| {
+                    if d.nefc == 0 || out_of_scope(m, d).is_some() {
+                        return;
+                    }
+                    certified += 1;
+                    let (stack, arena) = (d.maxuse_stack, d.maxuse_arena);
+                    (d.maxuse_stack, d.maxuse_arena) = (0, 0);
+                    let ((), r) = with_comparison(StageSet::NONE.with(Stage::FwdConstraint), None, |_| {
+                        // SAFETY: MuJoCo's model and data; the exported function is specula's.
+                        unsafe { sys::mj_fwdConstraint(m, d) }
+                    });
+                    assert_eq!((r.compared[i], r.differing[i]), (1, 0), "{jacobian}: {:?}", r.first);
+                    assert!(d.maxuse_stack > 0, "the call used the stack");
+                    (d.maxuse_stack, d.maxuse_arena) = (stack.max(d.maxuse_stack), arena.max(d.maxuse_arena));
+                })
+                .expect("data");
+            }
+            assert!(certified > 50, "{jacobian}: {certified} certified calls");
+        }
+    }
+
+    #[test]
     fn the_qcqps_are_the_librarys_mujoco() {
         use specula_engine::dynamics::solver::qcqp::{qcqp2, qcqp3};
         let mut s = Stream(0x1234_5678_9abc_def1);
