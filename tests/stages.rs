@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit,fwdConstraint"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -124,13 +124,18 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let (c, none) = run(StageSet::NONE);
         let (rust, counts) = run(StageSet::all());
         assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
-        // the Euler stage is reached by the Euler integrator only, the implicit one by implicitfast
+        // the Euler stage is reached by the Euler integrator only, the implicit one by
+        // implicitfast; the solver's calls with constraint rows are MuJoCo's (by solver, counted)
         let reached = |s: &Stage| match s {
             Stage::Euler => integrator == Integrator::Euler,
             Stage::Implicit => integrator == Integrator::ImplicitFast,
+            Stage::FwdConstraint => false,
             _ => true,
         };
         assert!(Stage::ALL.iter().filter(|s| reached(s)).all(|s| counts.rust[s.index()] >= 500), "{counts:?}");
+        let solver = Stage::FwdConstraint.index();
+        assert!(counts.rust[solver] + counts.fallback[solver] >= 500, "{counts:?}");
+        assert_eq!(counts.why[solver][Fallback::SolverNewton.index()], counts.fallback[solver], "{counts:?}");
         assert_eq!(counts.fallback[..6], [0; 6]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&c), bits(&rust), "{integrator:?}");
@@ -151,6 +156,8 @@ fn one_ulp_in_a_stage_output_is_reported_with_its_field() {
         (Stage::FwdActuation, "qfrc_actuator"),
         (Stage::Kinematics, "xipos"),
         (Stage::Euler, "qvel"),
+        // the tree falls freely for its first steps: the solver's path without rows
+        (Stage::FwdConstraint, "qacc"),
     ] {
         let r = diff_stages(&m, &opts(5, Start::Qpos0, Some(Tamper::Output(stage)))).unwrap();
         let first = r.first.expect("a tampered stage must differ");
@@ -229,6 +236,10 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
             assert!(why(Fallback::Asleep) > 0, "{}: {r:?}", s.name());
             let equality = if s == Stage::MakeConstraint { why(Fallback::Equality) } else { 0 };
             assert_eq!(why(Fallback::Asleep) + equality, r.skipped[i], "{}: {r:?}", s.name());
+        } else if s == Stage::FwdConstraint {
+            // without rows (the stack asleep) in Rust; with rows, the Newton solver is MuJoCo's
+            assert!(r.compared[i] > 0 && why(Fallback::SolverNewton) > 0, "{r:?}");
+            assert_eq!(why(Fallback::SolverNewton), r.skipped[i], "{r:?}");
         } else {
             assert_eq!(r.skipped[i], 0, "{}: {r:?}", s.name());
         }
@@ -258,7 +269,8 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
             "referenceConstraint",
             "kinematics",
             "euler",
-            "implicit"
+            "implicit",
+            "fwdConstraint"
         ]
     );
     for r in &rows {
@@ -368,6 +380,12 @@ fn activations_and_actuator_derivatives_match_under_euler_and_implicitfast() {
         assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
         let step = if integrator == Integrator::Euler { Stage::Euler } else { Stage::Implicit };
         assert_eq!((r.compared[step.index()], r.skipped[step.index()]), (500, 0), "{integrator:?}");
-        assert_eq!(r.trajectory_counts.fallback, [0; specula::mj::stages::NSTAGE], "{integrator:?}");
+        // no stage fell back but the solver, whose calls that need Newton iterations are
+        // MuJoCo's so far (each counted with that reason)
+        let solver = Stage::FwdConstraint.index();
+        let mut fallback = r.trajectory_counts.fallback;
+        assert_eq!(fallback[solver], r.trajectory_counts.why[solver][Fallback::SolverNewton.index()], "{integrator:?}");
+        fallback[solver] = 0;
+        assert_eq!(fallback, [0; specula::mj::stages::NSTAGE], "{integrator:?}");
     }
 }

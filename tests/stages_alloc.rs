@@ -1,5 +1,6 @@
 //! The Rust dynamics stages allocate nothing per step: steps with every stage in place of
-//! MuJoCo's functions (`mj_crb` to `mj_referenceConstraint`, `mj_kinematics`, `mj_EulerSkip`) are counted with a counting global
+//! MuJoCo's functions (`mj_crb` to `mj_fwdConstraint`, `mj_kinematics`, `mj_EulerSkip`,
+//! `mj_implicitSkip`) are counted with a counting global
 //! allocator (MuJoCo's own allocations are not Rust's and are not seen). One
 //! test function: the counter is global to the process.
 
@@ -36,11 +37,15 @@ fn the_rust_stages_allocate_nothing_per_step() {
     drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
     // Newton with a dense Jacobian; PGS (the projection's work) with elliptic cones and a sparse one
-    // and implicitfast, without the lone free box (whose 6x6 correction is MuJoCo's)
+    // and implicitfast, without the lone free box (whose 6x6 correction is MuJoCo's); and, with
+    // constraints disabled, the solver's path without rows in Rust
     let lone_box = r#"<body pos=".5 0 .05"><freejoint/><geom type="box" size=".05 .05 .05" condim="6"/></body>"#;
-    for option in
-        [r#"cone="pyramidal""#, r#"solver="PGS" cone="elliptic" jacobian="sparse""#, r#"integrator="implicitfast""#]
-    {
+    for option in [
+        r#"cone="pyramidal""#,
+        r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
+        r#"integrator="implicitfast""#,
+        r#"><flag constraint="disable"/></option><option"#,
+    ] {
         let implicit = option.contains("implicitfast");
         let xml = if implicit { scene(option).replace(lone_box, "") } else { scene(option) };
         assert!(!implicit || !xml.contains(lone_box));
@@ -61,13 +66,39 @@ fn the_rust_stages_allocate_nothing_per_step() {
             // region while it starts up. An allocation of the stages recurs in every pass.
             pass().min(pass())
         });
-        // the Euler step or implicitfast's, as the integrator says
+        // the Euler step or implicitfast's, as the integrator says; the solver's calls with
+        // constraint rows are MuJoCo's so far (its Rust path is the one without rows)
         let skipped = if implicit { Stage::Euler } else { Stage::Implicit };
-        for s in Stage::ALL.into_iter().filter(|&s| s != skipped) {
+        for s in Stage::ALL.into_iter().filter(|&s| s != skipped && s != Stage::FwdConstraint) {
             assert!(counts.rust[s.index()] >= 201, "{option} {}: {counts:?}", s.name());
             assert_eq!(counts.fallback[s.index()], 0, "{option} {}: {counts:?}", s.name());
         }
-        assert!(data.mj().nefc > 0, "{option}: no constraint rows");
+        let solver = Stage::FwdConstraint.index();
+        assert!(counts.rust[solver] + counts.fallback[solver] >= 201, "{option}: {counts:?}");
+        let disabled = option.contains("disable");
+        assert_eq!(counts.rust[solver] >= 201, disabled, "{option}: {counts:?}");
+        assert_eq!(data.mj().nefc > 0, !disabled, "{option}: constraint rows");
         assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with the Rust stages");
     }
+    // the solver's frame with rows (Newton, dense, pyramidal, islands): the resting chain's calls
+    // whose warm start is certified run in Rust, and allocate nothing either
+    let model = Model::from_xml_str(include_str!("../scenes/chain.xml")).unwrap();
+    let mut data = Data::new(&model).unwrap();
+    let (allocations, counts) = with_stages(StageSet::all(), || {
+        for _ in 0..150 {
+            data.step().unwrap();
+        }
+        let mut pass = || {
+            let region = Region::new(GLOBAL);
+            for _ in 0..100 {
+                data.step().unwrap();
+            }
+            let change = region.change();
+            change.allocations + change.reallocations
+        };
+        pass().min(pass())
+    });
+    let solver = Stage::FwdConstraint.index();
+    assert!(counts.rust[solver] >= 100, "chain: {counts:?}");
+    assert_eq!(allocations, 0, "chain: heap allocations in 100 steps with the Rust stages");
 }

@@ -163,6 +163,17 @@ pub unsafe extern "C-unwind" fn mj_referenceConstraint(m: *const sys::mjModel, d
     unsafe { run(Stage::ReferenceConstraint, m, d, Args::NONE) }
 }
 
+/// The exported `mj_fwdConstraint`: as [`mj_crb`], for the constraint solver and the constrained acceleration.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_fwdConstraint(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::FwdConstraint, m, d, Args::NONE) }
+}
+
 /// The exported `mj_deleteModel`: forgets specula's cached views of the model (see
 /// `src/mj/stages/views.rs`), then frees it with MuJoCo's.
 ///

@@ -29,6 +29,7 @@ pub mod project;
 pub mod project_sparse;
 pub mod reference;
 pub mod rne;
+pub mod solver;
 mod spatial;
 pub mod transmission;
 

@@ -34,7 +34,7 @@ pub struct StageDifference {
 }
 
 /// What a comparison of the Rust stages with MuJoCo's functions found.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StageDiffReport {
     /// Steps run.
     pub steps: usize,
@@ -54,6 +54,22 @@ pub struct StageDiffReport {
     pub trajectory: Option<TrajectoryDifference>,
     /// The calls the Rust run made in Rust and left to MuJoCo.
     pub trajectory_counts: StageCounts,
+}
+
+// (by hand: the standard library derives `Default` for arrays of at most 32 elements)
+impl Default for StageDiffReport {
+    fn default() -> Self {
+        StageDiffReport {
+            steps: 0,
+            compared: [0; NSTAGE],
+            skipped: [0; NSTAGE],
+            skipped_why: [[0; NFALLBACK]; NSTAGE],
+            differing: [0; NSTAGE],
+            first: None,
+            trajectory: None,
+            trajectory_counts: StageCounts::default(),
+        }
+    }
 }
 
 /// The first state element where the trajectory with the Rust stages left MuJoCo's.

@@ -45,6 +45,20 @@ pub enum Fallback {
     ExactDiagonal,
     /// A sparse Jacobian row without entries.
     EmptyRow,
+    /// Constraint rows for the PGS solver (`fwdConstraint`: not yet in Rust).
+    SolverPgs,
+    /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
+    SolverCg,
+    /// A call where some island needs Newton iterations (`fwdConstraint`: not yet in Rust).
+    SolverNewton,
+    /// The solver with elliptic cones (`fwdConstraint`: not yet in Rust).
+    SolverElliptic,
+    /// Noslip iterations (`fwdConstraint`: not yet in Rust).
+    SolverNoslip,
+    /// The solver over all rows at once, without islands (`fwdConstraint`: not yet in Rust).
+    SolverMonolithic,
+    /// A solver number outside PGS, CG and Newton (the library reports it and solves nothing).
+    SolverUnknown,
     /// The Rust stage panicked (a bug; the call was redone by MuJoCo's function).
     Panicked,
     /// Sleep is enabled (the position stage and integrators keep its bookkeeping).
@@ -60,7 +74,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 26;
+pub const NFALLBACK: usize = 33;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -85,6 +99,13 @@ impl Fallback {
         Fallback::Discrete,
         Fallback::ExactDiagonal,
         Fallback::EmptyRow,
+        Fallback::SolverPgs,
+        Fallback::SolverCg,
+        Fallback::SolverNewton,
+        Fallback::SolverElliptic,
+        Fallback::SolverNoslip,
+        Fallback::SolverMonolithic,
+        Fallback::SolverUnknown,
         Fallback::Panicked,
         Fallback::Sleep,
         Fallback::History,
@@ -121,6 +142,13 @@ impl Fallback {
             Fallback::Discrete => "the discrete integrator",
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
+            Fallback::SolverPgs => "PGS solver (not yet in Rust)",
+            Fallback::SolverCg => "CG solver (not yet in Rust)",
+            Fallback::SolverNewton => "Newton iterations (not yet in Rust)",
+            Fallback::SolverElliptic => "elliptic cones in the solver (not yet in Rust)",
+            Fallback::SolverNoslip => "noslip (not yet in Rust)",
+            Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
+            Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",
             Fallback::Sleep => "sleep enabled",
             Fallback::History => "history buffers",

@@ -3,7 +3,7 @@
 
 use mujoco_sys as sys;
 
-use super::{actuation, constraint, euler, implicit, island, kinematics, passive, reference, Stage};
+use super::{actuation, constraint, euler, implicit, island, kinematics, passive, reference, solver, Stage};
 
 /// One array of `mjData`.
 #[derive(Clone, Copy, Debug)]
@@ -80,6 +80,7 @@ pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Fi
         Stage::Kinematics => kinematics::outputs(m, d),
         Stage::Euler => euler::outputs(m, d),
         Stage::Implicit => implicit::outputs(m, d),
+        Stage::FwdConstraint => solver::outputs(m, d),
         _ => Vec::new(),
     }
 }

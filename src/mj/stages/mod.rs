@@ -38,6 +38,7 @@ mod kinematics;
 mod passive;
 mod reference;
 mod snapshot;
+mod solver;
 mod stack;
 pub(crate) mod views;
 
@@ -86,10 +87,12 @@ pub enum Stage {
     /// `mj_implicitSkip` for `implicitfast`: the velocity derivative `qDeriv`, `qH = M - h
     /// qDeriv` and its factor, and the advance.
     Implicit,
+    /// `mj_fwdConstraint`: the constraint solver, `efc_force`, `qfrc_constraint` and `qacc`.
+    FwdConstraint,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 16;
+pub const NSTAGE: usize = 17;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -126,6 +129,7 @@ impl Stage {
         Stage::Kinematics,
         Stage::Euler,
         Stage::Implicit,
+        Stage::FwdConstraint,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -147,6 +151,7 @@ impl Stage {
             Stage::Kinematics => "kinematics",
             Stage::Euler => "euler",
             Stage::Implicit => "implicit",
+            Stage::FwdConstraint => "fwdConstraint",
         }
     }
 
@@ -168,6 +173,7 @@ impl Stage {
             Stage::Kinematics => c"mj_kinematics",
             Stage::Euler => c"mj_EulerSkip",
             Stage::Implicit => c"mj_implicitSkip",
+            Stage::FwdConstraint => c"mj_fwdConstraint",
         }
     }
 
@@ -180,7 +186,7 @@ impl Stage {
 /// A stage name that is not one of [`Stage::ALL`] (nor `all`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, kinematics, euler, implicit, or all"
+    "unknown stage '{0}': expected a comma-separated list of crb, factorM, comVel, rne, fwdAcceleration, comPos, passive, transmission, fwdActuation, makeConstraint, island, projectConstraint, referenceConstraint, kinematics, euler, implicit, fwdConstraint, or all"
 )]
 pub struct UnknownStage(pub String);
 
@@ -241,7 +247,7 @@ impl std::fmt::Display for StageSet {
 }
 
 /// How often each stage ran in Rust and how often, and why, it fell back to MuJoCo's function.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StageCounts {
     /// Calls run by the Rust stage, per stage (indexed as [`Stage::ALL`]).
     pub rust: [u64; NSTAGE],
@@ -252,6 +258,13 @@ pub struct StageCounts {
     pub fallback: [u64; NSTAGE],
     /// The fallbacks per stage and reason (each row sums to `fallback`).
     pub why: FallbackCounts,
+}
+
+// (by hand: the standard library derives `Default` for arrays of at most 32 elements)
+impl Default for StageCounts {
+    fn default() -> Self {
+        StageCounts { rust: [0; NSTAGE], fallback: [0; NSTAGE], why: [[0; NFALLBACK]; NSTAGE] }
+    }
 }
 
 impl StageCounts {
@@ -403,6 +416,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallb
         Stage::Kinematics => kinematics::out_of_scope(m, d),
         Stage::Euler => euler::out_of_scope(m, d),
         Stage::Implicit => implicit::out_of_scope(m, d),
+        Stage::FwdConstraint => solver::out_of_scope(m, d),
         Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
             tree_out_of_scope(stage, m, d)
         }
@@ -551,7 +565,13 @@ fn scope_and_run(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args
         Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
             try_tree(stage, m, d, args)
         }
-        Stage::Passive | Stage::MakeConstraint | Stage::Island | Stage::Kinematics | Stage::Euler | Stage::Implicit => {
+        Stage::Passive
+        | Stage::MakeConstraint
+        | Stage::Island
+        | Stage::Kinematics
+        | Stage::Euler
+        | Stage::Implicit
+        | Stage::FwdConstraint => {
             let why = out_of_scope(stage, m, d);
             if why.is_none() {
                 replace(stage, m, d, args);
@@ -668,6 +688,7 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::Kinematics => kinematics::replace(m, d),
         Stage::Euler => euler::replace(m, d, args.skipfactor != 0),
         Stage::Implicit => implicit::replace(m, d, args.skipfactor != 0),
+        Stage::FwdConstraint => solver::replace(m, d),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }

@@ -1,0 +1,493 @@
+//! `mj_fwdConstraint` with constraint rows for the Newton solver with pyramidal cones, over
+//! islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16): `efc_b`, the warm start, the
+//! island gathers, the start of 4.0.0's `mj_solPrimal` for each island up to its convergence
+//! certificate, and the scatter back. So far only calls where every island's warm start already
+//! satisfies the certificate (no Newton iteration) are taken: [`solve`] reports the others, which
+//! the caller leaves to the library.
+//!
+//! Algorithm (one call):
+//! 1. `efc_b = J qacc_smooth - aref`.
+//! 2. Warm start: the cost at `qacc_warmstart` (constraint update plus the Gauss term
+//!    `0.5 dq' M dq`) against the cost at `qacc_smooth`; `qacc` is the better one, unconstrained
+//!    dofs take `qacc_smooth`; `efc_state`, `efc_force` and `qfrc_constraint` are left as the
+//!    update at `qacc_smooth` sets them.
+//! 3. Gathers into the island arrays.
+//! 4. Each island: `Ma`, `Jaref`, the constraint update, `grad`, the scale `1 / trace(M)`,
+//!    `M \ grad`; certified when `0.5 scale grad' M^-1 grad` and `scale |grad|` are both under the
+//!    tolerance (then no Hessian and no iteration).
+//! 5. Scatter of `qacc`, `qfrc_constraint` and `efc_force` back.
+// Indexed loops walk island maps and rows as the library does; `x = y + x` keeps its operand order.
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+
+use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm};
+use super::update::{constraint_update, Rows};
+use super::NISLAND;
+use crate::dynamics::reference::{dot, sparse_dot, Jacobian};
+use crate::dynamics::solve_ld;
+
+/// The model side of the call (MuJoCo's names).
+#[derive(Clone, Copy, Debug)]
+pub struct FrameModel<'a> {
+    /// `M_rownnz`, `M_rowadr`, `M_colind`: the inertia's sparse lower triangle (`nv` rows).
+    pub m_rownnz: &'a [i32],
+    /// See `m_rownnz`.
+    pub m_rowadr: &'a [i32],
+    /// See `m_rownnz`.
+    pub m_colind: &'a [i32],
+    /// `opt.tolerance`.
+    pub tolerance: f64,
+    /// Warm start on (`mjDSBL_WARMSTART` clear).
+    pub warmstart: bool,
+}
+
+/// The islands `mj_island` made (MuJoCo's names).
+#[derive(Clone, Copy, Debug)]
+pub struct Islands<'a> {
+    /// `nidof`: dofs in some island (the first entries of `map_idof2dof`).
+    pub nidof: usize,
+    /// `island_nv`, `island_idofadr`, `island_ne`, `island_nf`, `island_nefc`, `island_iefcadr`.
+    pub nv: &'a [i32],
+    /// See `nv`.
+    pub idofadr: &'a [i32],
+    /// See `nv`.
+    pub ne: &'a [i32],
+    /// See `nv`.
+    pub nf: &'a [i32],
+    /// See `nv`.
+    pub nefc: &'a [i32],
+    /// See `nv`.
+    pub iefcadr: &'a [i32],
+    /// `map_idof2dof` (`nv`).
+    pub idof2dof: &'a [i32],
+    /// `map_iefc2efc` and `map_efc2iefc` (`nefc`).
+    pub iefc2efc: &'a [i32],
+    /// See `iefc2efc`.
+    pub efc2iefc: &'a [i32],
+    /// The rows in island order as the update reads them (`iefc_D`, `iefc_R`, ...; `ne`, `nf`
+    /// unused).
+    pub rows: Rows<'a>,
+}
+
+/// The data the call reads.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameInput<'a> {
+    /// `M` (values of the sparse lower triangle), `qLD`, `qLDiagInv`.
+    pub mass: &'a [f64],
+    /// See `mass`.
+    pub qld: &'a [f64],
+    /// See `mass`.
+    pub qld_diag_inv: &'a [f64],
+    /// `qfrc_smooth`, `qacc_smooth`, `qacc_warmstart` (`nv`).
+    pub qfrc_smooth: &'a [f64],
+    /// See `qfrc_smooth`.
+    pub qacc_smooth: &'a [f64],
+    /// See `qfrc_smooth`.
+    pub qacc_warmstart: &'a [f64],
+    /// `efc_J`, dense or sparse as the library treats it.
+    pub j: Jacobian<'a>,
+    /// `efc_aref`.
+    pub aref: &'a [f64],
+    /// The rows for the warm start's constraint updates.
+    pub rows: Rows<'a>,
+    /// The islands.
+    pub islands: Islands<'a>,
+}
+
+/// Everything the call writes, in MuJoCo's names (sized by [`FrameOutput::resize`]).
+#[derive(Clone, Debug, Default)]
+pub struct FrameOutput {
+    /// `qfrc_constraint`, `qacc` (`nv`).
+    pub qfrc_constraint: Vec<f64>,
+    /// See `qfrc_constraint`.
+    pub qacc: Vec<f64>,
+    /// `efc_b`, `efc_force` (`nefc`).
+    pub efc_b: Vec<f64>,
+    /// See `efc_b`.
+    pub efc_force: Vec<f64>,
+    /// `efc_state` (`nefc`).
+    pub efc_state: Vec<i32>,
+    /// `ifrc_smooth`, `ifrc_constraint`, `iacc_smooth`, `iacc` (`nidof`).
+    pub ifrc_smooth: Vec<f64>,
+    /// See `ifrc_smooth`.
+    pub ifrc_constraint: Vec<f64>,
+    /// See `ifrc_smooth`.
+    pub iacc_smooth: Vec<f64>,
+    /// See `ifrc_smooth`.
+    pub iacc: Vec<f64>,
+    /// `iefc_force`, `iefc_aref` (`nefc`).
+    pub iefc_force: Vec<f64>,
+    /// See `iefc_force`.
+    pub iefc_aref: Vec<f64>,
+    /// `iefc_state` (`nefc`).
+    pub iefc_state: Vec<i32>,
+    /// `solver_nnz` of the first `mjNISLAND` islands (the others are not recorded).
+    pub solver_nnz: [i32; NISLAND],
+    /// The stack frames the call opens, in order, as `(bytes, alignment)` blocks: the warm
+    /// start's, then one per island (`mj_solPrimal`'s context blocks).
+    pub frames: Vec<[(usize, usize); 3]>,
+}
+
+impl FrameOutput {
+    /// Sizes every array for `nv` dofs, `nefc` rows and `nidof` island dofs (values are all
+    /// overwritten by [`solve`]).
+    fn resize(&mut self, nv: usize, nefc: usize, nidof: usize) {
+        for (v, n) in [
+            (&mut self.qfrc_constraint, nv),
+            (&mut self.qacc, nv),
+            (&mut self.efc_b, nefc),
+            (&mut self.efc_force, nefc),
+            (&mut self.ifrc_smooth, nidof),
+            (&mut self.ifrc_constraint, nidof),
+            (&mut self.iacc_smooth, nidof),
+            (&mut self.iacc, nidof),
+            (&mut self.iefc_force, nefc),
+            (&mut self.iefc_aref, nefc),
+        ] {
+            v.resize(n, 0.0);
+        }
+        self.efc_state.resize(nefc, 0);
+        self.iefc_state.resize(nefc, 0);
+        self.frames.clear();
+    }
+}
+
+/// Work arrays reused from call to call.
+#[derive(Clone, Debug, Default)]
+pub struct FrameScratch {
+    jar: Vec<f64>,
+    dq: Vec<f64>,
+    mdq: Vec<f64>,
+    /// One island's inertia and factor blocks (values, pattern).
+    block_m: Vec<f64>,
+    block_qld: Vec<f64>,
+    block_diag_inv: Vec<f64>,
+    block_rownnz: Vec<i32>,
+    block_rowadr: Vec<i32>,
+    block_colind: Vec<i32>,
+    /// `island dof -> local index`, -1 elsewhere (`nv`).
+    local: Vec<i32>,
+    /// The transpose's next free entry per dof.
+    local_fill: Vec<i32>,
+    /// One island's Jacobian block and vectors.
+    block_j: Vec<f64>,
+    /// The sparse block's pattern, and its transpose.
+    block_j_rownnz: Vec<i32>,
+    block_j_rowadr: Vec<i32>,
+    block_j_colind: Vec<i32>,
+    jt: Vec<f64>,
+    jt_rownnz: Vec<i32>,
+    jt_rowadr: Vec<i32>,
+    jt_colind: Vec<i32>,
+    jaref: Vec<f64>,
+    ma: Vec<f64>,
+    grad: Vec<f64>,
+    mgrad: Vec<f64>,
+}
+
+/// An island whose warm start does not satisfy the certificate: the Newton iterations it needs
+/// are not yet in Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NeedsIterations;
+
+/// The call, into `out` (nothing of MuJoCo's is written); `Err` when some island needs Newton
+/// iterations.
+pub fn solve(
+    m: &FrameModel,
+    inp: &FrameInput,
+    s: &mut FrameScratch,
+    out: &mut FrameOutput,
+) -> Result<(), NeedsIterations> {
+    let (nv, nefc, isl) = (inp.qacc_smooth.len(), inp.aref.len(), &inp.islands);
+    out.resize(nv, nefc, isl.nidof);
+    out.qfrc_constraint.fill(0.0);
+    // Step 1: efc_b
+    j_minus_aref(&mut out.efc_b, &inp.j, inp.qacc_smooth, inp.aref);
+    // Step 2: warm start
+    warm_start(m, inp, s, out);
+    // Step 3: gathers
+    let nidof = isl.nidof;
+    for k in 0..nidof {
+        let dof = isl.idof2dof[k] as usize;
+        out.ifrc_smooth[k] = inp.qfrc_smooth[dof];
+        out.ifrc_constraint[k] = out.qfrc_constraint[dof];
+        out.iacc_smooth[k] = inp.qacc_smooth[dof];
+        out.iacc[k] = out.qacc[dof];
+    }
+    for k in 0..nefc {
+        let efc = isl.iefc2efc[k] as usize;
+        out.iefc_force[k] = out.efc_force[efc];
+        out.iefc_aref[k] = inp.aref[efc];
+    }
+    // Step 4: each island
+    for island in 0..isl.nv.len() {
+        island_start(m, inp, s, out, island)?;
+    }
+    // Step 5: scatter
+    for k in 0..nidof {
+        let dof = isl.idof2dof[k] as usize;
+        out.qacc[dof] = out.iacc[k];
+        out.qfrc_constraint[dof] = out.ifrc_constraint[k];
+    }
+    for i in 0..nefc {
+        out.efc_force[i] = out.iefc_force[isl.efc2iefc[i] as usize];
+    }
+    Ok(())
+}
+
+/// `J v - aref` into `res` (`mju_mulMatVec` or `mju_mulMatVecSparse`, then `mju_subFrom`).
+fn j_minus_aref(res: &mut [f64], j: &Jacobian, v: &[f64], aref: &[f64]) {
+    j.mul_vec(v, res);
+    for i in 0..res.len() {
+        res[i] = res[i] - aref[i];
+    }
+}
+
+/// `res = J' f` as `mj_constraintUpdate` computes it: dense through `mju_mulMatTVec`, sparse row
+/// by row, each row whose force is not zero adding `f J_k` to its columns (D17).
+fn jt_force(res: &mut [f64], j: &Jacobian, f: &[f64]) {
+    match *j {
+        Jacobian::Dense { j, .. } => mul_mat_t_vec(res, j, f),
+        Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {
+            res.fill(0.0);
+            for (i, &fi) in f.iter().enumerate() {
+                if fi != 0.0 {
+                    let adr = rowadr[i] as usize;
+                    for k in adr..adr + rownnz[i].max(0) as usize {
+                        let c = colind[k] as usize;
+                        res[c] = fi * j[k] + res[c];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Step 2 (D13): `qacc` from the warm start, and the rows' state and forces at `qacc_smooth`.
+fn warm_start(m: &FrameModel, inp: &FrameInput, s: &mut FrameScratch, out: &mut FrameOutput) {
+    let (nv, nefc) = (inp.qacc_smooth.len(), inp.aref.len());
+    if !m.warmstart {
+        out.qacc.copy_from_slice(inp.qacc_smooth);
+        out.efc_force.fill(0.0);
+        // efc_state keeps its value: the caller starts from MuJoCo's
+        return;
+    }
+    out.frames.push([(8 * nefc, 8), (8 * nv, 8), (8 * nv, 8)]);
+    out.qacc.copy_from_slice(inp.qacc_warmstart);
+    s.jar.resize(nefc, 0.0);
+    j_minus_aref(&mut s.jar, &inp.j, inp.qacc_warmstart, inp.aref);
+    let mut cost_warm = constraint_update(&inp.rows, &s.jar, &mut out.efc_state, &mut out.efc_force, true, None);
+    jt_force(&mut out.qfrc_constraint, &inp.j, &out.efc_force);
+    // the Gauss term of the warm start: 0.5 dq' M dq
+    s.dq.resize(nv, 0.0);
+    s.mdq.resize(nv, 0.0);
+    for i in 0..nv {
+        s.dq[i] = inp.qacc_warmstart[i] - inp.qacc_smooth[i];
+    }
+    mul_sym_vec_sparse(&mut s.mdq, inp.mass, &s.dq, m.m_rownnz, m.m_rowadr, m.m_colind);
+    cost_warm = dot(&s.dq, &s.mdq) * 0.5 + cost_warm;
+    let cost_smooth = constraint_update(&inp.rows, &out.efc_b, &mut out.efc_state, &mut out.efc_force, true, None);
+    jt_force(&mut out.qfrc_constraint, &inp.j, &out.efc_force);
+    if cost_warm > cost_smooth {
+        out.qacc.copy_from_slice(inp.qacc_smooth);
+    }
+    let isl = &inp.islands;
+    for k in isl.nidof..nv {
+        let dof = isl.idof2dof[k] as usize;
+        out.qacc[dof] = inp.qacc_smooth[dof];
+    }
+}
+
+/// Step 4 for one island (D16): `Err` unless its warm start is certified.
+fn island_start(
+    m: &FrameModel,
+    inp: &FrameInput,
+    s: &mut FrameScratch,
+    out: &mut FrameOutput,
+    island: usize,
+) -> Result<(), NeedsIterations> {
+    let isl = &inp.islands;
+    let (nv_all, nv, dofadr) = (inp.qacc_smooth.len(), isl.nv[island] as usize, isl.idofadr[island] as usize);
+    let (nefc, efcadr) = (isl.nefc[island] as usize, isl.iefcadr[island] as usize);
+    let dofs = &isl.idof2dof[dofadr..dofadr + nv];
+    // the inertia and factor blocks of the island's dofs (columns renumbered within the island)
+    s.local.clear();
+    s.local.resize(nv_all, -1);
+    for (k, &dof) in dofs.iter().enumerate() {
+        s.local[dof as usize] = k as i32;
+    }
+    let (b_m, b_qld) = (&mut s.block_m, &mut s.block_qld);
+    let (b_nnz, b_adr, b_col) = (&mut s.block_rownnz, &mut s.block_rowadr, &mut s.block_colind);
+    for v in [&mut *b_m, &mut *b_qld] {
+        v.clear();
+    }
+    for v in [&mut *b_nnz, &mut *b_adr, &mut *b_col] {
+        v.clear();
+    }
+    s.block_diag_inv.clear();
+    let mut trace = 0.0;
+    for &dof in dofs {
+        let (adr, nnz) = (m.m_rowadr[dof as usize] as usize, m.m_rownnz[dof as usize] as usize);
+        b_adr.push(b_m.len() as i32);
+        let mut count = 0;
+        for k in adr..adr + nnz {
+            let col = s.local[m.m_colind[k] as usize];
+            if col >= 0 {
+                b_col.push(col);
+                b_m.push(inp.mass[k]);
+                b_qld.push(inp.qld[k]);
+                count += 1;
+            }
+        }
+        b_nnz.push(count);
+        s.block_diag_inv.push(inp.qld_diag_inv[dof as usize]);
+        trace = trace + inp.mass[adr + nnz - 1];
+    }
+    let nc: usize = b_nnz.iter().map(|&n| n as usize).sum();
+    // the Jacobian block: the island's rows and dofs (sparse: columns renumbered, order kept)
+    let sparse = matches!(inp.j, Jacobian::Sparse { .. });
+    let nj = block_jacobian(&inp.j, isl, s, efcadr, nefc, dofs, nv_all);
+    // mj_solPrimal's context: doubles and ints, in one frame (D16)
+    let (nnum, nint) = if sparse {
+        let island = (2 * nc + nv + nj, 2 * nv + nc + 3 * nefc + nj);
+        (5 * nefc + 5 * nv + island.0 + (nefc + 2 * nv + nj), island.1 + (nefc + 11 * nv + nj))
+    } else {
+        (5 * nefc + 5 * nv + (2 * nc + nv + nj) + (nefc + nv + nv * nv), nefc + (2 * nv + nc))
+    };
+    out.frames.push([(8 * nnum, 8), (4 * nint, 4), (0, 8)]);
+    let qacc = &out.iacc[dofadr..dofadr + nv];
+    s.ma.resize(nv, 0.0);
+    mul_sym_vec_sparse(&mut s.ma, &s.block_m, qacc, &s.block_rownnz, &s.block_rowadr, &s.block_colind);
+    s.jaref.resize(nefc, 0.0);
+    block_j_minus_aref(s, sparse, nv, qacc, &out.iefc_aref[efcadr..efcadr + nefc]);
+    let rows = Rows {
+        ne: isl.ne[island] as usize,
+        nf: isl.nf[island] as usize,
+        d: &isl.rows.d[efcadr..efcadr + nefc],
+        r: &isl.rows.r[efcadr..efcadr + nefc],
+        frictionloss: &isl.rows.frictionloss[efcadr..efcadr + nefc],
+        efc_type: &isl.rows.efc_type[efcadr..efcadr + nefc],
+        efc_id: &isl.rows.efc_id[efcadr..efcadr + nefc],
+        contacts: isl.rows.contacts,
+    };
+    let (state, force) = (&mut out.iefc_state[efcadr..efcadr + nefc], &mut out.iefc_force[efcadr..efcadr + nefc]);
+    constraint_update(&rows, &s.jaref, state, force, true, None);
+    let qfrc = &mut out.ifrc_constraint[dofadr..dofadr + nv];
+    if sparse {
+        // through the block's transpose, a sparse row product per dof
+        for c in 0..nv {
+            let (adr, n) = (s.jt_rowadr[c] as usize, s.jt_rownnz[c] as usize);
+            qfrc[c] = sparse_dot(&s.jt[adr..adr + n], &s.jt_colind[adr..adr + n], force);
+        }
+    } else {
+        mul_mat_t_vec(qfrc, &s.block_j, force);
+    }
+    s.grad.resize(nv, 0.0);
+    for i in 0..nv {
+        s.grad[i] = s.ma[i] - out.ifrc_smooth[dofadr + i] - qfrc[i];
+    }
+    let scale = 1.0 / f64::max(1e-15, trace);
+    s.mgrad.clear();
+    s.mgrad.extend_from_slice(&s.grad);
+    solve_ld(&mut s.mgrad, &s.block_qld, &s.block_diag_inv, &s.block_rownnz, &s.block_rowadr, &s.block_colind);
+    // the certificate: gap and gradient both under the tolerance (a NaN gap fails it)
+    let g = dot(&s.grad, &s.mgrad) * (scale * 0.5);
+    let gap = if g <= 0.0 { 0.0 } else { g };
+    let gradient = norm(&s.grad) * scale;
+    if !(m.tolerance > gap && m.tolerance > gradient) {
+        return Err(NeedsIterations);
+    }
+    if island < NISLAND {
+        out.solver_nnz[island] = nj as i32;
+    }
+    Ok(())
+}
+
+/// The island's Jacobian block into the scratch (dense `nefc x nv`, or sparse rows with the
+/// columns renumbered within the island, and its transpose); its number of entries `nJ`.
+fn block_jacobian(
+    j: &Jacobian,
+    isl: &Islands,
+    s: &mut FrameScratch,
+    efcadr: usize,
+    nefc: usize,
+    dofs: &[i32],
+    nv_all: usize,
+) -> usize {
+    let nv = dofs.len();
+    match *j {
+        Jacobian::Dense { j, .. } => {
+            s.block_j.resize(nefc * nv, 0.0);
+            for r in 0..nefc {
+                let efc = isl.iefc2efc[efcadr + r] as usize;
+                for (c, &dof) in dofs.iter().enumerate() {
+                    s.block_j[r * nv + c] = j[efc * nv_all + dof as usize];
+                }
+            }
+            nefc * nv
+        }
+        Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {
+            s.block_j.clear();
+            s.block_j_rownnz.clear();
+            s.block_j_rowadr.clear();
+            s.block_j_colind.clear();
+            for r in 0..nefc {
+                let efc = isl.iefc2efc[efcadr + r] as usize;
+                let adr = rowadr[efc] as usize;
+                s.block_j_rowadr.push(s.block_j.len() as i32);
+                let mut count = 0;
+                for k in adr..adr + rownnz[efc].max(0) as usize {
+                    let col = s.local[colind[k] as usize];
+                    if col >= 0 {
+                        s.block_j_colind.push(col);
+                        s.block_j.push(j[k]);
+                        count += 1;
+                    }
+                }
+                s.block_j_rownnz.push(count);
+            }
+            // the transpose: each dof's entries in row order
+            let nj = s.block_j.len();
+            s.jt_rownnz.clear();
+            s.jt_rownnz.resize(nv, 0);
+            for &c in &s.block_j_colind {
+                s.jt_rownnz[c as usize] += 1;
+            }
+            s.jt_rowadr.clear();
+            let mut at = 0;
+            for c in 0..nv {
+                s.jt_rowadr.push(at);
+                at += s.jt_rownnz[c];
+            }
+            s.jt.resize(nj, 0.0);
+            s.jt_colind.resize(nj, 0);
+            s.local_fill.clear();
+            s.local_fill.extend_from_slice(&s.jt_rowadr);
+            for r in 0..nefc {
+                let adr = s.block_j_rowadr[r] as usize;
+                for k in adr..adr + s.block_j_rownnz[r] as usize {
+                    let c = s.block_j_colind[k] as usize;
+                    let at = s.local_fill[c] as usize;
+                    s.jt[at] = s.block_j[k];
+                    s.jt_colind[at] = r as i32;
+                    s.local_fill[c] += 1;
+                }
+            }
+            nj
+        }
+    }
+}
+
+/// `Jaref = J iacc - iefc_aref` on the island's block (dense row dots or sparse row products).
+fn block_j_minus_aref(s: &mut FrameScratch, sparse: bool, nv: usize, qacc: &[f64], aref: &[f64]) {
+    for r in 0..s.jaref.len() {
+        s.jaref[r] = if sparse {
+            let (adr, n) = (s.block_j_rowadr[r] as usize, s.block_j_rownnz[r] as usize);
+            sparse_dot(&s.block_j[adr..adr + n], &s.block_j_colind[adr..adr + n], qacc)
+        } else {
+            dot(&s.block_j[r * nv..(r + 1) * nv], qacc)
+        };
+    }
+    for r in 0..s.jaref.len() {
+        s.jaref[r] = s.jaref[r] - aref[r];
+    }
+}

@@ -1,0 +1,76 @@
+//! The products of the primal solvers as MuJoCo 4.0.0 computes them (`docs/measurements.md`
+//! D15): the constraint force in joint space `J' f` (`mju_mulMatTVec`) and the constraint part of
+//! the Newton Hessian `J' D J` (`mju_sqrMatTD_impl`), both accumulated element by element, row
+//! after row, skipping the rows (and entries) whose coefficient compares equal to zero; the
+//! inertia times a vector from `M`'s sparse lower triangle (`mju_mulSymVecSparse`, also inline in
+//! the warm start); and a vector's norm (`mju_norm`).
+// Indexed loops walk rows and columns as the library does; `x = y + x` keeps its operand order.
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+
+use crate::dynamics::reference::dot;
+
+/// `mju_norm`: the square root of `dot(v, v)` (`mju_dot`'s order).
+pub fn norm(v: &[f64]) -> f64 {
+    dot(v, v).sqrt()
+}
+
+/// `mju_mulSymVecSparse`: `res = M vec` from the lower triangle of `M` stored by rows (MuJoCo's
+/// `M_rownnz`, `M_rowadr`, `M_colind`, the diagonal last in each row): each row sets its own entry
+/// from the diagonal, then, from the last off-diagonal to the first, adds to itself and to the
+/// column's entry.
+pub fn mul_sym_vec_sparse(res: &mut [f64], mat: &[f64], vec: &[f64], rownnz: &[i32], rowadr: &[i32], colind: &[i32]) {
+    res.fill(0.0);
+    for i in 0..res.len() {
+        let (adr, nnz) = (rowadr[i] as usize, rownnz[i] as usize);
+        res[i] = vec[i] * mat[adr + nnz - 1];
+        for k in (0..nnz.saturating_sub(1)).rev() {
+            let (j, val) = (colind[adr + k] as usize, mat[adr + k]);
+            res[i] = val * vec[j] + res[i];
+            res[j] = val * vec[i] + res[j];
+        }
+    }
+}
+
+/// `mju_mulMatTVec`: `res = mat' vec` for the row-major `nr x nc` `mat` (`nr = vec.len()`,
+/// `nc = res.len()`).
+pub fn mul_mat_t_vec(res: &mut [f64], mat: &[f64], vec: &[f64]) {
+    let nc = res.len();
+    res.fill(0.0);
+    for (r, &v) in vec.iter().enumerate() {
+        if v != 0.0 {
+            let row = &mat[r * nc..(r + 1) * nc];
+            for k in 0..nc {
+                res[k] = v * row[k] + res[k];
+            }
+        }
+    }
+}
+
+/// `mju_sqrMatTD_impl`: `res = mat' diag(diag) mat` (`nc x nc`, `nc = res.len() / nc`) for the
+/// row-major `nr x nc` `mat`; the lower triangle is accumulated and, with `upper`, mirrored to
+/// the upper one (otherwise the upper triangle stays zero).
+pub fn sqr_mat_td(res: &mut [f64], mat: &[f64], diag: &[f64], nc: usize, upper: bool) {
+    res[..nc * nc].fill(0.0);
+    for (j, &dj) in diag.iter().enumerate() {
+        if dj == 0.0 {
+            continue;
+        }
+        let row = &mat[j * nc..(j + 1) * nc];
+        for i in 0..nc {
+            let tmp = row[i];
+            if tmp != 0.0 {
+                let scl = tmp * dj;
+                for k in 0..=i {
+                    res[i * nc + k] = scl * row[k] + res[i * nc + k];
+                }
+            }
+        }
+    }
+    if upper {
+        for i in 0..nc {
+            for j in i + 1..nc {
+                res[i * nc + j] = res[j * nc + i];
+            }
+        }
+    }
+}
