@@ -132,11 +132,17 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
         q.resize(nv, 0.0);
         views::with(m, |v| euler(&v.tree, &v.passive, &v.actuator, &v.integrator, skipfactor, &mut s, &mut q))
     });
+    finish(d, singular, time, (stack, arena), t0);
+}
+
+/// What the library does after an integrator's arrays (Euler's and `implicitfast`'s alike): the
+/// singular-pivot warning at the step's start time, the stack high-water marks of its scratch,
+/// and the call's time added to the advance timer, counted (K4).
+pub(super) fn finish(d: &mut sys::mjData, singular: Option<usize>, time: f64, (stack, arena): (i64, i64), t0: f64) {
     if let Some(dof) = singular {
         warn_inertia(d, dof, time);
     }
     (d.maxuse_stack, d.maxuse_arena) = (stack as _, arena as _);
-    // the library adds the call's time to the advance timer and counts it (K4)
     let t = &mut d.timer[sys::mjTIMER_ADVANCE as usize];
     t.duration += clock() - t0;
     t.number += 1;

@@ -11,7 +11,7 @@ use specula_engine::dynamics::integrate::EulerState;
 use super::euler::advance_out_of_scope;
 use super::fields::Field;
 use super::stack::stack_marks;
-use super::{byte, clock, slice, slice_mut, views, warn_inertia, Fallback};
+use super::{byte, clock, slice, slice_mut, views, Fallback};
 
 thread_local! {
     /// The force and the acceleration of the solve (MuJoCo's are on its stack).
@@ -124,26 +124,12 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
             implicit_fast(&v.tree, &v.passive, &v.actuator, &v.integrator, skipfactor, &x, qderiv, &mut s, (qfrc, qacc))
         })
     });
-    if let Some(dof) = singular {
-        warn_inertia(d, dof, time);
-    }
-    (d.maxuse_stack, d.maxuse_arena) = (stack as _, arena as _);
-    let t = &mut d.timer[sys::mjTIMER_ADVANCE as usize];
-    t.duration += clock() - t0;
-    t.number += 1;
+    super::euler::finish(d, singular, time, (stack, arena), t0);
 }
 
-/// The arrays `mj_implicitSkip` writes for `implicitfast`.
+/// The arrays `mj_implicitSkip` writes for `implicitfast`: the velocity derivative and Euler's.
 pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
-    let (nq, nv, na, nc) = (m.nq as usize, m.nv as usize, m.na as usize, m.nC as usize);
-    vec![
-        Field::f64("qDeriv", d.qDeriv, m.nD as usize),
-        Field::f64("qH", d.qH, nc),
-        Field::f64("qHDiagInv", d.qHDiagInv, nv),
-        Field::f64("act", d.act, na),
-        Field::f64("qpos", d.qpos, nq),
-        Field::f64("qacc_warmstart", d.qacc_warmstart, nv),
-        // last: the test hooks move its last element
-        Field::f64("qvel", d.qvel, nv),
-    ]
+    let mut fields = vec![Field::f64("qDeriv", d.qDeriv, m.nD as usize)];
+    fields.extend(super::euler::outputs(m, d));
+    fields
 }
