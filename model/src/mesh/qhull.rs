@@ -159,6 +159,9 @@ pub(super) struct Qh<'a> {
     pub(super) merges: usize,
     /// Set when a case arises that this emulation does not cover.
     pub(super) bail: bool,
+    /// Facets merged away in this step's premerge, in merge order (qh_willdelete prepends each
+    /// to qhull's visible list, so their outside sets are partitioned first, last one first).
+    pub(super) merged_away: Vec<usize>,
     /// qh.findbestnew: partition by scanning all new facets (set when the cone is sharp).
     scan_new: bool,
     /// qh.findbest_notsharp: the cone was tested and is not sharp.
@@ -747,8 +750,12 @@ impl<'a> Qh<'a> {
         if self.merges > 50 || self.new_facets().any(|g| !self.facets[g].simplicial) {
             self.scan_new = true;
         }
-        // qh_partitionvisible: outside points of each visible facet, from its replacement.
-        for &f in &visible {
+        // qh_partitionvisible: outside points of each visible facet, from its replacement. The
+        // facets merged away by the premerge head qhull's visible list (qh_willdelete prepends
+        // them); an old facet merged into a new one has outside points of its own
+        // (docs/measurements.md M4).
+        let merged_away = std::mem::take(&mut self.merged_away);
+        for &f in merged_away.iter().rev().chain(&visible) {
             let outside = std::mem::take(&mut self.facets[f].outside);
             if outside.is_empty() {
                 continue;
@@ -916,6 +923,7 @@ pub fn qhull_hull(pts: &[f64]) -> Option<QhullHull> {
         max_outside: 0.0,
         merges: 0,
         bail: false,
+        merged_away: Vec::new(),
         scan_new: false,
         notsharp: false,
         vlist: IdList::default(),

@@ -170,6 +170,7 @@ impl Qh<'_> {
         self.facets[f1].visible = true;
         self.facets[f1].replace = Some(f2);
         self.remove(f1);
+        self.merged_away.push(f1);
     }
 
     /// The end of qh_mergesimplex: `f1`'s ridges go to `f2` (the one they share is deleted)
@@ -363,6 +364,7 @@ impl Qh<'_> {
             self.facets[same].visible = true;
             self.facets[same].replace = Some(nf);
             self.remove(same);
+            self.merged_away.push(same);
         }
     }
 

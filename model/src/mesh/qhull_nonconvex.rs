@@ -13,7 +13,9 @@
 //! table (docs/measurements.md M4).
 //!
 //! Replayed: a step's single coplanar merge of a three-vertex facet (qh_mergesimplex), then a
-//! retest of the merged facet (qh_getmergeset) that must find nothing. Not replayed (`bail`):
+//! retest of the merged facet (qh_getmergeset) that must find nothing. The facet merged away
+//! may be an old one merged into a new one; its outside points are then partitioned before the
+//! visible facets' (`merged_away`, docs/measurements.md M4 item 3). Not replayed (`bail`):
 //! concave merges, several merges in one set (the sort by distance and qhull's
 //! `MERGEindependent` skips are written out below, but a two-merge case did not give qhull's
 //! neighbour order), chains (a retest that finds another merge), merging a facet of more than
@@ -270,6 +272,7 @@ impl Qh<'_> {
         self.facets[f1].visible = true;
         self.facets[f1].replace = Some(f2);
         self.remove(f1);
+        self.merged_away.push(f1);
     }
 
     /// The checks qh_mergefacet ends with (redundant and degenerate neighbours, a redundant
