@@ -18,6 +18,7 @@ use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel
 
 use super::constraint_contact::{contact_model, contact_state, contacts_in_scope, read_contacts, write_contacts};
 use super::fields::Field;
+use super::reference::is_sparse;
 use super::{byte, bytes, slice, slice_mut, Args, Fallback, Stage};
 
 /// Buffers reused from call to call.
@@ -38,11 +39,6 @@ thread_local! {
 /// Whether `flag` (an `mjtDisableBit`) is set.
 fn disabled(m: &sys::mjModel, flag: sys::mjtDisableBit) -> bool {
     m.opt.disableflags & flag as i32 != 0
-}
-
-/// Whether the Jacobian is sparse (`mj_isSparse`: sparse, or automatic with 60 dofs or more).
-fn is_sparse(m: &sys::mjModel) -> bool {
-    m.opt.jacobian == sys::mjJAC_SPARSE as i32 || (m.opt.jacobian == sys::mjJAC_AUTO as i32 && m.nv >= 60)
 }
 
 /// Why `mj_makeConstraint` must stay MuJoCo's for this model and state, if it must

@@ -103,15 +103,12 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     stack_marks(d, &[8 * nv, 8 * nv]).is_none().then_some(Fallback::StackFull)
 }
 
-/// Runs the Rust stage on MuJoCo's data in place of `mj_EulerSkip(m, d, skipfactor)`.
-pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
-    let t0 = clock();
+/// The integrator state on MuJoCo's data, as Euler and `implicitfast` read and write it.
+pub(super) fn state<'a>(m: &sys::mjModel, d: &'a mut sys::mjData) -> EulerState<'a> {
     let (nq, nv, na, nc) = (m.nq as usize, m.nv as usize, m.na as usize, m.nC as usize);
-    let Some((stack, arena)) = stack_marks(d, &[8 * nv, 8 * nv]) else { return };
-    let time = d.time;
     // SAFETY: mjData's arrays of the documented lengths; M, the forces, qacc and act_dot are
     // read, qH, qHDiagInv, act, qvel, qpos and qacc_warmstart (distinct arrays) written.
-    let mut s = unsafe {
+    unsafe {
         EulerState {
             mass: slice(d.M, nc),
             qfrc_smooth: slice(d.qfrc_smooth, nv),
@@ -126,7 +123,16 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
             time: &mut d.time,
             qacc_warmstart: slice_mut(d.qacc_warmstart, nv),
         }
-    };
+    }
+}
+
+/// Runs the Rust stage on MuJoCo's data in place of `mj_EulerSkip(m, d, skipfactor)`.
+pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
+    let t0 = clock();
+    let nv = m.nv as usize;
+    let Some((stack, arena)) = stack_marks(d, &[8 * nv, 8 * nv]) else { return };
+    let time = d.time;
+    let mut s = state(m, d);
     let singular = QACC.with(|q| {
         let mut q = q.borrow_mut();
         q.resize(nv, 0.0);

@@ -6,7 +6,6 @@ use std::cell::RefCell;
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
-use specula_engine::dynamics::integrate::EulerState;
 
 use super::euler::advance_out_of_scope;
 use super::fields::Field;
@@ -83,13 +82,13 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
 /// Runs the Rust stage on MuJoCo's data in place of `mj_implicitSkip(m, d, skipfactor)`.
 pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
     let t0 = clock();
-    let (nq, nv, na, nc, nu) = (m.nq as usize, m.nv as usize, m.na as usize, m.nC as usize, m.nu as usize);
+    let (nv, nu) = (m.nv as usize, m.nu as usize);
     let nact = m.nactuator as usize;
     let Some((stack, arena)) = stack_marks(d, &[8 * nv, 8 * nv]) else { return };
     let time = d.time;
     // SAFETY: mjData's arrays of the documented lengths (the moment rows: `nJmom` entries); the
     // inputs are read, qDeriv, qH, qHDiagInv, act, qvel, qpos and qacc_warmstart written.
-    let (x, qderiv, mut s) = unsafe {
+    let (x, qderiv) = unsafe {
         let njmom = m.nJmom as usize;
         let x = DerivInput {
             ctrl: slice(d.ctrl, nu),
@@ -100,22 +99,9 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
             moment_colind: slice(d.moment_colind, njmom),
             actuator_moment: slice(d.actuator_moment, njmom),
         };
-        let s = EulerState {
-            mass: slice(d.M, nc),
-            qfrc_smooth: slice(d.qfrc_smooth, nv),
-            qfrc_constraint: slice(d.qfrc_constraint, nv),
-            qacc: slice(d.qacc, nv),
-            act_dot: slice(d.act_dot, na),
-            qh: slice_mut(d.qH, nc),
-            qh_diag_inv: slice_mut(d.qHDiagInv, nv),
-            act: slice_mut(d.act, na),
-            qvel: slice_mut(d.qvel, nv),
-            qpos: slice_mut(d.qpos, nq),
-            time: &mut d.time,
-            qacc_warmstart: slice_mut(d.qacc_warmstart, nv),
-        };
-        (x, slice_mut(d.qDeriv, m.nD as usize), s)
+        (x, slice_mut(d.qDeriv, m.nD as usize))
     };
+    let mut s = super::euler::state(m, d);
     let singular = SCRATCH.with(|sc| {
         let (qfrc, qacc) = &mut *sc.borrow_mut();
         qfrc.resize(nv, 0.0);

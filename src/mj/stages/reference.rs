@@ -29,13 +29,13 @@ const WARN_CNSTRFULL: usize = 2;
 
 /// Whether the library treats the Jacobian as sparse (`mj_isSparse`: sparse, or automatic with
 /// 60 dofs or more).
-fn is_sparse(m: &sys::mjModel) -> bool {
+pub(super) fn is_sparse(m: &sys::mjModel) -> bool {
     let j = m.opt.jacobian;
     j == JAC_SPARSE || (j == JAC_AUTO && m.nv >= 60)
 }
 
 /// The constraint Jacobian in MuJoCo's data.
-fn jacobian<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Jacobian<'a> {
+pub(super) fn jacobian<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Jacobian<'a> {
     let (nefc, nv) = (d.nefc.max(0) as usize, m.nv as usize);
     // SAFETY: mjData's constraint arrays of their documented lengths (nJ non-zeros when sparse,
     // nefc x nv when dense), read only.

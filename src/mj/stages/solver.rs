@@ -6,7 +6,6 @@ use std::cell::RefCell;
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::arena::{Arena, StackOverflow};
-use specula_engine::dynamics::reference::Jacobian;
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations,
 };
@@ -14,6 +13,7 @@ use specula_engine::dynamics::solver::update::{Cone, Rows};
 use specula_engine::dynamics::solver::{self, NISLAND};
 
 use super::fields::Field;
+use super::reference::jacobian;
 use super::{byte, slice, slice_mut, Fallback};
 
 /// `mjSOL_PGS`, `mjSOL_CG`, `mjSOL_NEWTON`.
@@ -66,12 +66,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         }
         replay(d, out).err().map(|_| Fallback::StackFull)
     })
-}
-
-/// Whether the library treats the Jacobian as sparse (`mj_isSparse`).
-fn is_sparse(m: &sys::mjModel) -> bool {
-    let j = m.opt.jacobian;
-    j == sys::mjJAC_SPARSE as i32 || (j == sys::mjJAC_AUTO as i32 && m.nv >= 60)
 }
 
 /// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written).
@@ -128,18 +122,7 @@ fn run(
             qfrc_smooth: slice(d.qfrc_smooth, nv),
             qacc_smooth: slice(d.qacc_smooth, nv),
             qacc_warmstart: slice(d.qacc_warmstart, nv),
-            j: if is_sparse(m) {
-                let nj = d.nJ.max(0) as usize;
-                Jacobian::Sparse {
-                    rownnz: slice(d.efc_J_rownnz, nefc),
-                    rowadr: slice(d.efc_J_rowadr, nefc),
-                    rowsuper: slice(d.efc_J_rowsuper, nefc),
-                    colind: slice(d.efc_J_colind, nj),
-                    j: slice(d.efc_J, nj),
-                }
-            } else {
-                Jacobian::Dense { nv, j: slice(d.efc_J, nefc * nv) }
-            },
+            j: jacobian(m, d),
             aref: slice(d.efc_aref, nefc),
             rows: rows(d.ne, d.nf, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id),
             islands,
