@@ -1,0 +1,60 @@
+//! specula's native route: a scene stepped entirely in Rust from specula's own compiled
+//! [`specula_model::Model`], with no call into libmujoco.
+//!
+//! What it covers so far:
+//! - [`NativeModel`]: the model fields MuJoCo 4.0.0 computes at the end of compilation, for any
+//!   model: the sparse layouts ([`layout`]: `dof_simplenum`, `M_*`, `D_*`, `B_*`, `mapM2D`,
+//!   `mapD2M`, `mapM2M`) and the pass at `qpos0` ([`consts`]: `dof_M0`, `body_invweight0`,
+//!   `dof_invweight0`, `dof_length` and the statistics).
+//! - [`Native`]: a [`Data`] with MuJoCo's arrays and `mj_forward`/`mj_step` ([`step`]) for the
+//!   rigid, constraint-free subset with the Euler integrator: kinematics, comPos, crb, factorM,
+//!   comVel, passive (joint springs and dampers), rne, fwdActuation (no actuators),
+//!   fwdAcceleration with `qfrc_applied`, and the Euler step implicit in joint damping.
+//!
+//! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
+//! actuators, tendons, sensors and equality constraints (specula's compiler does not produce their
+//! parameters yet), joint limits, friction loss and contacts (no constraint solver on this route
+//! yet), gravity compensation, fluid forces, sleep, and integrators other than Euler.
+
+pub mod consts;
+pub mod data;
+pub mod flat;
+pub mod layout;
+pub mod model;
+pub mod scope;
+pub mod step;
+
+pub use consts::{Consts, Statistic};
+pub use data::Data;
+pub use layout::{Layout, Pattern};
+pub use model::NativeModel;
+pub use scope::NativeError;
+
+/// A model and its data on the native route: checked, derived, reset.
+#[derive(Debug)]
+pub struct Native {
+    /// The model with its derived fields.
+    pub model: NativeModel,
+    /// The state.
+    pub data: Data,
+}
+
+impl Native {
+    /// Checks `model` against the native subset, derives its constant fields and resets the data.
+    pub fn new(model: specula_model::Model) -> Result<Native, NativeError> {
+        scope::check(&model)?;
+        let model = NativeModel::new(model);
+        let data = Data::new(&model);
+        Ok(Native { model, data })
+    }
+
+    /// `mj_forward`: every stage of the step but the integration.
+    pub fn forward(&mut self) -> Result<(), NativeError> {
+        step::forward(&self.model, &mut self.data)
+    }
+
+    /// `mj_step` with the Euler integrator.
+    pub fn step(&mut self) -> Result<(), NativeError> {
+        step::step(&self.model, &mut self.data)
+    }
+}
