@@ -187,9 +187,8 @@ fn derived_fields_of_inline_models_equal_mujoco_bit_for_bit() {
     }
 }
 
-/// The project's scenes, and the corpus where present: every model both compilers accept.
-#[test]
-fn derived_fields_of_scenes_and_corpus_equal_mujoco_bit_for_bit() {
+/// The project's scenes, and the corpus files where the corpus is present.
+fn model_files() -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(root().join("scenes")).unwrap().map(|e| e.unwrap().path()).collect();
     if let Some(corpus) = common::corpus() {
         let mut stack = vec![corpus];
@@ -198,7 +197,7 @@ fn derived_fields_of_scenes_and_corpus_equal_mujoco_bit_for_bit() {
                 let p = e.unwrap().path();
                 if p.is_dir() {
                     stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "xml") {
+                } else {
                     files.push(p);
                 }
             }
@@ -206,6 +205,13 @@ fn derived_fields_of_scenes_and_corpus_equal_mujoco_bit_for_bit() {
     }
     files.retain(|p| p.extension().is_some_and(|x| x == "xml"));
     files.sort();
+    files
+}
+
+/// The project's scenes, and the corpus where present: every model both compilers accept.
+#[test]
+fn derived_fields_of_scenes_and_corpus_equal_mujoco_bit_for_bit() {
+    let files = model_files();
     let (mut models, mut values, mut bad_all, mut skipped, mut extras) = (0, 0, Vec::new(), Vec::new(), 0);
     for path in &files {
         let (Ok(rust), Ok(c)) = (specula_model::load_file(path), CModel::from_xml_path(path)) else {
@@ -237,13 +243,49 @@ fn derived_fields_of_scenes_and_corpus_equal_mujoco_bit_for_bit() {
     assert!(models >= 6, "too few models compared");
 }
 
-/// Steps the native route and `mj_step` side by side for `steps` steps with the same applied
+/// The per-step arrays compared, by MuJoCo's names: the state and the forward pass's results.
+const STEP_FIELDS: [&str; 9] =
+    ["qpos", "qvel", "qacc", "qacc_smooth", "qfrc_smooth", "qfrc_bias", "qfrc_passive", "M", "qLD"];
+
+/// The native data's array `name` (one of [`STEP_FIELDS`]).
+fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
+    match name {
+        "qpos" => &d.qpos,
+        "qvel" => &d.qvel,
+        "qacc" => &d.qacc,
+        "qacc_smooth" => &d.qacc_smooth,
+        "qfrc_smooth" => &d.qfrc_smooth,
+        "qfrc_bias" => &d.qfrc_bias,
+        "qfrc_passive" => &d.qfrc_passive,
+        "M" => &d.m,
+        "qLD" => &d.qld,
+        _ => unreachable!("{name}"),
+    }
+}
+
+/// The C data's array `name` with `len` entries.
+fn c_field<'a>(d: &'a CData, name: &str, len: usize) -> &'a [f64] {
+    let raw = d.mj();
+    let p = match name {
+        "qpos" => raw.qpos,
+        "qvel" => raw.qvel,
+        "qacc" => raw.qacc,
+        "qacc_smooth" => raw.qacc_smooth,
+        "qfrc_smooth" => raw.qfrc_smooth,
+        "qfrc_bias" => raw.qfrc_bias,
+        "qfrc_passive" => raw.qfrc_passive,
+        "M" => raw.M,
+        "qLD" => raw.qLD,
+        _ => unreachable!("{name}"),
+    };
+    // SAFETY: each mjData array holds at least the entries the native one has (same sizes).
+    unsafe { std::slice::from_raw_parts(p, len) }
+}
+
+/// Steps `native` and `mj_step` on `c` side by side for `steps` steps with the same applied
 /// joint forces; returns the first (step, field, index) whose bits differ, and the steps run.
-fn run_both(xml: &str, steps: usize, tamper: impl Fn(&mut Native)) -> (Option<(usize, &'static str, usize)>, usize) {
-    let (rust, c) = both(xml);
-    let mut native = Native::new(rust).expect("inside the native subset");
-    tamper(&mut native);
-    let mut cd = CData::new(&c).expect("mjData");
+fn step_both(mut native: Native, c: &CModel, steps: usize) -> (Option<(usize, &'static str, usize)>, usize) {
+    let mut cd = CData::new(c).expect("mjData");
     let nv = native.model.model.nv;
     for step in 0..steps {
         // a smooth, deterministic drive through qfrc_applied on both routes
@@ -254,28 +296,39 @@ fn run_both(xml: &str, steps: usize, tamper: impl Fn(&mut Native)) -> (Option<(u
             // SAFETY: qfrc_applied holds nv values.
             unsafe { *(*cd.raw()).qfrc_applied.add(i) = u };
         }
-        native.step().expect("native step");
+        let ours = native.step();
         cd.step().expect("mj_step");
-        let raw = cd.mj();
-        // SAFETY: mjData arrays of their documented lengths.
-        let (qpos, qvel, qacc) = unsafe {
-            (
-                std::slice::from_raw_parts(raw.qpos, native.model.model.nq),
-                std::slice::from_raw_parts(raw.qvel, nv),
-                std::slice::from_raw_parts(raw.qacc, nv),
-            )
-        };
-        let d = &native.data;
-        for (field, ours, theirs) in
-            [("qpos", &d.qpos[..], qpos), ("qvel", &d.qvel[..], qvel), ("qacc", &d.qacc[..], qacc)]
-        {
+        if let Err(e @ NativeError::BadState { field, .. }) = &ours {
+            // the native route stops where MuJoCo warns and resets the data: the C side must have
+            // warned about the same array in this very step
+            let warning = match *field {
+                "qpos" => mujoco_sys::mjWARN_BADQPOS,
+                "qvel" => mujoco_sys::mjWARN_BADQVEL,
+                _ => mujoco_sys::mjWARN_BADQACC,
+            };
+            let warned = cd.mj().warning[warning as usize].number;
+            assert!(warned > 0, "native stopped ({e}) at step {step} but MuJoCo did not warn");
+            return (None, step + 1);
+        }
+        ours.expect("native step");
+        for field in STEP_FIELDS {
+            let ours = native_field(&native.data, field);
+            let theirs = c_field(&cd, field, ours.len());
             if let Some(i) = ours.iter().zip(theirs).position(|(a, b)| a.to_bits() != b.to_bits()) {
                 return (Some((step, field, i)), step + 1);
             }
         }
-        assert_eq!(d.time.to_bits(), raw.time.to_bits(), "time at step {step}");
+        assert_eq!(native.data.time.to_bits(), cd.mj().time.to_bits(), "time at step {step}");
     }
     (None, steps)
+}
+
+/// [`step_both`] on inline MJCF, with `tamper` applied to the native side first.
+fn run_both(xml: &str, steps: usize, tamper: impl Fn(&mut Native)) -> (Option<(usize, &'static str, usize)>, usize) {
+    let (rust, c) = both(xml);
+    let mut native = Native::new(rust).expect("inside the native subset");
+    tamper(&mut native);
+    step_both(native, &c, steps)
 }
 
 #[test]
@@ -283,8 +336,46 @@ fn chain_steps_like_mj_step_bit_for_bit_for_1000_steps() {
     for (name, xml) in [("chain", CHAIN), ("trees", TREES)] {
         let (diff, steps) = run_both(xml, 1000, |_| {});
         assert_eq!(diff, None, "{name}: first difference (step, field, index)");
-        eprintln!("{name}: {steps} Euler steps, qpos/qvel/qacc equal mj_step's bit for bit at every step");
+        eprintln!("{name}: {steps} Euler steps, {STEP_FIELDS:?} equal mj_step's bit for bit at every step");
     }
+}
+
+/// Every scene and corpus model the native route accepts, as compiled and with constraints
+/// disabled (`mjDSBL_CONSTRAINT` on both sides), stepped 1000 Euler steps beside `mj_step`.
+#[test]
+fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
+    let (mut stepped, mut steps, mut stopped, mut refusals) = (Vec::new(), 0, 0, std::collections::BTreeMap::new());
+    for path in model_files() {
+        for disable in [0, 1] {
+            let (Ok(mut rust), Ok(mut c)) = (specula_model::load_file(&path), CModel::from_xml_path(&path)) else {
+                continue;
+            };
+            rust.opt.disableflags |= disable;
+            c.raw_mut().expect("unshared model").opt.disableflags |= disable as i32;
+            let native = match Native::new(rust) {
+                Ok(n) => n,
+                Err(NativeError::Unsupported { needs, .. }) => {
+                    *refusals.entry(needs).or_insert(0) += 1;
+                    continue;
+                }
+                Err(e) => panic!("{}: {e}", path.display()),
+            };
+            let (diff, n) = step_both(native, &c, 1000);
+            assert_eq!(diff, None, "{} (disableflags |= {disable}): first difference", path.display());
+            steps += n;
+            stopped += usize::from(n < 1000);
+            stepped.push(format!(
+                "{}{}",
+                path.file_name().unwrap().to_string_lossy(),
+                ["", " (no constraints)"][disable as usize]
+            ));
+        }
+    }
+    eprintln!(
+        "stepped {} models, {steps} steps, 0 differing ({stopped} runs stopped early where both routes found a bad state): {stepped:?}; refused (by what is missing): {refusals:?}",
+        stepped.len()
+    );
+    assert!(!stepped.is_empty(), "no scene inside the native subset");
 }
 
 #[test]
