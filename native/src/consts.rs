@@ -1,5 +1,5 @@
 //! The constants MuJoCo 4.0.0's `mj_setConst` computes in a pass at `qpos0`, from specula's
-//! model (`docs/measurements.md` N2, N3): `dof_M0` (each dof's full diagonal inertia, composite
+//! model (`docs/measurements.md` N2 to N4): `dof_M0` (each dof's full diagonal inertia, composite
 //! inertias included even for simple dofs), `body_invweight0` and `dof_invweight0` (mean diagonal
 //! of `J M^-1 J'` for each body's com Jacobian and each joint's dofs; `1 / mass` for bodies that
 //! only translate) and the statistics `meaninertia`, `meanmass`, `meansize`, `extent`, `center`

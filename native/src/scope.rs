@@ -7,6 +7,8 @@ use thiserror::Error;
 
 /// `mjDSBL_CONSTRAINT`.
 pub(crate) const DSBL_CONSTRAINT: u32 = 1;
+/// `mjDSBL_EQUALITY`.
+const DSBL_EQUALITY: u32 = 2;
 /// `mjDSBL_FRICTIONLOSS`.
 pub(crate) const DSBL_FRICTIONLOSS: u32 = 4;
 /// `mjDSBL_LIMIT`.
@@ -100,7 +102,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     if m.nsensor > 0 {
         unsupported(format!("{} sensors", m.nsensor), "sensor parameters in specula's compiler")?;
     }
-    if m.neq > 0 && constraints && flags & 2 == 0 {
+    if m.neq > 0 && constraints && flags & DSBL_EQUALITY == 0 {
         unsupported(format!("{} equality constraints", m.neq), "equality parameters and the constraint solver")?;
     }
     if let Some(b) = m.body_gravcomp.iter().position(|&g| g != 0.0) {

@@ -1,7 +1,7 @@
 //! `mj_forward` and `mj_step` (Euler) for the constraint-free subset, stage by stage on the
 //! engine's code: kinematics, comPos, crb, factorM, comVel, passive, rne, fwdActuation (no
 //! actuators: zero), fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`), then the
-//! Euler step with implicit joint damping and the advance.
+//! Euler step with implicit joint damping and the advance (`docs/measurements.md` N5, N6).
 
 use specula_engine::dynamics::integrate::{euler, EulerState};
 use specula_engine::dynamics::{
