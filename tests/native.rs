@@ -331,12 +331,24 @@ fn run_both(xml: &str, steps: usize, tamper: impl Fn(&mut Native)) -> (Option<(u
     step_both(native, &c, steps)
 }
 
+/// `xml` with the integrator set to `integrator`.
+fn with_integrator(xml: &str, integrator: &str) -> String {
+    if xml.contains("<option ") {
+        xml.replacen("<option ", &format!("<option integrator=\"{integrator}\" "), 1)
+    } else {
+        xml.replacen("<worldbody>", &format!("<option integrator=\"{integrator}\"/>\n  <worldbody>"), 1)
+    }
+}
+
 #[test]
-fn chain_steps_like_mj_step_bit_for_bit_for_1000_steps() {
+fn inline_scenes_step_like_mj_step_bit_for_bit_for_1000_steps() {
     for (name, xml) in [("chain", CHAIN), ("trees", TREES)] {
-        let (diff, steps) = run_both(xml, 1000, |_| {});
-        assert_eq!(diff, None, "{name}: first difference (step, field, index)");
-        eprintln!("{name}: {steps} Euler steps, {STEP_FIELDS:?} equal mj_step's bit for bit at every step");
+        for integrator in ["Euler", "implicitfast"] {
+            let xml = with_integrator(xml, integrator);
+            let (diff, steps) = run_both(&xml, 1000, |_| {});
+            assert_eq!(diff, None, "{name}, {integrator}: first difference (step, field, index)");
+            eprintln!("{name}, {integrator}: {steps} steps, {STEP_FIELDS:?} equal mj_step's bit for bit at every step");
+        }
     }
 }
 
@@ -397,6 +409,10 @@ fn tampered_inputs_make_the_checks_fail() {
     // a wrong simple-dof layout (every dof simple): the step differs from the first step
     let (diff, _) = run_both(TREES, 10, |n| n.model.layout.dof_simplenum.iter_mut().for_each(|s| *s = 0));
     assert!(diff.is_some(), "a changed simple-dof layout went unseen");
+    // a wrong map from D to M under implicitfast: seen
+    let xml = with_integrator(CHAIN, "implicitfast");
+    let (diff, _) = run_both(&xml, 10, |n| n.model.layout.map_d2m.swap(1, 2));
+    assert!(diff.is_some(), "a changed mapD2M went unseen");
 }
 
 /// Models outside the subset are refused with what is missing named.

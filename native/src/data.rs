@@ -60,10 +60,14 @@ pub struct Data {
     /// `M + h B` and its factor (the Euler step's implicit damping, `nC`).
     pub qh: Vec<f64>,
     pub qh_diag_inv: Vec<f64>,
+    /// The velocity derivative of the smooth forces (`implicitfast`, `nD`).
+    pub qderiv: Vec<f64>,
     /// `mj_rne`'s work arrays.
     pub(crate) rne: RneScratch,
     /// The acceleration the Euler step integrates (`nv`).
     pub(crate) euler_qacc: Vec<f64>,
+    /// The force `implicitfast` solves for (`nv`).
+    pub(crate) implicit_qfrc: Vec<f64>,
 }
 
 impl Data {
@@ -129,8 +133,10 @@ impl Data {
             qfrc_constraint: z(nv),
             qh: z(nc),
             qh_diag_inv: z(nv),
+            qderiv: z(nm.layout.d.nnz()),
             rne: RneScratch::default(),
             euler_qacc: z(nv),
+            implicit_qfrc: z(nv),
         }
     }
 }

@@ -7,14 +7,15 @@
 //!   `mapD2M`, `mapM2M`) and the pass at `qpos0` ([`consts`]: `dof_M0`, `body_invweight0`,
 //!   `dof_invweight0`, `dof_length` and the statistics).
 //! - [`Native`]: a [`Data`] with MuJoCo's arrays and `mj_forward`/`mj_step` ([`step`]) for the
-//!   rigid, constraint-free subset with the Euler integrator: kinematics, comPos, crb, factorM,
-//!   comVel, passive (joint springs and dampers), rne, fwdActuation (no actuators),
-//!   fwdAcceleration with `qfrc_applied`, and the Euler step implicit in joint damping.
+//!   rigid, constraint-free subset: kinematics, comPos, crb, factorM, comVel, passive (joint
+//!   springs and dampers), rne, fwdActuation (no actuators), fwdAcceleration with
+//!   `qfrc_applied`, and the Euler step implicit in joint damping or `implicitfast`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
 //! actuators, tendons, sensors and equality constraints (specula's compiler does not produce their
 //! parameters yet), joint limits, friction loss and contacts (no constraint solver on this route
-//! yet), gravity compensation, fluid forces, sleep, and integrators other than Euler.
+//! yet), gravity compensation, fluid forces, sleep, RK4, implicit and discrete integration, and
+//! `implicitfast` on lone free bodies.
 
 pub mod consts;
 pub mod data;
@@ -53,7 +54,7 @@ impl Native {
         step::forward(&self.model, &mut self.data)
     }
 
-    /// `mj_step` with the Euler integrator.
+    /// `mj_step` with the model's integrator (Euler or implicitfast).
     pub fn step(&mut self) -> Result<(), NativeError> {
         step::step(&self.model, &mut self.data)
     }

@@ -1,7 +1,7 @@
 //! What the native route steps, and the typed refusal of everything else: a model outside the
 //! rigid, constraint-free subset is refused before stepping, with what is missing named.
 
-use specula_model::types::Integrator;
+use specula_model::types::{Integrator, JointType};
 use specula_model::Model;
 use thiserror::Error;
 
@@ -78,14 +78,32 @@ fn colliding_pair(m: &Model) -> Option<(usize, usize)> {
     None
 }
 
-/// Refuses a model outside the native route's subset: Euler integration of a rigid tree with
+/// A free joint alone on its body in a tree of exactly six dofs: `implicitfast` corrects such a
+/// body's acceleration with a 6x6 solve of its own (`docs/measurements.md` K8).
+fn lone_free_joint(m: &Model) -> Option<usize> {
+    (0..m.njnt).find(|&j| {
+        let b = m.jnt_bodyid[j];
+        m.jnt_type[j] == JointType::Free && m.body_jntnum[b] == 1 && m.tree_dofnum[m.dof_treeid[m.jnt_dofadr[j]]] == 6
+    })
+}
+
+/// Refuses a model outside the native route's subset: Euler or implicitfast integration of a rigid tree with
 /// joint springs and dampers, gravity and applied joint forces, and no constraint that can
 /// become active.
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let flags = m.opt.disableflags;
     let constraints = flags & DSBL_CONSTRAINT == 0;
-    if m.opt.integrator != Integrator::Euler {
-        unsupported(format!("integrator {:?}", m.opt.integrator), "the RK4 and implicit integrators")?;
+    match m.opt.integrator {
+        Integrator::Euler => {}
+        Integrator::ImplicitFast => {
+            if let Some(j) = lone_free_joint(m) {
+                unsupported(
+                    format!("implicitfast with the lone free body of joint {j}"),
+                    "implicitfast's 6x6 correction of lone free bodies",
+                )?;
+            }
+        }
+        other => unsupported(format!("integrator {other:?}"), "the RK4, implicit and discrete integrators")?,
     }
     if m.opt.enableflags & ENBL_REFUSED != 0 {
         unsupported(format!("enable flags {:#x}", m.opt.enableflags & ENBL_REFUSED), "sleep and IPC")?;

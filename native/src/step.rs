@@ -3,12 +3,14 @@
 //! actuators: zero), fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`), then the
 //! Euler step with implicit joint damping and the advance (`docs/measurements.md` N5, N6).
 
+use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 use specula_engine::dynamics::integrate::{euler, EulerState};
 use specula_engine::dynamics::{
     com_pos, com_vel, crb, factor_m, fwd_acceleration, passive, rne, ComOutput, PassiveForces, PassiveState, PoseInput,
     RneInput, SmoothForces,
 };
 use specula_engine::kinematics::{kinematics_into, KinematicsState, PoseOutput};
+use specula_model::types::Integrator;
 
 use crate::data::Data;
 use crate::model::NativeModel;
@@ -98,8 +100,9 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     check("qacc", &d.qacc)
 }
 
-/// `mj_step` with the Euler integrator: [`forward`], then the semi-implicit Euler step
-/// (implicit in joint damping) and the advance of velocities, positions and time.
+/// `mj_step` with the Euler or implicitfast integrator: [`forward`], then the semi-implicit Euler
+/// step (implicit in joint damping) or `implicitfast` (implicit in the damping's velocity
+/// derivative; no actuators on this route), and the advance of velocities, positions and time.
 pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
     let mut s = EulerState {
@@ -117,6 +120,21 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         qacc_warmstart: &mut d.qacc_warmstart,
     };
     let am = specula_engine::dynamics::ActuatorModel::default();
-    euler(&nm.tree(), &nm.passive(), &am, &nm.integrator(), false, &mut s, &mut d.euler_qacc);
+    let (tm, pm, im) = (nm.tree(), nm.passive(), nm.integrator());
+    if nm.model.opt.integrator == Integrator::ImplicitFast {
+        let x = DerivInput {
+            ctrl: &[],
+            actuator_force: &[],
+            qfrc_actuator: &d.qfrc_actuator,
+            moment_rownnz: &[],
+            moment_rowadr: &[],
+            moment_colind: &[],
+            actuator_moment: &[],
+        };
+        let scratch = (&mut d.implicit_qfrc[..], &mut d.euler_qacc[..]);
+        implicit_fast(&tm, &pm, &am, &im, false, &x, &mut d.qderiv, &mut s, scratch);
+    } else {
+        euler(&tm, &pm, &am, &im, false, &mut s, &mut d.euler_qacc);
+    }
     Ok(())
 }
