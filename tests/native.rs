@@ -244,8 +244,28 @@ fn derived_fields_of_scenes_and_corpus_equal_mujoco_bit_for_bit() {
 }
 
 /// The per-step arrays compared, by MuJoCo's names: the state and the forward pass's results.
-const STEP_FIELDS: [&str; 9] =
-    ["qpos", "qvel", "qacc", "qacc_smooth", "qfrc_smooth", "qfrc_bias", "qfrc_passive", "M", "qLD"];
+const STEP_FIELDS: [&str; 20] = [
+    "qpos",
+    "qvel",
+    "qacc",
+    "qacc_smooth",
+    "qfrc_smooth",
+    "qfrc_bias",
+    "qfrc_passive",
+    "qfrc_spring",
+    "qfrc_damper",
+    "qfrc_constraint",
+    "M",
+    "qLD",
+    "qLDiagInv",
+    "qacc_warmstart",
+    "xpos",
+    "xquat",
+    "xipos",
+    "subtree_com",
+    "cvel",
+    "cdof_dot",
+];
 
 /// The native data's array `name` (one of [`STEP_FIELDS`]).
 fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
@@ -257,8 +277,19 @@ fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
         "qfrc_smooth" => &d.qfrc_smooth,
         "qfrc_bias" => &d.qfrc_bias,
         "qfrc_passive" => &d.qfrc_passive,
+        "qfrc_spring" => &d.qfrc_spring,
+        "qfrc_damper" => &d.qfrc_damper,
+        "qfrc_constraint" => &d.qfrc_constraint,
         "M" => &d.m,
         "qLD" => &d.qld,
+        "qLDiagInv" => &d.qld_diag_inv,
+        "qacc_warmstart" => &d.qacc_warmstart,
+        "xpos" => &d.xpos,
+        "xquat" => &d.xquat,
+        "xipos" => &d.xipos,
+        "subtree_com" => &d.subtree_com,
+        "cvel" => &d.cvel,
+        "cdof_dot" => &d.cdof_dot,
         _ => unreachable!("{name}"),
     }
 }
@@ -274,8 +305,19 @@ fn c_field<'a>(d: &'a CData, name: &str, len: usize) -> &'a [f64] {
         "qfrc_smooth" => raw.qfrc_smooth,
         "qfrc_bias" => raw.qfrc_bias,
         "qfrc_passive" => raw.qfrc_passive,
+        "qfrc_spring" => raw.qfrc_spring,
+        "qfrc_damper" => raw.qfrc_damper,
+        "qfrc_constraint" => raw.qfrc_constraint,
         "M" => raw.M,
         "qLD" => raw.qLD,
+        "qLDiagInv" => raw.qLDiagInv,
+        "qacc_warmstart" => raw.qacc_warmstart,
+        "xpos" => raw.xpos,
+        "xquat" => raw.xquat,
+        "xipos" => raw.xipos,
+        "subtree_com" => raw.subtree_com,
+        "cvel" => raw.cvel,
+        "cdof_dot" => raw.cdof_dot,
         _ => unreachable!("{name}"),
     };
     // SAFETY: each mjData array holds at least the entries the native one has (same sizes).

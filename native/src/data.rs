@@ -57,6 +57,8 @@ pub struct Data {
     pub qfrc_smooth: Vec<f64>,
     pub qacc_smooth: Vec<f64>,
     pub qfrc_constraint: Vec<f64>,
+    /// Solver iterations per island (`mjNISLAND`; always 0 here).
+    pub solver_niter: Vec<i32>,
     /// `M + h B` and its factor (the Euler step's implicit damping, `nC`).
     pub qh: Vec<f64>,
     pub qh_diag_inv: Vec<f64>,
@@ -131,6 +133,7 @@ impl Data {
             qfrc_smooth: z(nv),
             qacc_smooth: z(nv),
             qfrc_constraint: z(nv),
+            solver_niter: vec![0; specula_engine::dynamics::solver::NISLAND],
             qh: z(nc),
             qh_diag_inv: z(nv),
             qderiv: z(nm.layout.d.nnz()),

@@ -5,6 +5,7 @@
 
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 use specula_engine::dynamics::integrate::{euler, EulerState};
+use specula_engine::dynamics::solver::without_rows;
 use specula_engine::dynamics::{
     com_pos, com_vel, crb, factor_m, fwd_acceleration, passive, rne, ComOutput, PassiveForces, PassiveState, PoseInput,
     RneInput, SmoothForces,
@@ -94,9 +95,8 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         qfrc_actuator: &d.qfrc_actuator,
     };
     fwd_acceleration(&tree, &f, &d.qld, &d.qld_diag_inv, &mut d.qfrc_smooth, &mut d.qacc_smooth);
-    // no constraint rows: the acceleration is the smooth one
-    d.qacc.copy_from_slice(&d.qacc_smooth);
-    d.qfrc_constraint.fill(0.0);
+    // no constraint rows: the acceleration is the smooth one (D13)
+    without_rows(&d.qacc_smooth, &mut d.qacc, &mut d.qfrc_constraint, &mut d.solver_niter);
     check("qacc", &d.qacc)
 }
 
