@@ -94,6 +94,9 @@ fn derived(nm: &NativeModel) -> Vec<(&'static str, Vec<f64>)> {
     let k = &nm.consts;
     let s = &k.stat;
     vec![
+        // the compiler's own fields the route reads, compared here too
+        ("body_subtreemass", nm.model.body_subtreemass.clone()),
+        ("qpos_spring", nm.model.qpos_spring.clone()),
         ("dof_simplenum", f(&l.dof_simplenum)),
         ("M_rownnz", f(&l.m.rownnz)),
         ("M_rowadr", f(&l.m.rowadr)),

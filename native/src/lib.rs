@@ -49,6 +49,11 @@ impl Native {
         Ok(Native { model, data })
     }
 
+    /// `mj_resetData`: the state back to `qpos0`, zero velocities, forces and time.
+    pub fn reset(&mut self) {
+        self.data = Data::new(&self.model);
+    }
+
     /// `mj_forward`: every stage of the step but the integration.
     pub fn forward(&mut self) -> Result<(), NativeError> {
         step::forward(&self.model, &mut self.data)
