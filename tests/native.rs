@@ -502,3 +502,47 @@ fn models_outside_the_subset_are_refused() {
     let xml = r#"<mujoco><option><flag contact="disable"/></option><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody></mujoco>"#;
     assert!(Native::new(specula_model::load_str(xml, Path::new("."), "inline.xml").unwrap()).is_ok());
 }
+
+/// Time per step of the native route and of `mj_step` on the same model (run with `--ignored
+/// --nocapture`; numbers, not a check).
+#[test]
+#[ignore]
+fn native_step_time_against_mj_step() {
+    let scenes: Vec<(String, String)> = vec![
+        ("chain (inline)".into(), CHAIN.into()),
+        ("trees (inline)".into(), TREES.into()),
+        ("scenes/chain.xml, no constraints".into(), std::fs::read_to_string(root().join("scenes/chain.xml")).unwrap()),
+        (
+            "scenes/newton_cradle.xml, no constraints".into(),
+            std::fs::read_to_string(root().join("scenes/newton_cradle.xml")).unwrap(),
+        ),
+    ];
+    for (name, xml) in scenes {
+        let (mut rust, mut c) = both(&xml);
+        rust.opt.disableflags |= 1;
+        c.raw_mut().unwrap().opt.disableflags |= 1;
+        let mut native = Native::new(rust).unwrap();
+        let mut cd = CData::new(&c).unwrap();
+        let n = 20_000;
+        let median = |f: &mut dyn FnMut()| {
+            let mut t: Vec<f64> = (0..5)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    for _ in 0..n {
+                        f();
+                    }
+                    start.elapsed().as_secs_f64() * 1e9 / n as f64
+                })
+                .collect();
+            t.sort_by(f64::total_cmp);
+            t[2]
+        };
+        let ours = median(&mut || {
+            if native.step().is_err() {
+                native.reset();
+            }
+        });
+        let theirs = median(&mut || cd.step().unwrap());
+        eprintln!("{name}: native {ours:.0} ns/step, mj_step {theirs:.0} ns/step, ratio {:.2}", ours / theirs);
+    }
+}
