@@ -397,6 +397,31 @@ fn inline_scenes_step_like_mj_step_bit_for_bit_for_1000_steps() {
     }
 }
 
+/// A keyframe with positions, velocities and time, and a mocap pose: the native reset to it
+/// steps like MuJoCo's.
+#[test]
+fn keyframe_reset_steps_like_mj_step() {
+    let key = r#"<keyframe><key time="1.5" qpos="0.3 -0.2 0.6 0.0 0.8 0.0 0.1 0.5 0.2" qvel="1 -1 0.5 0.2 -0.3 0.1 2 -2"/></keyframe>
+</mujoco>"#;
+    let xml = CHAIN.replace("</mujoco>", key);
+    let (rust, c) = both(&xml);
+    let mut native = Native::new(rust).unwrap();
+    native.reset_keyframe(0).unwrap();
+    assert!(matches!(native.reset_keyframe(1), Err(NativeError::NoKeyframe { key: 1, nkey: 1 })));
+    let mut cd = CData::new(&c).unwrap();
+    cd.reset_keyframe(0).unwrap();
+    for step in 0..500 {
+        native.step().unwrap();
+        cd.step().unwrap();
+        for field in STEP_FIELDS {
+            let ours = native_field(&native.data, field);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+            assert_eq!(bits(ours), bits(c_field(&cd, field, ours.len())), "{field} at step {step}");
+        }
+        assert_eq!(native.data.time.to_bits(), cd.mj().time.to_bits());
+    }
+}
+
 /// Every scene and corpus model the native route accepts, as compiled and with constraints
 /// disabled (`mjDSBL_CONSTRAINT` on both sides), stepped 1000 Euler steps beside `mj_step`.
 #[test]

@@ -54,6 +54,24 @@ impl Native {
         self.data = Data::new(&self.model);
     }
 
+    /// `mj_resetDataKeyframe`: the reset state, then time, positions, velocities and mocap poses
+    /// from keyframe `key`.
+    pub fn reset_keyframe(&mut self, key: usize) -> Result<(), NativeError> {
+        let m = &self.model.model;
+        if key >= m.nkey {
+            return Err(NativeError::NoKeyframe { key, nkey: m.nkey });
+        }
+        self.reset();
+        let (m, d) = (&self.model.model, &mut self.data);
+        let (nq, nv, nmocap) = (m.nq, m.nv, m.nmocap);
+        d.time = m.key_time[key];
+        d.qpos.copy_from_slice(&m.key_qpos[key * nq..(key + 1) * nq]);
+        d.qvel.copy_from_slice(&m.key_qvel[key * nv..(key + 1) * nv]);
+        d.mocap_pos.copy_from_slice(&m.key_mpos[3 * key * nmocap..3 * (key + 1) * nmocap]);
+        d.mocap_quat.copy_from_slice(&m.key_mquat[4 * key * nmocap..4 * (key + 1) * nmocap]);
+        Ok(())
+    }
+
     /// `mj_forward`: every stage of the step but the integration.
     pub fn forward(&mut self) -> Result<(), NativeError> {
         step::forward(&self.model, &mut self.data)

@@ -37,6 +37,14 @@ pub enum NativeError {
         /// What is missing for it.
         needs: &'static str,
     },
+    /// A keyframe index beyond the model's keyframes.
+    #[error("keyframe {key} does not exist (the model has {nkey})")]
+    NoKeyframe {
+        /// The index asked for.
+        key: usize,
+        /// Number of keyframes.
+        nkey: usize,
+    },
     /// A state value MuJoCo would reject (NaN or beyond `mjMAXVAL`) and reset the data for.
     #[error("{field}[{index}] = {value} is not a valid value (MuJoCo would warn and reset)")]
     BadState {
