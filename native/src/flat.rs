@@ -13,44 +13,74 @@ fn ints(v: &[usize]) -> Vec<i32> {
     v.iter().map(|&x| x as i32).collect()
 }
 
-/// The arrays of one model the native route reads, in `mjModel`'s layout.
+/// The arrays of one model the native route reads, in `mjModel`'s layout (MuJoCo's names).
 #[derive(Clone, Debug, Default)]
-#[allow(missing_docs)] // each field is the `mjModel` array of the same name
 pub struct Flat {
+    /// Parent of each body.
     pub body_parentid: Vec<i32>,
+    /// Root body of each body's tree.
     pub body_rootid: Vec<i32>,
+    /// Top body each body is welded to.
     pub body_weldid: Vec<i32>,
+    /// Number of joints of each body.
     pub body_jntnum: Vec<i32>,
+    /// First joint of each body, -1 for none.
     pub body_jntadr: Vec<i32>,
+    /// Number of dofs of each body.
     pub body_dofnum: Vec<i32>,
+    /// First dof of each body, -1 for none.
     pub body_dofadr: Vec<i32>,
+    /// Inertial-frame alignment of each body (`mjtSameFrame`).
     pub body_sameframe: Vec<u8>,
+    /// Body offsets from the parent (`3 nbody`).
     pub body_pos: Vec<f64>,
+    /// Body orientations relative to the parent (`4 nbody`).
     pub body_quat: Vec<f64>,
+    /// Inertial frame offsets (`3 nbody`).
     pub body_ipos: Vec<f64>,
+    /// Inertial frame orientations (`4 nbody`).
     pub body_iquat: Vec<f64>,
+    /// Principal inertias (`3 nbody`).
     pub body_inertia: Vec<f64>,
+    /// Type of each joint (`mjtJoint`).
     pub jnt_type: Vec<i32>,
+    /// First `qpos` entry of each joint.
     pub jnt_qposadr: Vec<i32>,
+    /// First dof of each joint.
     pub jnt_dofadr: Vec<i32>,
+    /// Body of each joint.
     pub jnt_bodyid: Vec<i32>,
+    /// Joint anchors in the body frame (`3 njnt`).
     pub jnt_pos: Vec<f64>,
+    /// Joint axes in the body frame (`3 njnt`).
     pub jnt_axis: Vec<f64>,
+    /// Higher-order stiffness coefficients (`2 njnt`).
     pub jnt_stiffnesspoly: Vec<f64>,
     /// `-1` per joint: specula's compiler has no plastic state.
     pub jnt_plasticadr: Vec<i32>,
     /// `-1` per joint: the native route takes no actuators.
     pub jnt_actuatorid: Vec<i32>,
+    /// Body of each dof.
     pub dof_bodyid: Vec<i32>,
+    /// Joint of each dof.
     pub dof_jntid: Vec<i32>,
+    /// Higher-order damping coefficients (`2 nv`).
     pub dof_dampingpoly: Vec<f64>,
+    /// Body of each geom.
     pub geom_bodyid: Vec<i32>,
+    /// Frame alignment of each geom (`mjtSameFrame`).
     pub geom_sameframe: Vec<u8>,
+    /// Geom offsets in the body frame (`3 ngeom`).
     pub geom_pos: Vec<f64>,
+    /// Geom orientations in the body frame (`4 ngeom`).
     pub geom_quat: Vec<f64>,
+    /// Body of each site.
     pub site_bodyid: Vec<i32>,
+    /// Frame alignment of each site (`mjtSameFrame`).
     pub site_sameframe: Vec<u8>,
+    /// Site offsets in the body frame (`3 nsite`).
     pub site_pos: Vec<f64>,
+    /// Site orientations in the body frame (`4 nsite`).
     pub site_quat: Vec<f64>,
 }
 
