@@ -82,6 +82,12 @@ fn both(xml: &str) -> (Model, CModel) {
     (rust, c)
 }
 
+/// The native route on `xml` (read through [`Native::load_str`]), and MuJoCo's model of it.
+fn native_and_c(xml: &str) -> (Result<Native, NativeError>, CModel) {
+    let c = CModel::from_xml_str(xml).expect("MuJoCo compiles it");
+    (Native::load_str(xml, Path::new("."), "inline.xml"), c)
+}
+
 /// The C model's array `name` (integers as f64).
 fn c_array(c: &CModel, name: &str) -> Vec<f64> {
     fields::array(c.mj(), name).unwrap_or_else(|| panic!("no mjModel array {name}")).0
@@ -370,8 +376,8 @@ fn step_both(mut native: Native, c: &CModel, steps: usize) -> (Option<(usize, &'
 
 /// [`step_both`] on inline MJCF, with `tamper` applied to the native side first.
 fn run_both(xml: &str, steps: usize, tamper: impl Fn(&mut Native)) -> (Option<(usize, &'static str, usize)>, usize) {
-    let (rust, c) = both(xml);
-    let mut native = Native::new(rust).expect("inside the native subset");
+    let (native, c) = native_and_c(xml);
+    let mut native = native.expect("inside the native subset");
     tamper(&mut native);
     step_both(native, &c, steps)
 }
@@ -434,7 +440,8 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
             };
             rust.opt.disableflags |= disable;
             c.raw_mut().expect("unshared model").opt.disableflags |= disable as i32;
-            let native = match Native::new(rust) {
+            let tree = specula_model::xml::parse_file(&path).expect("parsed once already");
+            let native = match specula_native::scope::check_mjcf(&tree).and_then(|()| Native::new(rust)) {
                 Ok(n) => n,
                 Err(NativeError::Unsupported { needs, .. }) => {
                     *refusals.entry(needs).or_insert(0) += 1;
@@ -517,15 +524,17 @@ fn models_outside_the_subset_are_refused() {
     ];
     for (name, body, what) in cases {
         let xml = format!("<mujoco>{body}</mujoco>");
-        let rust = specula_model::load_str(&xml, Path::new("."), "inline.xml").expect("compiles");
-        match Native::new(rust) {
+        match Native::load_str(&xml, Path::new("."), "inline.xml") {
             Err(e @ NativeError::Unsupported { .. }) => assert!(e.to_string().contains(what), "{name}: {e}"),
             other => panic!("{name}: not refused: {other:?}"),
         }
     }
     // the same contact scene with contacts disabled is accepted
     let xml = r#"<mujoco><option><flag contact="disable"/></option><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody></mujoco>"#;
-    assert!(Native::new(specula_model::load_str(xml, Path::new("."), "inline.xml").unwrap()).is_ok());
+    assert!(Native::load_str(xml, Path::new("."), "inline.xml").is_ok());
+    // and so is an explicit zero springyield
+    let xml = r#"<mujoco><worldbody><body><joint springyield="0" stiffness="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody></mujoco>"#;
+    assert!(Native::load_str(xml, Path::new("."), "inline.xml").is_ok());
 }
 
 /// Time per step of the native route and of `mj_step` on the same model (run with `--ignored

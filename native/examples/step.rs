@@ -17,14 +17,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let model = match specula_model::load_file(path.as_ref()) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut native = match specula_native::Native::new(model) {
+    let mut native = match specula_native::Native::load_file(path.as_ref()) {
         Ok(n) => n,
         Err(e) => {
             eprintln!("{path}: refused: {e}");

@@ -14,8 +14,8 @@
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
 //! actuators, tendons, sensors and equality constraints (specula's compiler does not produce their
 //! parameters yet), joint limits, friction loss and contacts (no constraint solver on this route
-//! yet), gravity compensation, fluid forces, sleep, RK4, implicit and discrete integration, and
-//! `implicitfast` on lone free bodies.
+//! yet), gravity compensation, fluid forces, sleep, RK4, implicit and discrete integration,
+//! `implicitfast` on lone free bodies, and (from the MJCF, [`Native::load_file`]) plasticity.
 
 pub mod consts;
 pub mod data;
@@ -41,7 +41,22 @@ pub struct Native {
 }
 
 impl Native {
+    /// Reads and compiles an MJCF file for the native route ([`scope::check_mjcf`], then
+    /// [`Native::new`]).
+    pub fn load_file(path: &std::path::Path) -> Result<Native, NativeError> {
+        scope::check_mjcf(&specula_model::xml::parse_file(path)?)?;
+        Native::new(specula_model::load_file(path)?)
+    }
+
+    /// [`Native::load_file`] on MJCF text; `base_dir` resolves included files and assets.
+    pub fn load_str(xml: &str, base_dir: &std::path::Path, name: &str) -> Result<Native, NativeError> {
+        scope::check_mjcf(&specula_model::xml::parse_str(xml, base_dir, name)?)?;
+        Native::new(specula_model::load_str(xml, base_dir, name)?)
+    }
+
     /// Checks `model` against the native subset, derives its constant fields and resets the data.
+    /// A [`specula_model::Model`] does not carry `springyield`: prefer [`Native::load_file`],
+    /// which refuses it.
     pub fn new(model: specula_model::Model) -> Result<Native, NativeError> {
         scope::check(&model)?;
         let model = NativeModel::new(model);

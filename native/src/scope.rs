@@ -37,6 +37,9 @@ pub enum NativeError {
         /// What is missing for it.
         needs: &'static str,
     },
+    /// The MJCF file does not read or compile.
+    #[error(transparent)]
+    Mjcf(#[from] specula_model::MjcfError),
     /// A keyframe index beyond the model's keyframes.
     #[error("keyframe {key} does not exist (the model has {nkey})")]
     NoKeyframe {
@@ -84,6 +87,22 @@ fn colliding_pair(m: &Model) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+/// Refuses MJCF that sets what specula's compiler reads but leaves out of [`Model`], where it
+/// changes the step: a non-zero `springyield` (plasticity: MuJoCo then moves the spring's
+/// reference, `jnt_plasticadr`), on a joint or in a default.
+pub fn check_mjcf(root: &specula_model::xml::Element) -> Result<(), NativeError> {
+    if let Some(a) = root.attrs.iter().find(|a| a.name == "springyield") {
+        let zero = a.value.split_whitespace().all(|v| v.parse::<f64>().is_ok_and(|x| x == 0.0));
+        if !zero {
+            unsupported(
+                format!("springyield=\"{}\" on <{}> ({}:{})", a.value, root.name, a.pos.line, a.pos.col),
+                "plasticity, which specula's compiler reads but does not compile",
+            )?;
+        }
+    }
+    root.children.iter().try_for_each(check_mjcf)
 }
 
 /// A free joint alone on its body in a tree of exactly six dofs: `implicitfast` corrects such a
