@@ -90,9 +90,16 @@ fn colliding_pair(m: &Model) -> Option<(usize, usize)> {
 }
 
 /// Refuses MJCF that sets what specula's compiler reads but leaves out of [`Model`], where it
-/// changes the step: a non-zero `springyield` (plasticity: MuJoCo then moves the spring's
-/// reference, `jnt_plasticadr`), on a joint or in a default.
+/// can change the step: a non-zero `springyield` (plasticity: MuJoCo then moves the spring's
+/// reference, `jnt_plasticadr`), on a joint or in a default; and engine plugins (`<plugin>`
+/// anywhere: their passive forces, sensors and actuators).
 pub fn check_mjcf(root: &specula_model::xml::Element) -> Result<(), NativeError> {
+    if root.name == "plugin" {
+        unsupported(
+            format!("<plugin> ({}:{})", root.pos.line, root.pos.col),
+            "engine plugins, which specula's compiler reads but does not compile",
+        )?;
+    }
     if let Some(a) = root.attrs.iter().find(|a| a.name == "springyield") {
         let zero = a.value.split_whitespace().all(|v| v.parse::<f64>().is_ok_and(|x| x == 0.0));
         if !zero {
