@@ -405,6 +405,21 @@ fn inline_scenes_step_like_mj_step_bit_for_bit_for_1000_steps() {
 
 /// A keyframe with positions, velocities and time, and a mocap pose: the native reset to it
 /// steps like MuJoCo's.
+/// The disable flags the native step reads (gravity, springs, dampers, Euler's implicit damping),
+/// each alone on the chain under both integrators.
+#[test]
+fn disable_flags_step_like_mj_step() {
+    for flag in ["gravity", "spring", "damper", "eulerdamp"] {
+        let xml = CHAIN.replace("<default>", &format!("<option><flag {flag}=\"disable\"/></option>\n  <default>"));
+        let native = Native::load_str(&xml, Path::new("."), "inline.xml").unwrap();
+        assert_ne!(native.model.model.opt.disableflags, 0, "{flag}: the flag did not reach the model");
+        for integrator in ["Euler", "implicitfast"] {
+            let (diff, _) = run_both(&with_integrator(&xml, integrator), 1000, |_| {});
+            assert_eq!(diff, None, "{flag} disabled, {integrator}: first difference");
+        }
+    }
+}
+
 #[test]
 fn keyframe_reset_steps_like_mj_step() {
     let key = r#"<keyframe><key time="1.5" qpos="0.3 -0.2 0.6 0.0 0.8 0.0 0.1 0.5 0.2" qvel="1 -1 0.5 0.2 -0.3 0.1 2 -2"/></keyframe>
