@@ -229,3 +229,44 @@ impl Layout {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bodies: world, a (hinge, dof 0), b under a (two hinges, dofs 1 and 2), c under the world
+    /// (a simple slide body, dof 3).
+    fn model() -> Model {
+        Model {
+            nbody: 4,
+            nv: 4,
+            body_parentid: vec![0, 0, 1, 0],
+            body_dofnum: vec![0, 1, 2, 1],
+            body_dofadr: vec![-1, 0, 1, 3],
+            body_simple: vec![0, 0, 0, 2],
+            dof_bodyid: vec![1, 2, 2, 3],
+            dof_parentid: vec![-1, 0, 1, -1],
+            dof_madr: vec![0, 1, 3, 6],
+            ..Model::default()
+        }
+    }
+
+    #[test]
+    fn layouts_of_a_small_tree_hand() {
+        let l = Layout::new(&model());
+        assert_eq!(l.dof_simplenum, [0, 0, 0, 1]);
+        // M: dof 0 alone, dof 1 with 0, dof 2 with 0 and 1, the simple dof 3 alone
+        assert_eq!((l.m.rownnz.as_slice(), l.m.colind.as_slice()), (&[1, 2, 3, 1][..], &[0, 0, 1, 0, 1, 2, 3][..]));
+        // D: every ancestor and descendant, columns increasing
+        assert_eq!(l.d.rownnz, [3, 3, 3, 1]);
+        assert_eq!(l.d.colind, [0, 1, 2, 0, 1, 2, 0, 1, 2, 3]);
+        assert_eq!(l.d_diag, [0, 1, 2, 0]);
+        // B: the world sees every dof; a sees its subtree, b its ancestors' and its own
+        assert_eq!(l.b.rownnz, [4, 3, 3, 1]);
+        assert_eq!(l.b.colind, [0, 1, 2, 3, 0, 1, 2, 0, 1, 2, 3]);
+        // the legacy layout: each row's diagonal first, then its ancestors nearest first
+        assert_eq!(l.map_m2m, [0, 2, 1, 5, 4, 3, 6]);
+        assert_eq!(l.map_d2m, [0, 3, 4, 6, 7, 8, 9]);
+        assert_eq!(l.map_m2d, [0, 1, 3, 1, 2, 4, 3, 4, 5, 6]);
+    }
+}
