@@ -333,10 +333,63 @@ fn c_field<'a>(d: &'a CData, name: &str, len: usize) -> &'a [f64] {
     unsafe { std::slice::from_raw_parts(p, len) }
 }
 
+/// What a side-by-side run found: the first (step, field, index) whose bits differ, the steps
+/// run, and what the native route was missing if it refused a step.
+struct Outcome {
+    diff: Option<(usize, &'static str, usize)>,
+    steps: usize,
+    refused: Option<&'static str>,
+}
+
+/// The constraint arrays of one step on both sides: the contact count, each contact's position
+/// and distance, the row count, each row's force; the first field and index that differ.
+fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static str, usize)> {
+    let raw = cd.mj();
+    if n.contacts.len() != raw.ncon.max(0) as usize {
+        return Some(("ncon", n.contacts.len()));
+    }
+    // SAFETY: ncon contacts and nefc rows in the C data's arena.
+    let cons = unsafe { std::slice::from_raw_parts(raw.contact, n.contacts.len()) };
+    for (i, (a, b)) in n.contacts.iter().zip(cons).enumerate() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        if bits(&a.pos) != bits(&b.pos) || a.dist.to_bits() != b.dist.to_bits() || a.geom != b.geom {
+            return Some(("contact", i));
+        }
+        if a.efc_address != b.efc_address || a.mu.to_bits() != b.mu.to_bits() {
+            return Some(("contact.efc_address/mu", i));
+        }
+    }
+    if n.efc.nefc != raw.nefc.max(0) as usize {
+        return Some(("nefc", n.efc.nefc));
+    }
+    let nefc = n.efc.nefc;
+    // SAFETY: as above.
+    let (force, aref) =
+        unsafe { (std::slice::from_raw_parts(raw.efc_force, nefc), std::slice::from_raw_parts(raw.efc_aref, nefc)) };
+    if nefc > 0 {
+        if let Some(i) = n.efc.efc_aref[..nefc].iter().zip(aref).position(|(a, b)| a.to_bits() != b.to_bits()) {
+            return Some(("efc_aref", i));
+        }
+        let ours = &n.efc.solved.efc_force[..nefc];
+        if let Some(i) = ours.iter().zip(force).position(|(a, b)| a.to_bits() != b.to_bits()) {
+            return Some(("efc_force", i));
+        }
+    }
+    None
+}
+
 /// Steps `native` and `mj_step` on `c` side by side for `steps` steps with the same applied
-/// joint forces; returns the first (step, field, index) whose bits differ, and the steps run.
-fn step_both(mut native: Native, c: &CModel, steps: usize) -> (Option<(usize, &'static str, usize)>, usize) {
+/// joint forces, comparing [`STEP_FIELDS`] and the constraint arrays after every step.
+fn step_both_full(native: Native, c: &CModel, steps: usize) -> Outcome {
+    step_both_keyed(native, c, None, steps)
+}
+
+/// [`step_both_full`] with the C data reset to keyframe `key` first (the native one already is).
+fn step_both_keyed(mut native: Native, c: &CModel, key: Option<usize>, steps: usize) -> Outcome {
     let mut cd = CData::new(c).expect("mjData");
+    if let Some(k) = key {
+        cd.reset_keyframe(k).expect("keyframe");
+    }
     let nv = native.model.model.nv;
     for step in 0..steps {
         // a smooth, deterministic drive through qfrc_applied on both routes
@@ -349,29 +402,45 @@ fn step_both(mut native: Native, c: &CModel, steps: usize) -> (Option<(usize, &'
         }
         let ours = native.step();
         cd.step().expect("mj_step");
-        if let Err(e @ NativeError::BadState { field, .. }) = &ours {
-            // the native route stops where MuJoCo warns and resets the data: the C side must have
-            // warned about the same array in this very step
-            let warning = match *field {
-                "qpos" => mujoco_sys::mjWARN_BADQPOS,
-                "qvel" => mujoco_sys::mjWARN_BADQVEL,
-                _ => mujoco_sys::mjWARN_BADQACC,
-            };
-            let warned = cd.mj().warning[warning as usize].number;
-            assert!(warned > 0, "native stopped ({e}) at step {step} but MuJoCo did not warn");
-            return (None, step + 1);
+        match &ours {
+            Err(e @ NativeError::BadState { field, .. }) => {
+                // the native route stops where MuJoCo warns and resets the data: the C side must
+                // have warned about the same array in this very step
+                let warning = match *field {
+                    "qpos" => mujoco_sys::mjWARN_BADQPOS,
+                    "qvel" => mujoco_sys::mjWARN_BADQVEL,
+                    _ => mujoco_sys::mjWARN_BADQACC,
+                };
+                let warned = cd.mj().warning[warning as usize].number;
+                assert!(warned > 0, "native stopped ({e}) at step {step} but MuJoCo did not warn");
+                return Outcome { diff: None, steps: step + 1, refused: None };
+            }
+            Err(NativeError::Unsupported { needs, .. }) => {
+                return Outcome { diff: None, steps: step, refused: Some(needs) };
+            }
+            _ => {}
         }
         ours.expect("native step");
         for field in STEP_FIELDS {
             let ours = native_field(&native.data, field);
             let theirs = c_field(&cd, field, ours.len());
             if let Some(i) = ours.iter().zip(theirs).position(|(a, b)| a.to_bits() != b.to_bits()) {
-                return (Some((step, field, i)), step + 1);
+                return Outcome { diff: Some((step, field, i)), steps: step + 1, refused: None };
             }
+        }
+        if let Some((field, i)) = constraint_diff(&native.data, &cd) {
+            return Outcome { diff: Some((step, field, i)), steps: step + 1, refused: None };
         }
         assert_eq!(native.data.time.to_bits(), cd.mj().time.to_bits(), "time at step {step}");
     }
-    (None, steps)
+    Outcome { diff: None, steps, refused: None }
+}
+
+/// [`step_both_full`] for runs that must not be refused: the first difference and the steps.
+fn step_both(native: Native, c: &CModel, steps: usize) -> (Option<(usize, &'static str, usize)>, usize) {
+    let o = step_both_full(native, c, steps);
+    assert_eq!(o.refused, None, "refused at step {}", o.steps);
+    (o.diff, o.steps)
 }
 
 /// [`step_both`] on inline MJCF, with `tamper` applied to the native side first.
@@ -399,6 +468,99 @@ fn inline_scenes_step_like_mj_step_bit_for_bit_for_1000_steps() {
             let (diff, steps) = run_both(&xml, 1000, |_| {});
             assert_eq!(diff, None, "{name}, {integrator}: first difference (step, field, index)");
             eprintln!("{name}, {integrator}: {steps} steps, {STEP_FIELDS:?} equal mj_step's bit for bit at every step");
+        }
+    }
+}
+
+/// A pendulum thrown against both ends of its hinge's range, and a slider against its range:
+/// joint limit rows.
+const LIMIT: &str = r#"<mujoco model="limit">
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint name="h" type="hinge" axis="0 1 0" range="-30 45" damping="0.05"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.04"/>
+      <body pos="0.5 0 0">
+        <joint type="hinge" axis="1 0 0" range="-10 10" solreflimit="0.01 0.8" margin="0.02"/>
+        <geom type="box" size="0.1 0.05 0.05"/>
+      </body>
+    </body>
+    <body pos="1 0 1">
+      <joint type="slide" axis="0 0 1" range="-0.2 0.1"/>
+      <geom type="sphere" size="0.1"/>
+    </body>
+  </worldbody>
+  <keyframe><key qvel="4 -6 3"/></keyframe>
+</mujoco>"#;
+
+/// Hinges and a slide with dry friction (friction-loss rows), driven by gravity and the applied
+/// forces.
+const FRICTION: &str = r#"<mujoco model="friction">
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint type="hinge" axis="0 1 0" frictionloss="0.3"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04"/>
+      <body pos="0.4 0 0">
+        <joint type="hinge" axis="0 1 0" frictionloss="0.05" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04"/>
+      </body>
+    </body>
+    <body pos="1 0 1" euler="0 30 0">
+      <joint type="slide" axis="1 0 0" frictionloss="2"/>
+      <geom type="box" size="0.1 0.1 0.1"/>
+    </body>
+  </worldbody>
+</mujoco>"#;
+
+/// A box dropped on a plane, a sphere rolling on it and a capsule pendulum striking the box:
+/// contacts with pyramidal cones.
+const CONTACT: &str = r#"<mujoco model="contact">
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body pos="0 0 0.3" euler="10 20 5">
+      <freejoint/>
+      <geom type="box" size="0.1 0.08 0.06"/>
+    </body>
+    <body pos="0.5 0 0.1">
+      <freejoint/>
+      <geom type="sphere" size="0.1" condim="6"/>
+    </body>
+    <body pos="-0.5 0 0.5">
+      <joint type="hinge" axis="0 1 0" range="-90 90"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 -0.3" size="0.03" condim="4"/>
+    </body>
+  </worldbody>
+  <keyframe><key qvel="0 0 0 0 0 0 0.5 0.2 0 0 0 3 -2"/></keyframe>
+</mujoco>"#;
+
+/// The three constrained inline scenes from their keyframe (if any) under Euler and
+/// implicitfast: 1000 steps equal `mj_step`'s, constraint arrays included; reports (and fails
+/// on) a step the native route refuses.
+#[test]
+fn constrained_inline_scenes_step_like_mj_step() {
+    for (name, xml) in [("limit", LIMIT), ("friction", FRICTION), ("contact", CONTACT)] {
+        for integrator in ["Euler", "implicitfast"] {
+            let xml = with_integrator(xml, integrator);
+            let (native, c) = native_and_c(&xml);
+            let mut native = match native {
+                Ok(n) => n,
+                Err(e) => {
+                    eprintln!("{name}, {integrator}: refused: {e}");
+                    assert!(integrator == "implicitfast" && name == "contact", "{name}: {e}");
+                    continue;
+                }
+            };
+            let key = native.model.model.nkey > 0;
+            let mut cd_start = None;
+            if key {
+                native.reset_keyframe(0).unwrap();
+                cd_start = Some(0);
+            }
+            let o = step_both_keyed(native, &c, cd_start, 1000);
+            assert_eq!(o.diff, None, "{name}, {integrator}: first difference");
+            assert_eq!(o.refused, None, "{name}, {integrator}: refused after {} equal steps", o.steps);
+            eprintln!("{name}, {integrator}: {} steps equal mj_step's bit for bit (with contacts and efc_force)", o.steps);
         }
     }
 }
@@ -448,6 +610,7 @@ fn keyframe_reset_steps_like_mj_step() {
 #[test]
 fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
     let (mut stepped, mut steps, mut stopped, mut refusals) = (Vec::new(), 0, 0, std::collections::BTreeMap::new());
+    let mut step_refusals = std::collections::BTreeMap::new();
     for path in model_files() {
         for disable in [0, 1] {
             let (Ok(mut rust), Ok(mut c)) = (specula_model::load_file(&path), CModel::from_xml_path(&path)) else {
@@ -464,10 +627,15 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
                 }
                 Err(e) => panic!("{}: {e}", path.display()),
             };
-            let (diff, n) = step_both(native, &c, 1000);
-            assert_eq!(diff, None, "{} (disableflags |= {disable}): first difference", path.display());
+            let o = step_both_full(native, &c, 1000);
+            assert_eq!(o.diff, None, "{} (disableflags |= {disable}): first difference", path.display());
+            let n = o.steps;
             steps += n;
-            stopped += usize::from(n < 1000);
+            if let Some(needs) = o.refused {
+                *step_refusals.entry(needs).or_insert(0) += 1;
+                eprintln!("{} (disableflags |= {disable}): {n} steps equal, then refused: {needs}", path.display());
+            }
+            stopped += usize::from(n < 1000 && o.refused.is_none());
             stepped.push(format!(
                 "{}{}",
                 path.file_name().unwrap().to_string_lossy(),
@@ -476,7 +644,7 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
         }
     }
     eprintln!(
-        "stepped {} models, {steps} steps, 0 differing ({stopped} runs stopped early where both routes found a bad state): {stepped:?}; refused (by what is missing): {refusals:?}",
+        "stepped {} models, {steps} steps, 0 differing ({stopped} runs stopped early where both routes found a bad state): {stepped:?}; refused (by what is missing): {refusals:?}; refused at a step after equal steps: {step_refusals:?}",
         stepped.len()
     );
     assert!(!stepped.is_empty(), "no scene inside the native subset");
@@ -517,14 +685,14 @@ fn models_outside_the_subset_are_refused() {
             "actuator",
         ),
         (
-            "limit",
-            r#"<worldbody><body><joint range="-1 1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
-            "joint limit",
+            "pgs",
+            r#"<option solver="PGS"/><worldbody><body><joint range="-1 1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
+            "PGS",
         ),
         (
-            "contact",
-            r#"<worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
-            "contacts",
+            "elliptic",
+            r#"<option cone="elliptic"/><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
+            "elliptic",
         ),
         (
             "rk4",
@@ -532,9 +700,14 @@ fn models_outside_the_subset_are_refused() {
             "integrator",
         ),
         (
-            "frictionloss",
-            r#"<worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
-            "friction loss",
+            "noslip",
+            r#"<option noslip_iterations="2"/><worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
+            "noslip",
+        ),
+        (
+            "islands off",
+            r#"<option><flag island="disable"/></option><worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
+            "island",
         ),
     ];
     for (name, body, what) in cases {

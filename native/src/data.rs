@@ -1,7 +1,11 @@
 //! [`Data`]: MuJoCo's `mjData` arrays for the rigid, constraint-free subset, in its layout and
 //! under its names, owned by Rust.
 
+use specula_engine::collision::CollisionStage;
+use specula_engine::dynamics::constraint::Contact;
 use specula_engine::dynamics::RneScratch;
+
+use crate::constraint::Efc;
 
 use crate::model::NativeModel;
 
@@ -104,6 +108,15 @@ pub struct Data {
     pub qh_diag_inv: Vec<f64>,
     /// The velocity derivative of the smooth forces (`implicitfast`, `nD`).
     pub qderiv: Vec<f64>,
+    /// The contacts of the last collision, as the engine's collision stage lists them.
+    pub collided: Vec<specula_engine::contact::Contact>,
+    /// The same contacts as `mjData.contact` holds them after `mj_makeConstraint`
+    /// (`efc_address`, `exclude`, `mu` set).
+    pub contacts: Vec<Contact>,
+    /// The constraint rows, islands and solver outputs.
+    pub efc: Efc,
+    /// The collision stage's buffers.
+    pub(crate) collider: CollisionStage,
     /// `mj_rne`'s work arrays.
     pub(crate) rne: RneScratch,
     /// The acceleration the Euler step integrates (`nv`).
@@ -177,6 +190,10 @@ impl Data {
             qh: z(nc),
             qh_diag_inv: z(nv),
             qderiv: z(nm.layout.d.nnz()),
+            collided: Vec::new(),
+            contacts: Vec::new(),
+            efc: Efc::default(),
+            collider: CollisionStage::new(),
             rne: RneScratch::default(),
             euler_qacc: z(nv),
             implicit_qfrc: z(nv),

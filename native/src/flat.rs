@@ -60,6 +60,22 @@ pub struct Flat {
     pub jnt_plasticadr: Vec<i32>,
     /// `-1` per joint: the native route takes no actuators.
     pub jnt_actuatorid: Vec<i32>,
+    /// Whether each joint is limited (`mjtByte`).
+    pub jnt_limited: Vec<u8>,
+    /// Joint ranges (`2 njnt`).
+    pub jnt_range: Vec<f64>,
+    /// Limit references (`2 njnt`).
+    pub jnt_solref: Vec<f64>,
+    /// Limit impedances (`5 njnt`).
+    pub jnt_solimp: Vec<f64>,
+    /// Friction-loss references (`2 nv`).
+    pub dof_solref: Vec<f64>,
+    /// Friction-loss impedances (`5 nv`).
+    pub dof_solimp: Vec<f64>,
+    /// Tree of each dof.
+    pub dof_treeid: Vec<i32>,
+    /// Dofs of each tree.
+    pub tree_dofnum: Vec<i32>,
     /// Body of each dof.
     pub dof_bodyid: Vec<i32>,
     /// Joint of each dof.
@@ -111,6 +127,14 @@ impl Flat {
             jnt_stiffnesspoly: flat(&m.jnt_stiffnesspoly),
             jnt_plasticadr: vec![-1; m.njnt],
             jnt_actuatorid: vec![-1; m.njnt],
+            jnt_limited: m.jnt_limited.iter().map(|&l| u8::from(l)).collect(),
+            jnt_range: flat(&m.jnt_range),
+            jnt_solref: flat(&m.jnt_solref),
+            jnt_solimp: flat(&m.jnt_solimp),
+            dof_solref: flat(&m.dof_solref),
+            dof_solimp: flat(&m.dof_solimp),
+            dof_treeid: ints(&m.dof_treeid),
+            tree_dofnum: ints(&m.tree_dofnum),
             dof_bodyid: ints(&m.dof_bodyid),
             dof_jntid: ints(&m.dof_jntid),
             dof_dampingpoly: flat(&m.dof_dampingpoly),

@@ -17,7 +17,9 @@
 //! yet), gravity compensation, fluid forces, sleep, RK4, implicit and discrete integration,
 //! `implicitfast` on lone free bodies, and (from the MJCF, [`Native::load_file`]) plasticity.
 
+pub mod collision;
 pub mod consts;
+pub mod constraint;
 pub mod data;
 pub mod flat;
 pub mod layout;

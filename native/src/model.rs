@@ -1,7 +1,10 @@
 //! [`NativeModel`]: specula's compiled model with the fields MuJoCo computes at the end of
 //! compilation, and the engine's stage views of it.
 
+use specula_engine::collision::CollisionModel;
 use specula_engine::dynamics::constraint::jacobian::JacModel;
+use specula_engine::dynamics::constraint::ConstraintModel;
+use specula_engine::dynamics::island::IslandModel;
 use specula_engine::dynamics::integrate::IntegratorModel;
 use specula_engine::dynamics::{PassiveModel, TreeModel};
 use specula_engine::kinematics::KinematicsModel;
@@ -23,6 +26,11 @@ pub struct NativeModel {
     pub layout: Layout,
     /// `dof_M0`, the inverse weights and the statistics.
     pub consts: Consts,
+    /// The collision stage's model, built from specula's model as the C route's `rust`
+    /// collision builds it.
+    pub collision: CollisionModel,
+    /// `mjModel.flg_adhesion`: some geom or pair has adhesion.
+    pub flg_adhesion: bool,
 }
 
 /// No actuator arrays: the native route takes models without actuators.
@@ -35,7 +43,9 @@ impl NativeModel {
     pub fn new(model: Model) -> NativeModel {
         let flat = Flat::new(&model);
         let layout = Layout::new(&model);
-        let mut nm = NativeModel { model, flat, layout, consts: Consts::default() };
+        let collision = CollisionModel::from(&model);
+        let flg_adhesion = model.geom_adhesion.iter().chain(&model.pair_adhesion).any(|&a| a != 0.0);
+        let mut nm = NativeModel { model, flat, layout, consts: Consts::default(), collision, flg_adhesion };
         nm.consts = Consts::new(&nm);
         nm
     }
@@ -163,6 +173,47 @@ impl NativeModel {
             body_dofadr: &f.body_dofadr,
             body_simple: &m.body_simple,
             dof_parentid: &m.dof_parentid,
+        }
+    }
+
+    /// `mj_makeConstraint`'s view (friction loss, limits, impedance).
+    pub(crate) fn constraint(&self) -> ConstraintModel<'_> {
+        let (m, f, k) = (&self.model, &self.flat, &self.consts);
+        let flags = m.opt.disableflags;
+        ConstraintModel {
+            nv: m.nv,
+            disable_frictionloss: flags & crate::scope::DSBL_FRICTIONLOSS != 0,
+            disable_limit: flags & crate::scope::DSBL_LIMIT != 0,
+            disable_refsafe: flags & crate::scope::DSBL_REFSAFE != 0,
+            discrete: m.opt.integrator == specula_model::types::Integrator::Discrete,
+            timestep: m.opt.timestep,
+            impratio: m.opt.impratio,
+            dof_frictionloss: &m.dof_frictionloss,
+            dof_solref: &f.dof_solref,
+            dof_solimp: &f.dof_solimp,
+            dof_invweight0: &k.dof_invweight0,
+            jnt_type: &f.jnt_type,
+            jnt_limited: &f.jnt_limited,
+            jnt_qposadr: &f.jnt_qposadr,
+            jnt_dofadr: &f.jnt_dofadr,
+            jnt_range: &f.jnt_range,
+            jnt_margin: &m.jnt_margin,
+            jnt_solref: &f.jnt_solref,
+            jnt_solimp: &f.jnt_solimp,
+            body_invweight0: &k.body_invweight0,
+            geom_bodyid: &f.geom_bodyid,
+        }
+    }
+
+    /// `mj_island`'s view.
+    pub(crate) fn island(&self) -> IslandModel<'_> {
+        let (m, f) = (&self.model, &self.flat);
+        IslandModel {
+            dof_treeid: &f.dof_treeid,
+            jnt_dofadr: &f.jnt_dofadr,
+            body_treeid: &m.body_treeid,
+            geom_bodyid: &f.geom_bodyid,
+            tree_dofnum: &f.tree_dofnum,
         }
     }
 }

@@ -21,8 +21,16 @@ pub(crate) const DSBL_SPRING: u32 = 32;
 pub(crate) const DSBL_DAMPER: u32 = 64;
 /// `mjDSBL_GRAVITY`.
 pub(crate) const DSBL_GRAVITY: u32 = 128;
+/// `mjDSBL_WARMSTART`.
+pub(crate) const DSBL_WARMSTART: u32 = 1 << 9;
 /// `mjDSBL_FILTERPARENT`.
 const DSBL_FILTERPARENT: u32 = 1024;
+/// `mjDSBL_REFSAFE`.
+pub(crate) const DSBL_REFSAFE: u32 = 1 << 12;
+/// `mjDSBL_ISLAND`.
+const DSBL_ISLAND: u32 = 1 << 18;
+/// `mjENBL_DIAGEXACT`.
+const ENBL_DIAGEXACT: u32 = 1 << 5;
 /// `mjENBL_SLEEP | mjENBL_IPC`: enable flags that change the smooth step.
 const ENBL_REFUSED: u32 = 16 | 64;
 
@@ -163,26 +171,47 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
         unsupported("fluid forces (density or viscosity)", "the fluid model in mj_passive")?;
     }
-    if constraints && flags & DSBL_LIMIT == 0 {
-        if let Some(j) = m.jnt_limited.iter().position(|&l| l) {
+    let limits = constraints && flags & DSBL_LIMIT == 0 && m.jnt_limited.iter().any(|&l| l);
+    let friction = constraints && flags & DSBL_FRICTIONLOSS == 0 && m.dof_frictionloss.iter().any(|&f| f > 0.0);
+    let contacts = constraints && flags & DSBL_CONTACT == 0 && (m.npair > 0 || colliding_pair(m).is_some());
+    if limits || friction || contacts {
+        let what = if contacts {
+            "contacts"
+        } else if limits {
+            "joint limits"
+        } else {
+            "friction loss"
+        };
+        solver_in_scope(m, what)?;
+    }
+    if contacts {
+        if let Some(i) = (0..m.mesh_qhull_order.len()).find(|&i| !m.mesh_qhull_order[i]) {
             unsupported(
-                format!("joint limit on joint {j} ({})", m.jnt_names[j]),
-                "limit rows and the constraint solver",
+                format!("contacts with mesh {i}, whose hull specula's compiler could not put in qhull's order"),
+                "mesh hulls in qhull's order (the C route takes MuJoCo's table for them)",
             )?;
         }
     }
-    if constraints && flags & DSBL_FRICTIONLOSS == 0 {
-        if let Some(d) = m.dof_frictionloss.iter().position(|&f| f > 0.0) {
-            unsupported(format!("friction loss on dof {d}"), "friction rows and the constraint solver")?;
-        }
-    }
-    if constraints && flags & DSBL_CONTACT == 0 {
-        if m.npair > 0 {
-            unsupported(format!("{} explicit contact pairs", m.npair), "collision and the constraint solver")?;
-        }
-        if let Some((g1, g2)) = colliding_pair(m) {
-            unsupported(format!("contacts (geoms {g1} and {g2} can collide)"), "collision and the constraint solver")?;
-        }
-    }
     Ok(())
+}
+
+/// Refuses solver settings the native route's `mj_fwdConstraint` does not cover (`what` names
+/// the rows that need the solver): only the Newton solver with pyramidal cones over islands,
+/// with warm starts, no noslip and no exact diagonal.
+fn solver_in_scope(m: &Model, what: &str) -> Result<(), NativeError> {
+    use specula_model::types::{Cone, Solver};
+    let (flags, opt) = (m.opt.disableflags, &m.opt);
+    let why = [
+        (opt.solver == Solver::Pgs, "the PGS solver"),
+        (opt.solver == Solver::Cg, "the CG solver"),
+        (opt.cone == Cone::Elliptic, "elliptic cones in the solver"),
+        (opt.noslip_iterations > 0, "the noslip solver"),
+        (flags & DSBL_ISLAND != 0, "the monolithic (island-free) solver path"),
+        (flags & DSBL_WARMSTART != 0, "the solver without warm start"),
+        (opt.enableflags & ENBL_DIAGEXACT != 0, "the exact diagonal in mj_projectConstraint"),
+    ];
+    match why.iter().find(|w| w.0) {
+        Some(&(_, needs)) => unsupported(format!("{what} with solver options {:?}/{:?}", opt.solver, opt.cone), needs),
+        None => Ok(()),
+    }
 }

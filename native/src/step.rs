@@ -13,6 +13,8 @@ use specula_engine::dynamics::{
 use specula_engine::kinematics::{kinematics_into, KinematicsState, PoseOutput};
 use specula_model::types::Integrator;
 
+use crate::collision::collision;
+use crate::constraint::{fwd_constraint, island, make_constraint, reference};
 use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::{NativeError, DSBL_GRAVITY};
@@ -63,6 +65,10 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     position(nm, d);
     crb(&tree, &d.cinert, &d.cdof, &mut d.crb, &mut d.m);
     factor_m(&tree, &d.m, &mut d.qld, &mut d.qld_diag_inv);
+    // contacts and constraint rows, their islands
+    collision(nm, d)?;
+    make_constraint(nm, d);
+    island(nm, d)?;
     // velocity: body velocities, passive forces, bias forces
     com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
     let state = PassiveState { qpos: &d.qpos, qvel: &d.qvel, ..PassiveState::default() };
@@ -75,6 +81,7 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         qfrc_passive: &mut d.qfrc_passive,
     };
     passive(&nm.passive(), &state, &mut forces);
+    reference(nm, d);
     let opt = &nm.model.opt;
     let input = RneInput {
         qvel: &d.qvel,
@@ -95,8 +102,12 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         qfrc_actuator: &d.qfrc_actuator,
     };
     fwd_acceleration(&tree, &f, &d.qld, &d.qld_diag_inv, &mut d.qfrc_smooth, &mut d.qacc_smooth);
-    // no constraint rows: the acceleration is the smooth one (D13)
-    without_rows(&d.qacc_smooth, &mut d.qacc, &mut d.qfrc_constraint, &mut d.solver_niter);
+    if d.efc.nefc == 0 {
+        // no constraint rows: the acceleration is the smooth one (D13)
+        without_rows(&d.qacc_smooth, &mut d.qacc, &mut d.qfrc_constraint, &mut d.solver_niter);
+    } else {
+        fwd_constraint(nm, d)?;
+    }
     check("qacc", &d.qacc)
 }
 

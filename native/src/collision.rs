@@ -1,0 +1,63 @@
+//! `mj_collision` on the native route: the engine's collision stage on the native data's geom
+//! and body frames, with the speculative inputs (velocities, `subtree_com`, `cdof` and the
+//! previous `qacc_smooth`) always given, so speculative contacts work in every mode; then each
+//! contact in the form `mj_makeConstraint` reads (MuJoCo's `mj_addContact` record: no flex
+//! side, solver fields cleared).
+
+use specula_engine::collision::{SpeculativeInput, State};
+use specula_engine::dynamics::constraint::Contact;
+
+use crate::data::Data;
+use crate::model::NativeModel;
+use crate::scope::NativeError;
+
+/// `v` read as consecutive `N`-vectors (its length is a multiple of `N` by construction).
+fn chunks<const N: usize>(v: &[f64]) -> &[[f64; N]] {
+    v.as_chunks::<N>().0
+}
+
+/// The contacts of the current positions into `d.collided` (the engine's records) and
+/// `d.contacts` (the constraint stages' records). A pair the engine has no collider for (height
+/// fields, SDFs) is refused.
+pub fn collision(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    let mut state = State::new(chunks(&d.geom_xpos), chunks(&d.geom_xmat));
+    state.body_xipos = Some(chunks(&d.xipos));
+    state.body_ximat = Some(chunks(&d.ximat));
+    state.speculative = Some(SpeculativeInput {
+        qvel: &d.qvel,
+        subtree_com: chunks(&d.subtree_com),
+        cdof: chunks(&d.cdof),
+        qacc: Some(&d.qacc_smooth),
+    });
+    let report = d.collider.collide(&nm.collision, &state, &mut d.collided).map_err(|e| NativeError::Unsupported {
+        what: format!("collision: {e}"),
+        needs: "a collision call the engine's stage accepts",
+    })?;
+    if let Some(p) = report.unsupported.first() {
+        let t = |g: usize| nm.model.geom_type[g];
+        return Err(NativeError::Unsupported {
+            what: format!("contacts of geoms {} ({:?}) and {} ({:?})", p.geom[0], t(p.geom[0]), p.geom[1], t(p.geom[1])),
+            needs: "a Rust collider for this geom pair (height fields, SDFs)",
+        });
+    }
+    d.contacts.clear();
+    d.contacts.extend(d.collided.iter().map(|c| Contact {
+        dist: c.dist,
+        pos: c.pos,
+        frame: c.frame,
+        includemargin: c.includemargin,
+        friction: c.friction,
+        solref: c.solref,
+        solreffriction: c.solreffriction,
+        solimp: c.solimp,
+        mu: 0.0,
+        dim: c.dim,
+        geom: c.geom,
+        flex: [-1, -1],
+        elem: [-1, -1],
+        vert: [-1, -1],
+        exclude: c.exclude,
+        efc_address: -1,
+    }));
+    Ok(())
+}

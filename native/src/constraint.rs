@@ -1,0 +1,435 @@
+//! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (dof friction
+//! loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
+//! each on the engine's stage code, over arrays [`Efc`] owns (MuJoCo's arena arrays, under its
+//! names). `mj_projectConstraint` does nothing for the Newton solver without the exact diagonal
+//! (the only configuration [`crate::scope::check`] lets through with rows), so it is not called.
+//!
+//! A state the engine cannot finish yet is refused at the step with a typed
+//! [`NativeError::Unsupported`] naming the missing piece (never a silent difference).
+
+use specula_engine::dynamics::constraint::contact::{self as ccontact, ContactModel, ContactScratch, ContactState};
+use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
+use specula_engine::dynamics::constraint::jacobian::JacState;
+use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel, EfcRows};
+use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
+use specula_engine::dynamics::reference::{reference_constraint, ContactRef, Jacobian, ReferenceInput};
+use specula_engine::dynamics::solver::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands};
+use specula_engine::dynamics::solver::update::{Cone, Rows};
+
+use crate::data::Data;
+use crate::model::NativeModel;
+use crate::scope::{NativeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_WARMSTART};
+
+/// `mjCONE_PYRAMIDAL`.
+const CONE_PYRAMIDAL: i32 = 0;
+
+/// The constraint rows of one state and everything the constraint stages write, in MuJoCo's
+/// names (`nefc` rows; the Jacobian dense `nefc x nv` or sparse with `nJ` non-zeros).
+#[derive(Debug, Default)]
+pub struct Efc {
+    /// Equality rows (always 0 on this route).
+    pub ne: usize,
+    /// Friction-loss rows.
+    pub nf: usize,
+    /// Limit rows.
+    pub nl: usize,
+    /// All rows.
+    pub nefc: usize,
+    /// Jacobian entries.
+    pub nj: usize,
+    /// Constraint type of each row (`mjtConstraint`).
+    pub efc_type: Vec<i32>,
+    /// Object of each row: dof, joint or contact.
+    pub efc_id: Vec<i32>,
+    /// Sparse row sizes.
+    pub efc_j_rownnz: Vec<i32>,
+    /// Sparse row starts.
+    pub efc_j_rowadr: Vec<i32>,
+    /// Rows after each one sharing its pattern.
+    pub efc_j_rowsuper: Vec<i32>,
+    /// Sparse column indices.
+    pub efc_j_colind: Vec<i32>,
+    /// The Jacobian.
+    pub efc_j: Vec<f64>,
+    /// Constraint violation of each row.
+    pub efc_pos: Vec<f64>,
+    /// Inclusion margin of each row.
+    pub efc_margin: Vec<f64>,
+    /// Friction loss of each row.
+    pub efc_frictionloss: Vec<f64>,
+    /// Approximate diagonal of `A = J M^-1 J'`.
+    pub efc_diag_a: Vec<f64>,
+    /// Stiffness, damping, impedance and its derivative (4 per row).
+    pub efc_kbip: Vec<f64>,
+    /// Constraint mass.
+    pub efc_d: Vec<f64>,
+    /// Regulariser.
+    pub efc_r: Vec<f64>,
+    /// Constraint velocity `J qvel`.
+    pub efc_vel: Vec<f64>,
+    /// Reference acceleration.
+    pub efc_aref: Vec<f64>,
+    /// Islands (0: no rows).
+    pub nisland: usize,
+    /// Dofs in some island.
+    pub nidof: usize,
+    /// Island of each tree.
+    pub tree_island: Vec<i32>,
+    /// Trees per island.
+    pub island_ntree: Vec<i32>,
+    /// First tree of each island.
+    pub island_itreeadr: Vec<i32>,
+    /// Island-ordered trees.
+    pub map_itree2tree: Vec<i32>,
+    /// Island of each dof.
+    pub dof_island: Vec<i32>,
+    /// Dofs per island.
+    pub island_nv: Vec<i32>,
+    /// First island dof of each island.
+    pub island_idofadr: Vec<i32>,
+    /// First dof of each island.
+    pub island_dofadr: Vec<i32>,
+    /// Dof to island dof.
+    pub map_dof2idof: Vec<i32>,
+    /// Island dof to dof.
+    pub map_idof2dof: Vec<i32>,
+    /// Island of each row.
+    pub efc_island: Vec<i32>,
+    /// Equality rows per island.
+    pub island_ne: Vec<i32>,
+    /// Friction rows per island.
+    pub island_nf: Vec<i32>,
+    /// Rows per island.
+    pub island_nefc: Vec<i32>,
+    /// First island row of each island.
+    pub island_iefcadr: Vec<i32>,
+    /// Row to island row.
+    pub map_efc2iefc: Vec<i32>,
+    /// Island row to row.
+    pub map_iefc2efc: Vec<i32>,
+    /// Row types in island order.
+    pub iefc_type: Vec<i32>,
+    /// Row objects in island order.
+    pub iefc_id: Vec<i32>,
+    /// Row friction losses in island order.
+    pub iefc_frictionloss: Vec<f64>,
+    /// Row masses in island order.
+    pub iefc_d: Vec<f64>,
+    /// Row regularisers in island order.
+    pub iefc_r: Vec<f64>,
+    /// `mj_fwdConstraint`'s outputs: `efc_b`, `efc_force`, `efc_state` and the island copies.
+    pub solved: FrameOutput,
+    /// One dense Jacobian row (`nv`).
+    jac: Vec<f64>,
+    /// The contact rows' buffers.
+    contact: ContactScratch,
+    /// The island stage's buffers.
+    island: IslandScratch,
+    /// The two geoms of each contact.
+    geoms: Vec<[i32; 2]>,
+    /// The contacts' cone data for the solver.
+    cones: Vec<Cone>,
+    /// The contacts' surface velocity and adhesion for the reference.
+    refs: Vec<ContactRef>,
+    /// The solver's buffers.
+    frame: FrameScratch,
+}
+
+/// The Jacobian of an [`Efc`] as the stages read it, borrowing only its Jacobian fields.
+macro_rules! jacobian {
+    ($e:expr, $sparse:expr, $nv:expr) => {{
+        let (n, nj) = ($e.nefc, $e.nj);
+        if $sparse {
+            Jacobian::Sparse {
+                rownnz: &$e.efc_j_rownnz[..n],
+                rowadr: &$e.efc_j_rowadr[..n],
+                rowsuper: &$e.efc_j_rowsuper[..n],
+                colind: &$e.efc_j_colind[..nj],
+                j: &$e.efc_j[..nj],
+            }
+        } else {
+            Jacobian::Dense { nv: $nv, j: &$e.efc_j[..n * $nv] }
+        }
+    }};
+}
+
+/// `v` as `n` elements (the caller overwrites them; no allocation once grown).
+fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+    v.resize(n, T::default());
+    &mut v[..n]
+}
+
+impl Efc {
+    /// No rows (the state of a disabled constraint stage).
+    fn clear(&mut self) {
+        (self.ne, self.nf, self.nl, self.nefc, self.nj, self.nisland, self.nidof) = (0, 0, 0, 0, 0, 0, 0);
+    }
+
+    /// The Jacobian as the stages read it.
+    pub fn jacobian(&self, sparse: bool, nv: usize) -> Jacobian<'_> {
+        jacobian!(self, sparse, nv)
+    }
+}
+
+/// `mj_isSparse`: a sparse Jacobian, or the automatic choice with 60 dofs or more.
+pub(crate) fn is_sparse(nm: &NativeModel) -> bool {
+    let j = nm.model.opt.jacobian as i32;
+    j == 1 || (j == 2 && nm.model.nv >= 60)
+}
+
+/// The contact rows' model view.
+fn contact_model(nm: &NativeModel) -> ContactModel<'_> {
+    ContactModel {
+        disable_contact: nm.model.opt.disableflags & DSBL_CONTACT != 0,
+        geom_bodyid: &nm.flat.geom_bodyid,
+        body_treeid: &nm.model.body_treeid,
+        jac: nm.jac(),
+    }
+}
+
+/// `mj_makeConstraint`: counts the rows, sizes the arrays, appends friction, limit and contact
+/// rows, then their supernodes, approximate diagonal and impedance. `d.contacts` are the
+/// collision stage's contacts; their `efc_address`, `exclude` and `mu` are set here.
+pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
+    let e = &mut d.efc;
+    e.clear();
+    let m = &nm.model;
+    if m.opt.disableflags & DSBL_CONSTRAINT != 0 {
+        return;
+    }
+    let cm: ConstraintModel = nm.constraint();
+    let nv = m.nv;
+    let sparse = is_sparse(nm);
+    let pyramidal = m.opt.cone as i32 == CONE_PYRAMIDAL;
+    let contacts_on = m.opt.disableflags & DSBL_CONTACT == 0 && !d.contacts.is_empty();
+    let ctm = contact_model(nm);
+    let fr = limits::count_friction(&cm, sparse);
+    let li = limits::count_limits(&cm, &d.qpos, sparse);
+    let (nc, nnzc) =
+        if contacts_on { ccontact::count(&ctm, &d.contacts, sparse, pyramidal, &mut e.contact) } else { (0, 0) };
+    let nalloc = fr.rows + li.rows + nc;
+    let nj = if sparse { fr.nnz + li.nnz + nnzc } else { nv * nalloc };
+    e.jac.resize(nv, 0.0);
+    let mut rows = EfcRows {
+        sparse,
+        nv,
+        nefc: 0,
+        ne: 0,
+        nf: 0,
+        nl: 0,
+        efc_type: sized(&mut e.efc_type, nalloc),
+        efc_id: sized(&mut e.efc_id, nalloc),
+        efc_j_rownnz: sized(&mut e.efc_j_rownnz, nalloc),
+        efc_j_rowadr: sized(&mut e.efc_j_rowadr, nalloc),
+        efc_j_rowsuper: sized(&mut e.efc_j_rowsuper, nalloc),
+        efc_j_colind: sized(&mut e.efc_j_colind, nj),
+        efc_j: sized(&mut e.efc_j, nj),
+        efc_pos: sized(&mut e.efc_pos, nalloc),
+        efc_margin: sized(&mut e.efc_margin, nalloc),
+        efc_frictionloss: sized(&mut e.efc_frictionloss, nalloc),
+    };
+    limits::instantiate_friction(&cm, &mut rows, &mut e.jac);
+    limits::instantiate_limits(&cm, &d.qpos, &mut rows, &mut e.jac);
+    if contacts_on && nv > 0 {
+        let st = ContactState { jac: JacState { cdof: &d.cdof, subtree_com: &d.subtree_com } };
+        ccontact::instantiate(&ctm, &st, &mut d.contacts, sparse, pyramidal, &mut rows, &mut e.contact);
+    }
+    let (nefc, ne, nf, nl) = (rows.nefc, rows.ne, rows.nf, rows.nl);
+    (e.nefc, e.ne, e.nf, e.nl, e.nj) = (nefc, ne, nf, nl, nj);
+    if nefc == 0 {
+        return;
+    }
+    if sparse {
+        super_sparse(&mut e.efc_j_rowsuper[..nefc], &e.efc_j_rownnz[..nefc], &e.efc_j_rowadr[..nefc], &e.efc_j_colind);
+    }
+    let mut imp = ImpedanceRows {
+        efc_type: &e.efc_type[..nefc],
+        efc_id: &e.efc_id[..nefc],
+        efc_pos: &e.efc_pos[..nefc],
+        efc_margin: &e.efc_margin[..nefc],
+        efc_diag_a: sized(&mut e.efc_diag_a, nefc),
+        efc_kbip: sized(&mut e.efc_kbip, 4 * nefc),
+        efc_d: sized(&mut e.efc_d, nefc),
+        efc_r: sized(&mut e.efc_r, nefc),
+    };
+    impedance::diag_approx(&cm, &d.contacts, imp.efc_type, imp.efc_id, imp.efc_diag_a);
+    // MuJoCo only prints the replaced-reference warnings; the values are the same
+    impedance::make_impedance(&cm, &mut d.contacts, ne + nf, &mut imp, |_| {});
+}
+
+/// `mj_island`: the islands of the rows (none without rows); a row the engine's stage does not
+/// handle is refused.
+pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    let e = &mut d.efc;
+    e.nisland = 0;
+    e.nidof = 0;
+    if e.nefc == 0 {
+        return Ok(());
+    }
+    let im = nm.island();
+    e.geoms.clear();
+    e.geoms.extend(d.contacts.iter().map(|c| c.geom));
+    let n = e.nefc;
+    let rows = IslandRows {
+        efc_type: &e.efc_type[..n],
+        efc_id: &e.efc_id[..n],
+        efc_frictionloss: &e.efc_frictionloss[..n],
+        efc_d: &e.efc_d[..n],
+        efc_r: &e.efc_r[..n],
+        contact_geom: &e.geoms,
+    };
+    let part = island::partition(&im, &rows, &mut e.island).map_err(|u| NativeError::Unsupported {
+        what: format!("constraint row {} (type {}) in mj_island", u.row, e.efc_type[u.row]),
+        needs: "island rows of this kind (or a row without a dynamic tree, MuJoCo's error)",
+    })?;
+    (e.nisland, e.nidof) = (part.nisland, part.nidof);
+    if part.nisland == 0 {
+        return Ok(());
+    }
+    let (ntree, nv, ni) = (im.ntree(), im.nv(), part.nisland);
+    let mut out = IslandOutput {
+        tree_island: sized(&mut e.tree_island, ntree),
+        island_ntree: sized(&mut e.island_ntree, ni),
+        island_itreeadr: sized(&mut e.island_itreeadr, ni),
+        map_itree2tree: sized(&mut e.map_itree2tree, ntree),
+        dof_island: sized(&mut e.dof_island, nv),
+        island_nv: sized(&mut e.island_nv, ni),
+        island_idofadr: sized(&mut e.island_idofadr, ni),
+        island_dofadr: sized(&mut e.island_dofadr, ni),
+        map_dof2idof: sized(&mut e.map_dof2idof, nv),
+        map_idof2dof: sized(&mut e.map_idof2dof, nv),
+        efc_island: sized(&mut e.efc_island, n),
+        island_ne: sized(&mut e.island_ne, ni),
+        island_nf: sized(&mut e.island_nf, ni),
+        island_nefc: sized(&mut e.island_nefc, ni),
+        island_iefcadr: sized(&mut e.island_iefcadr, ni),
+        map_efc2iefc: sized(&mut e.map_efc2iefc, n),
+        map_iefc2efc: sized(&mut e.map_iefc2efc, n),
+        iefc_type: sized(&mut e.iefc_type, n),
+        iefc_id: sized(&mut e.iefc_id, n),
+        iefc_frictionloss: sized(&mut e.iefc_frictionloss, n),
+        iefc_d: sized(&mut e.iefc_d, n),
+        iefc_r: sized(&mut e.iefc_r, n),
+    };
+    let rows = IslandRows {
+        efc_type: &e.efc_type[..n],
+        efc_id: &e.efc_id[..n],
+        efc_frictionloss: &e.efc_frictionloss[..n],
+        efc_d: &e.efc_d[..n],
+        efc_r: &e.efc_r[..n],
+        contact_geom: &e.geoms,
+    };
+    island::fill(&im, &rows, &mut e.island, &mut out);
+    Ok(())
+}
+
+/// `mj_referenceConstraint` (no equality rows on this route): `efc_vel` and `efc_aref`.
+pub fn reference(nm: &NativeModel, d: &mut Data) {
+    let e = &mut d.efc;
+    let n = e.nefc;
+    let (surfacevel, adhesion) = (nm.collision.flg_surfacevel, nm.flg_adhesion);
+    e.refs.clear();
+    if surfacevel || adhesion {
+        e.refs.extend(d.collided.iter().zip(&d.contacts).map(|(c, r)| ContactRef {
+            efc_address: r.efc_address,
+            dim: r.dim,
+            friction: r.friction,
+            surfacevel: c.surfacevel,
+            adhesion: c.adhesion,
+        }));
+    }
+    sized(&mut e.efc_vel, n);
+    sized(&mut e.efc_aref, n);
+    let m = &nm.model;
+    let inp = ReferenceInput {
+        qvel: &d.qvel,
+        efc_pos: &e.efc_pos[..n],
+        efc_margin: &e.efc_margin[..n],
+        efc_kbip: &e.efc_kbip[..4 * n],
+        efc_r: &e.efc_r[..n],
+        contacts: &e.refs,
+        surfacevel,
+        adhesion,
+        elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
+        discrete: false,
+        timestep: m.opt.timestep,
+    };
+    let jac = jacobian!(e, is_sparse(nm), m.nv);
+    reference_constraint(&jac, &inp, &mut e.efc_vel[..n], &mut e.efc_aref[..n]);
+}
+
+/// `mj_fwdConstraint` with rows: the engine's frame (warm start, island gathers, each island's
+/// convergence certificate, scatter). A state where some island needs Newton iterations is
+/// refused (they are not in Rust yet).
+pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    let e = &mut d.efc;
+    let n = e.nefc;
+    let m = &nm.model;
+    if e.nisland == 0 {
+        return Err(NativeError::Unsupported {
+            what: "constraint rows with islands disabled".into(),
+            needs: "the monolithic (island-free) solver path",
+        });
+    }
+    e.cones.clear();
+    e.cones.extend(d.contacts.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
+    let fm = FrameModel {
+        m_rownnz: &nm.layout.m.rownnz,
+        m_rowadr: &nm.layout.m.rowadr,
+        m_colind: &nm.layout.m.colind,
+        tolerance: m.opt.tolerance,
+        warmstart: m.opt.disableflags & DSBL_WARMSTART == 0,
+    };
+    let ni = e.nisland;
+    let islands = Islands {
+        nidof: e.nidof,
+        nv: &e.island_nv[..ni],
+        idofadr: &e.island_idofadr[..ni],
+        ne: &e.island_ne[..ni],
+        nf: &e.island_nf[..ni],
+        nefc: &e.island_nefc[..ni],
+        iefcadr: &e.island_iefcadr[..ni],
+        idof2dof: &e.map_idof2dof[..m.nv],
+        iefc2efc: &e.map_iefc2efc[..n],
+        efc2iefc: &e.map_efc2iefc[..n],
+        rows: Rows {
+            ne: 0,
+            nf: 0,
+            d: &e.iefc_d[..n],
+            r: &e.iefc_r[..n],
+            frictionloss: &e.iefc_frictionloss[..n],
+            efc_type: &e.iefc_type[..n],
+            efc_id: &e.iefc_id[..n],
+            contacts: &e.cones,
+        },
+    };
+    let inp = FrameInput {
+        mass: &d.m,
+        qld: &d.qld,
+        qld_diag_inv: &d.qld_diag_inv,
+        qfrc_smooth: &d.qfrc_smooth,
+        qacc_smooth: &d.qacc_smooth,
+        qacc_warmstart: &d.qacc_warmstart,
+        j: jacobian!(e, is_sparse(nm), m.nv),
+        aref: &e.efc_aref[..n],
+        rows: Rows {
+            ne: e.ne,
+            nf: e.nf,
+            d: &e.efc_d[..n],
+            r: &e.efc_r[..n],
+            frictionloss: &e.efc_frictionloss[..n],
+            efc_type: &e.efc_type[..n],
+            efc_id: &e.efc_id[..n],
+            contacts: &e.cones,
+        },
+        islands,
+    };
+    solve(&fm, &inp, &mut e.frame, &mut e.solved).map_err(|_| NativeError::Unsupported {
+        what: "a constrained state whose warm start is not already optimal".into(),
+        needs: "the Newton solver's iterations",
+    })?;
+    d.qacc.copy_from_slice(&e.solved.qacc);
+    d.qfrc_constraint.copy_from_slice(&e.solved.qfrc_constraint);
+    d.solver_niter.fill(0);
+    Ok(())
+}
