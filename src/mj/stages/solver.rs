@@ -91,6 +91,9 @@ fn run(
             m_colind: slice(m.M_colind, nc),
             tolerance: m.opt.tolerance,
             warmstart: m.opt.disableflags & sys::mjDSBL_WARMSTART as i32 == 0,
+            ls_tolerance: m.opt.ls_tolerance,
+            iterations: m.opt.iterations,
+            ls_iterations: m.opt.ls_iterations,
         };
         let rows = |ne: i32, nf: i32, dd, r, fl, ty, id| Rows {
             ne: ne.max(0) as usize,
@@ -199,9 +202,14 @@ fn commit(d: &mut sys::mjData, out: &FrameOutput, arena: &Arena) {
         slice_mut(d.efc_state, out.efc_state.len()).copy_from_slice(&out.efc_state);
         slice_mut(d.iefc_state, out.iefc_state.len()).copy_from_slice(&out.iefc_state);
     }
-    d.solver_niter[..NISLAND].fill(0);
+    d.solver_niter[..NISLAND].copy_from_slice(&out.solver_niter);
     let n = (d.nisland.max(0) as usize).min(NISLAND);
     d.solver_nnz[..n].copy_from_slice(&out.solver_nnz[..n]);
+    for &(k, s) in &out.stats {
+        let t = &mut d.solver[k];
+        (t.improvement, t.gradient, t.lineslope) = (s.improvement, s.gradient, s.lineslope);
+        (t.nactive, t.nchange, t.neval, t.nupdate) = (s.nactive, s.nchange, s.neval, s.nupdate);
+    }
     d.maxuse_stack = arena.maxuse_stack as i64;
     d.maxuse_arena = arena.maxuse_arena as i64;
 }
@@ -361,6 +369,39 @@ mod tests {
             }
         }
         assert!(full > 100 && deficient > 50, "{full} full rank, {deficient} deficient");
+    }
+
+    #[test]
+    fn the_cholesky_solve_and_update_are_the_librarys_mujoco() {
+        use specula_engine::dynamics::solver::chol::{chol_factor, chol_solve, chol_update};
+        let mut s = Stream(0x7e57_c401_50a1_0bad);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (mut down, mut lost) = (0, 0);
+        for case in 0..600 {
+            let n = 1 + case % 14;
+            let mut l = gram(&mut s, n, n + 2, 1e-3 * (case % 5) as f64);
+            chol_factor(&mut l, n, 1e-15);
+            let vec: Vec<f64> = (0..n).map(|k| if k % 4 == 1 { 0.0 } else { s.next() * 4.0 }).collect();
+            let mut ours = vec![f64::NAN; n];
+            chol_solve(&mut ours, &l, &vec);
+            let mut theirs = vec![f64::NAN; n];
+            // SAFETY: an n x n factor, n-vectors.
+            unsafe { sys::mju_cholSolve(theirs.as_mut_ptr(), l.as_ptr(), vec.as_ptr(), n as i32) };
+            assert_eq!(bits(&ours), bits(&theirs), "solve case {case}");
+            // an update (plus), or a downdate that may lose rank (a large x)
+            let plus = case % 2 == 0;
+            let big = if case % 6 == 1 { 30.0 } else { 0.3 };
+            let x: Vec<f64> = (0..n).map(|k| if k % 3 == 2 { 0.0 } else { s.next() * big }).collect();
+            let (mut lo, mut xo) = (l.clone(), x.clone());
+            let rank = chol_update(&mut lo, &mut xo, plus);
+            let (mut lt, mut xt) = (l, x);
+            // SAFETY: an n x n factor and an n-vector.
+            let c = unsafe { sys::mju_cholUpdate(lt.as_mut_ptr(), xt.as_mut_ptr(), n as i32, i32::from(plus)) };
+            assert_eq!((rank as i32, bits(&lo), bits(&xo)), (c, bits(&lt), bits(&xt)), "update case {case}");
+            down += usize::from(!plus);
+            lost += usize::from(rank < n);
+        }
+        assert!(down > 100 && lost > 10, "{down} downdates, {lost} lost rank");
     }
 
     #[test]

@@ -19,6 +19,7 @@
 // Indexed loops walk island maps and rows as the library does; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
+use super::newton::{iterate, Iterate, NewtonScratch, Problem, SolverStat, NSOLVER};
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm};
 use super::update::{constraint_update, Rows};
 use super::NISLAND;
@@ -38,6 +39,12 @@ pub struct FrameModel<'a> {
     pub tolerance: f64,
     /// Warm start on (`mjDSBL_WARMSTART` clear).
     pub warmstart: bool,
+    /// `opt.ls_tolerance`, `opt.iterations`, `opt.ls_iterations` (the Newton iterations').
+    pub ls_tolerance: f64,
+    /// See `ls_tolerance`.
+    pub iterations: i32,
+    /// See `ls_tolerance`.
+    pub ls_iterations: i32,
 }
 
 /// The islands `mj_island` made (MuJoCo's names).
@@ -120,8 +127,14 @@ pub struct FrameOutput {
     pub iefc_aref: Vec<f64>,
     /// `iefc_state` (`nefc`).
     pub iefc_state: Vec<i32>,
-    /// `solver_nnz` of the first `mjNISLAND` islands (the others are not recorded).
+    /// `solver_nnz` and `solver_niter` of the first `mjNISLAND` islands (the others are not
+    /// recorded).
     pub solver_nnz: [i32; NISLAND],
+    /// See `solver_nnz`.
+    pub solver_niter: [i32; NISLAND],
+    /// The iterations' statistics as `(island mjNSOLVER + iteration, stat)`, in the order
+    /// written (`mjNISLAND` islands and `mjNSOLVER` iterations each at most).
+    pub stats: Vec<(usize, SolverStat)>,
     /// The stack frames the call opens, in order, as `(bytes, alignment)` blocks: the warm
     /// start's, then one per island (`mj_solPrimal`'s context blocks).
     pub frames: Vec<[(usize, usize); 3]>,
@@ -148,6 +161,8 @@ impl FrameOutput {
         self.efc_state.resize(nefc, 0);
         self.iefc_state.resize(nefc, 0);
         self.frames.clear();
+        self.stats.clear();
+        self.solver_niter = [0; NISLAND];
     }
 }
 
@@ -182,15 +197,16 @@ pub struct FrameScratch {
     ma: Vec<f64>,
     grad: Vec<f64>,
     mgrad: Vec<f64>,
+    newton: NewtonScratch,
 }
 
-/// An island whose warm start does not satisfy the certificate: the Newton iterations it needs
-/// are not yet in Rust.
+/// An island on a sparse Jacobian whose warm start does not satisfy the certificate: its Newton
+/// iterations are not yet in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NeedsIterations;
 
-/// The call, into `out` (nothing of MuJoCo's is written); `Err` when some island needs Newton
-/// iterations.
+/// The call, into `out` (nothing of MuJoCo's is written); `Err` when some island on a sparse
+/// Jacobian needs Newton iterations.
 pub fn solve(
     m: &FrameModel,
     inp: &FrameInput,
@@ -393,11 +409,49 @@ fn island_start(
     let g = dot(&s.grad, &s.mgrad) * (scale * 0.5);
     let gap = if g <= 0.0 { 0.0 } else { g };
     let gradient = norm(&s.grad) * scale;
-    if !(m.tolerance > gap && m.tolerance > gradient) {
+    if m.tolerance > gap && m.tolerance > gradient {
+        if island < NISLAND {
+            out.solver_nnz[island] = nj as i32;
+        }
+        return Ok(());
+    }
+    if sparse {
         return Err(NeedsIterations);
     }
+    // Newton iterations on the dense block (D18 to D21)
+    let p = Problem {
+        rows,
+        j: &s.block_j,
+        m: &s.block_m,
+        m_rownnz: &s.block_rownnz,
+        m_rowadr: &s.block_rowadr,
+        m_colind: &s.block_colind,
+        qfrc_smooth: &out.ifrc_smooth[dofadr..dofadr + nv],
+        scale,
+        tolerance: m.tolerance,
+        ls_tolerance: m.ls_tolerance,
+        iterations: m.iterations,
+        ls_iterations: m.ls_iterations,
+    };
+    let mut it = Iterate {
+        qacc: &mut out.iacc[dofadr..dofadr + nv],
+        qfrc_constraint: &mut out.ifrc_constraint[dofadr..dofadr + nv],
+        force: &mut out.iefc_force[efcadr..efcadr + nefc],
+        state: &mut out.iefc_state[efcadr..efcadr + nefc],
+        ma: &mut s.ma,
+        jaref: &mut s.jaref,
+        grad: &mut s.grad,
+        mgrad: &mut s.mgrad,
+    };
+    let stats = &mut out.stats;
+    let iter = iterate(&p, &mut it, m.tolerance > gradient, &mut s.newton, |k, st| {
+        if island < NISLAND && k < NSOLVER {
+            stats.push((island * NSOLVER + k, st));
+        }
+    });
     if island < NISLAND {
-        out.solver_nnz[island] = nj as i32;
+        out.solver_niter[island] += iter;
+        out.solver_nnz[island] = (nv * nv) as i32;
     }
     Ok(())
 }
