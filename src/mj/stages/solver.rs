@@ -30,9 +30,9 @@ thread_local! {
 /// with the effective metric on the discrete integrator the library corrects the smooth force for
 /// gyroscopic terms after every call (`mj_discreteGyro`); with rows, everything but the Newton
 /// solver with pyramidal cones over islands (dense or sparse Jacobian), without noslip, the effective
-/// metric or the thread pool's locked stack, and, there, the calls where some island's warm start
-/// needs Newton iterations (found by running the call on copies). A solver number outside 0 to
-/// 2 the library reports and skips.
+/// metric or the thread pool's locked stack, and, there, on a sparse Jacobian the calls where some
+/// island's warm start needs Newton iterations (found by running the call on copies; dense ones
+/// iterate in Rust, D18 to D21). A solver number outside 0 to 2 the library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     if opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {
@@ -481,7 +481,7 @@ mod tests {
     }
 
     #[test]
-    fn calls_whose_warm_start_is_certified_match_the_library_in_place() {
+    fn calls_in_rust_match_the_library_in_place() {
         use crate::diff::{diff_stages, StageDiffOptions};
         use crate::mj::stages::{Stage, StageSet, Tamper};
         use crate::sim::Start;
@@ -500,8 +500,11 @@ mod tests {
             let r = diff_stages(&model, &opts(None)).expect("run");
             assert!(r.matches(), "{jacobian}: {:?} {:?}", r.first, r.trajectory);
             assert!(r.compared[i] > 50, "{jacobian}: {r:?}");
+            // dense: every call in Rust (the iterations too); sparse: the iterated calls are
+            // the library's
             let newton = r.skipped_why[i][Fallback::SolverNewton.index()];
-            assert!(newton > 0 && newton == r.skipped[i], "{jacobian}: {r:?}");
+            assert_eq!(newton, r.skipped[i], "{jacobian}: {r:?}");
+            assert_eq!(newton > 0, jacobian == "sparse", "{jacobian}: {r:?}");
             // one ulp in qacc is named (the first calls, without rows, are tampered with too: the
             // first difference is at step 1)
             let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::FwdConstraint)))).expect("run").first;
@@ -509,6 +512,62 @@ mod tests {
             assert_eq!((first.stage, first.field), (Stage::FwdConstraint, "qacc"));
             assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
         }
+    }
+
+    #[test]
+    fn newton_iterations_match_the_library_and_one_ulp_is_named() {
+        use crate::mj::stages::{with_comparison, Stage, StageSet, Tamper};
+        // the chain thrown down (its keyframe) and the resting boxes, chain and weld of `scene`:
+        // dense Newton calls whose warm start is not certified, so the Rust stage iterates
+        let chain = Model::from_xml_str(include_str!("../../../scenes/chain.xml")).expect("model");
+        let boxes = Model::from_xml_str(&scene("pyramidal")).expect("model");
+        let i = Stage::FwdConstraint.index();
+        let set = StageSet::NONE.with(Stage::FwdConstraint);
+        let (mut iterated, mut iterations, mut tampered) = (0, 0, 0);
+        for (k, model) in [chain, boxes].iter().enumerate() {
+            let mut data = Data::new(model).expect("data");
+            if k == 0 {
+                data.reset_keyframe(0).expect("keyframe");
+            }
+            for step in 0..200 {
+                data.step().expect("step");
+                data.with_mj(|m, d| {
+                    // the next step's state and warm start (the step's own call is already solved)
+                    // SAFETY: MuJoCo's model and data.
+                    unsafe { sys::mj_forward(m, d) };
+                    if d.nefc == 0 || out_of_scope(m, d).is_some() {
+                        return;
+                    }
+                    // with the stack's high-water marks from zero (as in the test below)
+                    let (stack, arena) = (d.maxuse_stack, d.maxuse_arena);
+                    (d.maxuse_stack, d.maxuse_arena) = (0, 0);
+                    let ((), r) = with_comparison(set, None, |_| {
+                        // SAFETY: MuJoCo's model and data; the exported function is specula's.
+                        unsafe { sys::mj_fwdConstraint(m, d) }
+                    });
+                    assert_eq!((r.compared[i], r.differing[i]), (1, 0), "model {k} step {step}: {:?}", r.first);
+                    (d.maxuse_stack, d.maxuse_arena) = (stack.max(d.maxuse_stack), arena.max(d.maxuse_arena));
+                    let n: i32 = d.solver_niter.iter().sum();
+                    if n == 0 {
+                        return;
+                    }
+                    (iterated, iterations) = (iterated + 1, iterations + n);
+                    // the same call with one ulp added to the Rust side's qacc is named
+                    if tampered < 20 {
+                        let ((), r) = with_comparison(set, Some(Tamper::Output(Stage::FwdConstraint)), |_| {
+                            // SAFETY: as above.
+                            unsafe { sys::mj_fwdConstraint(m, d) }
+                        });
+                        let first = r.first.expect("a tampered call must differ");
+                        assert_eq!((first.stage, first.field), (Stage::FwdConstraint, "qacc"));
+                        assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+                        tampered += 1;
+                    }
+                })
+                .expect("data");
+            }
+        }
+        assert!(iterated > 50 && iterations > iterated && tampered == 20, "{iterated} calls, {iterations} iterations");
     }
 
     #[test]
