@@ -571,6 +571,28 @@ mod tests {
     }
 
     #[test]
+    fn every_exit_of_the_line_search_matches_the_library() {
+        use crate::diff::{diff_stages, StageDiffOptions};
+        use crate::mj::stages::{Stage, StageSet};
+        use crate::sim::Start;
+        // tolerance 0 runs every call to the iteration limit (the bracketed search ending at its
+        // midpoint or out of evaluations, a vanishing direction); a tight one reaches the
+        // bracket's three candidates; three evaluations cut the one-sided search short
+        let i = Stage::FwdConstraint.index();
+        let stages = StageSet::NONE.with(Stage::FwdConstraint);
+        for option in [r#"tolerance="0""#, r#"tolerance="1e-14" ls_tolerance="1e-4""#, r#"ls_iterations="3""#] {
+            let xml = scene("pyramidal")
+                .replace(r#"<option cone="pyramidal""#, &format!(r#"<option {option} cone="pyramidal""#));
+            assert!(xml.contains(option));
+            let model = Model::from_xml_str(&xml).expect("model");
+            let r = diff_stages(&model, &StageDiffOptions { steps: 150, start: Start::Qpos0, stages, tamper: None })
+                .expect("run");
+            assert!(r.matches(), "{option}: {:?} {:?}", r.first, r.trajectory);
+            assert_eq!((r.compared[i], r.skipped[i]), (150, 0), "{option}: {r:?}");
+        }
+    }
+
+    #[test]
     fn certified_calls_leave_mujocos_stack_marks_from_zero() {
         use crate::mj::stages::{with_comparison, Stage, StageSet};
         // the high-water marks are maxima: from earlier, bigger calls they would hide a wrong
