@@ -32,7 +32,7 @@ thread_local! {
 /// solver with pyramidal cones over islands (dense or sparse Jacobian), without noslip, the effective
 /// metric or the thread pool's locked stack, and, there, on a sparse Jacobian the calls where some
 /// island's warm start needs Newton iterations (found by running the call on copies; dense ones
-/// iterate in Rust, D18 to D21). A solver number outside 0 to 2 the library reports and skips.
+/// iterate in Rust, D18 to D20). A solver number outside 0 to 2 the library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     if opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {

@@ -418,7 +418,7 @@ fn island_start(
     if sparse {
         return Err(NeedsIterations);
     }
-    // Newton iterations on the dense block (D18 to D21)
+    // Newton iterations on the dense block (D18 to D20)
     let p = Problem {
         rows,
         j: &s.block_j,

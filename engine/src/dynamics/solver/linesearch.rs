@@ -1,5 +1,5 @@
 //! The line search of MuJoCo 4.0.0's primal solvers (inline in `mj_solPrimal`, with the local
-//! `PrimalEval`; `docs/measurements.md` D19, D20): the cost along the search direction as a
+//! `PrimalEval`; `docs/measurements.md` D20): the cost along the search direction as a
 //! function of the step `alpha`, shifted so that it is 0 at `alpha = 0`, with its first two
 //! derivatives, and the 1-D Newton search with bracketing that picks the step. Pyramidal cones
 //! only (elliptic contacts are the library's).

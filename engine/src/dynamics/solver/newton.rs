@@ -1,5 +1,5 @@
 //! The Newton iterations of MuJoCo 4.0.0's `mj_solPrimal` for one island on a dense Jacobian
-//! with pyramidal cones (`docs/measurements.md` D18 to D21): the Hessian `M + J' D J` over the
+//! with pyramidal cones (`docs/measurements.md` D18 to D20): the Hessian `M + J' D J` over the
 //! quadratic rows and its Cholesky factor, the search direction `-H^-1 grad`, the line search,
 //! the move, the constraint update, the factor's rank-one updates for the rows whose state
 //! changed, and the per-iteration statistics, until one of the termination tests holds.
