@@ -50,7 +50,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         (opt.solver == SOL_PGS, Fallback::SolverPgs),
         (opt.solver == SOL_CG, Fallback::SolverCg),
         (opt.solver != SOL_NEWTON, Fallback::SolverUnknown),
-        (opt.cone != 0, Fallback::SolverElliptic),
         (opt.noslip_iterations > 0, Fallback::SolverNoslip),
         (d.efm_active != 0, Fallback::EffectiveMetric),
         (!islands, Fallback::SolverMonolithic),
@@ -82,6 +81,8 @@ fn run(
     // SAFETY: the ncon contacts at d->contact.
     let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
     cones.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
+    out.contact_h.clear();
+    out.contact_h.extend(con.iter().map(|c| c.H));
     // SAFETY: mjModel's and mjData's arrays of their documented lengths (the island arrays of
     // nisland, nv and nefc entries), read only.
     let (fm, inp) = unsafe {
@@ -94,6 +95,7 @@ fn run(
             ls_tolerance: m.opt.ls_tolerance,
             iterations: m.opt.iterations,
             ls_iterations: m.opt.ls_iterations,
+            elliptic: m.opt.cone == sys::mjCONE_ELLIPTIC as i32,
         };
         let rows = |ne: i32, nf: i32, dd, r, fl, ty, id| Rows {
             ne: ne.max(0) as usize,
@@ -209,6 +211,11 @@ fn commit(d: &mut sys::mjData, out: &FrameOutput, arena: &Arena) {
         let t = &mut d.solver[k];
         (t.improvement, t.gradient, t.lineslope) = (s.improvement, s.gradient, s.lineslope);
         (t.nactive, t.nchange, t.neval, t.nupdate) = (s.nactive, s.nchange, s.neval, s.nupdate);
+    }
+    // the cone Hessians (written for the contacts on the cone, the others as they were)
+    // SAFETY: the ncon contacts at d->contact, distinct from `out`.
+    for (c, h) in unsafe { slice_mut(d.contact, out.contact_h.len()) }.iter_mut().zip(&out.contact_h) {
+        c.H = *h;
     }
     d.maxuse_stack = arena.maxuse_stack as i64;
     d.maxuse_arena = arena.maxuse_arena as i64;
@@ -517,16 +524,22 @@ mod tests {
     #[test]
     fn newton_iterations_match_the_library_and_one_ulp_is_named() {
         use crate::mj::stages::{with_comparison, Stage, StageSet, Tamper};
-        // the chain thrown down (its keyframe) and the resting boxes, chain and weld of `scene`:
-        // dense Newton calls whose warm start is not certified, so the Rust stage iterates
-        let chain = Model::from_xml_str(include_str!("../../../scenes/chain.xml")).expect("model");
-        let boxes = Model::from_xml_str(&scene("pyramidal")).expect("model");
+        // the chain thrown down (its keyframe) and the resting boxes, chain and weld of `scene`,
+        // with pyramidal and elliptic cones: dense Newton calls whose warm start is not
+        // certified, so the Rust stage iterates (with contacts on the cone, D21)
+        let chain = include_str!("../../../scenes/chain.xml");
+        // (gravity tilted past the friction cone: sliding contacts, on the cone)
+        let tilt = r#"cone="elliptic" gravity="12 0 -9.81""#;
+        let elliptic = chain.replace(r#"<option timestep"#, &format!(r#"<option {tilt} timestep"#));
+        let boxes = scene("elliptic").replace(r#"cone="elliptic""#, tilt);
+        let models = [chain.to_string(), scene("pyramidal"), elliptic, boxes]
+            .map(|xml| Model::from_xml_str(&xml).expect("model"));
         let i = Stage::FwdConstraint.index();
         let set = StageSet::NONE.with(Stage::FwdConstraint);
-        let (mut iterated, mut iterations, mut tampered) = (0, 0, 0);
-        for (k, model) in [chain, boxes].iter().enumerate() {
+        let (mut iterated, mut iterations, mut tampered, mut on_cone) = (0, 0, 0, 0);
+        for (k, model) in models.iter().enumerate() {
             let mut data = Data::new(model).expect("data");
-            if k == 0 {
+            if k % 2 == 0 {
                 data.reset_keyframe(0).expect("keyframe");
             }
             for step in 0..200 {
@@ -552,6 +565,9 @@ mod tests {
                         return;
                     }
                     (iterated, iterations) = (iterated + 1, iterations + n);
+                    // SAFETY: iefc_state (the islands' final states) has nefc entries.
+                    let states = unsafe { slice(d.iefc_state, d.nefc as usize) };
+                    on_cone += usize::from(states.contains(&specula_engine::dynamics::solver::update::state::CONE));
                     // the same call with one ulp added to the Rust side's qacc is named
                     if tampered < 20 {
                         let ((), r) = with_comparison(set, Some(Tamper::Output(Stage::FwdConstraint)), |_| {
@@ -567,7 +583,10 @@ mod tests {
                 .expect("data");
             }
         }
-        assert!(iterated > 50 && iterations > iterated && tampered == 20, "{iterated} calls, {iterations} iterations");
+        assert!(
+            iterated > 50 && iterations > iterated && tampered == 20 && on_cone > 20,
+            "{iterated} calls, {iterations} iterations, {on_cone} with contacts on the cone"
+        );
     }
 
     #[test]
@@ -580,9 +599,12 @@ mod tests {
         // bracket's three candidates; three evaluations cut the one-sided search short
         let i = Stage::FwdConstraint.index();
         let stages = StageSet::NONE.with(Stage::FwdConstraint);
-        for option in [r#"tolerance="0""#, r#"tolerance="1e-14" ls_tolerance="1e-4""#, r#"ls_iterations="3""#] {
-            let xml = scene("pyramidal")
-                .replace(r#"<option cone="pyramidal""#, &format!(r#"<option {option} cone="pyramidal""#));
+        // (and the same with elliptic cones, gravity tilted so that contacts slide on the cone)
+        let options = [r#"tolerance="0""#, r#"tolerance="1e-14" ls_tolerance="1e-4""#, r#"ls_iterations="3""#];
+        for (option, cone) in options.iter().flat_map(|o| [(o, "pyramidal"), (o, "elliptic")]) {
+            let tilt = if cone == "elliptic" { r#" gravity="12 0 -9.81""# } else { "" };
+            let xml = scene(cone)
+                .replace(&format!(r#"<option cone="{cone}""#), &format!(r#"<option {option}{tilt} cone="{cone}""#));
             assert!(xml.contains(option));
             let model = Model::from_xml_str(&xml).expect("model");
             let r = diff_stages(&model, &StageDiffOptions { steps: 150, start: Start::Qpos0, stages, tamper: None })

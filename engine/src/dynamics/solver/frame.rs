@@ -45,6 +45,8 @@ pub struct FrameModel<'a> {
     pub iterations: i32,
     /// See `ls_tolerance`.
     pub ls_iterations: i32,
+    /// Elliptic cones (`opt.cone`).
+    pub elliptic: bool,
 }
 
 /// The islands `mj_island` made (MuJoCo's names).
@@ -132,6 +134,9 @@ pub struct FrameOutput {
     pub solver_nnz: [i32; NISLAND],
     /// See `solver_nnz`.
     pub solver_niter: [i32; NISLAND],
+    /// The contacts' cone Hessians `contact[i].H` (`ncon`; the caller sets them from MuJoCo's
+    /// before the call, which writes those of the contacts on the cone with elliptic cones).
+    pub contact_h: Vec<[f64; 36]>,
     /// The iterations' statistics as `(island mjNSOLVER + iteration, stat)`, in the order
     /// written (`mjNISLAND` islands and `mjNSOLVER` iterations each at most).
     pub stats: Vec<(usize, SolverStat)>,
@@ -369,6 +374,15 @@ fn island_start(
     } else {
         (5 * nefc + 5 * nv + (2 * nc + nv + nj) + (nefc + nv + nv * nv), nefc + (2 * nv + nc))
     };
+    // elliptic: LTJ (6 nv) and, dense, Lcone (nv nv)
+    let nnum = nnum
+        + if !m.elliptic {
+            0
+        } else if sparse {
+            6 * nv
+        } else {
+            6 * nv + nv * nv
+        };
     out.frames.push([(8 * nnum, 8), (4 * nint, 4), (0, 8)]);
     let qacc = &out.iacc[dofadr..dofadr + nv];
     s.ma.resize(nv, 0.0);
@@ -386,7 +400,10 @@ fn island_start(
         contacts: isl.rows.contacts,
     };
     let (state, force) = (&mut out.iefc_state[efcadr..efcadr + nefc], &mut out.iefc_force[efcadr..efcadr + nefc]);
-    constraint_update(&rows, &s.jaref, state, force, true, None);
+    // with elliptic cones the first update writes the cone Hessians too (D21)
+    let h = m.elliptic.then_some(&mut out.contact_h[..]);
+    constraint_update(&rows, &s.jaref, state, force, true, h);
+    let ncone = state.iter().filter(|&&s| s == super::update::state::CONE).count() as i32;
     let qfrc = &mut out.ifrc_constraint[dofadr..dofadr + nv];
     if sparse {
         // through the block's transpose, a sparse row product per dof
@@ -432,6 +449,7 @@ fn island_start(
         ls_tolerance: m.ls_tolerance,
         iterations: m.iterations,
         ls_iterations: m.ls_iterations,
+        elliptic: m.elliptic,
     };
     let mut it = Iterate {
         qacc: &mut out.iacc[dofadr..dofadr + nv],
@@ -442,9 +460,10 @@ fn island_start(
         jaref: &mut s.jaref,
         grad: &mut s.grad,
         mgrad: &mut s.mgrad,
+        contact_h: &mut out.contact_h,
     };
     let stats = &mut out.stats;
-    let iter = iterate(&p, &mut it, m.tolerance > gradient, &mut s.newton, |k, st| {
+    let iter = iterate(&p, &mut it, m.tolerance > gradient, ncone, &mut s.newton, |k, st| {
         if island < NISLAND && k < NSOLVER {
             stats.push((island * NSOLVER + k, st));
         }

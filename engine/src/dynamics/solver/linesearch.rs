@@ -1,13 +1,13 @@
 //! The line search of MuJoCo 4.0.0's primal solvers (inline in `mj_solPrimal`, with the local
 //! `PrimalEval`; `docs/measurements.md` D20): the cost along the search direction as a
 //! function of the step `alpha`, shifted so that it is 0 at `alpha = 0`, with its first two
-//! derivatives, and the 1-D Newton search with bracketing that picks the step. Pyramidal cones
-//! only (elliptic contacts are the library's).
+//! derivatives, and the 1-D Newton search with bracketing that picks the step; elliptic
+//! contacts as 4.0.0 evaluates them (D21).
 // `x = y + x` keeps the library's operand order.
 #![allow(clippy::assign_op_pattern)]
 
 use super::products::norm;
-use super::update::CONTACT_ELLIPTIC;
+use super::update::{Cone, Rows, CONTACT_ELLIPTIC};
 use crate::dynamics::reference::dot;
 use crate::math::MINVAL;
 
@@ -42,6 +42,10 @@ pub struct Line<'a> {
     pub frictionloss: &'a [f64],
     /// See `d`.
     pub efc_type: &'a [i32],
+    /// `efc_id` and the contacts (for elliptic rows).
+    pub efc_id: &'a [i32],
+    /// See `efc_id`.
+    pub contacts: &'a [Cone],
     /// The rows' quadratics (3 per row, from [`prepare`]).
     pub quad: &'a [f64],
     /// The Gauss term's quadratic (entries 1 and 2 are read).
@@ -60,7 +64,10 @@ pub struct Outcome {
 }
 
 /// `PrimalPrepare`: the Gauss quadratic's linear and quadratic coefficients and every row's
-/// quadratic `(0.5 D Jaref^2, D Jaref Jv, 0.5 D Jv^2)` (`quad`, 3 per row).
+/// quadratic `(0.5 D Jaref^2, D Jaref Jv, 0.5 D Jv^2)` (`quad`, 3 per row); an elliptic contact
+/// sums its rows into its first row's quadratic and keeps `mu Jaref_0`, `mu Jv_0`, the norm of
+/// its scaled tangent `|Jaref_j friction_j|` and its cone's `Dm` after it (D21).
+#[allow(clippy::too_many_arguments)]
 pub fn prepare(
     quad: &mut [f64],
     gauss: &mut [f64; 3],
@@ -70,18 +77,38 @@ pub fn prepare(
     qfrc_smooth: &[f64],
     jaref: &[f64],
     jv: &[f64],
-    d: &[f64],
+    rows: &Rows,
 ) {
     gauss[1] = dot(search, ma) - dot(qfrc_smooth, search);
     gauss[2] = 0.5 * dot(search, mv);
-    for i in 0..jaref.len() {
+    let d = rows.d;
+    let mut i = 0;
+    while i < jaref.len() {
         let dj0 = d[i] * jaref[i];
-        let q = &mut quad[3 * i..3 * i + 3];
-        q[0] = jaref[i] * dj0;
-        q[1] = jv[i] * dj0;
-        q[2] = jv[i] * d[i] * jv[i];
-        q[0] *= 0.5;
-        q[2] *= 0.5;
+        let mut q = [jaref[i] * dj0, jv[i] * dj0, jv[i] * d[i] * jv[i]];
+        let mut step = 1;
+        if rows.efc_type[i] == CONTACT_ELLIPTIC {
+            let con = &rows.contacts[rows.efc_id[i] as usize];
+            let (dim, mu) = (con.dim as usize, con.mu);
+            let mut uu = 0.0;
+            for j in 1..dim {
+                let dj = d[i + j] * jaref[i + j];
+                q[0] = jaref[i + j] * dj + q[0];
+                q[1] = jv[i + j] * dj + q[1];
+                q[2] = q[2] + jv[i + j] * d[i + j] * jv[i + j];
+                let u = jaref[i + j] * con.friction[j - 1];
+                uu = u * u + uu;
+            }
+            quad[3 * i + 3] = jaref[i] * mu;
+            quad[3 * i + 4] = jv[i] * mu;
+            quad[3 * i + 5] = uu.sqrt();
+            quad[3 * i + 6] = d[i] / ((mu * mu) * (1.0 + mu * mu));
+            step = dim;
+        }
+        quad[3 * i] = q[0] * 0.5;
+        quad[3 * i + 1] = q[1];
+        quad[3 * i + 2] = q[2] * 0.5;
+        i += step;
     }
 }
 
@@ -124,7 +151,13 @@ impl Line<'_> {
         let mut cost = 0.0;
         let mut deriv = [0.0, 0.0];
         let mut total = [0.0, self.quad_gauss[1], self.quad_gauss[2]];
+        let mut skip = 0;
         for i in 0..self.jaref.len() {
+            // the other rows of an elliptic contact
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
             let q = &self.quad[3 * i..3 * i + 3];
             if i < ne {
                 total[1] += q[1];
@@ -147,7 +180,22 @@ impl Line<'_> {
                 }
                 continue;
             }
-            debug_assert_ne!(self.efc_type[i], CONTACT_ELLIPTIC);
+            if self.efc_type[i] == CONTACT_ELLIPTIC {
+                let con = &self.contacts[self.efc_id[i] as usize];
+                let dim = con.dim as usize;
+                let (c, d0, d1) = elliptic_eval(
+                    con,
+                    &self.quad[3 * i..3 * i + 7],
+                    &self.jaref[i..i + dim],
+                    &self.jv[i..i + dim],
+                    alpha,
+                );
+                deriv[0] += d0;
+                deriv[1] += d1;
+                cost += c;
+                skip = dim - 1;
+                continue;
+            }
             let x = start + alpha * dir;
             let cost0 = if start < 0.0 { q[0] } else { 0.0 };
             if x < 0.0 {
@@ -263,4 +311,94 @@ pub fn search_norm(search: &[f64]) -> Option<f64> {
     } else {
         Some(s)
     }
+}
+
+/// An elliptic contact's zone at a cone residual: 1 top (no force), 2 bottom (quadratic), 3 on
+/// the cone; `t` the scaled tangent's norm, `n` the scaled normal.
+fn cone_zone(n: f64, t: f64, mu: f64) -> i32 {
+    if 0.0 >= t {
+        if 0.0 > n {
+            2
+        } else {
+            1
+        }
+    } else if n >= mu * t {
+        1
+    } else if 0.0 >= mu * n + t {
+        2
+    } else {
+        3
+    }
+}
+
+/// One elliptic contact in `PrimalEval` (D21): the cost change from `alpha = 0` and the
+/// derivatives at `alpha`, from the quadratic and cone data of [`prepare`] (`q`, 7 entries) and
+/// the tangent recomputed at `alpha`.
+fn elliptic_eval(con: &Cone, q: &[f64], jaref: &[f64], jv: &[f64], alpha: f64) -> (f64, f64, f64) {
+    let (dim, mu) = (jaref.len(), con.mu);
+    let (mut v, mut w) = ([0.0; 6], [0.0; 6]);
+    let (mut tsqr, mut wv, mut tdelta) = (0.0, 0.0, 0.0);
+    for j in 1..dim {
+        let fr = con.friction[j - 1];
+        let u = fr * jaref[j];
+        v[j] = fr * jv[j];
+        let av = alpha * v[j];
+        w[j] = av + u;
+        tsqr = tsqr + w[j] * w[j];
+        wv = w[j] * v[j] + wv;
+        tdelta = av * (u + w[j]) + tdelta;
+    }
+    let (u0, v0, t0, dm) = (q[3], q[4], q[5], q[6]);
+    let t = tsqr.sqrt();
+    let zone0 = cone_zone(u0, t0, mu);
+    let n = alpha * v0 + u0;
+    let zone = cone_zone(n, t, mu);
+    let quadratic = || alpha * alpha * q[2] + alpha * q[1];
+    let dq = || alpha * (alpha * q[2] + q[1]);
+    let half = |x: f64| x * ((dm * 0.5) * x);
+    let cost = match (zone0, zone) {
+        (1, 1) => 0.0,
+        (2, 2) => quadratic(),
+        (3, 3) => {
+            let rd = alpha * v0 - mu * (tdelta / (t + t0));
+            let r0 = u0 - mu * t0;
+            ((dm * 0.5) * rd) * ((r0 + r0) + rd)
+        }
+        (3, 2) => half(mu * u0 + t0) + dq(),
+        (2, 3) => dq() + (mu * n + t) * ((dm * -0.5) * (mu * n + t)),
+        (1, 2) => quadratic() + q[0],
+        (1, 3) => half(n - mu * t),
+        (3, 1) => (u0 - mu * t0) * ((dm * -0.5) * (u0 - mu * t0)),
+        (2, 1) => -q[0],
+        _ => 0.0,
+    };
+    let (mut d0, mut d1) = (0.0, 0.0);
+    if 0.0 >= tsqr {
+        if 0.0 > n {
+            d0 = 2.0 * alpha * q[2] + q[1];
+            d1 = q[2] + q[2];
+        }
+    } else if n >= mu * t {
+        // top zone: nothing
+    } else if 0.0 >= mu * n + t {
+        d0 = 2.0 * alpha * q[2] + q[1];
+        d1 = q[2] + q[2];
+    } else {
+        // the tangent's unit vector at alpha, and |V|^2 - (tangent . V)^2 as a sum of squares
+        let mut e = [0.0; 6];
+        for j in 1..dim {
+            e[j] = w[j] / t;
+        }
+        let mut perp = 0.0;
+        for j in 1..dim {
+            for k in j + 1..dim {
+                let c = e[j] * v[k] + (-v[j]) * e[k];
+                perp = c * c + perp;
+            }
+        }
+        let g = v0 - mu * (wv / t);
+        d0 = (dm * (n - mu * t)) * g;
+        d1 = dm * (g * g - (n / t - mu) * (perp * mu));
+    }
+    (cost, d0, d1)
 }

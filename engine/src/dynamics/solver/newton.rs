@@ -71,6 +71,8 @@ pub struct Problem<'a> {
     pub iterations: i32,
     /// See `tolerance`.
     pub ls_iterations: i32,
+    /// Elliptic cones (`opt.cone`): the cone Hessians join the factor (D21).
+    pub elliptic: bool,
 }
 
 /// The island's iterate, updated in place (`iacc`, `ifrc_constraint`, `iefc_force`,
@@ -93,6 +95,8 @@ pub struct Iterate<'a> {
     pub grad: &'a mut [f64],
     /// See `ma`.
     pub mgrad: &'a mut [f64],
+    /// The contacts' cone Hessians (`contact[i].H`, all contacts), written for those on the cone.
+    pub contact_h: &'a mut [[f64; 36]],
 }
 
 /// Work arrays reused from call to call.
@@ -100,6 +104,8 @@ pub struct Iterate<'a> {
 pub struct NewtonScratch {
     d: Vec<f64>,
     l: Vec<f64>,
+    lcone: Vec<f64>,
+    ltj: Vec<f64>,
     cholupd: Vec<f64>,
     oldstate: Vec<i32>,
     search: Vec<f64>,
@@ -126,12 +132,64 @@ fn factor_hessian(p: &Problem, st: &[i32], s: &mut NewtonScratch) {
     chol_factor(&mut s.l, nv, MINVAL);
 }
 
-/// `PrimalUpdateConstraint` without the cost: state and force of every row, `J' force`, and the
-/// number of rows not satisfied.
-fn update_constraint(p: &Problem, it: &mut Iterate) -> i32 {
-    constraint_update(&p.rows, it.jaref, it.state, it.force, false, None);
+/// `PrimalUpdateConstraint` without the cost: state and force of every row (and, with elliptic
+/// cones, the Hessians of the contacts on the cone), `J' force`, and the number of rows not
+/// satisfied and on the cone.
+fn update_constraint(p: &Problem, it: &mut Iterate) -> (i32, i32) {
+    let h = p.elliptic.then_some(&mut *it.contact_h);
+    constraint_update(&p.rows, it.jaref, it.state, it.force, false, h);
     mul_mat_t_vec(it.qfrc_constraint, p.j, it.force);
-    it.state.iter().filter(|&&s| s != state::SATISFIED).count() as i32
+    let nactive = it.state.iter().filter(|&&s| s != state::SATISFIED).count() as i32;
+    let ncone = it.state.iter().filter(|&&s| s == state::CONE).count() as i32;
+    (nactive, ncone)
+}
+
+/// `HessianConeUpdate` on a dense factor (D21): `Lcone = L`, then for each contact on the cone
+/// the Cholesky factor `C` of its cone Hessian, `LTJ = C' J` over its rows, and one rank-one
+/// update of `Lcone` per row of `LTJ`; returns the updates made.
+fn cone_update(p: &Problem, st: &[i32], h: &[[f64; 36]], s: &mut NewtonScratch) -> i32 {
+    let (nv, nefc) = (p.qfrc_smooth.len(), st.len());
+    s.lcone.copy_from_slice(&s.l);
+    let mut nupdate = 0;
+    let mut i = 0;
+    while i < nefc {
+        if st[i] != state::CONE {
+            i += 1;
+            continue;
+        }
+        let id = p.rows.efc_id[i] as usize;
+        let dim = p.rows.contacts[id].dim as usize;
+        let mut local = [0.0; 36];
+        local[..dim * dim].copy_from_slice(&h[id][..dim * dim]);
+        chol_factor(&mut local[..dim * dim], dim, MINVAL);
+        let ltj = &mut s.ltj[..dim * nv];
+        ltj.fill(0.0);
+        for r in 0..dim {
+            let row = &p.j[(i + r) * nv..(i + r + 1) * nv];
+            for c in 0..=r {
+                let scl = local[r * dim + c];
+                for k in 0..nv {
+                    ltj[c * nv + k] = scl * row[k] + ltj[c * nv + k];
+                }
+            }
+        }
+        for r in 0..dim {
+            chol_update(&mut s.lcone, &mut ltj[r * nv..(r + 1) * nv], true);
+        }
+        nupdate += dim as i32;
+        i += dim;
+    }
+    nupdate
+}
+
+/// The factor the Newton direction uses: with contacts on the cone, the one with their
+/// Hessians.
+fn factor(s: &NewtonScratch, ncone: i32) -> &[f64] {
+    if ncone > 0 {
+        &s.lcone
+    } else {
+        &s.l
+    }
 }
 
 /// `0.5 scale grad' Mgrad`, 0 when not positive (a NaN stays NaN).
@@ -144,19 +202,24 @@ fn decrement(p: &Problem, it: &Iterate) -> f64 {
     }
 }
 
-/// The iterations after an uncertified start (`gradient_ok`: the start's gradient test held);
-/// writes each iteration's statistics through `stat(iter, stat)` and returns the number of
-/// iterations.
+/// The iterations after an uncertified start (`gradient_ok`: the start's gradient test held;
+/// `ncone`: its contacts on the cone); writes each iteration's statistics through
+/// `stat(iter, stat)` and returns the number of iterations.
 pub fn iterate(
     p: &Problem,
     it: &mut Iterate,
     gradient_ok: bool,
+    mut ncone: i32,
     s: &mut NewtonScratch,
     mut stat: impl FnMut(usize, SolverStat),
 ) -> i32 {
     let (nv, nefc) = (it.qacc.len(), it.force.len());
     s.d.resize(nefc, 0.0);
     s.l.resize(nv * nv, 0.0);
+    if p.elliptic {
+        s.lcone.resize(nv * nv, 0.0);
+        s.ltj.resize(6 * nv, 0.0);
+    }
     s.cholupd.resize(nv, 0.0);
     s.search.resize(nv, 0.0);
     s.mv.resize(nv, 0.0);
@@ -165,7 +228,10 @@ pub fn iterate(
     s.oldstate.resize(nefc, 0);
     // Step 1: the Hessian, its factor and the Newton direction
     factor_hessian(p, it.state, s);
-    chol_solve(it.mgrad, &s.l, it.grad);
+    if ncone > 0 {
+        cone_update(p, it.state, it.contact_h, s);
+    }
+    chol_solve(it.mgrad, factor(s, ncone), it.grad);
     if gradient_ok && decrement(p, it) < p.tolerance {
         return 0;
     }
@@ -183,7 +249,7 @@ pub fn iterate(
             s.jv[r] = dot(&p.j[r * nv..(r + 1) * nv], &s.search);
         }
         let mut gauss = [0.0; 3];
-        prepare(&mut s.quad, &mut gauss, &s.search, it.ma, &s.mv, p.qfrc_smooth, it.jaref, &s.jv, p.rows.d);
+        prepare(&mut s.quad, &mut gauss, &s.search, it.ma, &s.mv, p.qfrc_smooth, it.jaref, &s.jv, &p.rows);
         let line = Line {
             ne: p.rows.ne,
             nf: p.rows.nf,
@@ -193,6 +259,8 @@ pub fn iterate(
             r: p.rows.r,
             frictionloss: p.rows.frictionloss,
             efc_type: p.rows.efc_type,
+            efc_id: p.rows.efc_id,
+            contacts: p.rows.contacts,
             quad: &s.quad,
             quad_gauss: gauss,
         };
@@ -211,9 +279,11 @@ pub fn iterate(
             it.jaref[r] = it.jaref[r] + alpha * s.jv[r];
         }
         s.oldstate.copy_from_slice(it.state);
-        let nactive = update_constraint(p, it);
+        let nactive;
+        (nactive, ncone) = update_constraint(p, it);
         // the factor, row by row where a row entered or left the quadratic state
         nupdate = 0;
+        let mut refactored = false;
         for i in 0..nefc {
             let (old, new) = (s.oldstate[i] == state::QUADRATIC, it.state[i] == state::QUADRATIC);
             if old == new {
@@ -228,13 +298,21 @@ pub fn iterate(
             if rank < nv {
                 factor_hessian(p, it.state, s);
                 nupdate = nefc as i32;
+                refactored = true;
                 break;
+            }
+        }
+        // the cones on top of the updated (or rebuilt) factor
+        if ncone > 0 {
+            let n = cone_update(p, it.state, it.contact_h, s);
+            if !refactored {
+                nupdate += n;
             }
         }
         for i in 0..nv {
             it.grad[i] = it.ma[i] - p.qfrc_smooth[i] - it.qfrc_constraint[i];
         }
-        chol_solve(it.mgrad, &s.l, it.grad);
+        chol_solve(it.mgrad, factor(s, ncone), it.grad);
         let nchange = (0..nefc).filter(|&i| it.state[i] != s.oldstate[i]).count() as i32;
         let improvement = p.scale * ls.improvement;
         let gradient = p.scale * norm(it.grad);
