@@ -1,9 +1,9 @@
-//! `mj_fwdConstraint` with constraint rows for the Newton solver with pyramidal cones, over
-//! islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16): `efc_b`, the warm start, the
-//! island gathers, the start of 4.0.0's `mj_solPrimal` for each island up to its convergence
-//! certificate, and the scatter back. So far only calls where every island's warm start already
-//! satisfies the certificate (no Newton iteration) are taken: [`solve`] reports the others, which
-//! the caller leaves to the library.
+//! `mj_fwdConstraint` with constraint rows for the Newton solver, pyramidal or elliptic cones,
+//! over islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16 to D21): `efc_b`,
+//! the warm start, the island gathers, 4.0.0's `mj_solPrimal` for each island (its start and
+//! convergence certificate, and on a dense Jacobian its Newton iterations), and the scatter back.
+//! On a sparse Jacobian only calls where every island's warm start already satisfies the
+//! certificate are taken: [`solve`] reports the others, which the caller leaves to the library.
 //!
 //! Algorithm (one call):
 //! 1. `efc_b = J qacc_smooth - aref`.
@@ -14,7 +14,8 @@
 //! 3. Gathers into the island arrays.
 //! 4. Each island: `Ma`, `Jaref`, the constraint update, `grad`, the scale `1 / trace(M)`,
 //!    `M \ grad`; certified when `0.5 scale grad' M^-1 grad` and `scale |grad|` are both under the
-//!    tolerance (then no Hessian and no iteration).
+//!    tolerance (then no Hessian and no iteration); otherwise, dense, the Newton iterations
+//!    (`newton`).
 //! 5. Scatter of `qacc`, `qfrc_constraint` and `efc_force` back.
 // Indexed loops walk island maps and rows as the library does; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
@@ -435,7 +436,7 @@ fn island_start(
     if sparse {
         return Err(NeedsIterations);
     }
-    // Newton iterations on the dense block (D18 to D20)
+    // Newton iterations on the dense block (D18 to D21)
     let p = Problem {
         rows,
         j: &s.block_j,

@@ -1,5 +1,5 @@
-//! The Newton iterations of MuJoCo 4.0.0's `mj_solPrimal` for one island on a dense Jacobian
-//! with pyramidal cones (`docs/measurements.md` D18 to D20): the Hessian `M + J' D J` over the
+//! The Newton iterations of MuJoCo 4.0.0's `mj_solPrimal` for one island on a dense Jacobian,
+//! pyramidal or elliptic cones (`docs/measurements.md` D18 to D21): the Hessian `M + J' D J` over the
 //! quadratic rows and its Cholesky factor, the search direction `-H^-1 grad`, the line search,
 //! the move, the constraint update, the factor's rank-one updates for the rows whose state
 //! changed, and the per-iteration statistics, until one of the termination tests holds.
@@ -10,8 +10,9 @@
 //!    decrement `0.5 scale grad' H^-1 grad` are both under the tolerance.
 //! 2. Each iteration: `search = -Mgrad`, the line search (no step ends), `qacc`, `Ma` and
 //!    `Jaref` moved, the constraint update, the factor updated row by row (refactored from
-//!    scratch when an update loses rank), `grad`, `Mgrad`, the statistics, and the tests on the
-//!    improvement, the gradient and the decrement.
+//!    scratch when an update loses rank), the contacts on the cone added to a copy of it,
+//!    `grad`, `Mgrad`, the statistics, and the tests on the improvement, the gradient and the
+//!    decrement.
 // Indexed loops walk rows as the library does; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
