@@ -1,8 +1,8 @@
 //! Dense Cholesky factorisation as MuJoCo 4.0.0's exported `mju_cholFactor` computes it: the
 //! dense Newton solver factors its Hessian `M + J' D J` with it, and the cone Hessians of
 //! elliptic contacts too (`docs/measurements.md` D15).
-// Indexed loops follow the library's row and column walk.
-#![allow(clippy::needless_range_loop)]
+// Indexed loops follow the library's row and column walk; `x = y + x` keeps its operand order.
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
 use crate::dynamics::reference::dot;
 use crate::math::MINVAL;
@@ -79,8 +79,8 @@ pub fn chol_update(mat: &mut [f64], x: &mut [f64], plus: bool) -> usize {
         let lkk = mat[k * (n + 1)];
         let sq = if plus { xk * xk } else { -xk * xk };
         let mut tmp = lkk * lkk + sq;
-        // `!(tmp >= MINVAL)`: a NaN is raised too, as the library's unordered compare does
-        if !(tmp >= MINVAL) {
+        // a NaN is raised too, as the library's unordered compare does
+        if tmp < MINVAL || tmp.is_nan() {
             tmp = MINVAL;
             rank -= 1;
         }
