@@ -125,17 +125,14 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let (rust, counts) = run(StageSet::all());
         assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
         // the Euler stage is reached by the Euler integrator only, the implicit one by
-        // implicitfast; the solver's calls with constraint rows are MuJoCo's (by solver, counted)
+        // implicitfast; the solver (Newton, dense) on every step
         let reached = |s: &Stage| match s {
             Stage::Euler => integrator == Integrator::Euler,
             Stage::Implicit => integrator == Integrator::ImplicitFast,
-            Stage::FwdConstraint => false,
             _ => true,
         };
         assert!(Stage::ALL.iter().filter(|s| reached(s)).all(|s| counts.rust[s.index()] >= 500), "{counts:?}");
-        let solver = Stage::FwdConstraint.index();
-        assert!(counts.rust[solver] + counts.fallback[solver] >= 500, "{counts:?}");
-        assert_eq!(counts.why[solver][Fallback::SolverNewton.index()], counts.fallback[solver], "{counts:?}");
+        assert_eq!(counts.fallback[Stage::FwdConstraint.index()], 0, "{counts:?}");
         assert_eq!(counts.fallback[..6], [0; 6]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&c), bits(&rust), "{integrator:?}");
@@ -236,11 +233,9 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
             assert!(why(Fallback::Asleep) > 0, "{}: {r:?}", s.name());
             let equality = if s == Stage::MakeConstraint { why(Fallback::Equality) } else { 0 };
             assert_eq!(why(Fallback::Asleep) + equality, r.skipped[i], "{}: {r:?}", s.name());
-        } else if s == Stage::FwdConstraint {
-            // without rows (the stack asleep) in Rust; with rows, the Newton solver is MuJoCo's
-            assert!(r.compared[i] > 0 && why(Fallback::SolverNewton) > 0, "{r:?}");
-            assert_eq!(why(Fallback::SolverNewton), r.skipped[i], "{r:?}");
         } else {
+            // (the solver too: without rows, the stack asleep, and with rows, Newton on a dense
+            // Jacobian, iterations and all)
             assert_eq!(r.skipped[i], 0, "{}: {r:?}", s.name());
         }
     }
@@ -380,12 +375,7 @@ fn activations_and_actuator_derivatives_match_under_euler_and_implicitfast() {
         assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
         let step = if integrator == Integrator::Euler { Stage::Euler } else { Stage::Implicit };
         assert_eq!((r.compared[step.index()], r.skipped[step.index()]), (500, 0), "{integrator:?}");
-        // no stage fell back but the solver, whose calls that need Newton iterations are
-        // MuJoCo's so far (each counted with that reason)
-        let solver = Stage::FwdConstraint.index();
-        let mut fallback = r.trajectory_counts.fallback;
-        assert_eq!(fallback[solver], r.trajectory_counts.why[solver][Fallback::SolverNewton.index()], "{integrator:?}");
-        fallback[solver] = 0;
-        assert_eq!(fallback, [0; specula::mj::stages::NSTAGE], "{integrator:?}");
+        // no stage fell back (the solver's Newton iterations on a dense Jacobian are Rust's)
+        assert_eq!(r.trajectory_counts.fallback, [0; specula::mj::stages::NSTAGE], "{integrator:?}");
     }
 }

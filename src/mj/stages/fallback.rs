@@ -49,7 +49,8 @@ pub enum Fallback {
     SolverPgs,
     /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
     SolverCg,
-    /// A call where some island needs Newton iterations (`fwdConstraint`: not yet in Rust).
+    /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
+    /// not yet in Rust; dense ones are).
     SolverNewton,
     /// The solver with elliptic cones (`fwdConstraint`: not yet in Rust).
     SolverElliptic,
@@ -144,7 +145,7 @@ impl Fallback {
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS solver (not yet in Rust)",
             Fallback::SolverCg => "CG solver (not yet in Rust)",
-            Fallback::SolverNewton => "Newton iterations (not yet in Rust)",
+            Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
             Fallback::SolverElliptic => "elliptic cones in the solver (not yet in Rust)",
             Fallback::SolverNoslip => "noslip (not yet in Rust)",
             Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
