@@ -36,7 +36,13 @@ pub fn collision(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if let Some(p) = report.unsupported.first() {
         let t = |g: usize| nm.model.geom_type[g];
         return Err(NativeError::Unsupported {
-            what: format!("contacts of geoms {} ({:?}) and {} ({:?})", p.geom[0], t(p.geom[0]), p.geom[1], t(p.geom[1])),
+            what: format!(
+                "contacts of geoms {} ({:?}) and {} ({:?})",
+                p.geom[0],
+                t(p.geom[0]),
+                p.geom[1],
+                t(p.geom[1])
+            ),
             needs: "a Rust collider for this geom pair (height fields, SDFs)",
         });
     }

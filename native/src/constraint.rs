@@ -379,6 +379,10 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         m_colind: &nm.layout.m.colind,
         tolerance: m.opt.tolerance,
         warmstart: m.opt.disableflags & DSBL_WARMSTART == 0,
+        ls_tolerance: m.opt.ls_tolerance,
+        iterations: m.opt.iterations,
+        ls_iterations: m.opt.ls_iterations,
+        elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
     };
     let ni = e.nisland;
     let islands = Islands {
@@ -424,12 +428,15 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         },
         islands,
     };
+    // each contact's cone Hessian starts as mj_addContact leaves it: zero
+    e.solved.contact_h.clear();
+    e.solved.contact_h.resize(d.contacts.len(), [0.0; 36]);
     solve(&fm, &inp, &mut e.frame, &mut e.solved).map_err(|_| NativeError::Unsupported {
-        what: "a constrained state whose warm start is not already optimal".into(),
-        needs: "the Newton solver's iterations",
+        what: "a constrained state whose warm start is not already optimal, on a sparse Jacobian".into(),
+        needs: "the Newton solver's iterations on a sparse Jacobian",
     })?;
     d.qacc.copy_from_slice(&e.solved.qacc);
     d.qfrc_constraint.copy_from_slice(&e.solved.qfrc_constraint);
-    d.solver_niter.fill(0);
+    d.solver_niter.copy_from_slice(&e.solved.solver_niter);
     Ok(())
 }

@@ -18,8 +18,8 @@
 //! `implicitfast` on lone free bodies, and (from the MJCF, [`Native::load_file`]) plasticity.
 
 pub mod collision;
-pub mod consts;
 pub mod constraint;
+pub mod consts;
 pub mod data;
 pub mod flat;
 pub mod layout;

@@ -4,8 +4,8 @@
 use specula_engine::collision::CollisionModel;
 use specula_engine::dynamics::constraint::jacobian::JacModel;
 use specula_engine::dynamics::constraint::ConstraintModel;
-use specula_engine::dynamics::island::IslandModel;
 use specula_engine::dynamics::integrate::IntegratorModel;
+use specula_engine::dynamics::island::IslandModel;
 use specula_engine::dynamics::{PassiveModel, TreeModel};
 use specula_engine::kinematics::KinematicsModel;
 use specula_model::Model;

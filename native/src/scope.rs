@@ -185,6 +185,12 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         solver_in_scope(m, what)?;
     }
     if contacts {
+        if let Some(g) = m.geom_adhesion.iter().position(|&a| a != 0.0) {
+            unsupported(format!("adhesion on geom {g}"), "contact adhesion in mj_passive (qfrc_adhesion)")?;
+        }
+        if let Some(p) = m.pair_adhesion.iter().position(|&a| a != 0.0) {
+            unsupported(format!("adhesion on contact pair {p}"), "contact adhesion in mj_passive (qfrc_adhesion)")?;
+        }
         if let Some(i) = (0..m.mesh_qhull_order.len()).find(|&i| !m.mesh_qhull_order[i]) {
             unsupported(
                 format!("contacts with mesh {i}, whose hull specula's compiler could not put in qhull's order"),
@@ -196,22 +202,21 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
 }
 
 /// Refuses solver settings the native route's `mj_fwdConstraint` does not cover (`what` names
-/// the rows that need the solver): only the Newton solver with pyramidal cones over islands,
-/// with warm starts, no noslip and no exact diagonal.
+/// the rows that need the solver): only the Newton solver over islands, with warm starts, no
+/// noslip and no exact diagonal.
 fn solver_in_scope(m: &Model, what: &str) -> Result<(), NativeError> {
-    use specula_model::types::{Cone, Solver};
+    use specula_model::types::Solver;
     let (flags, opt) = (m.opt.disableflags, &m.opt);
     let why = [
         (opt.solver == Solver::Pgs, "the PGS solver"),
         (opt.solver == Solver::Cg, "the CG solver"),
-        (opt.cone == Cone::Elliptic, "elliptic cones in the solver"),
         (opt.noslip_iterations > 0, "the noslip solver"),
         (flags & DSBL_ISLAND != 0, "the monolithic (island-free) solver path"),
         (flags & DSBL_WARMSTART != 0, "the solver without warm start"),
         (opt.enableflags & ENBL_DIAGEXACT != 0, "the exact diagonal in mj_projectConstraint"),
     ];
     match why.iter().find(|w| w.0) {
-        Some(&(_, needs)) => unsupported(format!("{what} with solver options {:?}/{:?}", opt.solver, opt.cone), needs),
+        Some(&(_, needs)) => unsupported(format!("{what} with solver {:?}", opt.solver), needs),
         None => Ok(()),
     }
 }
