@@ -385,7 +385,12 @@ fn step_both_full(native: Native, c: &CModel, steps: usize) -> Outcome {
 }
 
 /// [`step_both_full`] with the C data reset to keyframe `key` first (the native one already is).
-fn step_both_keyed(mut native: Native, c: &CModel, key: Option<usize>, steps: usize) -> Outcome {
+fn step_both_keyed(native: Native, c: &CModel, key: Option<usize>, steps: usize) -> Outcome {
+    step_both_driven(native, c, key, steps, true)
+}
+
+/// [`step_both_keyed`], with the `qfrc_applied` drive or without it (`drive`).
+fn step_both_driven(mut native: Native, c: &CModel, key: Option<usize>, steps: usize, drive: bool) -> Outcome {
     let mut cd = CData::new(c).expect("mjData");
     if let Some(k) = key {
         cd.reset_keyframe(k).expect("keyframe");
@@ -394,7 +399,7 @@ fn step_both_keyed(mut native: Native, c: &CModel, key: Option<usize>, steps: us
     for step in 0..steps {
         // a smooth, deterministic drive through qfrc_applied on both routes
         let t = step as f64 * 0.01;
-        for i in 0..nv {
+        for i in 0..nv * usize::from(drive) {
             let u = 0.5 * (t * (i + 1) as f64).sin();
             native.data.qfrc_applied[i] = u;
             // SAFETY: qfrc_applied holds nv values.
@@ -580,6 +585,61 @@ fn constrained_inline_scenes_step_like_mj_step() {
             );
         }
     }
+}
+
+/// The project's scenes from their keyframes, as compiled (MuJoCo-compatible speculative
+/// contacts where the scene enables them) beside `mj_step`, and in robust mode beside the C route
+/// with specula's collision stage in robust mode replacing `mj_collision`: 1000 steps each.
+#[test]
+fn scenes_from_their_keyframes_step_like_the_c_route_in_both_modes() {
+    let mut lines = Vec::new();
+    for name in ["ball_plate.xml", "chain.xml", "newton_cradle.xml", "resting.xml", "thin_parts.xml"] {
+        let path = root().join("scenes").join(name);
+        let c = CModel::from_xml_path(&path).unwrap();
+        for robust in [false, true] {
+            let mut native = match Native::load_file(&path) {
+                Ok(n) => n,
+                Err(e) => {
+                    lines.push(format!("{name}: refused: {e}"));
+                    break;
+                }
+            };
+            native.set_robust(robust);
+            native.reset_keyframe(0).unwrap();
+            let o = if robust {
+                let mut stage = specula::route::RustStage::new(&native.model.model);
+                stage.set_robust(true);
+                let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| stage.replace(m, d).unwrap();
+                specula::mj::collision::with_collision(c.raw(), &mut replace, || {
+                    step_both_driven(native, &c, Some(0), 1000, false)
+                })
+                .0
+            } else {
+                step_both_driven(native, &c, Some(0), 1000, false)
+            };
+            let mode = ["compatible", "robust"][robust as usize];
+            assert_eq!(o.diff, None, "{name}, {mode}: first difference");
+            match o.refused {
+                Some(needs) => lines.push(format!("{name}, {mode}: {} steps equal, then refused: {needs}", o.steps)),
+                None => lines.push(format!("{name}, {mode}: {} steps equal", o.steps)),
+            }
+        }
+    }
+    eprintln!("{lines:#?}");
+    // the robust comparison sees the mode: the native route in compatible mode beside the C route
+    // in robust mode differs on a scene where the modes do
+    let path = root().join("scenes/thin_parts.xml");
+    let c = CModel::from_xml_path(&path).unwrap();
+    let mut native = Native::load_file(&path).unwrap();
+    native.reset_keyframe(0).unwrap();
+    let mut stage = specula::route::RustStage::new(&native.model.model);
+    stage.set_robust(true);
+    let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| stage.replace(m, d).unwrap();
+    let o = specula::mj::collision::with_collision(c.raw(), &mut replace, || {
+        step_both_driven(native, &c, Some(0), 1000, false)
+    })
+    .0;
+    assert!(o.diff.is_some(), "compatible against robust went unseen");
 }
 
 /// A keyframe with positions, velocities and time, and a mocap pose: the native reset to it

@@ -89,6 +89,12 @@ impl Native {
         Ok(())
     }
 
+    /// Turns specula's robust speculative mode on or off for this model's collisions (the
+    /// engine's `speculative::robust`; off, the MuJoCo-compatible mode, by default).
+    pub fn set_robust(&mut self, on: bool) {
+        self.model.collision.opt.robust = on;
+    }
+
     /// `mj_forward`: every stage of the step but the integration.
     pub fn forward(&mut self) -> Result<(), NativeError> {
         step::forward(&self.model, &mut self.data)

@@ -53,3 +53,32 @@ fn steps_without_allocating(xml: &str) {
     native.step().unwrap();
     assert!(region.change().allocations > 0);
 }
+
+/// A box resting on a plane and a pendulum resting on its joint limit, with friction loss:
+/// contacts, limit and friction rows every step.
+const RESTING: &str = r#"<mujoco>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+    <body pos="1 0 1">
+      <joint type="hinge" axis="0 1 0" range="-20 20" frictionloss="0.01"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>"#;
+
+#[test]
+fn constrained_step_allocates_nothing_once_its_buffers_have_grown() {
+    let mut native = Native::load_str(RESTING, Path::new("."), "resting.xml").unwrap();
+    // settle: the buffers grow to the scene's largest row and contact counts
+    for _ in 0..500 {
+        native.step().unwrap();
+    }
+    assert!(native.data.efc.nefc > 0 && !native.data.contacts.is_empty(), "no rows to check");
+    let region = Region::new(GLOBAL);
+    for _ in 0..100 {
+        native.step().unwrap();
+    }
+    let stats = region.change();
+    assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
+}
