@@ -339,6 +339,8 @@ struct Outcome {
     diff: Option<(usize, &'static str, usize)>,
     steps: usize,
     refused: Option<&'static str>,
+    /// Steps with constraint rows, and the contacts over all steps.
+    rows: (usize, usize),
 }
 
 /// The constraint arrays of one step on both sides: the contact count, each contact's position
@@ -396,6 +398,7 @@ fn step_both_driven(mut native: Native, c: &CModel, key: Option<usize>, steps: u
         cd.reset_keyframe(k).expect("keyframe");
     }
     let nv = native.model.model.nv;
+    let mut rows = (0, 0);
     for step in 0..steps {
         // a smooth, deterministic drive through qfrc_applied on both routes
         let t = step as f64 * 0.01;
@@ -418,28 +421,30 @@ fn step_both_driven(mut native: Native, c: &CModel, key: Option<usize>, steps: u
                 };
                 let warned = cd.mj().warning[warning as usize].number;
                 assert!(warned > 0, "native stopped ({e}) at step {step} but MuJoCo did not warn");
-                return Outcome { diff: None, steps: step + 1, refused: None };
+                return Outcome { diff: None, steps: step + 1, refused: None, rows };
             }
             Err(NativeError::Unsupported { needs, .. }) => {
-                return Outcome { diff: None, steps: step, refused: Some(needs) };
+                return Outcome { diff: None, steps: step, refused: Some(needs), rows };
             }
             _ => {}
         }
         ours.expect("native step");
+        rows.0 += usize::from(native.data.efc.nefc > 0);
+        rows.1 += native.data.contacts.len();
         // the constraint arrays first: a difference there explains one in the state
         if let Some((field, i)) = constraint_diff(&native.data, &cd) {
-            return Outcome { diff: Some((step, field, i)), steps: step + 1, refused: None };
+            return Outcome { diff: Some((step, field, i)), steps: step + 1, refused: None, rows };
         }
         for field in STEP_FIELDS {
             let ours = native_field(&native.data, field);
             let theirs = c_field(&cd, field, ours.len());
             if let Some(i) = ours.iter().zip(theirs).position(|(a, b)| a.to_bits() != b.to_bits()) {
-                return Outcome { diff: Some((step, field, i)), steps: step + 1, refused: None };
+                return Outcome { diff: Some((step, field, i)), steps: step + 1, refused: None, rows };
             }
         }
         assert_eq!(native.data.time.to_bits(), cd.mj().time.to_bits(), "time at step {step}");
     }
-    Outcome { diff: None, steps, refused: None }
+    Outcome { diff: None, steps, refused: None, rows }
 }
 
 /// [`step_both_full`] for runs that must not be refused: the first difference and the steps.
@@ -697,6 +702,7 @@ const KNOWN: &[(&str, usize, &str, &str)] = &[(
 fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
     let (mut stepped, mut steps, mut stopped, mut refusals) = (Vec::new(), 0, 0, std::collections::BTreeMap::new());
     let (mut step_refusals, mut known) = (std::collections::BTreeMap::new(), Vec::new());
+    let (mut constrained, mut ncon) = (0, 0);
     for path in model_files() {
         for disable in [0, 1] {
             let (Ok(mut rust), Ok(mut c)) = (specula_model::load_file(&path), CModel::from_xml_path(&path)) else {
@@ -725,6 +731,7 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
             assert_eq!(o.diff, None, "{} (disableflags |= {disable}): first difference", path.display());
             let n = o.steps;
             steps += n;
+            (constrained, ncon) = (constrained + o.rows.0, ncon + o.rows.1);
             if let Some(needs) = o.refused {
                 *step_refusals.entry(needs).or_insert(0) += 1;
                 eprintln!("{} (disableflags |= {disable}): {n} steps equal, then refused: {needs}", path.display());
@@ -738,7 +745,7 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
         }
     }
     eprintln!(
-        "stepped {} models, {steps} steps, 0 differing ({stopped} runs stopped early where both routes found a bad state): {stepped:?}; refused (by what is missing): {refusals:?}; refused at a step after equal steps: {step_refusals:?}; known collider gaps: {known:?}",
+        "stepped {} models, {steps} steps ({constrained} with constraint rows, {ncon} contacts in all), 0 differing ({stopped} runs stopped early where both routes found a bad state): {stepped:?}; refused (by what is missing): {refusals:?}; refused at a step after equal steps: {step_refusals:?}; known collider gaps: {known:?}",
         stepped.len()
     );
     assert!(!stepped.is_empty(), "no scene inside the native subset");
