@@ -786,6 +786,9 @@ fn run_keyed(xml: &str, steps: usize, tamper: impl Fn(&mut Native)) -> Outcome {
     step_both_keyed(native, &c, Some(0), steps)
 }
 
+/// A change to the native side before stepping.
+type Tamper = Box<dyn Fn(&mut Native)>;
+
 /// One ulp more.
 fn ulp(x: &mut f64) {
     *x = f64::from_bits(x.to_bits() + 1);
@@ -800,7 +803,7 @@ fn tampered_constraint_inputs_make_the_checks_fail() {
         let o = run_keyed(xml, 300, |_| {});
         assert_eq!((o.diff, o.refused), (None, None));
     }
-    let cases: [(&str, &str, Box<dyn Fn(&mut Native)>); 5] = [
+    let cases: [(&str, &str, Tamper); 5] = [
         ("limit solref", LIMIT, Box::new(|n| ulp(&mut n.model.flat.jnt_solref[0]))),
         ("limit range", LIMIT, Box::new(|n| ulp(&mut n.model.flat.jnt_range[1]))),
         ("friction loss", &friction, Box::new(|n| ulp(&mut n.model.model.dof_frictionloss[2]))),

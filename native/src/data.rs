@@ -1,4 +1,4 @@
-//! [`Data`]: MuJoCo's `mjData` arrays for the rigid, constraint-free subset, in its layout and
+//! [`Data`]: MuJoCo's `mjData` arrays for the native subset, in its layout and
 //! under its names, owned by Rust.
 
 use specula_engine::collision::CollisionStage;
@@ -117,6 +117,8 @@ pub struct Data {
     pub efc: Efc,
     /// The collision stage's buffers.
     pub(crate) collider: CollisionStage,
+    /// The frames the collision stage reads.
+    pub(crate) frames: crate::collision::Frames,
     /// `mj_rne`'s work arrays.
     pub(crate) rne: RneScratch,
     /// The acceleration the Euler step integrates (`nv`).
@@ -194,6 +196,7 @@ impl Data {
             contacts: Vec::new(),
             efc: Efc::default(),
             collider: CollisionStage::new(),
+            frames: Default::default(),
             rne: RneScratch::default(),
             euler_qacc: z(nv),
             implicit_qfrc: z(nv),

@@ -1,5 +1,6 @@
 //! What the native route steps, and the typed refusal of everything else: a model outside the
-//! rigid, constraint-free subset is refused before stepping, with what is missing named.
+//! native subset (rigid trees, limits, friction loss, contacts) is refused before stepping, with
+//! what is missing named.
 
 use specula_model::types::{Integrator, JointType};
 use specula_model::Model;
@@ -129,9 +130,9 @@ fn lone_free_joint(m: &Model) -> Option<usize> {
     })
 }
 
-/// Refuses a model outside the native route's subset: Euler or implicitfast integration of a rigid tree with
-/// joint springs and dampers, gravity and applied joint forces, and no constraint that can
-/// become active.
+/// Refuses a model outside the native route's subset: Euler or implicitfast integration of a
+/// rigid tree with joint springs and dampers, gravity and applied joint forces, joint limits,
+/// dof friction loss and contacts solved by Newton over islands.
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let flags = m.opt.disableflags;
     let constraints = flags & DSBL_CONSTRAINT == 0;

@@ -1,7 +1,8 @@
-//! `mj_forward` and `mj_step` (Euler) for the constraint-free subset, stage by stage on the
-//! engine's code: kinematics, comPos, crb, factorM, comVel, passive, rne, fwdActuation (no
-//! actuators: zero), fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`), then the
-//! Euler step with implicit joint damping and the advance (`docs/measurements.md` N5, N6).
+//! `mj_forward` and `mj_step` (Euler, implicitfast) stage by stage on the engine's code:
+//! kinematics, comPos, crb, factorM, collision, makeConstraint, island, comVel, passive,
+//! referenceConstraint, rne, fwdActuation (no actuators: zero), fwdAcceleration, fwdConstraint
+//! (no rows: `qacc = qacc_smooth`; rows: the Newton solver), then the Euler step with implicit
+//! joint damping and the advance (`docs/measurements.md` N5 to N8).
 
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 use specula_engine::dynamics::integrate::{euler, EulerState};
@@ -55,7 +56,7 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
     com_pos(&nm.tree(), &pose, &mut com);
 }
 
-/// `mj_forward` on the constraint-free subset (the caller checked the model with
+/// `mj_forward` on the native subset (the caller checked the model with
 /// [`crate::scope::check`], which [`crate::Native::new`] does).
 pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     check("qpos", &d.qpos)?;
