@@ -138,7 +138,8 @@ pub struct Outcome {
 }
 
 /// The constraint arrays of one step on both sides: the contact count, each contact's position
-/// and distance, the row count, each row's force; the first field and index that differ.
+/// and distance, the row count, each row's `aref`, force, state and Jacobian, the island count and
+/// the solver's iterations per island; the first field and index that differ.
 pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static str, usize)> {
     let raw = cd.mj();
     if n.contacts.len() != raw.ncon.max(0) as usize {
@@ -170,6 +171,22 @@ pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static
         if let Some(i) = ours.iter().zip(force).position(|(a, b)| a.to_bits() != b.to_bits()) {
             return Some(("efc_force", i));
         }
+        // SAFETY: as above.
+        let (state, j) = unsafe {
+            (std::slice::from_raw_parts(raw.efc_state, nefc), std::slice::from_raw_parts(raw.efc_J, n.efc.nj))
+        };
+        if let Some(i) = n.efc.solved.efc_state[..nefc].iter().zip(state).position(|(a, b)| a != b) {
+            return Some(("efc_state", i));
+        }
+        if let Some(i) = n.efc.efc_j[..n.efc.nj].iter().zip(j).position(|(a, b)| a.to_bits() != b.to_bits()) {
+            return Some(("efc_J", i));
+        }
+    }
+    if n.efc.nisland != raw.nisland.max(0) as usize {
+        return Some(("nisland", n.efc.nisland));
+    }
+    if let Some(i) = n.solver_niter.iter().zip(&raw.solver_niter).position(|(a, b)| a != b) {
+        return Some(("solver_niter", i));
     }
     None
 }
