@@ -358,11 +358,18 @@ fn native_step_time_against_mj_step() {
             "scenes/newton_cradle.xml, no constraints".into(),
             std::fs::read_to_string(root().join("scenes/newton_cradle.xml")).unwrap(),
         ),
+        (
+            "scenes/resting.xml, with contacts".into(),
+            std::fs::read_to_string(root().join("scenes/resting.xml")).unwrap(),
+        ),
+        ("scenes/chain.xml, with contacts".into(), std::fs::read_to_string(root().join("scenes/chain.xml")).unwrap()),
     ];
     for (name, xml) in scenes {
         let (mut rust, mut c) = both(&xml);
-        rust.opt.disableflags |= 1;
-        c.raw_mut().unwrap().opt.disableflags |= 1;
+        if name.contains("no constraints") {
+            rust.opt.disableflags |= 1;
+            c.raw_mut().unwrap().opt.disableflags |= 1;
+        }
         let mut native = Native::new(rust).unwrap();
         let mut cd = CData::new(&c).unwrap();
         let n = 20_000;

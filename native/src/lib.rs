@@ -104,7 +104,8 @@ impl Native {
         step::forward(&self.model, &mut self.data)
     }
 
-    /// `mj_step` with the model's integrator (Euler or implicitfast).
+    /// `mj_step` with the model's integrator (Euler or implicitfast). After an error the data
+    /// is partway through the step: reset it before stepping again.
     pub fn step(&mut self) -> Result<(), NativeError> {
         step::step(&self.model, &mut self.data)
     }
