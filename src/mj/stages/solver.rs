@@ -44,10 +44,12 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     let islands = opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0
         && d.nisland > 0
         && opt.enableflags & sys::mjENBL_IPC as i32 == 0;
+    if opt.solver == SOL_PGS {
+        return super::solver_pgs::out_of_scope(m, d);
+    }
     // SAFETY: the flag's byte (any value but 0 takes the locked path).
     let locked = unsafe { byte(&raw const d.threadlock) } != 0;
     let why = [
-        (opt.solver == SOL_PGS, Fallback::SolverPgs),
         (opt.solver == SOL_CG, Fallback::SolverCg),
         (opt.solver != SOL_NEWTON, Fallback::SolverUnknown),
         (opt.cone != 0, Fallback::SolverElliptic),
@@ -162,6 +164,8 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
         let (qacc_smooth, qacc, qfrc_constraint) =
             unsafe { (slice(d.qacc_smooth, nv), slice_mut(d.qacc, nv), slice_mut(d.qfrc_constraint, nv)) };
         solver::without_rows(qacc_smooth, qacc, qfrc_constraint, &mut d.solver_niter[..NISLAND]);
+    } else if m.opt.solver == SOL_PGS {
+        super::solver_pgs::replace(m, d);
     } else {
         SCRATCH.with(|s| {
             let (scratch, out, cones) = &mut *s.borrow_mut();

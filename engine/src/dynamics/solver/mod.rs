@@ -9,6 +9,7 @@
 
 pub mod chol;
 pub mod frame;
+pub mod pgs;
 pub mod products;
 pub mod qcqp;
 pub mod update;
