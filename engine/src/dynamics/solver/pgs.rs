@@ -117,7 +117,10 @@ pub fn solve_pgs(
     out.efc_force.resize(nefc, 0.0);
     out.efc_state.resize(nefc, 0);
     out.stats.clear();
+    // every (island, iteration) slot at most once: reserved once, never grown per step
+    out.stats.reserve(NISLAND * NSOLVER);
     out.frames.clear();
+    out.frames.reserve(inp.islands.nv.len() + 2);
     out.qfrc_constraint.fill(0.0);
     // Step 1: efc_b
     j_minus_aref(&mut out.efc_b, &inp.j, inp.qacc_smooth, inp.aref);
