@@ -397,7 +397,9 @@ fn pgs_scene(option: &str) -> String {
         .map(|i| {
             let condim = [1, 3, 4, 6][i % 4];
             let (x, y) = (0.3 * (i % 3) as f64 - 0.3, 0.3 * (i / 3) as f64);
-            format!(r#"<body pos="{x} {y} .099"><freejoint/><geom type="box" size=".1 .1 .1" condim="{condim}"/></body>"#)
+            format!(
+                r#"<body pos="{x} {y} .099"><freejoint/><geom type="box" size=".1 .1 .1" condim="{condim}"/></body>"#
+            )
         })
         .collect();
     format!(

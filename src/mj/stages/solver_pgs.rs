@@ -29,7 +29,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     // SAFETY: the flag's byte (any value but 0 takes the locked path).
     let locked = unsafe { byte(&raw const d.threadlock) } != 0;
     let why = [
-        (opt.cone != 0, Fallback::SolverElliptic),
         (opt.noslip_iterations > 0, Fallback::SolverNoslip),
         (d.efm_active != 0, Fallback::EffectiveMetric),
         (locked, Fallback::ThreadLock),
@@ -40,8 +39,10 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     }
     SCRATCH.with(|s| {
         let (scratch, out, cones) = &mut *s.borrow_mut();
-        if run(m, d, scratch, out, cones).is_err() {
-            return Some(Fallback::SolverPgs);
+        match run(m, d, scratch, out, cones) {
+            Err(Unsupported::Condim6) => return Some(Fallback::SolverElliptic),
+            Err(Unsupported::NoDiagonal) => return Some(Fallback::SolverPgs),
+            Ok(()) => {}
         }
         replay(d, out).err().map(|_| Fallback::StackFull)
     })

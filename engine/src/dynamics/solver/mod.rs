@@ -10,6 +10,7 @@
 pub mod chol;
 pub mod frame;
 pub mod pgs;
+mod pgs_cone;
 pub mod products;
 pub mod qcqp;
 pub mod update;

@@ -16,7 +16,8 @@
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
 use super::frame::{j_minus_aref, jt_force, FrameInput, FrameModel};
-use super::update::{constraint_update, state, CONTACT_ELLIPTIC};
+use super::pgs_cone;
+use super::update::{constraint_update, state, Cone, CONTACT_ELLIPTIC};
 use super::NISLAND;
 use crate::dynamics::reference::{dot, sparse_dot, Jacobian};
 use crate::dynamics::solve_ld;
@@ -94,10 +95,14 @@ pub struct PgsScratch {
     momentum: Vec<f64>,
 }
 
-/// A call PGS in Rust does not cover: an elliptic contact row, or a sparse `efc_AR` row without
-/// its diagonal.
+/// A call PGS in Rust does not cover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Unsupported;
+pub enum Unsupported {
+    /// An elliptic contact of condim 6 (the library's general `mju_QCQP`).
+    Condim6,
+    /// A sparse `efc_AR` row without its diagonal.
+    NoDiagonal,
+}
 
 /// The call, into `out` (nothing of MuJoCo's is written); `ar` is `efc_AR` (`nefc x nefc`).
 pub fn solve_pgs(
@@ -108,8 +113,10 @@ pub fn solve_pgs(
     out: &mut PgsOutput,
 ) -> Result<(), Unsupported> {
     let (nv, nefc) = (inp.qacc_smooth.len(), inp.aref.len());
-    if inp.rows.efc_type.contains(&CONTACT_ELLIPTIC) {
-        return Err(Unsupported);
+    for i in 0..nefc {
+        if inp.rows.efc_type[i] == CONTACT_ELLIPTIC && !matches!(cone(inp, i).dim, 3 | 4) {
+            return Err(Unsupported::Condim6);
+        }
     }
     out.qfrc_constraint.resize(nv, 0.0);
     out.qacc.resize(nv, 0.0);
@@ -196,6 +203,20 @@ impl Pcg {
     }
 }
 
+/// The contact of an elliptic row.
+fn cone(inp: &FrameInput, i: usize) -> Cone {
+    inp.rows.contacts[inp.rows.efc_id[i] as usize]
+}
+
+/// The rows of the block starting at row `i`: an elliptic contact's `dim`, else 1.
+fn block_dim(inp: &FrameInput, i: usize) -> usize {
+    if inp.rows.efc_type[i] == CONTACT_ELLIPTIC {
+        cone(inp, i).dim as usize
+    } else {
+        1
+    }
+}
+
 /// `1 / AR[i][i]` for row `i` (`Err` when a sparse row stores no diagonal).
 fn ar_diag_inv(ar: &Jacobian, i: usize) -> Result<f64, Unsupported> {
     match *ar {
@@ -205,7 +226,7 @@ fn ar_diag_inv(ar: &Jacobian, i: usize) -> Result<f64, Unsupported> {
             (adr..adr + rownnz[i].max(0) as usize)
                 .find(|&k| colind[k] as usize == i)
                 .map(|k| 1.0 / j[k])
-                .ok_or(Unsupported)
+                .ok_or(Unsupported::NoDiagonal)
         }
     }
 }
@@ -222,7 +243,13 @@ fn ar_row_dot(ar: &Jacobian, i: usize, f: &[f64]) -> f64 {
 }
 
 /// The dual state of the listed rows from their forces (D27); the number of active rows.
-fn dual_state(inp: &FrameInput, force: &[f64], st: &mut [i32], counts: (usize, usize, usize), rows: Option<&[i32]>) -> i32 {
+fn dual_state(
+    inp: &FrameInput,
+    force: &[f64],
+    st: &mut [i32],
+    counts: (usize, usize, usize),
+    rows: Option<&[i32]>,
+) -> i32 {
     let (ne, nf, nefc) = counts;
     let at = |c: usize| rows.map_or(c, |r| r[c] as usize);
     let floss = inp.rows.frictionloss;
@@ -240,14 +267,25 @@ fn dual_state(inp: &FrameInput, force: &[f64], st: &mut [i32], counts: (usize, u
             state::QUADRATIC
         };
     }
-    for c in ne + nf..nefc {
+    let mut c = ne + nf;
+    while c < nefc {
         let i = at(c);
-        if 0.0 >= force[i] {
+        let dim = block_dim(inp, i);
+        if inp.rows.efc_type[i] == CONTACT_ELLIPTIC {
+            // an elliptic contact's rows are consecutive: one state for all of them
+            let k = cone(inp, i);
+            let s = pgs_cone::elliptic_state(&force[i..i + dim], k.mu, &k.friction);
+            st[i..i + dim].fill(s);
+            if s != state::SATISFIED {
+                nactive += dim as i32;
+            }
+        } else if 0.0 >= force[i] {
             st[i] = state::SATISFIED;
         } else {
             st[i] = state::QUADRATIC;
             nactive += 1;
         }
+        c += dim;
     }
     nactive
 }
@@ -294,7 +332,12 @@ fn sol_pgs(
     }
     dual_state(inp, force, &mut out.efc_state, counts, rows);
     s.blockstart.clear();
-    s.blockstart.extend(0..nefc as i32);
+    let mut c = 0;
+    while c < nefc {
+        s.blockstart.push(c as i32);
+        c += block_dim(inp, at(c));
+    }
+    let nblocks = s.blockstart.len();
     s.oldstate.resize(nefc, 0);
     let mut rng = Pcg(1);
     let maxiter = m.iterations.max(0);
@@ -320,11 +363,16 @@ fn sol_pgs(
                     f
                 };
             }
-            for c in ne + nf..nefc {
+            let mut c = ne + nf;
+            while c < nefc {
                 let i = at(c);
-                if 0.0 > force[i] {
+                let dim = block_dim(inp, i);
+                if dim > 1 {
+                    pgs_cone::project_cone(&mut force[i..i + dim], &cone(inp, i).friction);
+                } else if 0.0 > force[i] {
                     force[i] = 0.0;
                 }
+                c += dim;
             }
         } else {
             for c in 0..nefc {
@@ -336,13 +384,34 @@ fn sol_pgs(
         }
         // one sweep in a shuffled order
         let mut improvement = 0.0;
-        for n in (1..nefc).rev() {
+        for n in (1..nblocks).rev() {
             let j = (rng.next() % (n as u32 + 1)) as usize;
             s.blockstart.swap(n, j);
         }
-        for bi in 0..nefc {
+        for bi in 0..nblocks {
             let c = s.blockstart[bi] as usize;
             let i = at(c);
+            let dim = block_dim(inp, i);
+            if dim > 1 {
+                // an elliptic contact: its rows are consecutive in efc order
+                let mut res = [0.0; 6];
+                for j in 0..dim {
+                    res[j] = ar_row_dot(ar, i + j, force) + out.efc_b[i + j];
+                }
+                let mut old = [0.0; 6];
+                old[..dim].copy_from_slice(&force[i..i + dim]);
+                let mut a = [0.0; 36];
+                pgs_cone::extract_block(ar, i, dim, &mut a).ok_or(Unsupported::NoDiagonal)?;
+                let f = &mut force[i..i + dim];
+                pgs_cone::update(f, &old[..dim], &res[..dim], &a, s.ar_inv[c], &cone(inp, i).friction);
+                let mut change = pgs_cone::cost_change(&a, f, &old[..dim], &res[..dim]);
+                if change > 1e-10 {
+                    f.copy_from_slice(&old[..dim]);
+                    change = 0.0;
+                }
+                improvement = improvement - change;
+                continue;
+            }
             let res = ar_row_dot(ar, i, force) + out.efc_b[i];
             let old = force[i];
             let mut f = force[i] - res * s.ar_inv[c];
@@ -377,7 +446,7 @@ fn sol_pgs(
         }
         // restart when the sweep's correction opposes the extrapolation
         let mut restart = false;
-        if iter > 0 && nefc > 0 {
+        if iter > 0 && nblocks > 0 {
             let mut d = 0.0;
             for c in 0..nefc {
                 let corr = force[at(c)] - s.momentum[c];
