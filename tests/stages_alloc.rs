@@ -10,6 +10,10 @@ use specula::mj::stages::{with_stages, Stage, StageSet};
 use specula::mj::{Data, Model};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 
+/// Steps before the PGS passes: the scratch grows to the largest row count the scene reaches
+/// (its bodies settle over the first hundred steps), then is reused.
+const WARMUP: usize = 300;
+
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
@@ -104,4 +108,27 @@ fn the_rust_stages_allocate_nothing_per_step() {
     let solver = Stage::FwdConstraint.index();
     assert!(counts.rust[solver] >= 100, "chain: {counts:?}");
     assert_eq!(allocations, 0, "chain: heap allocations in 100 steps with the Rust stages");
+    // the PGS solver with rows (pyramidal; dense and sparse efc_AR, islands): every call in Rust
+    for option in [r#"solver="PGS" cone="pyramidal""#, r#"solver="PGS" cone="pyramidal" jacobian="sparse""#] {
+        let model = Model::from_xml_str(&scene(option)).unwrap();
+        let mut data = Data::new(&model).unwrap();
+        data.reset_keyframe(0).unwrap();
+        let (allocations, counts) = with_stages(StageSet::all(), || {
+            for _ in 0..WARMUP {
+                data.step().unwrap();
+            }
+            let mut pass = || {
+                let region = Region::new(GLOBAL);
+                for _ in 0..100 {
+                    data.step().unwrap();
+                }
+                let change = region.change();
+                change.allocations + change.reallocations
+            };
+            pass().min(pass())
+        });
+        assert_eq!((counts.rust[solver], counts.fallback[solver]), (WARMUP as u64 + 200, 0), "{option}: {counts:?}");
+        assert!(data.mj().nefc > 0, "{option}: constraint rows");
+        assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with PGS in Rust");
+    }
 }

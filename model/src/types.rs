@@ -130,6 +130,7 @@ impl SpeculativeMode {
 
 /// Friction cone types, numbered as MuJoCo's `mjtCone`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[repr(u8)]
 pub enum Cone {
     /// Pyramidal cone.
@@ -140,6 +141,7 @@ pub enum Cone {
 
 /// Constraint Jacobian types, numbered as MuJoCo's `mjtJacobian`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[repr(u8)]
 pub enum Jacobian {
     /// Dense.
@@ -152,6 +154,7 @@ pub enum Jacobian {
 
 /// Constraint solvers, numbered as MuJoCo's `mjtSolver`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[repr(u8)]
 pub enum Solver {
     /// Projected Gauss-Seidel (dual).

@@ -8,7 +8,7 @@ use specula::diff::{diff, DiffOptions, DiffReport};
 use specula::diff::{diff_stages, StageDiffOptions};
 use specula::mj::stages::{reasons, reasons_json, Stage, StageDiffReport, StageSet, Tamper};
 use specula::sim::{load_pair, Start};
-use specula_model::types::{Integrator, SpeculativeMode};
+use specula_model::types::{Cone, Integrator, Jacobian, Solver, SpeculativeMode};
 
 /// Arguments of `specula diff`.
 #[derive(Args, Debug)]
@@ -27,6 +27,15 @@ pub struct DiffArgs {
     /// Override the scene's speculative flag.
     #[arg(long, value_enum)]
     pub speculative: Option<SpeculativeMode>,
+    /// Override the scene's constraint solver (with `--stages`).
+    #[arg(long, value_enum)]
+    pub solver: Option<Solver>,
+    /// Override the scene's friction cone (with `--stages`).
+    #[arg(long, value_enum)]
+    pub cone: Option<Cone>,
+    /// Override the scene's constraint Jacobian (with `--stages`).
+    #[arg(long, value_enum)]
+    pub jacobian: Option<Jacobian>,
     /// Compare these Rust dynamics stages with MuJoCo's functions instead of the collision
     /// stages: at every call, both on the same inputs, every array the stage writes bit for bit
     /// (a comma-separated list of stage names, or `all`).
@@ -40,7 +49,23 @@ pub struct DiffArgs {
 /// Runs `specula diff`: exit 0 on match, 1 on differ, 2 on error.
 pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
-    let (c, rust) = load_pair(&args.scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
+    let (mut c, rust) = load_pair(&args.scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
+    let options = (args.solver, args.cone, args.jacobian);
+    if options != (None, None, None) {
+        if args.stages.is_none() {
+            return Err("--solver, --cone and --jacobian apply to `diff --stages` only".into());
+        }
+        let m = c.raw_mut().ok_or("the model is shared")?;
+        if let Some(s) = args.solver {
+            m.opt.solver = s as i32;
+        }
+        if let Some(k) = args.cone {
+            m.opt.cone = k as i32;
+        }
+        if let Some(j) = args.jacobian {
+            m.opt.jacobian = j as i32;
+        }
+    }
     if let Some(stages) = args.stages {
         let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
         let opts = StageDiffOptions { steps: args.steps, start, stages, tamper: tamper_stage() };

@@ -40,6 +40,7 @@ mod reference;
 mod set;
 mod snapshot;
 mod solver;
+mod solver_pgs;
 mod stack;
 pub(crate) mod views;
 

@@ -44,10 +44,12 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     let islands = opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0
         && d.nisland > 0
         && opt.enableflags & sys::mjENBL_IPC as i32 == 0;
+    if opt.solver == SOL_PGS {
+        return super::solver_pgs::out_of_scope(m, d);
+    }
     // SAFETY: the flag's byte (any value but 0 takes the locked path).
     let locked = unsafe { byte(&raw const d.threadlock) } != 0;
     let why = [
-        (opt.solver == SOL_PGS, Fallback::SolverPgs),
         (opt.solver == SOL_CG, Fallback::SolverCg),
         (opt.solver != SOL_NEWTON, Fallback::SolverUnknown),
         (opt.noslip_iterations > 0, Fallback::SolverNoslip),
@@ -65,6 +67,25 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         }
         replay(d, out).err().map(|_| Fallback::StackFull)
     })
+}
+
+/// The solver frame's view of the model: the inertia's pattern and the solver options.
+pub(super) fn frame_model(m: &sys::mjModel) -> FrameModel<'_> {
+    let (nv, nc) = (m.nv as usize, m.nC as usize);
+    // SAFETY: mjModel's arrays of their documented lengths, read only.
+    unsafe {
+        FrameModel {
+            m_rownnz: slice(m.M_rownnz, nv),
+            m_rowadr: slice(m.M_rowadr, nv),
+            m_colind: slice(m.M_colind, nc),
+            tolerance: m.opt.tolerance,
+            warmstart: m.opt.disableflags & sys::mjDSBL_WARMSTART as i32 == 0,
+            ls_tolerance: m.opt.ls_tolerance,
+            iterations: m.opt.iterations,
+            ls_iterations: m.opt.ls_iterations,
+            elliptic: m.opt.cone == sys::mjCONE_ELLIPTIC as i32,
+        }
+    }
 }
 
 /// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written).
@@ -86,17 +107,7 @@ fn run(
     // SAFETY: mjModel's and mjData's arrays of their documented lengths (the island arrays of
     // nisland, nv and nefc entries), read only.
     let (fm, inp) = unsafe {
-        let fm = FrameModel {
-            m_rownnz: slice(m.M_rownnz, nv),
-            m_rowadr: slice(m.M_rowadr, nv),
-            m_colind: slice(m.M_colind, nc),
-            tolerance: m.opt.tolerance,
-            warmstart: m.opt.disableflags & sys::mjDSBL_WARMSTART as i32 == 0,
-            ls_tolerance: m.opt.ls_tolerance,
-            iterations: m.opt.iterations,
-            ls_iterations: m.opt.ls_iterations,
-            elliptic: m.opt.cone == sys::mjCONE_ELLIPTIC as i32,
-        };
+        let fm = frame_model(m);
         let rows = |ne: i32, nf: i32, dd, r, fl, ty, id| Rows {
             ne: ne.max(0) as usize,
             nf: nf.max(0) as usize,
@@ -167,6 +178,8 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
         let (qacc_smooth, qacc, qfrc_constraint) =
             unsafe { (slice(d.qacc_smooth, nv), slice_mut(d.qacc, nv), slice_mut(d.qfrc_constraint, nv)) };
         solver::without_rows(qacc_smooth, qacc, qfrc_constraint, &mut d.solver_niter[..NISLAND]);
+    } else if m.opt.solver == SOL_PGS {
+        super::solver_pgs::replace(m, d);
     } else {
         SCRATCH.with(|s| {
             let (scratch, out, cones) = &mut *s.borrow_mut();

@@ -257,7 +257,7 @@ pub fn solve(
 }
 
 /// `J v - aref` into `res` (`mju_mulMatVec` or `mju_mulMatVecSparse`, then `mju_subFrom`).
-fn j_minus_aref(res: &mut [f64], j: &Jacobian, v: &[f64], aref: &[f64]) {
+pub(super) fn j_minus_aref(res: &mut [f64], j: &Jacobian, v: &[f64], aref: &[f64]) {
     j.mul_vec(v, res);
     for i in 0..res.len() {
         res[i] = res[i] - aref[i];
@@ -266,7 +266,7 @@ fn j_minus_aref(res: &mut [f64], j: &Jacobian, v: &[f64], aref: &[f64]) {
 
 /// `res = J' f` as `mj_constraintUpdate` computes it: dense through `mju_mulMatTVec`, sparse row
 /// by row, each row whose force is not zero adding `f J_k` to its columns (D17).
-fn jt_force(res: &mut [f64], j: &Jacobian, f: &[f64]) {
+pub(super) fn jt_force(res: &mut [f64], j: &Jacobian, f: &[f64]) {
     match *j {
         Jacobian::Dense { j, .. } => mul_mat_t_vec(res, j, f),
         Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {

@@ -1,0 +1,195 @@
+//! `mj_fwdConstraint` with the PGS solver in Rust inside MuJoCo's step (`docs/measurements.md`
+//! D13, D25-D28): the view of MuJoCo's data that `specula_engine::dynamics::solver::pgs` reads
+//! and writes, and the calls left to the library, each with its reason. `solver.rs` dispatches
+//! here for `opt.solver == mjSOL_PGS` with rows (and keeps the timer).
+
+use std::cell::RefCell;
+
+use mujoco_sys as sys;
+use specula_engine::dynamics::arena::{Arena, StackOverflow};
+use specula_engine::dynamics::reference::Jacobian;
+use specula_engine::dynamics::solver::frame::{FrameInput, Islands};
+use specula_engine::dynamics::solver::pgs::{solve_pgs, PgsModel, PgsOutput, PgsScratch, Unsupported};
+use specula_engine::dynamics::solver::update::{Cone, Rows};
+use specula_engine::dynamics::solver::NISLAND;
+
+use super::reference::{is_sparse, jacobian};
+use super::{byte, slice, slice_mut, Fallback};
+
+thread_local! {
+    /// The call's outputs and work arrays (reused from call to call).
+    static SCRATCH: RefCell<(PgsScratch, PgsOutput, Vec<Cone>)> = RefCell::default();
+}
+
+/// Why a PGS call with rows must stay MuJoCo's (D13, D25-D28): elliptic cones, noslip, the
+/// effective metric, the thread pool's locked stack, a missing `efc_AR`, a sparse `efc_AR` row
+/// without its diagonal, or a stack too small (found by running the call on copies).
+pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
+    let opt = &m.opt;
+    // SAFETY: the flag's byte (any value but 0 takes the locked path).
+    let locked = unsafe { byte(&raw const d.threadlock) } != 0;
+    let why = [
+        (opt.noslip_iterations > 0, Fallback::SolverNoslip),
+        (d.efm_active != 0, Fallback::EffectiveMetric),
+        (locked, Fallback::ThreadLock),
+        (d.efc_AR.is_null(), Fallback::SolverPgs),
+    ];
+    if let Some(w) = why.iter().find(|w| w.0) {
+        return Some(w.1);
+    }
+    SCRATCH.with(|s| {
+        let (scratch, out, cones) = &mut *s.borrow_mut();
+        match run(m, d, scratch, out, cones) {
+            Err(Unsupported::Condim6) => return Some(Fallback::SolverElliptic),
+            Err(Unsupported::NoDiagonal) => return Some(Fallback::SolverPgs),
+            Ok(()) => {}
+        }
+        replay(d, out).err().map(|_| Fallback::StackFull)
+    })
+}
+
+/// `efc_AR` in MuJoCo's data, dense (`nefc x nefc`) or sparse as the library treats it.
+fn ar<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Jacobian<'a> {
+    let nefc = d.nefc.max(0) as usize;
+    // SAFETY: mjData's AR arrays of their documented lengths (nA non-zeros when sparse, nefc x
+    // nefc when dense), read only; the scope test checked efc_AR is there.
+    unsafe {
+        if is_sparse(m) {
+            let na = d.nA.max(0) as usize;
+            Jacobian::Sparse {
+                rownnz: slice(d.efc_AR_rownnz, nefc),
+                rowadr: slice(d.efc_AR_rowadr, nefc),
+                rowsuper: &[],
+                colind: slice(d.efc_AR_colind, na),
+                j: slice(d.efc_AR, na),
+            }
+        } else {
+            Jacobian::Dense { nv: nefc, j: slice(d.efc_AR, nefc * nefc) }
+        }
+    }
+}
+
+/// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written).
+fn run(
+    m: &sys::mjModel,
+    d: &sys::mjData,
+    scratch: &mut PgsScratch,
+    out: &mut PgsOutput,
+    cones: &mut Vec<Cone>,
+) -> Result<(), Unsupported> {
+    let (nv, nc, nefc) = (m.nv as usize, m.nC as usize, d.nefc.max(0) as usize);
+    let nisland = d.nisland.max(0) as usize;
+    cones.clear();
+    // SAFETY: the ncon contacts at d->contact.
+    let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
+    cones.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
+    let opt = &m.opt;
+    // SAFETY: mjModel's and mjData's arrays of their documented lengths (the island arrays of
+    // nisland, nv and nefc entries), read only.
+    let (pm, inp) = unsafe {
+        let rows = |ne: i32, nf: i32, dd, r, fl, ty, id| Rows {
+            ne: ne.max(0) as usize,
+            nf: nf.max(0) as usize,
+            d: slice(dd, nefc),
+            r: slice(r, nefc),
+            frictionloss: slice(fl, nefc),
+            efc_type: slice(ty, nefc),
+            efc_id: slice(id, nefc),
+            contacts: cones,
+        };
+        let pm = PgsModel {
+            frame: super::solver::frame_model(m),
+            iterations: opt.iterations,
+            use_islands: opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0
+                && nisland > 0
+                && opt.enableflags & sys::mjENBL_IPC as i32 == 0,
+            nisland,
+        };
+        let islands = Islands {
+            nidof: d.nidof.max(0) as usize,
+            nv: slice(d.island_nv, nisland),
+            idofadr: slice(d.island_idofadr, nisland),
+            ne: slice(d.island_ne, nisland),
+            nf: slice(d.island_nf, nisland),
+            nefc: slice(d.island_nefc, nisland),
+            iefcadr: slice(d.island_iefcadr, nisland),
+            idof2dof: slice(d.map_idof2dof, if nisland > 0 { nv } else { 0 }),
+            iefc2efc: slice(d.map_iefc2efc, if nisland > 0 { nefc } else { 0 }),
+            efc2iefc: slice(d.map_efc2iefc, if nisland > 0 { nefc } else { 0 }),
+            // the island rows are not read by PGS
+            rows: rows(0, 0, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id),
+        };
+        let inp = FrameInput {
+            mass: slice(d.M, nc),
+            qld: slice(d.qLD, nc),
+            qld_diag_inv: slice(d.qLDiagInv, nv),
+            qfrc_smooth: slice(d.qfrc_smooth, nv),
+            qacc_smooth: slice(d.qacc_smooth, nv),
+            qacc_warmstart: slice(d.qacc_warmstart, nv),
+            j: jacobian(m, d),
+            aref: slice(d.efc_aref, nefc),
+            rows: rows(d.ne, d.nf, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id),
+            islands,
+        };
+        (pm, inp)
+    };
+    // rows the solves do not set keep MuJoCo's state
+    // SAFETY: efc_state has nefc entries.
+    out.efc_state.clear();
+    out.efc_state.extend_from_slice(unsafe { slice(d.efc_state, nefc) });
+    solve_pgs(&pm, &inp, &ar(m, d), scratch, out)
+}
+
+/// The call's stack frames replayed on a copy of the data's counters: its high-water marks.
+fn replay(d: &sys::mjData, out: &PgsOutput) -> Result<Arena, StackOverflow> {
+    let mut arena = Arena::new(
+        d.arena as usize,
+        d.narena as usize,
+        d.parena,
+        d.pstack,
+        d.maxuse_stack as u64,
+        d.maxuse_arena as u64,
+    );
+    for f in &out.frames {
+        arena.frame(f)?;
+    }
+    Ok(arena)
+}
+
+/// Runs the Rust PGS call on MuJoCo's data in place of `mj_fwdConstraint`'s (a state with rows
+/// the scope test let through).
+pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
+    SCRATCH.with(|s| {
+        let (scratch, out, cones) = &mut *s.borrow_mut();
+        // the scope test ran the same call: it succeeds
+        if run(m, d, scratch, out, cones).is_ok() {
+            if let Ok(arena) = replay(d, out) {
+                commit(d, out, &arena);
+            }
+        }
+    });
+}
+
+/// Writes the call's outputs into MuJoCo's data.
+fn commit(d: &mut sys::mjData, out: &PgsOutput, arena: &Arena) {
+    let copy = |p: *mut f64, v: &[f64]| {
+        // SAFETY: an mjData array of at least v.len() entries, distinct from `out`.
+        unsafe { slice_mut(p, v.len()) }.copy_from_slice(v);
+    };
+    copy(d.qfrc_constraint, &out.qfrc_constraint);
+    copy(d.qacc, &out.qacc);
+    copy(d.efc_b, &out.efc_b);
+    copy(d.efc_force, &out.efc_force);
+    // SAFETY: as above, for the state array.
+    unsafe { slice_mut(d.efc_state, out.efc_state.len()) }.copy_from_slice(&out.efc_state);
+    for &(k, st) in &out.stats {
+        let s = &mut d.solver[k];
+        (s.improvement, s.gradient, s.lineslope) = (st.improvement, st.gradient, st.lineslope);
+        (s.nactive, s.nchange, s.neval, s.nupdate) = (st.nactive, st.nchange, st.neval, st.nupdate);
+    }
+    d.solver_niter[..NISLAND].copy_from_slice(&out.solver_niter);
+    let n = out.nnz_written;
+    d.solver_nnz[..n].copy_from_slice(&out.solver_nnz[..n]);
+    d.maxuse_stack = arena.maxuse_stack as i64;
+    d.maxuse_arena = arena.maxuse_arena as i64;
+}
