@@ -306,8 +306,8 @@ fn models_outside_the_subset_are_refused() {
         ),
         (
             "pgs",
-            r#"<option solver="PGS"/><worldbody><body><joint range="-1 1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
-            "PGS",
+            r#"<option solver="PGS" jacobian="sparse"/><worldbody><body><joint range="-1 1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
+            "PGS on a sparse",
         ),
         (
             "cg",

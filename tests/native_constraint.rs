@@ -80,12 +80,26 @@ const CONTACT: &str = r#"<mujoco model="contact">
 fn constrained_inline_scenes_step_like_mj_step() {
     let elliptic = CONTACT.replace("<worldbody>", "<option cone=\"elliptic\" impratio=\"2\"/>\n  <worldbody>");
     let sparse = CONTACT.replace("<worldbody>", "<option jacobian=\"sparse\"/>\n  <worldbody>");
+    let option = |xml: &str, option: &str| xml.replace("<worldbody>", &format!("{option}\n  <worldbody>"));
+    let pgs = r#"<option solver="PGS"/>"#;
+    let (pgs_limit, pgs_friction, pgs_contact) = (option(LIMIT, pgs), option(FRICTION, pgs), option(CONTACT, pgs));
+    let pgs_monolithic = option(CONTACT, r#"<option solver="PGS"><flag island="disable"/></option>"#);
+    // PGS's elliptic cones in Rust take condim 3 and 4 (condim 6 is refused by name)
+    let pgs_elliptic = option(
+        &CONTACT.replace(r#"condim="6""#, r#"condim="3""#),
+        r#"<option solver="PGS" cone="elliptic" impratio="2"/>"#,
+    );
     for (name, xml) in [
         ("limit", LIMIT),
         ("friction", FRICTION),
         ("contact", CONTACT),
         ("contact, elliptic", &elliptic),
         ("contact, sparse", &sparse),
+        ("limit, PGS", &pgs_limit),
+        ("friction, PGS", &pgs_friction),
+        ("contact, PGS", &pgs_contact),
+        ("contact, PGS, islands off", &pgs_monolithic),
+        ("contact, PGS, elliptic", &pgs_elliptic),
     ] {
         for integrator in ["Euler", "implicitfast"] {
             let xml = with_integrator(xml, integrator);

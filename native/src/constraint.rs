@@ -12,13 +12,15 @@ use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
 use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel, EfcRows};
 use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
+use specula_engine::dynamics::project::{self, Factor};
 use specula_engine::dynamics::reference::{reference_constraint, ContactRef, Jacobian, ReferenceInput};
 use specula_engine::dynamics::solver::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands};
+use specula_engine::dynamics::solver::pgs::{self, solve_pgs, PgsModel, PgsOutput, PgsScratch};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 
 use crate::data::Data;
 use crate::model::NativeModel;
-use crate::scope::{NativeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_WARMSTART};
+use crate::scope::{NativeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_ISLAND, DSBL_WARMSTART};
 
 /// `mjCONE_PYRAMIDAL`.
 const CONE_PYRAMIDAL: i32 = 0;
@@ -117,8 +119,20 @@ pub struct Efc {
     pub iefc_d: Vec<f64>,
     /// Row regularisers in island order.
     pub iefc_r: Vec<f64>,
-    /// `mj_fwdConstraint`'s outputs: `efc_b`, `efc_force`, `efc_state` and the island copies.
+    /// `efc_b`: `J qacc_smooth - aref`, from the last solve.
+    pub efc_b: Vec<f64>,
+    /// Constraint force of each row, from the last solve.
+    pub efc_force: Vec<f64>,
+    /// State of each row (`mjtConstraintState`), from the last solve.
+    pub efc_state: Vec<i32>,
+    /// The Newton frame's outputs: `efc_b`, `efc_force`, `efc_state` and the island copies.
     pub solved: FrameOutput,
+    /// `mj_projectConstraint`'s `efc_Y` (`nefc nv`) and `efc_AR` (`nefc nefc`), dense (PGS).
+    pub efc_y: Vec<f64>,
+    /// See `efc_y`.
+    pub efc_ar: Vec<f64>,
+    /// PGS's outputs (`efc_b`, `efc_force`, `efc_state`, statistics).
+    pub pgs: PgsOutput,
     /// One dense Jacobian row (`nv`).
     jac: Vec<f64>,
     /// The contact rows' buffers.
@@ -133,6 +147,12 @@ pub struct Efc {
     refs: Vec<ContactRef>,
     /// The solver's buffers.
     frame: FrameScratch,
+    /// PGS's buffers.
+    pgs_scratch: PgsScratch,
+    /// The projection's `sqrt(1 / D)` and `Y'` work arrays.
+    sqrt_inv_d: Vec<f64>,
+    /// See `sqrt_inv_d`.
+    yt: Vec<f64>,
 }
 
 /// The Jacobian of an [`Efc`] as the stages read it, borrowing only its Jacobian fields.
@@ -263,7 +283,7 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     let e = &mut d.efc;
     e.nisland = 0;
     e.nidof = 0;
-    if e.nefc == 0 {
+    if e.nefc == 0 || nm.model.opt.disableflags & DSBL_ISLAND != 0 {
         return Ok(());
     }
     let im = nm.island();
@@ -362,6 +382,9 @@ pub fn reference(nm: &NativeModel, d: &mut Data) {
 /// convergence certificate, scatter). A state where some island needs Newton iterations is
 /// refused (they are not in Rust yet).
 pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    if nm.model.opt.solver == specula_model::types::Solver::Pgs {
+        return fwd_constraint_pgs(nm, d);
+    }
     let e = &mut d.efc;
     let n = e.nefc;
     let m = &nm.model;
@@ -437,6 +460,122 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     })?;
     d.qacc.copy_from_slice(&e.solved.qacc);
     d.qfrc_constraint.copy_from_slice(&e.solved.qfrc_constraint);
+    keep_rows(e, Solved::Newton);
     d.solver_niter.copy_from_slice(&e.solved.solver_niter);
     Ok(())
+}
+
+/// `mj_projectConstraint` for PGS on a dense Jacobian: `efc_Y = J L^-1 D^-1/2` row by row, then
+/// `efc_AR = Y Y' + diag(R)` (D11).
+fn project_dense(nm: &NativeModel, d: &mut Data) {
+    let e = &mut d.efc;
+    let (n, nv) = (e.nefc, nm.model.nv);
+    let f = Factor {
+        m_rownnz: &nm.layout.m.rownnz,
+        m_rowadr: &nm.layout.m.rowadr,
+        m_colind: &nm.layout.m.colind,
+        qld: &d.qld,
+        dof_simplenum: &nm.layout.dof_simplenum,
+    };
+    project::sqrt_inv_d(&f, sized(&mut e.sqrt_inv_d, nv));
+    project::y_dense(&f, &e.efc_j[..n * nv], &e.sqrt_inv_d, sized(&mut e.efc_y, n * nv));
+    project::ar_dense(&e.efc_y[..n * nv], nv, &e.efc_r[..n], sized(&mut e.yt, n * nv), sized(&mut e.efc_ar, n * n));
+}
+
+/// `mj_fwdConstraint` with rows for PGS (dense Jacobian; over islands or all rows at once):
+/// the projection, then the engine's PGS. A condim-6 elliptic contact is refused.
+fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    project_dense(nm, d);
+    let e = &mut d.efc;
+    let (n, nv, m) = (e.nefc, nm.model.nv, &nm.model);
+    e.cones.clear();
+    e.cones.extend(d.contacts.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
+    let ni = e.nisland;
+    let rows = Rows {
+        ne: e.ne,
+        nf: e.nf,
+        d: &e.efc_d[..n],
+        r: &e.efc_r[..n],
+        frictionloss: &e.efc_frictionloss[..n],
+        efc_type: &e.efc_type[..n],
+        efc_id: &e.efc_id[..n],
+        contacts: &e.cones,
+    };
+    let pm = PgsModel {
+        frame: FrameModel {
+            m_rownnz: &nm.layout.m.rownnz,
+            m_rowadr: &nm.layout.m.rowadr,
+            m_colind: &nm.layout.m.colind,
+            tolerance: m.opt.tolerance,
+            warmstart: m.opt.disableflags & DSBL_WARMSTART == 0,
+            ls_tolerance: m.opt.ls_tolerance,
+            iterations: m.opt.iterations,
+            ls_iterations: m.opt.ls_iterations,
+            elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
+        },
+        iterations: m.opt.iterations,
+        use_islands: m.opt.disableflags & DSBL_ISLAND == 0 && ni > 0,
+        nisland: ni,
+    };
+    let islands = Islands {
+        nidof: e.nidof,
+        nv: &e.island_nv[..ni],
+        idofadr: &e.island_idofadr[..ni],
+        ne: &e.island_ne[..ni],
+        nf: &e.island_nf[..ni],
+        nefc: &e.island_nefc[..ni],
+        iefcadr: &e.island_iefcadr[..ni],
+        idof2dof: &e.map_idof2dof[..if ni > 0 { nv } else { 0 }],
+        iefc2efc: &e.map_iefc2efc[..if ni > 0 { n } else { 0 }],
+        efc2iefc: &e.map_efc2iefc[..if ni > 0 { n } else { 0 }],
+        rows,
+    };
+    let inp = FrameInput {
+        mass: &d.m,
+        qld: &d.qld,
+        qld_diag_inv: &d.qld_diag_inv,
+        qfrc_smooth: &d.qfrc_smooth,
+        qacc_smooth: &d.qacc_smooth,
+        qacc_warmstart: &d.qacc_warmstart,
+        j: jacobian!(e, false, nv),
+        aref: &e.efc_aref[..n],
+        rows,
+        islands,
+    };
+    // the state starts as the rows' last one (only the statistics read it)
+    e.pgs.efc_state.clear();
+    e.pgs.efc_state.extend_from_slice(&e.efc_state[..n.min(e.efc_state.len())]);
+    e.pgs.efc_state.resize(n, 0);
+    let ar = Jacobian::Dense { nv: n, j: &e.efc_ar[..n * n] };
+    solve_pgs(&pm, &inp, &ar, &mut e.pgs_scratch, &mut e.pgs).map_err(|u| NativeError::Unsupported {
+        what: format!("PGS on this state ({u:?})"),
+        needs: match u {
+            pgs::Unsupported::Condim6 => "PGS on elliptic contacts of condim 6",
+            pgs::Unsupported::NoDiagonal => "PGS on a sparse efc_AR",
+        },
+    })?;
+    d.qacc.copy_from_slice(&e.pgs.qacc);
+    d.qfrc_constraint.copy_from_slice(&e.pgs.qfrc_constraint);
+    keep_rows(e, Solved::Pgs);
+    d.solver_niter.copy_from_slice(&e.pgs.solver_niter);
+    Ok(())
+}
+
+/// Which solver's outputs [`keep_rows`] takes.
+#[derive(Clone, Copy)]
+enum Solved {
+    Newton,
+    Pgs,
+}
+
+/// `efc_b`, `efc_force` and `efc_state` of the last solve, under MuJoCo's names in [`Efc`].
+fn keep_rows(e: &mut Efc, solved: Solved) {
+    let n = e.nefc;
+    let (b, f, st) = match solved {
+        Solved::Newton => (&e.solved.efc_b, &e.solved.efc_force, &e.solved.efc_state),
+        Solved::Pgs => (&e.pgs.efc_b, &e.pgs.efc_force, &e.pgs.efc_state),
+    };
+    sized(&mut e.efc_b, n).copy_from_slice(&b[..n]);
+    sized(&mut e.efc_force, n).copy_from_slice(&f[..n]);
+    sized(&mut e.efc_state, n).copy_from_slice(&st[..n]);
 }

@@ -29,7 +29,7 @@ const DSBL_FILTERPARENT: u32 = 1024;
 /// `mjDSBL_REFSAFE`.
 pub(crate) const DSBL_REFSAFE: u32 = 1 << 12;
 /// `mjDSBL_ISLAND`.
-const DSBL_ISLAND: u32 = 1 << 18;
+pub(crate) const DSBL_ISLAND: u32 = 1 << 18;
 /// `mjENBL_DIAGEXACT`.
 const ENBL_DIAGEXACT: u32 = 1 << 5;
 /// `mjENBL_SLEEP | mjENBL_IPC`: enable flags that change the smooth step.
@@ -203,16 +203,17 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
 }
 
 /// Refuses solver settings the native route's `mj_fwdConstraint` does not cover (`what` names
-/// the rows that need the solver): only the Newton solver over islands, with warm starts, no
-/// noslip and no exact diagonal.
+/// the rows that need the solver): Newton over islands, or PGS on a dense Jacobian (islands or
+/// not), with warm starts, no noslip and no exact diagonal.
 fn solver_in_scope(m: &Model, what: &str) -> Result<(), NativeError> {
-    use specula_model::types::Solver;
+    use specula_model::types::{Jacobian, Solver};
     let (flags, opt) = (m.opt.disableflags, &m.opt);
+    let sparse = opt.jacobian == Jacobian::Sparse || (opt.jacobian == Jacobian::Auto && m.nv >= 60);
     let why = [
-        (opt.solver == Solver::Pgs, "the PGS solver"),
         (opt.solver == Solver::Cg, "the CG solver"),
+        (opt.solver == Solver::Pgs && sparse, "PGS on a sparse Jacobian (a sparse efc_AR)"),
         (opt.noslip_iterations > 0, "the noslip solver"),
-        (flags & DSBL_ISLAND != 0, "the monolithic (island-free) solver path"),
+        (opt.solver == Solver::Newton && flags & DSBL_ISLAND != 0, "the monolithic (island-free) Newton path"),
         (flags & DSBL_WARMSTART != 0, "the solver without warm start"),
         (opt.enableflags & ENBL_DIAGEXACT != 0, "the exact diagonal in mj_projectConstraint"),
     ];

@@ -167,7 +167,7 @@ pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static
         if let Some(i) = n.efc.efc_aref[..nefc].iter().zip(aref).position(|(a, b)| a.to_bits() != b.to_bits()) {
             return Some(("efc_aref", i));
         }
-        let ours = &n.efc.solved.efc_force[..nefc];
+        let ours = &n.efc.efc_force[..nefc];
         if let Some(i) = ours.iter().zip(force).position(|(a, b)| a.to_bits() != b.to_bits()) {
             return Some(("efc_force", i));
         }
@@ -175,7 +175,7 @@ pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static
         let (state, j) = unsafe {
             (std::slice::from_raw_parts(raw.efc_state, nefc), std::slice::from_raw_parts(raw.efc_J, n.efc.nj))
         };
-        if let Some(i) = n.efc.solved.efc_state[..nefc].iter().zip(state).position(|(a, b)| a != b) {
+        if let Some(i) = n.efc.efc_state[..nefc].iter().zip(state).position(|(a, b)| a != b) {
             return Some(("efc_state", i));
         }
         if let Some(i) = n.efc.efc_j[..n.efc.nj].iter().zip(j).position(|(a, b)| a.to_bits() != b.to_bits()) {
