@@ -200,20 +200,26 @@ const KNOWN: &[(&str, usize, &str, &str)] = &[(
 
 /// Every scene and corpus model the native route accepts, from its reset state: as compiled and
 /// with constraints disabled (`mjDSBL_CONSTRAINT` on both sides), driven through
-/// `qfrc_applied`, and as compiled undriven; 1000 steps with its own integrator beside `mj_step`.
+/// `qfrc_applied`, and as compiled undriven, and with the PGS solver undriven; 1000 steps with
+/// its own integrator beside `mj_step`.
 #[test]
 fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
     let (mut stepped, mut steps, mut stopped, mut refusals) = (Vec::new(), 0, 0, std::collections::BTreeMap::new());
     let (mut step_refusals, mut known) = (std::collections::BTreeMap::new(), Vec::new());
     let (mut constrained, mut ncon) = (0, 0);
     for path in model_files() {
-        // as compiled and driven, with constraints disabled and driven, as compiled and undriven
-        for (variant, (disable, drive)) in [(0, true), (1, true), (0, false)].into_iter().enumerate() {
+        // as compiled and driven, with constraints disabled and driven, as compiled and undriven,
+        // with the PGS solver undriven
+        for (variant, (disable, drive)) in [(0, true), (1, true), (0, false), (0, false)].into_iter().enumerate() {
             let (Ok(mut rust), Ok(mut c)) = (specula_model::load_file(&path), CModel::from_xml_path(&path)) else {
                 continue;
             };
             rust.opt.disableflags |= disable;
             c.raw_mut().expect("unshared model").opt.disableflags |= disable as i32;
+            if variant == 3 {
+                rust.opt.solver = specula_model::types::Solver::Pgs;
+                c.raw_mut().expect("unshared model").opt.solver = 0;
+            }
             let tree = specula_model::xml::parse_file(&path).expect("parsed once already");
             let native = match specula_native::scope::check_mjcf(&tree).and_then(|()| Native::new(rust)) {
                 Ok(n) => n,
@@ -244,7 +250,7 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
             stepped.push(format!(
                 "{}{}",
                 path.file_name().unwrap().to_string_lossy(),
-                ["", " (no constraints)", " (undriven)"][variant]
+                ["", " (no constraints)", " (undriven)", " (PGS, undriven)"][variant]
             ));
         }
     }
@@ -259,14 +265,16 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
 fn tampered_constraint_inputs_make_the_checks_fail() {
     let key = "<keyframe><key qvel=\"0 0 0\"/></keyframe>\n</mujoco>";
     let friction = FRICTION.replace("</mujoco>", key);
+    let pgs_limit = LIMIT.replace("<worldbody>", "<option solver=\"PGS\"/>\n  <worldbody>");
     // untampered, each runs clean: the checks below fail because of the tampering alone
-    for xml in [LIMIT, &friction, CONTACT] {
+    for xml in [LIMIT, &friction, CONTACT, &pgs_limit] {
         let o = run_keyed(xml, 300, |_| {});
         assert_eq!((o.diff, o.refused), (None, None));
     }
-    let cases: [(&str, &str, Tamper); 5] = [
+    let cases: [(&str, &str, Tamper); 6] = [
         ("limit solref", LIMIT, Box::new(|n| ulp(&mut n.model.flat.jnt_solref[0]))),
         ("limit range", LIMIT, Box::new(|n| ulp(&mut n.model.flat.jnt_range[1]))),
+        ("limit solref under PGS", &pgs_limit, Box::new(|n| ulp(&mut n.model.flat.jnt_solref[0]))),
         ("friction loss", &friction, Box::new(|n| ulp(&mut n.model.model.dof_frictionloss[2]))),
         ("contact friction", CONTACT, Box::new(|n| ulp(&mut n.model.collision.geom_friction[1][0]))),
         ("contact margin", CONTACT, Box::new(|n| n.model.collision.geom_margin[2] = 1e-3)),

@@ -579,3 +579,29 @@ fn keep_rows(e: &mut Efc, solved: Solved) {
     sized(&mut e.efc_force, n).copy_from_slice(&f[..n]);
     sized(&mut e.efc_state, n).copy_from_slice(&st[..n]);
 }
+
+/// Half of the smallest default `mjData` arena measured (14 MiB on the project's scenes): a
+/// state whose contacts and rows could need more is refused rather than risk MuJoCo's arena
+/// running out (`mjWARN_CNSTRFULL`: MuJoCo then drops the rows, which the native route does not
+/// model).
+const ARENA_BOUND: usize = 7 << 20;
+
+/// Refuses a state whose contacts and constraint arrays could fill MuJoCo's arena: an upper
+/// estimate of the bytes `mj_collision`, `mj_makeConstraint`, `mj_island` and (PGS)
+/// `mj_projectConstraint` place there, against [`ARENA_BOUND`].
+pub fn arena_check(nm: &NativeModel, d: &Data) -> Result<(), NativeError> {
+    let e = &d.efc;
+    let (n, nv) = (e.nefc, nm.model.nv);
+    // mjContact is 568 bytes in 4.0.0; 640 leaves room for alignment
+    let mut bytes = d.contacts.len() * 640 + n * (4 * 12 + 8 * 20) + e.nj * 12 + nv * 4 * 8;
+    if nm.model.opt.solver == specula_model::types::Solver::Pgs {
+        bytes += n * nv * 8 + n * n * 8;
+    }
+    if bytes > ARENA_BOUND {
+        return Err(NativeError::Unsupported {
+            what: format!("{} contacts and {n} rows (about {bytes} bytes of MuJoCo's arena)", d.contacts.len()),
+            needs: "MuJoCo's arena limits (a full arena drops rows)",
+        });
+    }
+    Ok(())
+}

@@ -118,7 +118,29 @@ pub fn check_mjcf(root: &specula_model::xml::Element) -> Result<(), NativeError>
             )?;
         }
     }
+    if root.name == "size" {
+        if let Some(a) = root.attrs.iter().find(|a| a.name == "memory") {
+            if arena_bytes(&a.value).is_none_or(|b| b < 16 << 20) {
+                unsupported(
+                    format!("<size memory=\"{}\"> ({}:{})", a.value, a.pos.line, a.pos.col),
+                    "arenas smaller than 16M (MuJoCo drops rows when its arena is full)",
+                )?;
+            }
+        }
+    }
     root.children.iter().try_for_each(check_mjcf)
+}
+
+/// Bytes of a `<size memory>` value (`200K`, `16M`, `1G` or plain bytes).
+fn arena_bytes(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let (num, shift) = match v.chars().last()? {
+        'K' | 'k' => (&v[..v.len() - 1], 10),
+        'M' | 'm' => (&v[..v.len() - 1], 20),
+        'G' | 'g' => (&v[..v.len() - 1], 30),
+        _ => (v, 0),
+    };
+    num.trim().parse::<u64>().ok().map(|n| n << shift)
 }
 
 /// A free joint alone on its body in a tree of exactly six dofs: `implicitfast` corrects such a

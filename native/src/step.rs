@@ -15,7 +15,7 @@ use specula_engine::kinematics::{kinematics_into, KinematicsState, PoseOutput};
 use specula_model::types::Integrator;
 
 use crate::collision::collision;
-use crate::constraint::{fwd_constraint, island, make_constraint, reference};
+use crate::constraint::{arena_check, fwd_constraint, island, make_constraint, reference};
 use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::{NativeError, DSBL_GRAVITY};
@@ -69,6 +69,7 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     // contacts and constraint rows, their islands
     collision(nm, d)?;
     make_constraint(nm, d);
+    arena_check(nm, d)?;
     island(nm, d)?;
     // velocity: body velocities, passive forces, bias forces
     com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
