@@ -50,14 +50,24 @@ impl Native {
     /// Reads and compiles an MJCF file for the native route ([`scope::check_mjcf`], then
     /// [`Native::new`]).
     pub fn load_file(path: &std::path::Path) -> Result<Native, NativeError> {
-        scope::check_mjcf(&specula_model::xml::parse_file(path)?)?;
-        Native::new(specula_model::load_file(path)?)
+        let tree = specula_model::xml::parse_file(path)?;
+        scope::check_mjcf(&tree)?;
+        Native::checked(specula_model::load_file(path)?, &tree)
     }
 
     /// [`Native::load_file`] on MJCF text; `base_dir` resolves included files and assets.
     pub fn load_str(xml: &str, base_dir: &std::path::Path, name: &str) -> Result<Native, NativeError> {
-        scope::check_mjcf(&specula_model::xml::parse_str(xml, base_dir, name)?)?;
-        Native::new(specula_model::load_str(xml, base_dir, name)?)
+        let tree = specula_model::xml::parse_str(xml, base_dir, name)?;
+        scope::check_mjcf(&tree)?;
+        Native::checked(specula_model::load_str(xml, base_dir, name)?, &tree)
+    }
+
+    /// [`Native::new`] after the MJCF's arena check where the model can have constraint rows.
+    fn checked(model: specula_model::Model, tree: &specula_model::xml::Element) -> Result<Native, NativeError> {
+        if scope::rows_possible(&model) {
+            scope::check_mjcf_arena(tree)?;
+        }
+        Native::new(model)
     }
 
     /// Checks `model` against the native subset, derives its constant fields and resets the data.

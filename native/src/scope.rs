@@ -118,6 +118,13 @@ pub fn check_mjcf(root: &specula_model::xml::Element) -> Result<(), NativeError>
             )?;
         }
     }
+    root.children.iter().try_for_each(check_mjcf)
+}
+
+/// Refuses an MJCF arena (`<size memory>`) below 16M anywhere in `root`: MuJoCo drops rows when
+/// its arena is full, which the native route does not model (call it for models with possible
+/// constraint rows, [`rows_possible`]).
+pub fn check_mjcf_arena(root: &specula_model::xml::Element) -> Result<(), NativeError> {
     if root.name == "size" {
         if let Some(a) = root.attrs.iter().find(|a| a.name == "memory") {
             if arena_bytes(&a.value).is_none_or(|b| b < 16 << 20) {
@@ -128,7 +135,22 @@ pub fn check_mjcf(root: &specula_model::xml::Element) -> Result<(), NativeError>
             }
         }
     }
-    root.children.iter().try_for_each(check_mjcf)
+    root.children.iter().try_for_each(check_mjcf_arena)
+}
+
+/// Whether `m` can have constraint rows: limits, friction loss or contacts not disabled.
+pub fn rows_possible(m: &Model) -> bool {
+    let flags = m.opt.disableflags;
+    let constraints = flags & DSBL_CONSTRAINT == 0;
+    let limits = constraints && flags & DSBL_LIMIT == 0 && m.jnt_limited.iter().any(|&l| l);
+    let friction = constraints && flags & DSBL_FRICTIONLOSS == 0 && m.dof_frictionloss.iter().any(|&f| f > 0.0);
+    limits || friction || contacts_possible(m)
+}
+
+/// Whether `m` can have contacts.
+fn contacts_possible(m: &Model) -> bool {
+    let flags = m.opt.disableflags;
+    flags & DSBL_CONSTRAINT == 0 && flags & DSBL_CONTACT == 0 && (m.npair > 0 || colliding_pair(m).is_some())
 }
 
 /// Bytes of a `<size memory>` value (`200K`, `16M`, `1G` or plain bytes).
@@ -195,9 +217,8 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         unsupported("fluid forces (density or viscosity)", "the fluid model in mj_passive")?;
     }
     let limits = constraints && flags & DSBL_LIMIT == 0 && m.jnt_limited.iter().any(|&l| l);
-    let friction = constraints && flags & DSBL_FRICTIONLOSS == 0 && m.dof_frictionloss.iter().any(|&f| f > 0.0);
-    let contacts = constraints && flags & DSBL_CONTACT == 0 && (m.npair > 0 || colliding_pair(m).is_some());
-    if limits || friction || contacts {
+    let contacts = contacts_possible(m);
+    if rows_possible(m) {
         let what = if contacts {
             "contacts"
         } else if limits {
