@@ -35,6 +35,8 @@ fn native_step_allocates_nothing_after_the_first() {
     for xml in [CHAIN, &implicitfast] {
         steps_without_allocating(xml);
     }
+    // in the same test: the counter is global, so a second test running beside it would count
+    constrained_step_allocates_nothing_once_its_buffers_have_grown();
 }
 
 /// Steps `xml` once, then 100 times counting allocations.
@@ -67,7 +69,7 @@ const RESTING: &str = r#"<mujoco>
   </worldbody>
 </mujoco>"#;
 
-#[test]
+/// A constrained scene steps without allocating once its buffers have grown.
 fn constrained_step_allocates_nothing_once_its_buffers_have_grown() {
     let mut native = Native::load_str(RESTING, Path::new("."), "resting.xml").unwrap();
     // settle: the buffers grow to the scene's largest row and contact counts
