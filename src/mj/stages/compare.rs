@@ -193,7 +193,7 @@ pub(super) fn panicked(stage: Stage) {
 /// Runs MuJoCo's function, then the Rust stage on copies of the same inputs, and records the
 /// first element where they differ.
 pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
-    if let Some(why) = out_of_scope(stage, m, d) {
+    if let Some(why) = out_of_scope(stage, m, d, args) {
         library(stage, m, d, args);
         skipped(stage, why);
         return;
@@ -340,7 +340,7 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
         let i = stage.index();
         let mut reach = COMPARISON.with(|c| c.borrow().reach[i]);
         before.poison(d, reach);
-        library(stage, m, d, args);
+        alone(stage, || library(stage, m, d, args));
         let grown = d.parena.saturating_sub(before.parena());
         if grown > reach {
             // MuJoCo allocated beyond the filled part: run it again with more of it filled
@@ -348,13 +348,13 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
             COMPARISON.with(|c| c.borrow_mut().reach[i] = reach);
             before.restore(d);
             before.poison(d, reach);
-            library(stage, m, d, args);
+            alone(stage, || library(stage, m, d, args));
         }
         theirs.take(d);
         let outputs = fields::outputs(stage, m, d);
         before.restore(d);
         before.poison(d, reach);
-        let ran = catch(|| replace(stage, m, d, args));
+        let ran = catch(|| alone(stage, || replace(stage, m, d, args)));
         let tamper = COMPARISON.with(|c| c.borrow().tamper.filter(|t| t.stage() == stage));
         match tamper {
             _ if !ran => {}
@@ -382,6 +382,27 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
         }
         COMPARISON.with(|c| c.borrow_mut().record(stage, &found));
     });
+}
+
+/// Puts this thread's mode back when dropped (also when a stage panicked).
+struct RestoreMode(Option<Mode>);
+
+impl Drop for RestoreMode {
+    fn drop(&mut self) {
+        MODE.with(|m| m.set(self.0));
+    }
+}
+
+/// Runs `f`, one side of `stage`'s comparison, with every other stage left to MuJoCo when
+/// `stage` calls them (RK4's forward passes): both sides then run the same library passes, and
+/// the comparison is of the stage's own work (the trajectory comparison covers the other stages
+/// inside those passes).
+fn alone<R>(stage: Stage, f: impl FnOnce() -> R) -> R {
+    if stage != Stage::RungeKutta {
+        return f();
+    }
+    let _restore = RestoreMode(MODE.with(|m| m.replace(Some(Mode::Replace(StageSet::NONE, None)))));
+    f()
 }
 
 thread_local! {

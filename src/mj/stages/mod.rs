@@ -37,6 +37,7 @@ mod island;
 mod kinematics;
 mod passive;
 mod reference;
+mod rk4;
 mod set;
 mod snapshot;
 mod solver;
@@ -91,10 +92,13 @@ pub enum Stage {
     Implicit,
     /// `mj_fwdConstraint`: the constraint solver, `efc_force`, `qfrc_constraint` and `qacc`.
     FwdConstraint,
+    /// `mj_RungeKutta`: RK4's stage states, orientation correction and weighted sums around
+    /// MuJoCo's forward passes, and the advance.
+    RungeKutta,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 17;
+pub const NSTAGE: usize = 18;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -105,11 +109,13 @@ pub(crate) struct Args {
     pub result: *mut f64,
     /// `mj_EulerSkip`'s and `mj_implicitSkip`'s `skipfactor`: reuse the last factor of `qH`.
     pub skipfactor: i32,
+    /// `mj_RungeKutta`'s order `N`.
+    pub order: i32,
 }
 
 impl Args {
     /// A function of the model and data only.
-    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut(), skipfactor: 0 };
+    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut(), skipfactor: 0, order: 0 };
 }
 
 impl Stage {
@@ -132,6 +138,7 @@ impl Stage {
         Stage::Euler,
         Stage::Implicit,
         Stage::FwdConstraint,
+        Stage::RungeKutta,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -154,6 +161,7 @@ impl Stage {
             Stage::Euler => "euler",
             Stage::Implicit => "implicit",
             Stage::FwdConstraint => "fwdConstraint",
+            Stage::RungeKutta => "RungeKutta",
         }
     }
 
@@ -176,6 +184,7 @@ impl Stage {
             Stage::Euler => c"mj_EulerSkip",
             Stage::Implicit => c"mj_implicitSkip",
             Stage::FwdConstraint => c"mj_fwdConstraint",
+            Stage::RungeKutta => c"mj_RungeKutta",
         }
     }
 
@@ -334,6 +343,7 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         match stage {
             Stage::Rne => std::mem::transmute::<usize, RneFn>(addr)(m, d, args.flg_acc, args.result),
             Stage::Euler | Stage::Implicit => std::mem::transmute::<usize, SkipFn>(addr)(m, d, args.skipfactor),
+            Stage::RungeKutta => std::mem::transmute::<usize, SkipFn>(addr)(m, d, args.order),
             _ => std::mem::transmute::<usize, StageFn>(addr)(m, d),
         }
     }
@@ -343,7 +353,7 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
 /// MuJoCo runs these stages over the awake bodies and dofs only; `mj_fwdAcceleration` also
 /// needs no Cartesian applied force (`xfrc_applied`, which goes through `mj_applyFT`) and no
 /// effective metric (`efm_active`); the other stages say what they leave to the library.
-fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
+fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData, args: Args) -> Option<Fallback> {
     match stage {
         Stage::Passive => passive::out_of_scope(m, d),
         Stage::Transmission => actuation::transmission_out_of_scope(m, d),
@@ -356,6 +366,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallb
         Stage::Euler => euler::out_of_scope(m, d),
         Stage::Implicit => implicit::out_of_scope(m, d),
         Stage::FwdConstraint => solver::out_of_scope(m, d),
+        Stage::RungeKutta => rk4::out_of_scope(m, d, args.order),
         Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
             tree_out_of_scope(stage, m, d)
         }
@@ -510,8 +521,9 @@ fn scope_and_run(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args
         | Stage::Kinematics
         | Stage::Euler
         | Stage::Implicit
-        | Stage::FwdConstraint => {
-            let why = out_of_scope(stage, m, d);
+        | Stage::FwdConstraint
+        | Stage::RungeKutta => {
+            let why = out_of_scope(stage, m, d, args);
             if why.is_none() {
                 replace(stage, m, d, args);
             }
@@ -628,6 +640,7 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::Euler => euler::replace(m, d, args.skipfactor != 0),
         Stage::Implicit => implicit::replace(m, d, args.skipfactor != 0),
         Stage::FwdConstraint => solver::replace(m, d),
+        Stage::RungeKutta => rk4::replace(m, d),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }
