@@ -477,7 +477,7 @@ fn note_fallback(stage: Stage, why: Fallback) {
 /// timing; `mj_rne` writes `qfrc_bias` without accelerations, as in MuJoCo's step. False when
 /// the state is outside the Rust stage's scope.
 pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool) -> bool {
-    let args = Args { result: d.qfrc_bias, ..Args::NONE };
+    let args = Args { result: d.qfrc_bias, order: 4, ..Args::NONE };
     let implicit = [sys::mjINT_IMPLICIT as i32, sys::mjINT_IMPLICITFAST as i32].contains(&m.opt.integrator);
     if stage == Stage::Implicit && !implicit {
         // MuJoCo's `mj_implicitSkip` raises an error for any other integrator
