@@ -3,9 +3,10 @@
 //! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM`,
 //! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration` and `mj_comPos` through its symbol table (from
 //! `mj_fwdPosition`, `mj_fwdKinematics`, `mj_fwdVelocity` and the inverse and constant-setting
-//! passes; `docs/measurements.md` D0), and likewise `mj_fwdKinematics`, `mj_EulerSkip` and
-//! `mj_implicitSkip` (K1, K4, K8; `mj_kinematics` itself is not on the step's path, so the
-//! `kinematics` stage runs inside the exported `mj_fwdKinematics`, `kinematics.rs`), so the
+//! passes; `docs/measurements.md` D0), and likewise `mj_fwdKinematics`, `mj_EulerSkip`,
+//! `mj_implicitSkip` and `mj_RungeKutta` (K1, K4, K8, K9; `mj_kinematics` itself is not on the
+//! step's path, so the `kinematics` stage runs inside the exported `mj_fwdKinematics`,
+//! `kinematics.rs`), so the
 //! definitions the root crate exports (`crate::capi::export`) replace every internal call, RK4's
 //! inner passes included. Each exported function asks this module what to do on the current
 //! thread:
