@@ -1,5 +1,5 @@
 //! The Rust dynamics stages (`mj_crb` to `mj_referenceConstraint`, the position stage's
-//! `mj_kinematics` and the Euler integrator `mj_EulerSkip`) inside MuJoCo's step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
+//! `mj_kinematics` and the integrators `mj_EulerSkip`, `mj_implicitSkip`, `mj_RungeKutta`) inside MuJoCo's step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
 //! trajectories (`with_stages`), and a comparison that fails when one output element is one ulp
 //! off.
 
@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit,fwdConstraint"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit,fwdConstraint,RungeKutta"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -129,6 +129,7 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let reached = |s: &Stage| match s {
             Stage::Euler => integrator == Integrator::Euler,
             Stage::Implicit => integrator == Integrator::ImplicitFast,
+            Stage::RungeKutta => integrator == Integrator::Rk4,
             _ => true,
         };
         assert!(Stage::ALL.iter().filter(|s| reached(s)).all(|s| counts.rust[s.index()] >= 500), "{counts:?}");
@@ -217,7 +218,7 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
     let sleep = [Stage::Kinematics, Stage::Euler];
     for s in Stage::ALL {
         let i = s.index();
-        if s == Stage::Implicit {
+        if s == Stage::Implicit || s == Stage::RungeKutta {
             // (an Euler scene: never reached)
             assert_eq!((r.compared[i], r.skipped[i]), (0, 0), "{r:?}");
             continue;
@@ -265,7 +266,8 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
             "kinematics",
             "euler",
             "implicit",
-            "fwdConstraint"
+            "fwdConstraint",
+            "RungeKutta"
         ]
     );
     for r in &rows {
@@ -429,4 +431,48 @@ fn pgs_calls_match_mujoco_and_one_ulp_in_them_is_reported() {
     let r = diff_stages(&model, &opts(None)).unwrap();
     assert!(r.matches());
     assert_eq!(r.skipped_why[i][Fallback::SolverElliptic.index()], 200, "{r:?}");
+}
+
+/// A free box and a chain of two ball joints spinning fast under RK4 with a large step: the
+/// Munthe-Kaas correction's rotations reach about 2.5 and 6 rad per stage, so its series, its
+/// `tan` form and its wrap into `[-pi, pi]` all run (`docs/measurements.md` K10).
+const SPIN: &str = r#"<mujoco>
+  <option timestep="0.02" integrator="RK4" gravity="0 0 0"/>
+  <worldbody>
+    <body pos="0 0 1"><freejoint/><geom type="box" size=".1 .2 .3" mass="1"/></body>
+    <body pos="1 0 1"><joint type="ball"/><geom type="box" size=".1 .05 .3" pos="0 0 .3" mass="1"/>
+      <body pos="0 0 .6"><joint type="ball" damping="0.01"/><geom type="capsule" size=".05" fromto="0 0 0 .3 0 0"/></body>
+    </body>
+  </worldbody>
+  <keyframe><key name="spin" qvel="0 0 0 40 130 -90 60 -20 110 -300 20 50"/></keyframe>
+</mujoco>"#;
+
+#[test]
+fn the_rk4_step_matches_and_one_ulp_in_it_is_reported() {
+    let m = model(SPIN, Integrator::Rk4);
+    let one = |tamper| {
+        let opts = StageDiffOptions {
+            steps: 200,
+            start: Start::Key("spin".into()),
+            stages: StageSet::NONE.with(Stage::RungeKutta),
+            tamper,
+        };
+        diff_stages(&m, &opts).unwrap()
+    };
+    let r = one(None);
+    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+    let i = Stage::RungeKutta.index();
+    assert_eq!((r.compared[i], r.skipped[i], r.trajectory_counts.rust[i]), (200, 0, 200));
+    let first = one(Some(Tamper::Output(Stage::RungeKutta))).first.expect("a tampered stage must differ");
+    assert_eq!((first.stage, first.field, first.step), (Stage::RungeKutta, "qvel", 1));
+    assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+    // the same ulp in the Rust run only: the trajectory check names the first step
+    let r = one(Some(Tamper::Trajectory(Stage::RungeKutta)));
+    assert!(r.first.is_none(), "{:?}", r.first);
+    assert_eq!(r.trajectory.expect("a tampered trajectory must differ").step, 1);
+    // with every stage, the forward passes between RK4's stages run in Rust too
+    let opts = StageDiffOptions { steps: 100, start: Start::Key("spin".into()), stages: StageSet::all(), tamper: None };
+    let r = diff_stages(&m, &opts).unwrap();
+    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+    assert_eq!(r.trajectory_counts.rust[Stage::Crb.index()], 400);
 }

@@ -50,6 +50,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
         r#"cone="elliptic" gravity="12 0 -9.81""#,
         r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
         r#"integrator="implicitfast""#,
+        r#"integrator="RK4""#,
         r#"><flag constraint="disable"/></option><option"#,
     ] {
         let implicit = option.contains("implicitfast");
@@ -73,9 +74,17 @@ fn the_rust_stages_allocate_nothing_per_step() {
             pass().min(pass())
         });
         // the Euler step or implicitfast's, as the integrator says; the solver's calls with
-        // constraint rows for PGS are MuJoCo's so far
-        let skipped = if implicit { Stage::Euler } else { Stage::Implicit };
-        for s in Stage::ALL.into_iter().filter(|&s| s != skipped && s != Stage::FwdConstraint) {
+        // the solver's calls are counted below
+        let integrator = if implicit {
+            Stage::Implicit
+        } else if option.contains("RK4") {
+            Stage::RungeKutta
+        } else {
+            Stage::Euler
+        };
+        let steps = [Stage::Euler, Stage::Implicit, Stage::RungeKutta];
+        let reached = |s: Stage| s != Stage::FwdConstraint && (s == integrator || !steps.contains(&s));
+        for s in Stage::ALL.into_iter().filter(|&s| reached(s)) {
             assert!(counts.rust[s.index()] >= 201, "{option} {}: {counts:?}", s.name());
             assert_eq!(counts.fallback[s.index()], 0, "{option} {}: {counts:?}", s.name());
         }

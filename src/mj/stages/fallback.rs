@@ -68,7 +68,8 @@ pub enum Fallback {
     History,
     /// Plasticity the advance updates.
     Plasticity,
-    /// An integrator variant the stage does not cover (`implicit`'s RNE derivative and LU).
+    /// An integrator variant the stage does not cover (`implicit`'s RNE derivative and LU; a
+    /// Runge-Kutta order other than 4).
     Integrator,
     /// A free body alone in its tree (`implicitfast`'s 6x6 correction).
     FreeBody,
