@@ -45,13 +45,14 @@ pub enum Fallback {
     ExactDiagonal,
     /// A sparse Jacobian row without entries.
     EmptyRow,
-    /// Constraint rows for the PGS solver (`fwdConstraint`: not yet in Rust).
+    /// PGS without `efc_AR` or with a sparse `efc_AR` row lacking its diagonal (`fwdConstraint`).
     SolverPgs,
     /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
     SolverCg,
     /// A call where some island needs Newton iterations (`fwdConstraint`: not yet in Rust).
     SolverNewton,
-    /// The solver with elliptic cones (`fwdConstraint`: not yet in Rust).
+    /// Elliptic cones with Newton or CG, or elliptic contacts of condim 6 with PGS (`fwdConstraint`:
+    /// not yet in Rust).
     SolverElliptic,
     /// Noslip iterations (`fwdConstraint`: not yet in Rust).
     SolverNoslip,
@@ -142,10 +143,10 @@ impl Fallback {
             Fallback::Discrete => "the discrete integrator",
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
-            Fallback::SolverPgs => "PGS solver (not yet in Rust)",
+            Fallback::SolverPgs => "PGS without efc_AR or its diagonal",
             Fallback::SolverCg => "CG solver (not yet in Rust)",
             Fallback::SolverNewton => "Newton iterations (not yet in Rust)",
-            Fallback::SolverElliptic => "elliptic cones in the solver (not yet in Rust)",
+            Fallback::SolverElliptic => "elliptic cones in the solver (PGS: condim 6; not yet in Rust)",
             Fallback::SolverNoslip => "noslip (not yet in Rust)",
             Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",

@@ -28,8 +28,8 @@ thread_local! {
 
 /// Why `mj_fwdConstraint` must stay MuJoCo's for this model and state, if it must (D13, D16):
 /// with the effective metric on the discrete integrator the library corrects the smooth force for
-/// gyroscopic terms after every call (`mj_discreteGyro`); with rows, everything but the Newton
-/// solver with pyramidal cones over islands (dense or sparse Jacobian), without noslip, the effective
+/// gyroscopic terms after every call (`mj_discreteGyro`); with rows, PGS as `solver_pgs.rs`
+/// says, and everything else but the Newton solver with pyramidal cones over islands (dense or sparse Jacobian), without noslip, the effective
 /// metric or the thread pool's locked stack, and, there, the calls where some island's warm start
 /// needs Newton iterations (found by running the call on copies). A solver number outside 0 to
 /// 2 the library reports and skips.
