@@ -382,12 +382,12 @@ fn activations_and_actuator_derivatives_match_under_euler_and_implicitfast() {
     }
 }
 
-/// Boxes of every pyramidal condim on a plane (one island each), a limited hinge with friction
-/// loss and a limited slide: contact, limit and friction-loss rows for the PGS solver.
-fn pgs_scene(option: &str) -> String {
+/// Boxes of the given condims on a plane (one island each), a limited hinge with friction loss
+/// and a limited slide: contact, limit and friction-loss rows for the PGS solver.
+fn pgs_scene(option: &str, condims: [i32; 4]) -> String {
     let boxes: String = (0..6)
         .map(|i| {
-            let condim = [1, 3, 4, 6][i % 4];
+            let condim = condims[i % 4];
             let (x, y) = (0.3 * (i % 3) as f64 - 0.3, 0.3 * (i / 3) as f64);
             format!(
                 r#"<body pos="{x} {y} .099"><freejoint/><geom type="box" size=".1 .1 .1" condim="{condim}"/></body>"#
@@ -399,7 +399,9 @@ fn pgs_scene(option: &str) -> String {
           <body pos="0 1 .6"><joint type="hinge" axis="0 1 0" range="-20 20" limited="true" frictionloss=".05"/>
             <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
             <body pos=".3 0 0"><joint type="slide" axis="0 0 1" range="-.01 .01" limited="true"/><geom type="sphere" size=".08"/></body>
-          </body>{boxes}</worldbody></mujoco>"#
+          </body>{boxes}
+          <body pos="0 -1 .3"><freejoint/><geom type="sphere" size=".1" condim="4"/></body>
+          <body pos=".05 -1 .6"><freejoint/><geom type="box" size=".1 .1 .1" condim="3"/></body></worldbody></mujoco>"#
     )
 }
 
@@ -408,14 +410,20 @@ fn pgs_calls_match_mujoco_and_one_ulp_in_them_is_reported() {
     let i = Stage::FwdConstraint.index();
     let stages = StageSet::NONE.with(Stage::FwdConstraint);
     let opts = |tamper| StageDiffOptions { steps: 200, start: Start::Qpos0, stages, tamper };
-    // dense and sparse efc_AR; islands, one solve over all rows, no warm start
-    for option in [
-        r#"jacobian="dense""#,
-        r#"jacobian="sparse""#,
-        r#"jacobian="dense"><flag island="disable"/></option><option"#,
-        r#"jacobian="sparse"><flag island="disable" warmstart="disable"/></option><option"#,
+    // pyramidal (every condim) and elliptic (condim 1, 3, 4) cones; dense and sparse efc_AR;
+    // islands, one solve over all rows, no warm start
+    let pyramidal = [1, 3, 4, 6];
+    let elliptic = [1, 3, 4, 3];
+    for (option, condims) in [
+        (r#"jacobian="dense""#, pyramidal),
+        (r#"jacobian="sparse""#, pyramidal),
+        (r#"jacobian="dense"><flag island="disable"/></option><option"#, pyramidal),
+        (r#"jacobian="sparse"><flag island="disable" warmstart="disable"/></option><option"#, pyramidal),
+        (r#"cone="elliptic" jacobian="dense""#, elliptic),
+        (r#"cone="elliptic" jacobian="sparse""#, elliptic),
+        (r#"cone="elliptic" jacobian="dense"><flag island="disable"/></option><option"#, elliptic),
     ] {
-        let model = Model::from_xml_str(&pgs_scene(option)).unwrap();
+        let model = Model::from_xml_str(&pgs_scene(option, condims)).unwrap();
         let r = diff_stages(&model, &opts(None)).unwrap();
         assert!(r.matches(), "{option}: {:?} {:?}", r.first, r.trajectory);
         assert_eq!((r.compared[i], r.skipped[i]), (200, 0), "{option}: {r:?}");
@@ -426,8 +434,8 @@ fn pgs_calls_match_mujoco_and_one_ulp_in_them_is_reported() {
         assert_eq!((first.stage, first.field, first.step), (Stage::FwdConstraint, "qacc", 1), "{option}");
         assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
     }
-    // elliptic cones stay MuJoCo's, with their reason
-    let model = Model::from_xml_str(&pgs_scene(r#"cone="elliptic""#)).unwrap();
+    // elliptic contacts of condim 6 stay MuJoCo's, with their reason
+    let model = Model::from_xml_str(&pgs_scene(r#"cone="elliptic""#, pyramidal)).unwrap();
     let r = diff_stages(&model, &opts(None)).unwrap();
     assert!(r.matches());
     assert_eq!(r.skipped_why[i][Fallback::SolverElliptic.index()], 200, "{r:?}");

@@ -45,14 +45,15 @@ pub enum Fallback {
     ExactDiagonal,
     /// A sparse Jacobian row without entries.
     EmptyRow,
-    /// Constraint rows for the PGS solver (`fwdConstraint`: not yet in Rust).
+    /// PGS without `efc_AR` or with a sparse `efc_AR` row lacking its diagonal (`fwdConstraint`).
     SolverPgs,
     /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
     SolverCg,
     /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
     /// not yet in Rust; dense ones are).
     SolverNewton,
-    /// The solver with elliptic cones (`fwdConstraint`: not yet in Rust).
+    /// Elliptic cones with Newton or CG, or elliptic contacts of condim 6 with PGS (`fwdConstraint`:
+    /// not yet in Rust).
     SolverElliptic,
     /// Noslip iterations (`fwdConstraint`: not yet in Rust).
     SolverNoslip,
@@ -144,10 +145,10 @@ impl Fallback {
             Fallback::Discrete => "the discrete integrator",
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
-            Fallback::SolverPgs => "PGS solver (not yet in Rust)",
+            Fallback::SolverPgs => "PGS without efc_AR or its diagonal",
             Fallback::SolverCg => "CG solver (not yet in Rust)",
             Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
-            Fallback::SolverElliptic => "elliptic cones in the solver (not yet in Rust)",
+            Fallback::SolverElliptic => "elliptic cones in the solver (PGS: condim 6; not yet in Rust)",
             Fallback::SolverNoslip => "noslip (not yet in Rust)",
             Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",

@@ -28,11 +28,12 @@ thread_local! {
 
 /// Why `mj_fwdConstraint` must stay MuJoCo's for this model and state, if it must (D13, D16):
 /// with the effective metric on the discrete integrator the library corrects the smooth force for
-/// gyroscopic terms after every call (`mj_discreteGyro`); with rows, everything but the Newton
-/// solver over islands (pyramidal or elliptic, dense or sparse Jacobian), without noslip, the effective
-/// metric or the thread pool's locked stack, and, there, on a sparse Jacobian the calls where some
-/// island's warm start needs Newton iterations (found by running the call on copies; dense ones
-/// iterate in Rust, D18 to D21). A solver number outside 0 to 2 the library reports and skips.
+/// gyroscopic terms after every call (`mj_discreteGyro`); with rows, PGS as `solver_pgs.rs`
+/// says, and everything else but the Newton solver over islands (pyramidal or elliptic, dense or
+/// sparse Jacobian), without noslip, the effective metric or the thread pool's locked stack, and,
+/// there, on a sparse Jacobian the calls where some island's warm start needs Newton iterations
+/// (found by running the call on copies; dense ones iterate in Rust, D18 to D21). A solver
+/// number outside 0 to 2 the library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     if opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {
