@@ -192,7 +192,10 @@ impl CollisionStage {
         // finds (no separated, predicted or persisting contact passes `can_matter`), so a scene
         // at rest takes the plain path: static broadphase, no per-pair speculative checks.
         let idle = m.opt.robust && motions.robust_idle(m);
-        let result = self.collide_with(m, s, (spec && !idle).then_some(&motions), out, report);
+        // the model is borrowed for the whole call, so its hulls cannot change during it
+        let result = crate::narrowphase::convex::with_fixed_hulls(|| {
+            self.collide_with(m, s, (spec && !idle).then_some(&motions), out, report)
+        });
         self.motions = motions;
         result
     }

@@ -38,6 +38,8 @@ mod multiccd;
 mod polygon;
 mod support;
 
+pub use polygon::with_fixed_hulls;
+
 use crate::math::{add3, frame_from_normal, normalize3, scl3, sub3};
 use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 use features::Features;

@@ -155,6 +155,8 @@ struct CacheEntry {
     addr: usize,
     /// [`fingerprint`] of that hull when the data was made.
     fingerprint: u64,
+    /// The [`with_fixed_hulls`] scope in which the fingerprint was last checked (0: none).
+    checked_in: u64,
     /// The derived data.
     data: std::rc::Rc<HullData>,
 }
@@ -228,19 +230,46 @@ fn fingerprint(h: &ConvexHull) -> u64 {
 thread_local! {
     /// Data of recently seen hulls, oldest first.
     static CACHE: std::cell::RefCell<Vec<CacheEntry>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The [`with_fixed_hulls`] scope running on this thread (0: none).
+    static SCOPE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` as a scope in which no hull changes (a collision call, during which the model is
+/// borrowed immutably): a hull's fingerprint is then checked once per scope rather than once
+/// per lookup. A lookup made for a pair reads the whole fingerprint (hundreds of dependent
+/// hash steps for a small mesh), which cost about as much as MuJoCo's whole mesh collision.
+pub fn with_fixed_hulls<R>(f: impl FnOnce() -> R) -> R {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    struct Restore(u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCOPE.with(|s| s.set(self.0));
+        }
+    }
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let _restore = Restore(SCOPE.with(|s| s.replace(id)));
+    f()
 }
 
 /// The derived data of `h`, made on first use (`extrema` computes the seeds) and then taken
-/// from a per-thread cache, found by the hull's address and [`fingerprint`].
+/// from a per-thread cache, found by the hull's address and [`fingerprint`] (checked once per
+/// [`with_fixed_hulls`] scope).
 pub(crate) fn hull_data(
     h: &ConvexHull,
     extrema: impl FnOnce(&ConvexHull) -> Option<[u32; 27]>,
 ) -> std::rc::Rc<HullData> {
     let addr = h as *const ConvexHull as usize;
-    let fp = fingerprint(h);
+    let scope = SCOPE.with(std::cell::Cell::get);
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if let Some(e) = c.iter().find(|e| e.addr == addr && e.fingerprint == fp) {
+        if scope != 0 {
+            if let Some(e) = c.iter().find(|e| e.addr == addr && e.checked_in == scope) {
+                return e.data.clone();
+            }
+        }
+        let fp = fingerprint(h);
+        if let Some(e) = c.iter_mut().find(|e| e.addr == addr && e.fingerprint == fp) {
+            e.checked_in = scope;
             return e.data.clone();
         }
         let data =
@@ -248,7 +277,7 @@ pub(crate) fn hull_data(
         if c.len() >= CACHE_SIZE {
             c.remove(0);
         }
-        c.push(CacheEntry { addr, fingerprint: fp, data: data.clone() });
+        c.push(CacheEntry { addr, fingerprint: fp, checked_in: scope, data: data.clone() });
         data
     })
 }
