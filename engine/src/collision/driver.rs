@@ -45,6 +45,29 @@ struct GeomPair {
     ipair: Option<usize>,
 }
 
+/// Where the driver appends its finished contacts, in MuJoCo's order: a `Vec<Contact>`, or a
+/// caller's own store (the rust route writes them straight into MuJoCo's contact arena rather
+/// than collecting them first and converting them after).
+pub trait ContactSink {
+    /// Contacts appended so far.
+    fn len(&self) -> usize;
+    /// Whether nothing has been appended.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Appends one contact.
+    fn push(&mut self, c: &Contact);
+}
+
+impl ContactSink for Vec<Contact> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn push(&mut self, c: &Contact) {
+        Vec::push(self, *c);
+    }
+}
+
 /// A geom pair that reached the narrowphase but has no Rust collider (height field or SDF).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnsupportedPair {
@@ -168,6 +191,16 @@ impl CollisionStage {
         out: &mut Vec<Contact>,
     ) -> Result<CollideReport, CollideError> {
         out.clear();
+        self.collide_into(m, s, out)
+    }
+
+    /// [`CollisionStage::collide`], appending to `out` (not cleared first).
+    pub fn collide_into<S: ContactSink>(
+        &mut self,
+        m: &CollisionModel,
+        s: &State,
+        out: &mut S,
+    ) -> Result<CollideReport, CollideError> {
         let key = (m as *const CollisionModel as usize, m.ngeom(), m.nbody(), m.npair(), m.bvh_aabb.len());
         if self.validated != Some(key) {
             m.validate().map_err(CollideError::Model)?;
@@ -206,7 +239,7 @@ impl CollisionStage {
         m: &CollisionModel,
         s: &State,
         spec: Option<&Motions>,
-        out: &mut Vec<Contact>,
+        out: &mut impl ContactSink,
         mut report: CollideReport,
     ) -> Result<CollideReport, CollideError> {
         let nbody = m.nbody();
@@ -304,7 +337,7 @@ impl CollisionStage {
         b1: usize,
         b2: usize,
         skip: Option<std::ops::Range<usize>>,
-        out: &mut Vec<Contact>,
+        out: &mut impl ContactSink,
         report: &mut CollideReport,
     ) -> Result<(), CollideError> {
         let m = ctx.m;
@@ -343,7 +376,7 @@ impl CollisionStage {
         &mut self,
         ctx: &Ctx,
         pair: GeomPair,
-        out: &mut Vec<Contact>,
+        out: &mut impl ContactSink,
         report: &mut CollideReport,
     ) -> Result<(), CollideError> {
         let m = ctx.m;
@@ -426,7 +459,7 @@ fn push_contacts(
     params: &ContactParams,
     points: &[ContactPoint],
     speculative: bool,
-    out: &mut Vec<Contact>,
+    out: &mut impl ContactSink,
 ) {
     for cp in points {
         let mut con =
@@ -440,7 +473,7 @@ fn push_contacts(
         if m.flg_surfacevel {
             con.surfacevel = surface_velocity(m, s.geom_xpos, s.geom_xmat, &con);
         }
-        out.push(con);
+        out.push(&con);
     }
 }
 
