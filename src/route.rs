@@ -72,13 +72,11 @@ impl RustStage {
 
     /// A stage for an already-built collision model.
     pub fn from_collision_model(model: CollisionModel) -> RustStage {
-        RustStage {
-            model,
-            stage: CollisionStage::new(),
-            contacts: Vec::new(),
-            pending_hulls: Vec::new(),
-            stats: StageStats::default(),
-        }
+        // the model is the stage's own: its hulls change only through `model_mut` and the
+        // first call's hull replacement, which both tell the stage
+        let mut stage = CollisionStage::new();
+        stage.keep_hull_scope();
+        RustStage { model, stage, contacts: Vec::new(), pending_hulls: Vec::new(), stats: StageStats::default() }
     }
 
     /// Turns specula's robust speculative mode on or off (see `specula_engine::speculative::robust`).
@@ -93,6 +91,7 @@ impl RustStage {
 
     /// Mutable access to the collision model (e.g. to mirror a change the program made to `mjModel`).
     pub fn model_mut(&mut self) -> &mut CollisionModel {
+        self.stage.hulls_changed();
         &mut self.model
     }
 
@@ -117,6 +116,7 @@ impl RustStage {
             if let Some(h) = crate::mj::from_c::mesh_hull(m, i) {
                 self.model.hulls[i] = Some(h);
                 self.stats.mujoco_hulls += 1;
+                self.stage.hulls_changed();
             }
         }
         let dp: *mut sys::mjData = d;

@@ -150,6 +150,9 @@ pub struct CollisionStage {
     /// The model last validated (address and array sizes): validation walks every array, so it
     /// runs once per model rather than on every call.
     validated: Option<(usize, usize, usize, usize, usize)>,
+    /// The hull scope kept across calls (see [`CollisionStage::keep_hull_scope`]); `None`: a new
+    /// one per call.
+    hull_scope: Option<u64>,
 }
 
 impl Default for CollisionStage {
@@ -179,6 +182,24 @@ impl CollisionStage {
             fallback_points: Vec::new(),
             motions: Motions::default(),
             validated: None,
+            hull_scope: None,
+        }
+    }
+
+    /// Keeps the convex narrowphase's hull checks from one call to the next: for a caller that
+    /// owns the model and passes the same one on every call, and calls
+    /// [`CollisionStage::hulls_changed`] whenever a hull may have changed (replaced, edited).
+    /// Otherwise each call checks each hull it meets once (its fingerprint: every sampled
+    /// vertex, face and polygon), which for a small mesh scene is a seventh of the call.
+    pub fn keep_hull_scope(&mut self) {
+        self.hull_scope = Some(crate::narrowphase::convex::new_hull_scope());
+    }
+
+    /// A hull of the model may have changed: the next call checks the hulls again (see
+    /// [`CollisionStage::keep_hull_scope`]).
+    pub fn hulls_changed(&mut self) {
+        if self.hull_scope.is_some() {
+            self.keep_hull_scope();
         }
     }
 
@@ -226,7 +247,8 @@ impl CollisionStage {
         // at rest takes the plain path: static broadphase, no per-pair speculative checks.
         let idle = m.opt.robust && motions.robust_idle(m);
         // the model is borrowed for the whole call, so its hulls cannot change during it
-        let result = crate::narrowphase::convex::with_fixed_hulls(|| {
+        let scope = self.hull_scope.unwrap_or_else(crate::narrowphase::convex::new_hull_scope);
+        let result = crate::narrowphase::convex::with_hull_scope(scope, || {
             self.collide_with(m, s, (spec && !idle).then_some(&motions), out, report)
         });
         self.motions = motions;

@@ -38,7 +38,7 @@ mod multiccd;
 mod polygon;
 mod support;
 
-pub use polygon::with_fixed_hulls;
+pub use polygon::{new_hull_scope, with_fixed_hulls, with_hull_scope};
 
 use crate::math::{add3, frame_from_normal, normalize3, scl3, sub3};
 use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
