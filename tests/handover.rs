@@ -205,7 +205,13 @@ fn direct_hand_over_leaves_the_data_as_the_collected_one() {
     data.position_kinematics().unwrap();
     data.with_mj(|m, d| direct.replace(m, d)).unwrap().unwrap();
     let a = left_in(data.mj());
-    data.with_mj(|m, d| tampered.replace_with(m, d, &mut |v| drop(v.pop()))).unwrap().unwrap();
+    data.with_mj(|m, d| {
+        tampered.replace_with(m, d, &mut |v| {
+            v.pop();
+        })
+    })
+    .unwrap()
+    .unwrap();
     assert!(a.ncon > 0 && a != left_in(data.mj()));
     std::fs::remove_dir_all(&dir).ok();
 }
