@@ -8,13 +8,15 @@
 //! as fallbacks, in the place MuJoCo would have put them.
 
 use mujoco_sys as sys;
-use specula_engine::collision::{CollideError, CollisionModel, CollisionStage, SleepState, SpeculativeInput, State};
+use specula_engine::collision::{
+    CollideError, CollisionModel, CollisionStage, ContactSink, SleepState, SpeculativeInput, State,
+};
 use specula_engine::contact::Contact;
 use specula_engine::narrowphase::ContactPoint;
 
 use crate::mj::collision::{
     add_contacts, body_inertial_poses, geom_poses, library_pair_contacts, reset_collision_outputs, sleep_state,
-    speculative_inputs,
+    speculative_inputs, to_mj_contact,
 };
 
 /// Why the Rust stage could not serve a collision call (the caller then runs MuJoCo's own).
@@ -70,13 +72,11 @@ impl RustStage {
 
     /// A stage for an already-built collision model.
     pub fn from_collision_model(model: CollisionModel) -> RustStage {
-        RustStage {
-            model,
-            stage: CollisionStage::new(),
-            contacts: Vec::new(),
-            pending_hulls: Vec::new(),
-            stats: StageStats::default(),
-        }
+        // the model is the stage's own: its hulls change only through `model_mut` and the
+        // first call's hull replacement, which both tell the stage
+        let mut stage = CollisionStage::new();
+        stage.keep_hull_scope();
+        RustStage { model, stage, contacts: Vec::new(), pending_hulls: Vec::new(), stats: StageStats::default() }
     }
 
     /// Turns specula's robust speculative mode on or off (see `specula_engine::speculative::robust`).
@@ -91,15 +91,32 @@ impl RustStage {
 
     /// Mutable access to the collision model (e.g. to mirror a change the program made to `mjModel`).
     pub fn model_mut(&mut self) -> &mut CollisionModel {
+        self.stage.hulls_changed();
         &mut self.model
     }
 
     /// Computes the contacts of `d`'s current position stage without touching `d`'s contact list.
     pub fn compute(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<&[Contact], StageError> {
+        let mut contacts = std::mem::take(&mut self.contacts);
+        contacts.clear();
+        let result = self.compute_into(m, d, &mut contacts);
+        self.contacts = contacts;
+        result?;
+        Ok(&self.contacts)
+    }
+
+    /// [`RustStage::compute`], appending the contacts to `out`.
+    fn compute_into(
+        &mut self,
+        m: &sys::mjModel,
+        d: &mut sys::mjData,
+        out: &mut impl ContactSink,
+    ) -> Result<(), StageError> {
         for i in std::mem::take(&mut self.pending_hulls) {
             if let Some(h) = crate::mj::from_c::mesh_hull(m, i) {
                 self.model.hulls[i] = Some(h);
                 self.stats.mujoco_hulls += 1;
+                self.stage.hulls_changed();
             }
         }
         let dp: *mut sys::mjData = d;
@@ -122,14 +139,52 @@ impl RustStage {
         let (qvel, subtree_com, cdof, qacc) = speculative_inputs(m, d);
         state.speculative = Some(SpeculativeInput { qvel, subtree_com, cdof, qacc: Some(qacc) });
         state.fallback = Some(&fallback);
-        let report = self.stage.collide(&self.model, &state, &mut self.contacts)?;
+        let report = self.stage.collide_into(&self.model, &state, out)?;
         self.stats.fallback_pairs += report.fallback_pairs as u64;
-        Ok(&self.contacts)
+        Ok(())
     }
 
     /// Replaces MuJoCo's collision for one call: reset, compute, hand the contacts to MuJoCo.
+    ///
+    /// The contacts are written straight into MuJoCo's contact arena as they are found (what
+    /// [`add_contacts`] would write, in the same slots), unless a pair could need MuJoCo's own
+    /// pair function (its stack shares the arena) or they do not all fit; then they are
+    /// collected and handed over by [`add_contacts`] (whose overflow warning is MuJoCo's).
     pub fn replace(&mut self, m: &sys::mjModel, d: &mut sys::mjData) -> Result<(), StageError> {
-        self.replace_with(m, d, &mut |_| {})
+        if self.model.may_fall_back() {
+            return self.replace_with(m, d, &mut |_| {});
+        }
+        reset_collision_outputs(d);
+        let Some(mut sink) = ArenaSink::new(d) else {
+            self.stats.calls += 1;
+            return self.hand_over(m, d, &mut |_| {});
+        };
+        self.stats.calls += 1;
+        self.compute_into(m, d, &mut sink)?;
+        if sink.n <= sink.cap {
+            // SAFETY: the sink wrote slots base..base + n of the arena, which has room for them.
+            let added = unsafe { sink.finish(m, d) };
+            self.stats.contacts += added as u64;
+            self.stats.dropped += (sink.n - added) as u64;
+            return Ok(());
+        }
+        // more contacts than the arena holds: MuJoCo's own path, contact by contact
+        self.hand_over(m, d, &mut |_| {})
+    }
+
+    /// Computes the contacts into the stage's list and hands them to MuJoCo with [`add_contacts`].
+    fn hand_over(
+        &mut self,
+        m: &sys::mjModel,
+        d: &mut sys::mjData,
+        tamper: &mut dyn FnMut(&mut Vec<Contact>),
+    ) -> Result<(), StageError> {
+        self.compute(m, d)?;
+        tamper(&mut self.contacts);
+        let added = add_contacts(m, d, &self.contacts);
+        self.stats.contacts += added as u64;
+        self.stats.dropped += (self.contacts.len() - added) as u64;
+        Ok(())
     }
 
     /// [`RustStage::replace`], or MuJoCo's own collision when the stage refuses the call (the
@@ -151,11 +206,70 @@ impl RustStage {
     ) -> Result<(), StageError> {
         reset_collision_outputs(d);
         self.stats.calls += 1;
-        self.compute(m, d)?;
-        tamper(&mut self.contacts);
-        let added = add_contacts(m, d, &self.contacts);
-        self.stats.contacts += added as u64;
-        self.stats.dropped += (self.contacts.len() - added) as u64;
-        Ok(())
+        self.hand_over(m, d, tamper)
+    }
+}
+
+/// MuJoCo's contact arena as a [`ContactSink`]: contact `k` goes to slot `base + k` while the
+/// arena has room for it; beyond that the contacts are only counted.
+struct ArenaSink {
+    /// The arena's first contact slot (`d.contact`).
+    contact: *mut sys::mjContact,
+    /// Contacts already in `d` (`d.ncon`).
+    base: usize,
+    /// Contacts the free arena holds after `base`.
+    cap: usize,
+    /// Contacts appended.
+    n: usize,
+}
+
+impl ArenaSink {
+    /// A sink on `d`'s arena; `None` when the contact array is not where `add_contacts` would
+    /// write in place (null or misaligned).
+    fn new(d: &sys::mjData) -> Option<ArenaSink> {
+        let size = std::mem::size_of::<sys::mjContact>();
+        let ptr = d.contact as usize;
+        if d.contact.is_null() || ptr % 8 != 0 {
+            return None;
+        }
+        let free = (d.narena as usize).saturating_sub(d.pstack);
+        let base = d.ncon.max(0) as usize;
+        Some(ArenaSink { contact: d.contact, base, cap: (free / size).saturating_sub(base), n: 0 })
+    }
+
+    /// Hands the written contacts to MuJoCo: all but the last are in place, the last goes
+    /// through `mj_addContact`, which does the arena bookkeeping for the final count (as
+    /// [`add_contacts`] does). Returns how many MuJoCo holds.
+    ///
+    /// # Safety
+    /// `d` is the data the sink was made for, with `n <= cap` contacts written.
+    unsafe fn finish(&self, m: &sys::mjModel, d: &mut sys::mjData) -> usize {
+        if self.n == 0 {
+            return 0;
+        }
+        d.ncon = (self.base + self.n - 1) as i32;
+        // SAFETY: slot base + n - 1 was written by `push` and lies inside the arena.
+        let last = unsafe { self.contact.add(self.base + self.n - 1).read() };
+        // SAFETY: valid model, data and contact record; the arena has room for it.
+        if unsafe { sys::mj_addContact(m, d, &last) } != 0 {
+            return self.n - 1;
+        }
+        self.n
+    }
+}
+
+impl ContactSink for ArenaSink {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    #[inline]
+    fn push(&mut self, c: &Contact) {
+        if self.n < self.cap {
+            // SAFETY: the arena holds `cap` contacts after `base` (checked in `new`), so slot
+            // `base + n` lies inside it, past the contacts already there.
+            unsafe { self.contact.add(self.base + self.n).write(to_mj_contact(c)) };
+        }
+        self.n += 1;
     }
 }

@@ -116,3 +116,102 @@ fn bulk_hand_over_stops_where_the_arena_is_full_as_mujoco_does() {
     assert!(a.ncon < 3 * 9000, "only part of the list fits: {}", a.ncon);
     assert_eq!(a, b);
 }
+
+/// What a collision call left in `d`, as [`Left`].
+fn left_in(d: &sys::mjData) -> Left {
+    // SAFETY: `contact` holds `ncon` records.
+    let records = unsafe { std::slice::from_raw_parts(d.contact, d.ncon.max(0) as usize) };
+    Left {
+        ncon: d.ncon,
+        parena: d.parena,
+        maxuse_arena: d.maxuse_arena,
+        bytes: records.iter().flat_map(|c| format!("{c:?}").into_bytes()).collect(),
+        full_warnings: d.warning[sys::mjWARN_CONTACTFULL as usize].number,
+    }
+}
+
+/// The rust route's direct hand-over (`RustStage::replace` writes each contact into the arena as
+/// it is found) leaves the data as collecting the contacts and handing them over with
+/// `add_contacts` does (`replace_with`), on every state of `scene`; returns the calls compared
+/// and the contacts seen.
+fn direct_matches_collected(scene: &std::path::Path, key: Option<&str>, steps: usize) -> (usize, usize) {
+    use specula::route::RustStage;
+    use specula::sim::{self, Start};
+    let start = key.map_or(Start::Qpos0, |k| Start::Key(k.to_string()));
+    let (c, rust) = sim::load_pair(scene, None, None).expect("scene loads");
+    let states = specula::bench::record_states(&c, &start, steps).expect("states");
+    let (mut direct, mut collected) = (RustStage::new(&rust), RustStage::new(&rust));
+    let mut data = Data::new(&c).expect("data");
+    let (mut calls, mut contacts) = (0, 0);
+    for (k, s) in states.iter().enumerate() {
+        data.set_state(specula::mj::state::INTEGRATION, s).expect("state");
+        data.position_kinematics().expect("kinematics");
+        // the warning counter adds up over calls: each call starts from 0
+        let clear = |d: &mut sys::mjData| d.warning[sys::mjWARN_CONTACTFULL as usize].number = 0;
+        data.with_mj(|m, d| {
+            clear(d);
+            direct.replace(m, d)
+        })
+        .expect("call")
+        .expect("direct");
+        let a = left_in(data.mj());
+        data.with_mj(|m, d| {
+            clear(d);
+            collected.replace_with(m, d, &mut |_| {})
+        })
+        .expect("call")
+        .expect("collected");
+        let b = left_in(data.mj());
+        assert_eq!(a, b, "{} state {k}", scene.display());
+        calls += 1;
+        contacts += a.ncon.max(0) as usize;
+    }
+    (calls, contacts)
+}
+
+#[test]
+fn direct_hand_over_leaves_the_data_as_the_collected_one() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (mut calls, mut contacts) = (0, 0);
+    for (scene, key) in [
+        ("benches/scenes/pile_50.xml", None),
+        ("benches/scenes/grid_150.xml", None),
+        ("benches/scenes/meshes_3.xml", None),
+        ("scenes/thin_parts.xml", Some("drop")),
+        ("scenes/chain.xml", Some("yank")),
+    ] {
+        let (n, c) = direct_matches_collected(&root.join(scene), key, 200);
+        calls += n;
+        contacts += c;
+    }
+    assert!(contacts > 20_000, "{contacts} contacts in {calls} calls");
+    // an arena too small for the dense scene's contacts: both warn and keep the same ones
+    let dir = std::env::temp_dir().join(format!("specula-handover-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dense = dir.join("dense.xml");
+    std::fs::write(&dense, dense_scene(12, "4M")).unwrap();
+    let (n, c) = direct_matches_collected(&dense, None, 3);
+    assert!(n == 3 && c > 0);
+    let model = Model::from_xml_path(&dense).expect("loads");
+    let mut data = Data::new(&model).expect("data");
+    data.forward().expect("forward");
+    assert!(data.mj().warning[sys::mjWARN_CONTACTFULL as usize].number > 0, "the small arena overflows");
+    // the check can fail: a contact left out of the collected list is seen
+    let (c, rust) = specula::sim::load_pair(&root.join("benches/scenes/pile_50.xml"), None, None).unwrap();
+    let states = specula::bench::record_states(&c, &specula::sim::Start::Qpos0, 150).unwrap();
+    let (mut direct, mut tampered) = (specula::route::RustStage::new(&rust), specula::route::RustStage::new(&rust));
+    let mut data = Data::new(&c).unwrap();
+    data.set_state(specula::mj::state::INTEGRATION, states.last().unwrap()).unwrap();
+    data.position_kinematics().unwrap();
+    data.with_mj(|m, d| direct.replace(m, d)).unwrap().unwrap();
+    let a = left_in(data.mj());
+    data.with_mj(|m, d| {
+        tampered.replace_with(m, d, &mut |v| {
+            v.pop();
+        })
+    })
+    .unwrap()
+    .unwrap();
+    assert!(a.ncon > 0 && a != left_in(data.mj()));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -280,6 +280,7 @@ pub fn sleep_state<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> (&'a [i32], usiz
 }
 
 /// MuJoCo's contact record for an engine contact (solver fields cleared as MuJoCo leaves them).
+#[inline]
 pub fn to_mj_contact(c: &specula_engine::contact::Contact) -> sys::mjContact {
     sys::mjContact {
         dist: c.dist,

@@ -57,6 +57,11 @@ pub struct BroadphaseScratch {
     sweep_buf: Vec<SapPoint>,
     active: Vec<SapPoint>,
     sap_pairs: Vec<(usize, usize)>,
+    /// The end points' order (`id_ismax`) the last sweep sorted them into: the next call starts
+    /// from it (see [`sort_sweep`]).
+    order: Vec<u32>,
+    /// Per body, the OR of its geoms' `contype` and `conaffinity` (`add_pair`'s test).
+    masks: Vec<(i32, i32)>,
 }
 
 /// Relative tolerance the broadphase hands to the eigen-decomposition of the covariance.
@@ -244,16 +249,14 @@ fn asleep(s: &State, sleep_filter: bool, b: usize) -> bool {
 /// library: the test comes before any filter). Static plane bodies pair with every body and the
 /// sweep finds many of those pairs again, so a scene with several plane fixtures can fill it
 /// (fuzz seed 2156); specula reports the same condition instead of growing the list.
-fn add_pair(m: &CollisionModel, b1: usize, b2: usize, out: &mut Vec<u32>, overflow: &mut bool) {
+fn add_pair(m: &CollisionModel, masks: &[(i32, i32)], b1: usize, b2: usize, out: &mut Vec<u32>, overflow: &mut bool) {
     let n = m.nbody() as u64;
     if out.len() as u64 >= n * n.saturating_sub(1) / 2 {
         *overflow = true;
         return;
     }
-    let masks =
-        |b: usize| body_geoms(m, b).fold((0, 0), |(t, a), g| (t | m.geom_contype[g], a | m.geom_conaffinity[g]));
-    let (t1, a1) = masks(b1);
-    let (t2, a2) = masks(b2);
+    let (t1, a1) = masks[b1];
+    let (t2, a2) = masks[b2];
     if filter_bitmask(t1, a1, t2, a2) {
         return;
     }
@@ -268,21 +271,66 @@ fn weld_info(m: &CollisionModel, b: usize) -> (usize, usize, usize) {
     (weld, m.body_weldid[m.body_parentid[weld]], m.body_dofnum[weld])
 }
 
-/// Sweep and prune along axis 0 of `aamm` (`mj_SAP` with `axis_x = 0`): pairs of box indices
-/// overlapping on all three axes, in sweep order.
-fn sweep_and_prune(sc: &mut BroadphaseScratch) {
-    let n = sc.aamm.len();
-    sc.sweep.clear();
-    for (i, b) in sc.aamm.iter().enumerate() {
-        // MuJoCo sorts the end points in single precision
-        sc.sweep.push(SapPoint { value: b[0] as f32, id_ismax: i as u32 });
-        sc.sweep.push(SapPoint { value: b[3] as f32, id_ismax: i as u32 + ISMAX });
+/// The sweep end point `id_ismax` of the boxes `aamm`: a box's minimum or maximum along axis 0,
+/// in single precision as MuJoCo stores it.
+#[inline]
+fn sap_point(aamm: &[[f64; 6]], id_ismax: u32) -> SapPoint {
+    let b = &aamm[(id_ismax & 0xFFFF) as usize];
+    let value = if id_ismax & ISMAX == 0 { b[0] } else { b[3] } as f32;
+    SapPoint { value, id_ismax }
+}
+
+/// Sort the end points of `sc.aamm` into `sc.sweep` as MuJoCo's sweep does.
+///
+/// Equal end points put box minima before maxima, so boxes that touch are swept as
+/// overlapping: the comparison MuJoCo 4.0.0's sweep uses on ties (read from the released
+/// library's `mj_SAP`, which tests `id_ismax & 0x10000` when two values compare equal; the
+/// corpus model test/xml/testdata/child.xml shows it: a sphere resting exactly on the edge of
+/// two boxes gets both contacts). Its sort is stable and its input lists box 0's minimum and
+/// maximum, then box 1's, ..., so points equal in value and kind keep box order: without NaN,
+/// the result is the order of the keys (value, `id_ismax`), a total order that any sorting
+/// method reproduces. Poses change little from one call to the next (consecutive steps, RK4's
+/// stages), so the points are first put in the order the last call found and insertion-sorted
+/// from there, which takes about one comparison per point instead of a full merge sort. A NaN
+/// end point (no total order), a changed box count, or an order that has moved too far (more
+/// shifts than four per point) goes to MuJoCo's own sort on the input order.
+fn sort_sweep(sc: &mut BroadphaseScratch) {
+    let n2 = 2 * sc.aamm.len();
+    let finite_order = sc.aamm.iter().all(|b| !(b[0] as f32).is_nan() && !(b[3] as f32).is_nan());
+    if finite_order && sc.order.len() == n2 {
+        sc.sweep.clear();
+        for &id in &sc.order {
+            sc.sweep.push(sap_point(&sc.aamm, id));
+        }
+        let before = |a: &SapPoint, b: &SapPoint| a.value < b.value || (a.value == b.value && a.id_ismax < b.id_ismax);
+        let mut budget = 4 * n2;
+        let mut sorted = true;
+        'sort: for j in 1..n2 {
+            let tmp = sc.sweep[j];
+            let mut k = j;
+            while k > 0 && before(&tmp, &sc.sweep[k - 1]) {
+                if budget == 0 {
+                    sorted = false;
+                    break 'sort;
+                }
+                budget -= 1;
+                sc.sweep[k] = sc.sweep[k - 1];
+                k -= 1;
+            }
+            sc.sweep[k] = tmp;
+        }
+        if sorted {
+            for (o, p) in sc.order.iter_mut().zip(&sc.sweep) {
+                *o = p.id_ismax;
+            }
+            return;
+        }
     }
-    // Equal end points put box minima before maxima, so boxes that touch are swept as
-    // overlapping: the comparison MuJoCo 4.0.0's sweep uses on ties (read from the released
-    // library's `mj_SAP`, which tests `id_ismax & 0x10000` when two values compare equal; the
-    // corpus model test/xml/testdata/child.xml shows it: a sphere resting exactly on the edge
-    // of two boxes gets both contacts).
+    sc.sweep.clear();
+    for i in 0..sc.aamm.len() as u32 {
+        sc.sweep.push(sap_point(&sc.aamm, i));
+        sc.sweep.push(sap_point(&sc.aamm, i + ISMAX));
+    }
     mj_sort(&mut sc.sweep, &mut sc.sweep_buf, |a, b| {
         if a.value < b.value {
             Ordering::Less
@@ -292,6 +340,17 @@ fn sweep_and_prune(sc: &mut BroadphaseScratch) {
             Ordering::Greater
         }
     });
+    sc.order.clear();
+    if finite_order {
+        sc.order.extend(sc.sweep.iter().map(|p| p.id_ismax));
+    }
+}
+
+/// Sweep and prune along axis 0 of `aamm` (`mj_SAP` with `axis_x = 0`): pairs of box indices
+/// overlapping on all three axes, in sweep order.
+fn sweep_and_prune(sc: &mut BroadphaseScratch) {
+    let n = sc.aamm.len();
+    sort_sweep(sc);
 
     sc.active.clear();
     sc.sap_pairs.clear();
@@ -331,6 +390,11 @@ pub fn broadphase(
     let dsbl_filterparent = m.opt.disabled(DSBL_FILTERPARENT);
     sc.pairs.clear();
     sc.overflow = false;
+    sc.masks.clear();
+    sc.masks.extend(
+        (0..nbody)
+            .map(|b| body_geoms(m, b).fold((0, 0), |(t, a), g| (t | m.geom_contype[g], a | m.geom_conaffinity[g]))),
+    );
 
     // 1. world and static plane bodies against everything
     for b1 in 0..nbody {
@@ -350,7 +414,7 @@ pub fn broadphase(
             if filter_body_pair(weld1, parent1, false, dofnum1, weld2, parent2, asleep2, dofnum2, dsbl_filterparent) {
                 continue;
             }
-            add_pair(m, b1, b2, &mut sc.pairs, &mut sc.overflow);
+            add_pair(m, &sc.masks, b1, b2, &mut sc.pairs, &mut sc.overflow);
         }
     }
 
@@ -412,7 +476,7 @@ pub fn broadphase(
             if filter_body_pair(weld1, parent1, asleep1, dofnum1, weld2, parent2, asleep2, dofnum2, dsbl_filterparent) {
                 continue;
             }
-            add_pair(m, b1, b2, &mut sc.pairs, &mut sc.overflow);
+            add_pair(m, &sc.masks, b1, b2, &mut sc.pairs, &mut sc.overflow);
         }
     }
 
@@ -476,6 +540,60 @@ mod tests {
         let half = std::f64::consts::FRAC_1_SQRT_2;
         assert!((vec[0].abs() - half).abs() < 1e-12 && (vec[3].abs() - half).abs() < 1e-12);
         assert!(vec[0] * vec[3] > 0.0);
+    }
+
+    /// The end points as MuJoCo's sort orders them: input order, then `mj_sort`.
+    fn reference_order(aamm: &[[f64; 6]]) -> Vec<u32> {
+        let mut sc = BroadphaseScratch { aamm: aamm.to_vec(), ..Default::default() };
+        sort_sweep(&mut sc);
+        sc.sweep.iter().map(|p| p.id_ismax).collect()
+    }
+
+    #[test]
+    fn warm_started_sweep_sort_gives_mujocos_order() {
+        // boxes on a coarse grid of end points (many exact ties, minima against maxima and
+        // minima against minima), moved a little or a lot from call to call; every call must
+        // give the order of a fresh sort of the input order
+        let mut seed = 12345u64;
+        let mut rnd = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let mut sc = BroadphaseScratch::default();
+        let mut aamm: Vec<[f64; 6]> = (0..60)
+            .map(|_| {
+                let lo = (rnd() * 20.0).floor() * 0.25;
+                [lo, 0.0, 0.0, lo + (rnd() * 4.0).floor() * 0.25, 1.0, 1.0]
+            })
+            .collect();
+        let (mut warm, mut calls) = (0, 0);
+        for step in 0..400 {
+            let big = step % 50 == 49;
+            for b in aamm.iter_mut() {
+                if big || rnd() < 0.1 {
+                    let shift = ((rnd() * 3.0).floor() - 1.0) * 0.25 * if big { 8.0 } else { 1.0 };
+                    b[0] += shift;
+                    b[3] += shift;
+                }
+            }
+            if step == 200 {
+                aamm[7][0] = f64::NAN;
+            }
+            if step == 201 {
+                aamm[7][0] = aamm[7][3] - 0.5;
+            }
+            let had_order = sc.order.len() == 2 * aamm.len();
+            sc.aamm.clone_from(&aamm);
+            sort_sweep(&mut sc);
+            let got: Vec<u32> = sc.sweep.iter().map(|p| p.id_ismax).collect();
+            if step != 200 {
+                assert_eq!(got, reference_order(&aamm), "step {step}");
+            }
+            calls += 1;
+            warm += had_order as usize;
+        }
+        // the warm path ran (the order is kept except after the NaN call)
+        assert!(warm >= calls - 2, "{warm} of {calls}");
     }
 
     #[test]

@@ -45,6 +45,29 @@ struct GeomPair {
     ipair: Option<usize>,
 }
 
+/// Where the driver appends its finished contacts, in MuJoCo's order: a `Vec<Contact>`, or a
+/// caller's own store (the rust route writes them straight into MuJoCo's contact arena rather
+/// than collecting them first and converting them after).
+pub trait ContactSink {
+    /// Contacts appended so far.
+    fn len(&self) -> usize;
+    /// Whether nothing has been appended.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Appends one contact.
+    fn push(&mut self, c: &Contact);
+}
+
+impl ContactSink for Vec<Contact> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn push(&mut self, c: &Contact) {
+        Vec::push(self, *c);
+    }
+}
+
 /// A geom pair that reached the narrowphase but has no Rust collider (height field or SDF).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnsupportedPair {
@@ -127,6 +150,9 @@ pub struct CollisionStage {
     /// The model last validated (address and array sizes): validation walks every array, so it
     /// runs once per model rather than on every call.
     validated: Option<(usize, usize, usize, usize, usize)>,
+    /// The hull scope kept across calls (see [`CollisionStage::keep_hull_scope`]); `None`: a new
+    /// one per call.
+    hull_scope: Option<u64>,
 }
 
 impl Default for CollisionStage {
@@ -156,6 +182,24 @@ impl CollisionStage {
             fallback_points: Vec::new(),
             motions: Motions::default(),
             validated: None,
+            hull_scope: None,
+        }
+    }
+
+    /// Keeps the convex narrowphase's hull checks from one call to the next: for a caller that
+    /// owns the model and passes the same one on every call, and calls
+    /// [`CollisionStage::hulls_changed`] whenever a hull may have changed (replaced, edited).
+    /// Otherwise each call checks each hull it meets once (its fingerprint: every sampled
+    /// vertex, face and polygon), which for a small mesh scene is a seventh of the call.
+    pub fn keep_hull_scope(&mut self) {
+        self.hull_scope = Some(crate::narrowphase::convex::new_hull_scope());
+    }
+
+    /// A hull of the model may have changed: the next call checks the hulls again (see
+    /// [`CollisionStage::keep_hull_scope`]).
+    pub fn hulls_changed(&mut self) {
+        if self.hull_scope.is_some() {
+            self.keep_hull_scope();
         }
     }
 
@@ -168,6 +212,16 @@ impl CollisionStage {
         out: &mut Vec<Contact>,
     ) -> Result<CollideReport, CollideError> {
         out.clear();
+        self.collide_into(m, s, out)
+    }
+
+    /// [`CollisionStage::collide`], appending to `out` (not cleared first).
+    pub fn collide_into<S: ContactSink>(
+        &mut self,
+        m: &CollisionModel,
+        s: &State,
+        out: &mut S,
+    ) -> Result<CollideReport, CollideError> {
         let key = (m as *const CollisionModel as usize, m.ngeom(), m.nbody(), m.npair(), m.bvh_aabb.len());
         if self.validated != Some(key) {
             m.validate().map_err(CollideError::Model)?;
@@ -192,7 +246,11 @@ impl CollisionStage {
         // finds (no separated, predicted or persisting contact passes `can_matter`), so a scene
         // at rest takes the plain path: static broadphase, no per-pair speculative checks.
         let idle = m.opt.robust && motions.robust_idle(m);
-        let result = self.collide_with(m, s, (spec && !idle).then_some(&motions), out, report);
+        // the model is borrowed for the whole call, so its hulls cannot change during it
+        let scope = self.hull_scope.unwrap_or_else(crate::narrowphase::convex::new_hull_scope);
+        let result = crate::narrowphase::convex::with_hull_scope(scope, || {
+            self.collide_with(m, s, (spec && !idle).then_some(&motions), out, report)
+        });
         self.motions = motions;
         result
     }
@@ -203,7 +261,7 @@ impl CollisionStage {
         m: &CollisionModel,
         s: &State,
         spec: Option<&Motions>,
-        out: &mut Vec<Contact>,
+        out: &mut impl ContactSink,
         mut report: CollideReport,
     ) -> Result<CollideReport, CollideError> {
         let nbody = m.nbody();
@@ -301,7 +359,7 @@ impl CollisionStage {
         b1: usize,
         b2: usize,
         skip: Option<std::ops::Range<usize>>,
-        out: &mut Vec<Contact>,
+        out: &mut impl ContactSink,
         report: &mut CollideReport,
     ) -> Result<(), CollideError> {
         let m = ctx.m;
@@ -340,7 +398,7 @@ impl CollisionStage {
         &mut self,
         ctx: &Ctx,
         pair: GeomPair,
-        out: &mut Vec<Contact>,
+        out: &mut impl ContactSink,
         report: &mut CollideReport,
     ) -> Result<(), CollideError> {
         let m = ctx.m;
@@ -423,7 +481,7 @@ fn push_contacts(
     params: &ContactParams,
     points: &[ContactPoint],
     speculative: bool,
-    out: &mut Vec<Contact>,
+    out: &mut impl ContactSink,
 ) {
     for cp in points {
         let mut con =
@@ -437,7 +495,7 @@ fn push_contacts(
         if m.flg_surfacevel {
             con.surfacevel = surface_velocity(m, s.geom_xpos, s.geom_xmat, &con);
         }
-        out.push(con);
+        out.push(&con);
     }
 }
 

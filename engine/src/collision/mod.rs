@@ -25,6 +25,6 @@ pub mod params;
 mod sort;
 pub mod state;
 
-pub use driver::{CollideError, CollideReport, CollisionStage, UnsupportedPair};
+pub use driver::{CollideError, CollideReport, CollisionStage, ContactSink, UnsupportedPair};
 pub use model::{CollisionModel, CollisionOptions};
 pub use state::{ContactFilter, PairFallback, SleepState, SpeculativeInput, State};

@@ -238,6 +238,17 @@ impl CollisionModel {
         self.pair_geom1.len()
     }
 
+    /// Whether some pair may have no Rust collider, so that `collide` would hand it to the
+    /// state's fallback: a height field, an SDF, a mesh without a hull, or native CCD disabled.
+    pub fn may_fall_back(&self) -> bool {
+        self.opt.disabled(DSBL_NATIVECCD)
+            || self.geom_type.iter().zip(&self.geom_dataid).any(|(t, &id)| match t {
+                GeomType::Hfield | GeomType::Sdf => true,
+                GeomType::Mesh => usize::try_from(id).ok().and_then(|i| self.hulls.get(i)).is_none_or(Option::is_none),
+                _ => false,
+            })
+    }
+
     /// Check every array length and every id the driver follows, so that `collide` cannot
     /// index out of bounds on a malformed model.
     pub fn validate(&self) -> Result<(), ModelShapeError> {

@@ -14,10 +14,14 @@
 
 use super::support::{ConvexObj, Core};
 use crate::math::{cross, dot3 as dot, norm3 as norm, scl3, sub3};
-use crate::narrowphase::{GeomType, MAX_CONTACTS};
+use crate::narrowphase::GeomType;
 
 /// Smallest value allowed in a denominator (`mjMINVAL`).
 pub(crate) const MINVAL: f64 = 1e-15;
+/// Most witness pairs one run reports: the largest contact budget `mjc_Convex` gives a run (eight,
+/// two boxes; see `max_contacts` in the parent module). The status is made fresh for every run,
+/// so sizing it to `MAX_CONTACTS` (50) cost a 2.8 kB clear and two copies per run.
+pub(crate) const MAX_WITNESS: usize = 8;
 /// The "no distance" sentinel MuJoCo uses (`mjMAX_LIMIT` = `DBL_MAX`).
 pub(crate) const MAX_LIMIT: f64 = f64::MAX;
 
@@ -42,11 +46,11 @@ pub(crate) struct Status {
     /// Whether the shapes were proven separated.
     pub separated: bool,
     /// Distance per witness pair (negative for penetration).
-    pub dist: [f64; MAX_CONTACTS],
+    pub dist: [f64; MAX_WITNESS],
     /// Witness points on geom 1.
-    pub x1: [[f64; 3]; MAX_CONTACTS],
+    pub x1: [[f64; 3]; MAX_WITNESS],
     /// Witness points on geom 2.
-    pub x2: [[f64; 3]; MAX_CONTACTS],
+    pub x2: [[f64; 3]; MAX_WITNESS],
     /// Number of witness pairs.
     pub nx: usize,
     /// Iteration cap for GJK and EPA.
@@ -68,9 +72,9 @@ impl Status {
     pub fn new(max_iterations: usize, tolerance: f64, dist_cutoff: f64) -> Self {
         Status {
             separated: false,
-            dist: [0.0; MAX_CONTACTS],
-            x1: [[0.0; 3]; MAX_CONTACTS],
-            x2: [[0.0; 3]; MAX_CONTACTS],
+            dist: [0.0; MAX_WITNESS],
+            x1: [[0.0; 3]; MAX_WITNESS],
+            x2: [[0.0; 3]; MAX_WITNESS],
             nx: 0,
             max_iterations,
             tolerance,

@@ -38,8 +38,10 @@ mod multiccd;
 mod polygon;
 mod support;
 
+pub use polygon::{new_hull_scope, with_fixed_hulls, with_hull_scope};
+
 use crate::math::{add3, frame_from_normal, normalize3, scl3, sub3};
-use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
+use crate::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType};
 use features::Features;
 use gjk::MAX_LIMIT;
 // The speculative stage runs GJK alone on objects it keeps across its advancement steps (warm
@@ -108,7 +110,7 @@ fn ccd_in(
     let mut st = Status::new(opt.ccd_iterations, opt.ccd_tolerance, dist_cutoff);
     st.x1[0] = o1.pos;
     st.x2[0] = o2.pos;
-    let maxc = max_contacts.min(MAX_CONTACTS);
+    let maxc = max_contacts.min(gjk::MAX_WITNESS);
 
     let round = |t: GeomType| matches!(t, GeomType::Sphere | GeomType::Capsule);
     // MuJoCo 4.0.0 also takes this distance-first route for any pair with a positive margin

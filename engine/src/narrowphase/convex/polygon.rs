@@ -155,6 +155,8 @@ struct CacheEntry {
     addr: usize,
     /// [`fingerprint`] of that hull when the data was made.
     fingerprint: u64,
+    /// The [`with_fixed_hulls`] scope in which the fingerprint was last checked (0: none).
+    checked_in: u64,
     /// The derived data.
     data: std::rc::Rc<HullData>,
 }
@@ -228,19 +230,57 @@ fn fingerprint(h: &ConvexHull) -> u64 {
 thread_local! {
     /// Data of recently seen hulls, oldest first.
     static CACHE: std::cell::RefCell<Vec<CacheEntry>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The [`with_fixed_hulls`] scope running on this thread (0: none).
+    static SCOPE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` as a scope in which no hull changes (a collision call, during which the model is
+/// borrowed immutably): a hull's fingerprint is then checked once per scope rather than once
+/// per lookup. A lookup made for a pair reads the whole fingerprint (hundreds of dependent
+/// hash steps for a small mesh), which cost about as much as MuJoCo's whole mesh collision.
+pub fn with_fixed_hulls<R>(f: impl FnOnce() -> R) -> R {
+    with_hull_scope(new_hull_scope(), f)
+}
+
+/// A scope id no scope has used.
+pub fn new_hull_scope() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// [`with_fixed_hulls`] with a scope id of the caller's (from [`new_hull_scope`]): a caller that
+/// owns its hulls can run several calls in one scope, as long as none of the hulls changes
+/// between them (it takes a new id when one may have).
+pub fn with_hull_scope<R>(id: u64, f: impl FnOnce() -> R) -> R {
+    struct Restore(u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCOPE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SCOPE.with(|s| s.replace(id)));
+    f()
 }
 
 /// The derived data of `h`, made on first use (`extrema` computes the seeds) and then taken
-/// from a per-thread cache, found by the hull's address and [`fingerprint`].
+/// from a per-thread cache, found by the hull's address and [`fingerprint`] (checked once per
+/// [`with_fixed_hulls`] scope).
 pub(crate) fn hull_data(
     h: &ConvexHull,
     extrema: impl FnOnce(&ConvexHull) -> Option<[u32; 27]>,
 ) -> std::rc::Rc<HullData> {
     let addr = h as *const ConvexHull as usize;
-    let fp = fingerprint(h);
+    let scope = SCOPE.with(std::cell::Cell::get);
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if let Some(e) = c.iter().find(|e| e.addr == addr && e.fingerprint == fp) {
+        if scope != 0 {
+            if let Some(e) = c.iter().find(|e| e.addr == addr && e.checked_in == scope) {
+                return e.data.clone();
+            }
+        }
+        let fp = fingerprint(h);
+        if let Some(e) = c.iter_mut().find(|e| e.addr == addr && e.fingerprint == fp) {
+            e.checked_in = scope;
             return e.data.clone();
         }
         let data =
@@ -248,7 +288,7 @@ pub(crate) fn hull_data(
         if c.len() >= CACHE_SIZE {
             c.remove(0);
         }
-        c.push(CacheEntry { addr, fingerprint: fp, data: data.clone() });
+        c.push(CacheEntry { addr, fingerprint: fp, checked_in: scope, data: data.clone() });
         data
     })
 }
@@ -630,6 +670,27 @@ mod tests {
 
     /// The cache key of a hull too big to read whole changes with every kind of edit the tests
     /// make in place (and stays put without one).
+    #[test]
+    fn a_hull_scope_checks_each_hull_once_and_a_new_scope_sees_edits() {
+        let mut h = pyramid();
+        let get = |h: &ConvexHull, scope: u64| with_hull_scope(scope, || hull_data(h, |_| None));
+        let a = new_hull_scope();
+        let first = get(&h, a);
+        // unchanged: the same data, in the same scope and in a new one (fingerprint equal)
+        assert!(std::rc::Rc::ptr_eq(&first, &get(&h, a)));
+        assert!(std::rc::Rc::ptr_eq(&first, &get(&h, new_hull_scope())));
+        let b = new_hull_scope();
+        let before = get(&h, b);
+        h.vert[0][2] += 0.5;
+        // within scope `b` the hull is taken as unchanged (the caller's promise) ...
+        assert!(std::rc::Rc::ptr_eq(&before, &get(&h, b)));
+        // ... a new scope checks it again and rebuilds the data; outside any scope, every lookup does
+        let after = get(&h, new_hull_scope());
+        assert!(!std::rc::Rc::ptr_eq(&before, &after));
+        h.vert[0][2] -= 0.25;
+        assert!(!std::rc::Rc::ptr_eq(&after, &hull_data(&h, |_| None)));
+    }
+
     #[test]
     fn fingerprint_of_a_big_hull_sees_edits_in_place() {
         let n = 1000;
