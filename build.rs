@@ -43,6 +43,7 @@ fn main() {
         "mj_fwdKinematics",
         "mj_EulerSkip",
         "mj_implicitSkip",
+        "mj_RungeKutta",
         "mj_fwdConstraint",
         "mj_deleteModel",
         "mj_copyModel",

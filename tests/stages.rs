@@ -1,5 +1,5 @@
 //! The Rust dynamics stages (`mj_crb` to `mj_referenceConstraint`, the position stage's
-//! `mj_kinematics` and the Euler integrator `mj_EulerSkip`) inside MuJoCo's step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
+//! `mj_kinematics` and the integrators `mj_EulerSkip`, `mj_implicitSkip`, `mj_RungeKutta`) inside MuJoCo's step: the same bits as MuJoCo's own functions, call by call (`diff_stages`) and over whole
 //! trajectories (`with_stages`), and a comparison that fails when one output element is one ulp
 //! off.
 
@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit,fwdConstraint"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit,fwdConstraint,RungeKutta"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -125,17 +125,15 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let (rust, counts) = run(StageSet::all());
         assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
         // the Euler stage is reached by the Euler integrator only, the implicit one by
-        // implicitfast; the solver's calls with constraint rows are MuJoCo's (by solver, counted)
+        // implicitfast; the solver (Newton, dense) on every step
         let reached = |s: &Stage| match s {
             Stage::Euler => integrator == Integrator::Euler,
             Stage::Implicit => integrator == Integrator::ImplicitFast,
-            Stage::FwdConstraint => false,
+            Stage::RungeKutta => integrator == Integrator::Rk4,
             _ => true,
         };
         assert!(Stage::ALL.iter().filter(|s| reached(s)).all(|s| counts.rust[s.index()] >= 500), "{counts:?}");
-        let solver = Stage::FwdConstraint.index();
-        assert!(counts.rust[solver] + counts.fallback[solver] >= 500, "{counts:?}");
-        assert_eq!(counts.why[solver][Fallback::SolverNewton.index()], counts.fallback[solver], "{counts:?}");
+        assert_eq!(counts.fallback[Stage::FwdConstraint.index()], 0, "{counts:?}");
         assert_eq!(counts.fallback[..6], [0; 6]);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&c), bits(&rust), "{integrator:?}");
@@ -220,7 +218,7 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
     let sleep = [Stage::Kinematics, Stage::Euler];
     for s in Stage::ALL {
         let i = s.index();
-        if s == Stage::Implicit {
+        if s == Stage::Implicit || s == Stage::RungeKutta {
             // (an Euler scene: never reached)
             assert_eq!((r.compared[i], r.skipped[i]), (0, 0), "{r:?}");
             continue;
@@ -236,11 +234,9 @@ fn asleep_trees_are_left_to_mujoco_and_counted() {
             assert!(why(Fallback::Asleep) > 0, "{}: {r:?}", s.name());
             let equality = if s == Stage::MakeConstraint { why(Fallback::Equality) } else { 0 };
             assert_eq!(why(Fallback::Asleep) + equality, r.skipped[i], "{}: {r:?}", s.name());
-        } else if s == Stage::FwdConstraint {
-            // without rows (the stack asleep) in Rust; with rows, the Newton solver is MuJoCo's
-            assert!(r.compared[i] > 0 && why(Fallback::SolverNewton) > 0, "{r:?}");
-            assert_eq!(why(Fallback::SolverNewton), r.skipped[i], "{r:?}");
         } else {
+            // (the solver too: without rows, the stack asleep, and with rows, Newton on a dense
+            // Jacobian, iterations and all)
             assert_eq!(r.skipped[i], 0, "{}: {r:?}", s.name());
         }
     }
@@ -270,7 +266,8 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
             "kinematics",
             "euler",
             "implicit",
-            "fwdConstraint"
+            "fwdConstraint",
+            "RungeKutta"
         ]
     );
     for r in &rows {
@@ -380,13 +377,8 @@ fn activations_and_actuator_derivatives_match_under_euler_and_implicitfast() {
         assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
         let step = if integrator == Integrator::Euler { Stage::Euler } else { Stage::Implicit };
         assert_eq!((r.compared[step.index()], r.skipped[step.index()]), (500, 0), "{integrator:?}");
-        // no stage fell back but the solver, whose calls that need Newton iterations are
-        // MuJoCo's so far (each counted with that reason)
-        let solver = Stage::FwdConstraint.index();
-        let mut fallback = r.trajectory_counts.fallback;
-        assert_eq!(fallback[solver], r.trajectory_counts.why[solver][Fallback::SolverNewton.index()], "{integrator:?}");
-        fallback[solver] = 0;
-        assert_eq!(fallback, [0; specula::mj::stages::NSTAGE], "{integrator:?}");
+        // no stage fell back (the solver's Newton iterations on a dense Jacobian are Rust's)
+        assert_eq!(r.trajectory_counts.fallback, [0; specula::mj::stages::NSTAGE], "{integrator:?}");
     }
 }
 
@@ -447,4 +439,48 @@ fn pgs_calls_match_mujoco_and_one_ulp_in_them_is_reported() {
     let r = diff_stages(&model, &opts(None)).unwrap();
     assert!(r.matches());
     assert_eq!(r.skipped_why[i][Fallback::SolverElliptic.index()], 200, "{r:?}");
+}
+
+/// A free box and a chain of two ball joints spinning fast under RK4 with a large step: the
+/// Munthe-Kaas correction's rotations reach about 2.5 and 6 rad per stage, so its series, its
+/// `tan` form and its wrap into `[-pi, pi]` all run (`docs/measurements.md` K10).
+const SPIN: &str = r#"<mujoco>
+  <option timestep="0.02" integrator="RK4" gravity="0 0 0"/>
+  <worldbody>
+    <body pos="0 0 1"><freejoint/><geom type="box" size=".1 .2 .3" mass="1"/></body>
+    <body pos="1 0 1"><joint type="ball"/><geom type="box" size=".1 .05 .3" pos="0 0 .3" mass="1"/>
+      <body pos="0 0 .6"><joint type="ball" damping="0.01"/><geom type="capsule" size=".05" fromto="0 0 0 .3 0 0"/></body>
+    </body>
+  </worldbody>
+  <keyframe><key name="spin" qvel="0 0 0 40 130 -90 60 -20 110 -300 20 50"/></keyframe>
+</mujoco>"#;
+
+#[test]
+fn the_rk4_step_matches_and_one_ulp_in_it_is_reported() {
+    let m = model(SPIN, Integrator::Rk4);
+    let one = |tamper| {
+        let opts = StageDiffOptions {
+            steps: 200,
+            start: Start::Key("spin".into()),
+            stages: StageSet::NONE.with(Stage::RungeKutta),
+            tamper,
+        };
+        diff_stages(&m, &opts).unwrap()
+    };
+    let r = one(None);
+    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+    let i = Stage::RungeKutta.index();
+    assert_eq!((r.compared[i], r.skipped[i], r.trajectory_counts.rust[i]), (200, 0, 200));
+    let first = one(Some(Tamper::Output(Stage::RungeKutta))).first.expect("a tampered stage must differ");
+    assert_eq!((first.stage, first.field, first.step), (Stage::RungeKutta, "qvel", 1));
+    assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+    // the same ulp in the Rust run only: the trajectory check names the first step
+    let r = one(Some(Tamper::Trajectory(Stage::RungeKutta)));
+    assert!(r.first.is_none(), "{:?}", r.first);
+    assert_eq!(r.trajectory.expect("a tampered trajectory must differ").step, 1);
+    // with every stage, the forward passes between RK4's stages run in Rust too
+    let opts = StageDiffOptions { steps: 100, start: Start::Key("spin".into()), stages: StageSet::all(), tamper: None };
+    let r = diff_stages(&m, &opts).unwrap();
+    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+    assert_eq!(r.trajectory_counts.rust[Stage::Crb.index()], 400);
 }

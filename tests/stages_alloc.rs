@@ -40,14 +40,17 @@ fn the_rust_stages_allocate_nothing_per_step() {
     let region = Region::new(GLOBAL);
     drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
-    // Newton with a dense Jacobian; PGS (the projection's work) with elliptic cones and a sparse one
+    // Newton with a dense Jacobian (pyramidal; elliptic with gravity tilted so that the boxes
+    // slide, on the cone); PGS (the projection's work) with elliptic cones and a sparse one
     // and implicitfast, without the lone free box (whose 6x6 correction is MuJoCo's); and, with
     // constraints disabled, the solver's path without rows in Rust
     let lone_box = r#"<body pos=".5 0 .05"><freejoint/><geom type="box" size=".05 .05 .05" condim="6"/></body>"#;
     for option in [
         r#"cone="pyramidal""#,
+        r#"cone="elliptic" gravity="12 0 -9.81""#,
         r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
         r#"integrator="implicitfast""#,
+        r#"integrator="RK4""#,
         r#"><flag constraint="disable"/></option><option"#,
     ] {
         let implicit = option.contains("implicitfast");
@@ -71,21 +74,30 @@ fn the_rust_stages_allocate_nothing_per_step() {
             pass().min(pass())
         });
         // the Euler step or implicitfast's, as the integrator says; the solver's calls with
-        // constraint rows are MuJoCo's so far (its Rust path is the one without rows)
-        let skipped = if implicit { Stage::Euler } else { Stage::Implicit };
-        for s in Stage::ALL.into_iter().filter(|&s| s != skipped && s != Stage::FwdConstraint) {
+        // the solver's calls are counted below
+        let integrator = if implicit {
+            Stage::Implicit
+        } else if option.contains("RK4") {
+            Stage::RungeKutta
+        } else {
+            Stage::Euler
+        };
+        let steps = [Stage::Euler, Stage::Implicit, Stage::RungeKutta];
+        let reached = |s: Stage| s != Stage::FwdConstraint && (s == integrator || !steps.contains(&s));
+        for s in Stage::ALL.into_iter().filter(|&s| reached(s)) {
             assert!(counts.rust[s.index()] >= 201, "{option} {}: {counts:?}", s.name());
             assert_eq!(counts.fallback[s.index()], 0, "{option} {}: {counts:?}", s.name());
         }
         let solver = Stage::FwdConstraint.index();
         assert!(counts.rust[solver] + counts.fallback[solver] >= 201, "{option}: {counts:?}");
         let disabled = option.contains("disable");
-        assert_eq!(counts.rust[solver] >= 201, disabled, "{option}: {counts:?}");
+        // every call in Rust but PGS's (Newton on a dense Jacobian iterates in Rust)
+        assert_eq!(counts.rust[solver] >= 201, !option.contains("PGS"), "{option}: {counts:?}");
         assert_eq!(data.mj().nefc > 0, !disabled, "{option}: constraint rows");
         assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with the Rust stages");
     }
-    // the solver's frame with rows (Newton, dense, pyramidal, islands): the resting chain's calls
-    // whose warm start is certified run in Rust, and allocate nothing either
+    // the solver's frame with rows (Newton, dense, pyramidal, islands): the resting chain's calls,
+    // certified or iterated, run in Rust, and allocate nothing either
     let model = Model::from_xml_str(include_str!("../scenes/chain.xml")).unwrap();
     let mut data = Data::new(&model).unwrap();
     let (allocations, counts) = with_stages(StageSet::all(), || {

@@ -265,3 +265,15 @@ pub unsafe extern "C-unwind" fn mj_implicitSkip(m: *const sys::mjModel, d: *mut 
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { run(Stage::Implicit, m, d, Args { skipfactor, ..Args::NONE }) }
 }
+
+/// The exported `mj_RungeKutta` (what `mj_step` calls for the RK4 integrator): as [`mj_crb`],
+/// for RK4's own arithmetic around MuJoCo's forward passes.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_RungeKutta(m: *const sys::mjModel, d: *mut sys::mjData, n: i32) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::RungeKutta, m, d, Args { order: n, ..Args::NONE }) }
+}

@@ -144,6 +144,19 @@ pub fn euler(
 /// The end of every integrator step (the library's local `advance` without history buffers,
 /// plugins, plasticity or sleep, K5): activations, `qvel += h qacc`, positions, time, warm start.
 pub fn advance(tm: &TreeModel, am: &ActuatorModel, im: &IntegratorModel, s: &mut EulerState, qacc: &[f64]) {
+    advance_with(tm, am, im, s, qacc, None);
+}
+
+/// [`advance`] with the positions integrated by `pos_vel` rather than the updated `qvel` when
+/// given (RK4 passes its weighted sum of stage velocities, K9).
+pub fn advance_with(
+    tm: &TreeModel,
+    am: &ActuatorModel,
+    im: &IntegratorModel,
+    s: &mut EulerState,
+    qacc: &[f64],
+    pos_vel: Option<&[f64]>,
+) {
     let h = im.timestep;
     if !s.act.is_empty() && im.disableflags & DSBL_ACTUATION == 0 {
         for a in 0..am.actuator_actnum.len() {
@@ -159,7 +172,7 @@ pub fn advance(tm: &TreeModel, am: &ActuatorModel, im: &IntegratorModel, s: &mut
     for (v, &a) in s.qvel.iter_mut().zip(qacc) {
         *v += a * h;
     }
-    integrate_pos(im, s.qpos, s.qvel, h);
+    integrate_pos(im, s.qpos, pos_vel.unwrap_or(s.qvel), h);
     *s.time += h;
     s.qacc_warmstart.copy_from_slice(&s.qacc[..tm.nv()]);
 }

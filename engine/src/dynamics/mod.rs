@@ -28,6 +28,7 @@ pub mod passive;
 pub mod project;
 pub mod project_sparse;
 pub mod reference;
+pub mod rk4;
 pub mod rne;
 pub mod solver;
 mod spatial;

@@ -133,12 +133,18 @@ pub(super) struct Comparison {
     cvel: Vec<f64>,
     cdof_dot: Vec<f64>,
     rne: Vec<f64>,
+    /// Above 0 while MuJoCo's side of a stage that calls other stages runs: their comparisons
+    /// are not recorded (see [`quietly`]).
+    quiet: u32,
 }
 
 impl Comparison {
     /// Counts one compared call of `stage` and the elements that differed (field, index, MuJoCo's
     /// value, specula's), keeping the first difference of the run.
     fn record(&mut self, stage: Stage, found: &[(&'static str, usize, f64, f64)]) {
+        if self.quiet > 0 {
+            return;
+        }
         let i = stage.index();
         self.report.compared[i] += 1;
         self.report.differing[i] += found.len() as u64;
@@ -172,7 +178,11 @@ pub fn with_comparison<R>(
 /// Records a call of `stage` not compared because the state was outside its scope (`why`).
 pub(super) fn skipped(stage: Stage, why: Fallback) {
     COMPARISON.with(|c| {
-        let report = &mut c.borrow_mut().report;
+        let c = &mut *c.borrow_mut();
+        if c.quiet > 0 {
+            return;
+        }
+        let report = &mut c.report;
         report.skipped[stage.index()] += 1;
         report.skipped_why[stage.index()][why.index()] += 1;
     });
@@ -182,6 +192,9 @@ pub(super) fn skipped(stage: Stage, why: Fallback) {
 pub(super) fn panicked(stage: Stage) {
     COMPARISON.with(|c| {
         let c = &mut *c.borrow_mut();
+        if c.quiet > 0 {
+            return;
+        }
         c.report.differing[stage.index()] += 1;
         if c.report.first.is_none() {
             let step = c.step;
@@ -193,7 +206,7 @@ pub(super) fn panicked(stage: Stage) {
 /// Runs MuJoCo's function, then the Rust stage on copies of the same inputs, and records the
 /// first element where they differ.
 pub(super) fn compare(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
-    if let Some(why) = out_of_scope(stage, m, d) {
+    if let Some(why) = out_of_scope(stage, m, d, args) {
         library(stage, m, d, args);
         skipped(stage, why);
         return;
@@ -331,8 +344,16 @@ fn compare_tree(
 /// of the `mjData` struct, its buffer, the used arena and the callers' stack frames (nothing else
 /// may change). MuJoCo's results are kept.
 fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
-    SNAPSHOTS.with(|s| {
-        let [before, theirs, ours] = &mut *s.borrow_mut();
+    // a set of copies per nesting level: RK4's Rust side compares the stages of its forward passes
+    let mut set = SNAPSHOTS.with(|s| s.borrow_mut().pop()).unwrap_or_default();
+    compare_with(stage, m, d, args, &mut set);
+    SNAPSHOTS.with(|s| s.borrow_mut().push(set));
+}
+
+/// [`compare_in_place`] with one set of copies (before, MuJoCo's, specula's).
+fn compare_with(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args, set: &mut [Snapshot; 3]) {
+    {
+        let [before, theirs, ours] = set;
         before.take(d);
         // the free arena the stage may allocate from is filled with one pattern before each side
         // runs, so that an array the Rust stage allocates but forgets to write shows as the
@@ -340,7 +361,7 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
         let i = stage.index();
         let mut reach = COMPARISON.with(|c| c.borrow().reach[i]);
         before.poison(d, reach);
-        library(stage, m, d, args);
+        quietly(stage, || library(stage, m, d, args));
         let grown = d.parena.saturating_sub(before.parena());
         if grown > reach {
             // MuJoCo allocated beyond the filled part: run it again with more of it filled
@@ -348,7 +369,7 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
             COMPARISON.with(|c| c.borrow_mut().reach[i] = reach);
             before.restore(d);
             before.poison(d, reach);
-            library(stage, m, d, args);
+            quietly(stage, || library(stage, m, d, args));
         }
         theirs.take(d);
         let outputs = fields::outputs(stage, m, d);
@@ -381,12 +402,32 @@ fn compare_in_place(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: A
             return;
         }
         COMPARISON.with(|c| c.borrow_mut().record(stage, &found));
-    });
+    }
+}
+
+/// Runs `f`, MuJoCo's side of `stage`'s comparison, without recording the comparisons of the
+/// stages `stage` calls (RK4's forward passes): both sides run them alike (the same copies,
+/// fills and results, MuJoCo's kept), so each is recorded once, from the Rust side; MuJoCo's
+/// side may also run twice (when the arena grew past the filled part).
+fn quietly<R>(stage: Stage, f: impl FnOnce() -> R) -> R {
+    if stage != Stage::RungeKutta {
+        return f();
+    }
+    struct Loud;
+    impl Drop for Loud {
+        fn drop(&mut self) {
+            COMPARISON.with(|c| c.borrow_mut().quiet -= 1);
+        }
+    }
+    COMPARISON.with(|c| c.borrow_mut().quiet += 1);
+    let _loud = Loud;
+    f()
 }
 
 thread_local! {
-    /// Before, MuJoCo's and specula's copies of the data (reused from call to call).
-    static SNAPSHOTS: RefCell<[Snapshot; 3]> = RefCell::new(Default::default());
+    /// Before, MuJoCo's and specula's copies of the data, one set per nesting level in use
+    /// (reused from call to call).
+    static SNAPSHOTS: RefCell<Vec<[Snapshot; 3]>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The differences between MuJoCo's results and specula's: output arrays element by element,

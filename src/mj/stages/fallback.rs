@@ -49,10 +49,11 @@ pub enum Fallback {
     SolverPgs,
     /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
     SolverCg,
-    /// A call where some island needs Newton iterations (`fwdConstraint`: not yet in Rust).
+    /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
+    /// not yet in Rust; dense ones are).
     SolverNewton,
-    /// Elliptic cones with Newton or CG, or elliptic contacts of condim 6 with PGS (`fwdConstraint`:
-    /// not yet in Rust).
+    /// Elliptic cones outside the Newton path in Rust, or elliptic contacts of condim 6 with PGS
+    /// (`fwdConstraint`: not yet in Rust).
     SolverElliptic,
     /// Noslip iterations (`fwdConstraint`: not yet in Rust).
     SolverNoslip,
@@ -68,7 +69,8 @@ pub enum Fallback {
     History,
     /// Plasticity the advance updates.
     Plasticity,
-    /// An integrator variant the stage does not cover (`implicit`'s RNE derivative and LU).
+    /// An integrator variant the stage does not cover (`implicit`'s RNE derivative and LU; a
+    /// Runge-Kutta order other than 4).
     Integrator,
     /// A free body alone in its tree (`implicitfast`'s 6x6 correction).
     FreeBody,
@@ -145,7 +147,7 @@ impl Fallback {
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS without efc_AR or its diagonal",
             Fallback::SolverCg => "CG solver (not yet in Rust)",
-            Fallback::SolverNewton => "Newton iterations (not yet in Rust)",
+            Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
             Fallback::SolverElliptic => "elliptic cones in the solver (PGS: condim 6; not yet in Rust)",
             Fallback::SolverNoslip => "noslip (not yet in Rust)",
             Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",

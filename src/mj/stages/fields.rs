@@ -3,7 +3,7 @@
 
 use mujoco_sys as sys;
 
-use super::{actuation, constraint, euler, implicit, island, kinematics, passive, reference, solver, Stage};
+use super::{actuation, constraint, euler, implicit, island, kinematics, passive, reference, rk4, solver, Stage};
 
 /// One array of `mjData`.
 #[derive(Clone, Copy, Debug)]
@@ -81,6 +81,7 @@ pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Fi
         Stage::Euler => euler::outputs(m, d),
         Stage::Implicit => implicit::outputs(m, d),
         Stage::FwdConstraint => solver::outputs(m, d),
+        Stage::RungeKutta => rk4::outputs(m, d),
         _ => Vec::new(),
     }
 }

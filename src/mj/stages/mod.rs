@@ -3,9 +3,10 @@
 //! As with `mj_collision` ([`super::collision`]), libmujoco calls `mj_crb`, `mj_factorM`,
 //! `mj_comVel`, `mj_rne`, `mj_fwdAcceleration` and `mj_comPos` through its symbol table (from
 //! `mj_fwdPosition`, `mj_fwdKinematics`, `mj_fwdVelocity` and the inverse and constant-setting
-//! passes; `docs/measurements.md` D0), and likewise `mj_fwdKinematics`, `mj_EulerSkip` and
-//! `mj_implicitSkip` (K1, K4, K8; `mj_kinematics` itself is not on the step's path, so the
-//! `kinematics` stage runs inside the exported `mj_fwdKinematics`, `kinematics.rs`), so the
+//! passes; `docs/measurements.md` D0), and likewise `mj_fwdKinematics`, `mj_EulerSkip`,
+//! `mj_implicitSkip` and `mj_RungeKutta` (K1, K4, K8, K9; `mj_kinematics` itself is not on the
+//! step's path, so the `kinematics` stage runs inside the exported `mj_fwdKinematics`,
+//! `kinematics.rs`), so the
 //! definitions the root crate exports (`crate::capi::export`) replace every internal call, RK4's
 //! inner passes included. Each exported function asks this module what to do on the current
 //! thread:
@@ -37,6 +38,7 @@ mod island;
 mod kinematics;
 mod passive;
 mod reference;
+mod rk4;
 mod set;
 mod snapshot;
 mod solver;
@@ -92,10 +94,13 @@ pub enum Stage {
     Implicit,
     /// `mj_fwdConstraint`: the constraint solver, `efc_force`, `qfrc_constraint` and `qacc`.
     FwdConstraint,
+    /// `mj_RungeKutta`: RK4's stage states, orientation correction and weighted sums around
+    /// MuJoCo's forward passes, and the advance.
+    RungeKutta,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 17;
+pub const NSTAGE: usize = 18;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -106,11 +111,13 @@ pub(crate) struct Args {
     pub result: *mut f64,
     /// `mj_EulerSkip`'s and `mj_implicitSkip`'s `skipfactor`: reuse the last factor of `qH`.
     pub skipfactor: i32,
+    /// `mj_RungeKutta`'s order `N`.
+    pub order: i32,
 }
 
 impl Args {
     /// A function of the model and data only.
-    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut(), skipfactor: 0 };
+    pub const NONE: Args = Args { flg_acc: 0, result: std::ptr::null_mut(), skipfactor: 0, order: 0 };
 }
 
 impl Stage {
@@ -133,6 +140,7 @@ impl Stage {
         Stage::Euler,
         Stage::Implicit,
         Stage::FwdConstraint,
+        Stage::RungeKutta,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -155,6 +163,7 @@ impl Stage {
             Stage::Euler => "euler",
             Stage::Implicit => "implicit",
             Stage::FwdConstraint => "fwdConstraint",
+            Stage::RungeKutta => "RungeKutta",
         }
     }
 
@@ -177,6 +186,7 @@ impl Stage {
             Stage::Euler => c"mj_EulerSkip",
             Stage::Implicit => c"mj_implicitSkip",
             Stage::FwdConstraint => c"mj_fwdConstraint",
+            Stage::RungeKutta => c"mj_RungeKutta",
         }
     }
 
@@ -335,6 +345,7 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         match stage {
             Stage::Rne => std::mem::transmute::<usize, RneFn>(addr)(m, d, args.flg_acc, args.result),
             Stage::Euler | Stage::Implicit => std::mem::transmute::<usize, SkipFn>(addr)(m, d, args.skipfactor),
+            Stage::RungeKutta => std::mem::transmute::<usize, SkipFn>(addr)(m, d, args.order),
             _ => std::mem::transmute::<usize, StageFn>(addr)(m, d),
         }
     }
@@ -344,7 +355,7 @@ fn library(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
 /// MuJoCo runs these stages over the awake bodies and dofs only; `mj_fwdAcceleration` also
 /// needs no Cartesian applied force (`xfrc_applied`, which goes through `mj_applyFT`) and no
 /// effective metric (`efm_active`); the other stages say what they leave to the library.
-fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
+fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData, args: Args) -> Option<Fallback> {
     match stage {
         Stage::Passive => passive::out_of_scope(m, d),
         Stage::Transmission => actuation::transmission_out_of_scope(m, d),
@@ -357,6 +368,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Option<Fallb
         Stage::Euler => euler::out_of_scope(m, d),
         Stage::Implicit => implicit::out_of_scope(m, d),
         Stage::FwdConstraint => solver::out_of_scope(m, d),
+        Stage::RungeKutta => rk4::out_of_scope(m, d, args.order),
         Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
             tree_out_of_scope(stage, m, d)
         }
@@ -467,7 +479,7 @@ fn note_fallback(stage: Stage, why: Fallback) {
 /// timing; `mj_rne` writes `qfrc_bias` without accelerations, as in MuJoCo's step. False when
 /// the state is outside the Rust stage's scope.
 pub fn run_once(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, rust: bool) -> bool {
-    let args = Args { result: d.qfrc_bias, ..Args::NONE };
+    let args = Args { result: d.qfrc_bias, order: 4, ..Args::NONE };
     let implicit = [sys::mjINT_IMPLICIT as i32, sys::mjINT_IMPLICITFAST as i32].contains(&m.opt.integrator);
     if stage == Stage::Implicit && !implicit {
         // MuJoCo's `mj_implicitSkip` raises an error for any other integrator
@@ -511,8 +523,9 @@ fn scope_and_run(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args
         | Stage::Kinematics
         | Stage::Euler
         | Stage::Implicit
-        | Stage::FwdConstraint => {
-            let why = out_of_scope(stage, m, d);
+        | Stage::FwdConstraint
+        | Stage::RungeKutta => {
+            let why = out_of_scope(stage, m, d, args);
             if why.is_none() {
                 replace(stage, m, d, args);
             }
@@ -629,6 +642,7 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::Euler => euler::replace(m, d, args.skipfactor != 0),
         Stage::Implicit => implicit::replace(m, d, args.skipfactor != 0),
         Stage::FwdConstraint => solver::replace(m, d),
+        Stage::RungeKutta => rk4::replace(m, d),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }

@@ -28,11 +28,11 @@ thread_local! {
 
 /// Why `mj_fwdConstraint` must stay MuJoCo's for this model and state, if it must (D13, D16):
 /// with the effective metric on the discrete integrator the library corrects the smooth force for
-/// gyroscopic terms after every call (`mj_discreteGyro`); with rows, PGS as `solver_pgs.rs`
-/// says, and everything else but the Newton solver with pyramidal cones over islands (dense or sparse Jacobian), without noslip, the effective
-/// metric or the thread pool's locked stack, and, there, the calls where some island's warm start
-/// needs Newton iterations (found by running the call on copies). A solver number outside 0 to
-/// 2 the library reports and skips.
+/// gyroscopic terms after every call (`mj_discreteGyro`); with rows, PGS as `solver_pgs.rs` says,
+/// and everything else but the Newton solver over islands (pyramidal or elliptic, dense or sparse Jacobian), without noslip, the effective
+/// metric or the thread pool's locked stack, and, there, on a sparse Jacobian the calls where some
+/// island's warm start needs Newton iterations (found by running the call on copies; dense ones
+/// iterate in Rust, D18 to D21). A solver number outside 0 to 2 the library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     if opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {
@@ -52,7 +52,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     let why = [
         (opt.solver == SOL_CG, Fallback::SolverCg),
         (opt.solver != SOL_NEWTON, Fallback::SolverUnknown),
-        (opt.cone != 0, Fallback::SolverElliptic),
         (opt.noslip_iterations > 0, Fallback::SolverNoslip),
         (d.efm_active != 0, Fallback::EffectiveMetric),
         (!islands, Fallback::SolverMonolithic),
@@ -70,6 +69,25 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     })
 }
 
+/// The solver frame's view of the model: the inertia's pattern and the solver options.
+pub(super) fn frame_model(m: &sys::mjModel) -> FrameModel<'_> {
+    let (nv, nc) = (m.nv as usize, m.nC as usize);
+    // SAFETY: mjModel's arrays of their documented lengths, read only.
+    unsafe {
+        FrameModel {
+            m_rownnz: slice(m.M_rownnz, nv),
+            m_rowadr: slice(m.M_rowadr, nv),
+            m_colind: slice(m.M_colind, nc),
+            tolerance: m.opt.tolerance,
+            warmstart: m.opt.disableflags & sys::mjDSBL_WARMSTART as i32 == 0,
+            ls_tolerance: m.opt.ls_tolerance,
+            iterations: m.opt.iterations,
+            ls_iterations: m.opt.ls_iterations,
+            elliptic: m.opt.cone == sys::mjCONE_ELLIPTIC as i32,
+        }
+    }
+}
+
 /// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written).
 fn run(
     m: &sys::mjModel,
@@ -84,16 +102,12 @@ fn run(
     // SAFETY: the ncon contacts at d->contact.
     let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
     cones.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
+    out.contact_h.clear();
+    out.contact_h.extend(con.iter().map(|c| c.H));
     // SAFETY: mjModel's and mjData's arrays of their documented lengths (the island arrays of
     // nisland, nv and nefc entries), read only.
     let (fm, inp) = unsafe {
-        let fm = FrameModel {
-            m_rownnz: slice(m.M_rownnz, nv),
-            m_rowadr: slice(m.M_rowadr, nv),
-            m_colind: slice(m.M_colind, nc),
-            tolerance: m.opt.tolerance,
-            warmstart: m.opt.disableflags & sys::mjDSBL_WARMSTART as i32 == 0,
-        };
+        let fm = frame_model(m);
         let rows = |ne: i32, nf: i32, dd, r, fl, ty, id| Rows {
             ne: ne.max(0) as usize,
             nf: nf.max(0) as usize,
@@ -203,9 +217,19 @@ fn commit(d: &mut sys::mjData, out: &FrameOutput, arena: &Arena) {
         slice_mut(d.efc_state, out.efc_state.len()).copy_from_slice(&out.efc_state);
         slice_mut(d.iefc_state, out.iefc_state.len()).copy_from_slice(&out.iefc_state);
     }
-    d.solver_niter[..NISLAND].fill(0);
+    d.solver_niter[..NISLAND].copy_from_slice(&out.solver_niter);
     let n = (d.nisland.max(0) as usize).min(NISLAND);
     d.solver_nnz[..n].copy_from_slice(&out.solver_nnz[..n]);
+    for &(k, s) in &out.stats {
+        let t = &mut d.solver[k];
+        (t.improvement, t.gradient, t.lineslope) = (s.improvement, s.gradient, s.lineslope);
+        (t.nactive, t.nchange, t.neval, t.nupdate) = (s.nactive, s.nchange, s.neval, s.nupdate);
+    }
+    // the cone Hessians (written for the contacts on the cone, the others as they were)
+    // SAFETY: the ncon contacts at d->contact, distinct from `out`.
+    for (c, h) in unsafe { slice_mut(d.contact, out.contact_h.len()) }.iter_mut().zip(&out.contact_h) {
+        c.H = *h;
+    }
     d.maxuse_stack = arena.maxuse_stack as i64;
     d.maxuse_arena = arena.maxuse_arena as i64;
 }
@@ -368,6 +392,39 @@ mod tests {
     }
 
     #[test]
+    fn the_cholesky_solve_and_update_are_the_librarys_mujoco() {
+        use specula_engine::dynamics::solver::chol::{chol_factor, chol_solve, chol_update};
+        let mut s = Stream(0x7e57_c401_50a1_0bad);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (mut down, mut lost) = (0, 0);
+        for case in 0..600 {
+            let n = 1 + case % 14;
+            let mut l = gram(&mut s, n, n + 2, 1e-3 * (case % 5) as f64);
+            chol_factor(&mut l, n, 1e-15);
+            let vec: Vec<f64> = (0..n).map(|k| if k % 4 == 1 { 0.0 } else { s.next() * 4.0 }).collect();
+            let mut ours = vec![f64::NAN; n];
+            chol_solve(&mut ours, &l, &vec);
+            let mut theirs = vec![f64::NAN; n];
+            // SAFETY: an n x n factor, n-vectors.
+            unsafe { sys::mju_cholSolve(theirs.as_mut_ptr(), l.as_ptr(), vec.as_ptr(), n as i32) };
+            assert_eq!(bits(&ours), bits(&theirs), "solve case {case}");
+            // an update (plus), or a downdate that may lose rank (a large x)
+            let plus = case % 2 == 0;
+            let big = if case % 6 == 1 { 30.0 } else { 0.3 };
+            let x: Vec<f64> = (0..n).map(|k| if k % 3 == 2 { 0.0 } else { s.next() * big }).collect();
+            let (mut lo, mut xo) = (l.clone(), x.clone());
+            let rank = chol_update(&mut lo, &mut xo, plus);
+            let (mut lt, mut xt) = (l, x);
+            // SAFETY: an n x n factor and an n-vector.
+            let c = unsafe { sys::mju_cholUpdate(lt.as_mut_ptr(), xt.as_mut_ptr(), n as i32, i32::from(plus)) };
+            assert_eq!((rank as i32, bits(&lo), bits(&xo)), (c, bits(&lt), bits(&xt)), "update case {case}");
+            down += usize::from(!plus);
+            lost += usize::from(rank < n);
+        }
+        assert!(down > 100 && lost > 10, "{down} downdates, {lost} lost rank");
+    }
+
+    #[test]
     fn the_dense_products_are_the_librarys_mujoco() {
         use specula_engine::dynamics::solver::products::{mul_mat_t_vec, sqr_mat_td};
         let mut s = Stream(0x0ddb_1a5e_5ca1_ab10);
@@ -444,7 +501,7 @@ mod tests {
     }
 
     #[test]
-    fn calls_whose_warm_start_is_certified_match_the_library_in_place() {
+    fn calls_in_rust_match_the_library_in_place() {
         use crate::diff::{diff_stages, StageDiffOptions};
         use crate::mj::stages::{Stage, StageSet, Tamper};
         use crate::sim::Start;
@@ -463,14 +520,110 @@ mod tests {
             let r = diff_stages(&model, &opts(None)).expect("run");
             assert!(r.matches(), "{jacobian}: {:?} {:?}", r.first, r.trajectory);
             assert!(r.compared[i] > 50, "{jacobian}: {r:?}");
+            // dense: every call in Rust (the iterations too); sparse: the iterated calls are
+            // the library's
             let newton = r.skipped_why[i][Fallback::SolverNewton.index()];
-            assert!(newton > 0 && newton == r.skipped[i], "{jacobian}: {r:?}");
+            assert_eq!(newton, r.skipped[i], "{jacobian}: {r:?}");
+            assert_eq!(newton > 0, jacobian == "sparse", "{jacobian}: {r:?}");
             // one ulp in qacc is named (the first calls, without rows, are tampered with too: the
             // first difference is at step 1)
             let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::FwdConstraint)))).expect("run").first;
             let first = first.expect("a difference");
             assert_eq!((first.stage, first.field), (Stage::FwdConstraint, "qacc"));
             assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+        }
+    }
+
+    #[test]
+    fn newton_iterations_match_the_library_and_one_ulp_is_named() {
+        use crate::mj::stages::{with_comparison, Stage, StageSet, Tamper};
+        // the chain thrown down (its keyframe) and the resting boxes, chain and weld of `scene`,
+        // with pyramidal and elliptic cones: dense Newton calls whose warm start is not
+        // certified, so the Rust stage iterates (with contacts on the cone, D21)
+        let chain = include_str!("../../../scenes/chain.xml");
+        // (gravity tilted past the friction cone: sliding contacts, on the cone)
+        let tilt = r#"cone="elliptic" gravity="12 0 -9.81""#;
+        let elliptic = chain.replace(r#"<option timestep"#, &format!(r#"<option {tilt} timestep"#));
+        let boxes = scene("elliptic").replace(r#"cone="elliptic""#, tilt);
+        let models = [chain.to_string(), scene("pyramidal"), elliptic, boxes]
+            .map(|xml| Model::from_xml_str(&xml).expect("model"));
+        let i = Stage::FwdConstraint.index();
+        let set = StageSet::NONE.with(Stage::FwdConstraint);
+        let (mut iterated, mut iterations, mut tampered, mut on_cone) = (0, 0, 0, 0);
+        for (k, model) in models.iter().enumerate() {
+            let mut data = Data::new(model).expect("data");
+            if k % 2 == 0 {
+                data.reset_keyframe(0).expect("keyframe");
+            }
+            for step in 0..200 {
+                data.step().expect("step");
+                data.with_mj(|m, d| {
+                    // the next step's state and warm start (the step's own call is already solved)
+                    // SAFETY: MuJoCo's model and data.
+                    unsafe { sys::mj_forward(m, d) };
+                    if d.nefc == 0 || out_of_scope(m, d).is_some() {
+                        return;
+                    }
+                    // with the stack's high-water marks from zero (as in the test below)
+                    let (stack, arena) = (d.maxuse_stack, d.maxuse_arena);
+                    (d.maxuse_stack, d.maxuse_arena) = (0, 0);
+                    let ((), r) = with_comparison(set, None, |_| {
+                        // SAFETY: MuJoCo's model and data; the exported function is specula's.
+                        unsafe { sys::mj_fwdConstraint(m, d) }
+                    });
+                    assert_eq!((r.compared[i], r.differing[i]), (1, 0), "model {k} step {step}: {:?}", r.first);
+                    (d.maxuse_stack, d.maxuse_arena) = (stack.max(d.maxuse_stack), arena.max(d.maxuse_arena));
+                    let n: i32 = d.solver_niter.iter().sum();
+                    if n == 0 {
+                        return;
+                    }
+                    (iterated, iterations) = (iterated + 1, iterations + n);
+                    // SAFETY: iefc_state (the islands' final states) has nefc entries.
+                    let states = unsafe { slice(d.iefc_state, d.nefc as usize) };
+                    on_cone += usize::from(states.contains(&specula_engine::dynamics::solver::update::state::CONE));
+                    // the same call with one ulp added to the Rust side's qacc is named
+                    if tampered < 20 {
+                        let ((), r) = with_comparison(set, Some(Tamper::Output(Stage::FwdConstraint)), |_| {
+                            // SAFETY: as above.
+                            unsafe { sys::mj_fwdConstraint(m, d) }
+                        });
+                        let first = r.first.expect("a tampered call must differ");
+                        assert_eq!((first.stage, first.field), (Stage::FwdConstraint, "qacc"));
+                        assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+                        tampered += 1;
+                    }
+                })
+                .expect("data");
+            }
+        }
+        assert!(
+            iterated > 50 && iterations > iterated && tampered == 20 && on_cone > 20,
+            "{iterated} calls, {iterations} iterations, {on_cone} with contacts on the cone"
+        );
+    }
+
+    #[test]
+    fn every_exit_of_the_line_search_matches_the_library() {
+        use crate::diff::{diff_stages, StageDiffOptions};
+        use crate::mj::stages::{Stage, StageSet};
+        use crate::sim::Start;
+        // tolerance 0 runs every call to the iteration limit (the bracketed search ending at its
+        // midpoint or out of evaluations, a vanishing direction); a tight one reaches the
+        // bracket's three candidates; three evaluations cut the one-sided search short
+        let i = Stage::FwdConstraint.index();
+        let stages = StageSet::NONE.with(Stage::FwdConstraint);
+        // (and the same with elliptic cones, gravity tilted so that contacts slide on the cone)
+        let options = [r#"tolerance="0""#, r#"tolerance="1e-14" ls_tolerance="1e-4""#, r#"ls_iterations="3""#];
+        for (option, cone) in options.iter().flat_map(|o| [(o, "pyramidal"), (o, "elliptic")]) {
+            let tilt = if cone == "elliptic" { r#" gravity="12 0 -9.81""# } else { "" };
+            let xml = scene(cone)
+                .replace(&format!(r#"<option cone="{cone}""#), &format!(r#"<option {option}{tilt} cone="{cone}""#));
+            assert!(xml.contains(option));
+            let model = Model::from_xml_str(&xml).expect("model");
+            let r = diff_stages(&model, &StageDiffOptions { steps: 150, start: Start::Qpos0, stages, tamper: None })
+                .expect("run");
+            assert!(r.matches(), "{option}: {:?} {:?}", r.first, r.trajectory);
+            assert_eq!((r.compared[i], r.skipped[i]), (150, 0), "{option}: {r:?}");
         }
     }
 

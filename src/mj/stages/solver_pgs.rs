@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use mujoco_sys as sys;
 use specula_engine::dynamics::arena::{Arena, StackOverflow};
 use specula_engine::dynamics::reference::Jacobian;
-use specula_engine::dynamics::solver::frame::{FrameInput, FrameModel, Islands};
+use specula_engine::dynamics::solver::frame::{FrameInput, Islands};
 use specula_engine::dynamics::solver::pgs::{solve_pgs, PgsModel, PgsOutput, PgsScratch, Unsupported};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 use specula_engine::dynamics::solver::NISLAND;
@@ -98,13 +98,7 @@ fn run(
             contacts: cones,
         };
         let pm = PgsModel {
-            frame: FrameModel {
-                m_rownnz: slice(m.M_rownnz, nv),
-                m_rowadr: slice(m.M_rowadr, nv),
-                m_colind: slice(m.M_colind, nc),
-                tolerance: opt.tolerance,
-                warmstart: opt.disableflags & sys::mjDSBL_WARMSTART as i32 == 0,
-            },
+            frame: super::solver::frame_model(m),
             iterations: opt.iterations,
             use_islands: opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0
                 && nisland > 0

@@ -1,9 +1,9 @@
-//! `mj_fwdConstraint` with constraint rows for the Newton solver with pyramidal cones, over
-//! islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16): `efc_b`, the warm start, the
-//! island gathers, the start of 4.0.0's `mj_solPrimal` for each island up to its convergence
-//! certificate, and the scatter back. So far only calls where every island's warm start already
-//! satisfies the certificate (no Newton iteration) are taken: [`solve`] reports the others, which
-//! the caller leaves to the library.
+//! `mj_fwdConstraint` with constraint rows for the Newton solver, pyramidal or elliptic cones,
+//! over islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16 to D21): `efc_b`,
+//! the warm start, the island gathers, 4.0.0's `mj_solPrimal` for each island (its start and
+//! convergence certificate, and on a dense Jacobian its Newton iterations), and the scatter back.
+//! On a sparse Jacobian only calls where every island's warm start already satisfies the
+//! certificate are taken: [`solve`] reports the others, which the caller leaves to the library.
 //!
 //! Algorithm (one call):
 //! 1. `efc_b = J qacc_smooth - aref`.
@@ -14,11 +14,13 @@
 //! 3. Gathers into the island arrays.
 //! 4. Each island: `Ma`, `Jaref`, the constraint update, `grad`, the scale `1 / trace(M)`,
 //!    `M \ grad`; certified when `0.5 scale grad' M^-1 grad` and `scale |grad|` are both under the
-//!    tolerance (then no Hessian and no iteration).
+//!    tolerance (then no Hessian and no iteration); otherwise, dense, the Newton iterations
+//!    (`newton`).
 //! 5. Scatter of `qacc`, `qfrc_constraint` and `efc_force` back.
 // Indexed loops walk island maps and rows as the library does; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
+use super::newton::{iterate, Iterate, NewtonScratch, Problem, SolverStat, NSOLVER};
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm};
 use super::update::{constraint_update, Rows};
 use super::NISLAND;
@@ -38,6 +40,14 @@ pub struct FrameModel<'a> {
     pub tolerance: f64,
     /// Warm start on (`mjDSBL_WARMSTART` clear).
     pub warmstart: bool,
+    /// `opt.ls_tolerance`, `opt.iterations`, `opt.ls_iterations` (the Newton iterations').
+    pub ls_tolerance: f64,
+    /// See `ls_tolerance`.
+    pub iterations: i32,
+    /// See `ls_tolerance`.
+    pub ls_iterations: i32,
+    /// Elliptic cones (`opt.cone`).
+    pub elliptic: bool,
 }
 
 /// The islands `mj_island` made (MuJoCo's names).
@@ -120,8 +130,17 @@ pub struct FrameOutput {
     pub iefc_aref: Vec<f64>,
     /// `iefc_state` (`nefc`).
     pub iefc_state: Vec<i32>,
-    /// `solver_nnz` of the first `mjNISLAND` islands (the others are not recorded).
+    /// `solver_nnz` and `solver_niter` of the first `mjNISLAND` islands (the others are not
+    /// recorded).
     pub solver_nnz: [i32; NISLAND],
+    /// See `solver_nnz`.
+    pub solver_niter: [i32; NISLAND],
+    /// The contacts' cone Hessians `contact[i].H` (`ncon`; the caller sets them from MuJoCo's
+    /// before the call, which writes those of the contacts on the cone with elliptic cones).
+    pub contact_h: Vec<[f64; 36]>,
+    /// The iterations' statistics as `(island mjNSOLVER + iteration, stat)`, in the order
+    /// written (`mjNISLAND` islands and `mjNSOLVER` iterations each at most).
+    pub stats: Vec<(usize, SolverStat)>,
     /// The stack frames the call opens, in order, as `(bytes, alignment)` blocks: the warm
     /// start's, then one per island (`mj_solPrimal`'s context blocks).
     pub frames: Vec<[(usize, usize); 3]>,
@@ -148,6 +167,8 @@ impl FrameOutput {
         self.efc_state.resize(nefc, 0);
         self.iefc_state.resize(nefc, 0);
         self.frames.clear();
+        self.stats.clear();
+        self.solver_niter = [0; NISLAND];
     }
 }
 
@@ -182,15 +203,16 @@ pub struct FrameScratch {
     ma: Vec<f64>,
     grad: Vec<f64>,
     mgrad: Vec<f64>,
+    newton: NewtonScratch,
 }
 
-/// An island whose warm start does not satisfy the certificate: the Newton iterations it needs
-/// are not yet in Rust.
+/// An island on a sparse Jacobian whose warm start does not satisfy the certificate: its Newton
+/// iterations are not yet in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NeedsIterations;
 
-/// The call, into `out` (nothing of MuJoCo's is written); `Err` when some island needs Newton
-/// iterations.
+/// The call, into `out` (nothing of MuJoCo's is written); `Err` when some island on a sparse
+/// Jacobian needs Newton iterations.
 pub fn solve(
     m: &FrameModel,
     inp: &FrameInput,
@@ -353,6 +375,15 @@ fn island_start(
     } else {
         (5 * nefc + 5 * nv + (2 * nc + nv + nj) + (nefc + nv + nv * nv), nefc + (2 * nv + nc))
     };
+    // elliptic: LTJ (6 nv) and, dense, Lcone (nv nv)
+    let nnum = nnum
+        + if !m.elliptic {
+            0
+        } else if sparse {
+            6 * nv
+        } else {
+            6 * nv + nv * nv
+        };
     out.frames.push([(8 * nnum, 8), (4 * nint, 4), (0, 8)]);
     let qacc = &out.iacc[dofadr..dofadr + nv];
     s.ma.resize(nv, 0.0);
@@ -370,7 +401,10 @@ fn island_start(
         contacts: isl.rows.contacts,
     };
     let (state, force) = (&mut out.iefc_state[efcadr..efcadr + nefc], &mut out.iefc_force[efcadr..efcadr + nefc]);
-    constraint_update(&rows, &s.jaref, state, force, true, None);
+    // with elliptic cones the first update writes the cone Hessians too (D21)
+    let h = m.elliptic.then_some(&mut out.contact_h[..]);
+    constraint_update(&rows, &s.jaref, state, force, true, h);
+    let ncone = state.iter().filter(|&&s| s == super::update::state::CONE).count() as i32;
     let qfrc = &mut out.ifrc_constraint[dofadr..dofadr + nv];
     if sparse {
         // through the block's transpose, a sparse row product per dof
@@ -393,11 +427,51 @@ fn island_start(
     let g = dot(&s.grad, &s.mgrad) * (scale * 0.5);
     let gap = if g <= 0.0 { 0.0 } else { g };
     let gradient = norm(&s.grad) * scale;
-    if !(m.tolerance > gap && m.tolerance > gradient) {
+    if m.tolerance > gap && m.tolerance > gradient {
+        if island < NISLAND {
+            out.solver_nnz[island] = nj as i32;
+        }
+        return Ok(());
+    }
+    if sparse {
         return Err(NeedsIterations);
     }
+    // Newton iterations on the dense block (D18 to D21)
+    let p = Problem {
+        rows,
+        j: &s.block_j,
+        m: &s.block_m,
+        m_rownnz: &s.block_rownnz,
+        m_rowadr: &s.block_rowadr,
+        m_colind: &s.block_colind,
+        qfrc_smooth: &out.ifrc_smooth[dofadr..dofadr + nv],
+        scale,
+        tolerance: m.tolerance,
+        ls_tolerance: m.ls_tolerance,
+        iterations: m.iterations,
+        ls_iterations: m.ls_iterations,
+        elliptic: m.elliptic,
+    };
+    let mut it = Iterate {
+        qacc: &mut out.iacc[dofadr..dofadr + nv],
+        qfrc_constraint: &mut out.ifrc_constraint[dofadr..dofadr + nv],
+        force: &mut out.iefc_force[efcadr..efcadr + nefc],
+        state: &mut out.iefc_state[efcadr..efcadr + nefc],
+        ma: &mut s.ma,
+        jaref: &mut s.jaref,
+        grad: &mut s.grad,
+        mgrad: &mut s.mgrad,
+        contact_h: &mut out.contact_h,
+    };
+    let stats = &mut out.stats;
+    let iter = iterate(&p, &mut it, m.tolerance > gradient, ncone, &mut s.newton, |k, st| {
+        if island < NISLAND && k < NSOLVER {
+            stats.push((island * NSOLVER + k, st));
+        }
+    });
     if island < NISLAND {
-        out.solver_nnz[island] = nj as i32;
+        out.solver_niter[island] += iter;
+        out.solver_nnz[island] = (nv * nv) as i32;
     }
     Ok(())
 }

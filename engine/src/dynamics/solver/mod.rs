@@ -4,11 +4,15 @@
 //!
 //! In 4.0.0 the solvers (PGS, CG and Newton, per island or over all rows, and noslip) are local
 //! functions of the library, so the stage replaces the exported `mj_fwdConstraint` as a whole.
-//! So far in Rust: the frame's path without constraint rows (D13). The root crate leaves every
-//! other call to the library, each with a named reason.
+//! So far in Rust: the frame's path without constraint rows (D13), and with rows the Newton
+//! solver over islands, pyramidal or elliptic cones (D16 to D21; its iterations on a dense
+//! Jacobian only), and PGS (D25 to D28). The root crate leaves every other call to the library, each
+//! with a named reason.
 
 pub mod chol;
 pub mod frame;
+pub mod linesearch;
+pub mod newton;
 pub mod pgs;
 mod pgs_cone;
 pub mod products;

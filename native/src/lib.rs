@@ -1,0 +1,99 @@
+//! specula's native route: a scene stepped entirely in Rust from specula's own compiled
+//! [`specula_model::Model`], with no call into libmujoco.
+//!
+//! What it covers so far:
+//! - [`NativeModel`]: the model fields MuJoCo 4.0.0 computes at the end of compilation, for any
+//!   model: the sparse layouts ([`layout`]: `dof_simplenum`, `M_*`, `D_*`, `B_*`, `mapM2D`,
+//!   `mapD2M`, `mapM2M`) and the pass at `qpos0` ([`consts`]: `dof_M0`, `body_invweight0`,
+//!   `dof_invweight0`, `dof_length` and the statistics).
+//! - [`Native`]: a [`Data`] with MuJoCo's arrays and `mj_forward`/`mj_step` ([`step`]) for the
+//!   rigid, constraint-free subset: kinematics, comPos, crb, factorM, comVel, passive (joint
+//!   springs and dampers), rne, fwdActuation (no actuators), fwdAcceleration with
+//!   `qfrc_applied`, and the Euler step implicit in joint damping or `implicitfast`.
+//!
+//! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
+//! actuators, tendons, sensors and equality constraints (specula's compiler does not produce their
+//! parameters yet), joint limits, friction loss and contacts (no constraint solver on this route
+//! yet), gravity compensation, fluid forces, sleep, RK4, implicit and discrete integration,
+//! `implicitfast` on lone free bodies, and (from the MJCF, [`Native::load_file`]) plasticity.
+
+pub mod consts;
+pub mod data;
+pub mod flat;
+pub mod layout;
+pub mod model;
+pub mod scope;
+pub mod step;
+
+pub use consts::{Consts, Statistic};
+pub use data::Data;
+pub use layout::{Layout, Pattern};
+pub use model::NativeModel;
+pub use scope::NativeError;
+
+/// A model and its data on the native route: checked, derived, reset.
+#[derive(Debug)]
+pub struct Native {
+    /// The model with its derived fields.
+    pub model: NativeModel,
+    /// The state.
+    pub data: Data,
+}
+
+impl Native {
+    /// Reads and compiles an MJCF file for the native route ([`scope::check_mjcf`], then
+    /// [`Native::new`]).
+    pub fn load_file(path: &std::path::Path) -> Result<Native, NativeError> {
+        scope::check_mjcf(&specula_model::xml::parse_file(path)?)?;
+        Native::new(specula_model::load_file(path)?)
+    }
+
+    /// [`Native::load_file`] on MJCF text; `base_dir` resolves included files and assets.
+    pub fn load_str(xml: &str, base_dir: &std::path::Path, name: &str) -> Result<Native, NativeError> {
+        scope::check_mjcf(&specula_model::xml::parse_str(xml, base_dir, name)?)?;
+        Native::new(specula_model::load_str(xml, base_dir, name)?)
+    }
+
+    /// Checks `model` against the native subset, derives its constant fields and resets the data.
+    /// A [`specula_model::Model`] does not carry `springyield`: prefer [`Native::load_file`],
+    /// which refuses it.
+    pub fn new(model: specula_model::Model) -> Result<Native, NativeError> {
+        scope::check(&model)?;
+        let model = NativeModel::new(model);
+        let data = Data::new(&model);
+        Ok(Native { model, data })
+    }
+
+    /// `mj_resetData`: the state back to `qpos0`, zero velocities, forces and time.
+    pub fn reset(&mut self) {
+        self.data = Data::new(&self.model);
+    }
+
+    /// `mj_resetDataKeyframe`: the reset state, then time, positions, velocities and mocap poses
+    /// from keyframe `key`.
+    pub fn reset_keyframe(&mut self, key: usize) -> Result<(), NativeError> {
+        let m = &self.model.model;
+        if key >= m.nkey {
+            return Err(NativeError::NoKeyframe { key, nkey: m.nkey });
+        }
+        self.reset();
+        let (m, d) = (&self.model.model, &mut self.data);
+        let (nq, nv, nmocap) = (m.nq, m.nv, m.nmocap);
+        d.time = m.key_time[key];
+        d.qpos.copy_from_slice(&m.key_qpos[key * nq..(key + 1) * nq]);
+        d.qvel.copy_from_slice(&m.key_qvel[key * nv..(key + 1) * nv]);
+        d.mocap_pos.copy_from_slice(&m.key_mpos[3 * key * nmocap..3 * (key + 1) * nmocap]);
+        d.mocap_quat.copy_from_slice(&m.key_mquat[4 * key * nmocap..4 * (key + 1) * nmocap]);
+        Ok(())
+    }
+
+    /// `mj_forward`: every stage of the step but the integration.
+    pub fn forward(&mut self) -> Result<(), NativeError> {
+        step::forward(&self.model, &mut self.data)
+    }
+
+    /// `mj_step` with the model's integrator (Euler or implicitfast).
+    pub fn step(&mut self) -> Result<(), NativeError> {
+        step::step(&self.model, &mut self.data)
+    }
+}

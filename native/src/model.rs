@@ -1,0 +1,168 @@
+//! [`NativeModel`]: specula's compiled model with the fields MuJoCo computes at the end of
+//! compilation, and the engine's stage views of it.
+
+use specula_engine::dynamics::constraint::jacobian::JacModel;
+use specula_engine::dynamics::integrate::IntegratorModel;
+use specula_engine::dynamics::{PassiveModel, TreeModel};
+use specula_engine::kinematics::KinematicsModel;
+use specula_model::Model;
+
+use crate::consts::Consts;
+use crate::flat::Flat;
+use crate::layout::{Layout, Pattern};
+
+/// A compiled model ready for the native route: specula's [`Model`], its flat arrays, the
+/// compiler's sparse layouts and the constants of the pass at `qpos0`.
+#[derive(Clone, Debug)]
+pub struct NativeModel {
+    /// specula's compiled model.
+    pub model: Model,
+    /// Its arrays in `mjModel`'s layout.
+    pub flat: Flat,
+    /// The sparse layouts.
+    pub layout: Layout,
+    /// `dof_M0`, the inverse weights and the statistics.
+    pub consts: Consts,
+}
+
+/// No actuator arrays: the native route takes models without actuators.
+const NO_I32: &[i32] = &[];
+/// No actuator or tendon values.
+const NO_F64: &[f64] = &[];
+
+impl NativeModel {
+    /// Derives every constant field of `model` (layouts, then the pass at `qpos0`).
+    pub fn new(model: Model) -> NativeModel {
+        let flat = Flat::new(&model);
+        let layout = Layout::new(&model);
+        let mut nm = NativeModel { model, flat, layout, consts: Consts::default() };
+        nm.consts = Consts::new(&nm);
+        nm
+    }
+
+    /// The mass-matrix stages' view over the pattern `pat` with the diagonal inertias `dof_m0`.
+    pub(crate) fn tree_with<'a>(&'a self, pat: &'a Pattern, simplenum: &'a [i32], dof_m0: &'a [f64]) -> TreeModel<'a> {
+        let (m, f) = (&self.model, &self.flat);
+        TreeModel {
+            body_parentid: &f.body_parentid,
+            body_dofadr: &f.body_dofadr,
+            body_dofnum: &f.body_dofnum,
+            body_rootid: &f.body_rootid,
+            body_mass: &m.body_mass,
+            body_subtreemass: &m.body_subtreemass,
+            body_inertia: &f.body_inertia,
+            jnt_type: &f.jnt_type,
+            jnt_dofadr: &f.jnt_dofadr,
+            jnt_bodyid: &f.jnt_bodyid,
+            dof_bodyid: &f.dof_bodyid,
+            dof_jntid: &f.dof_jntid,
+            dof_parentid: &m.dof_parentid,
+            dof_simplenum: simplenum,
+            dof_armature: &m.dof_armature,
+            dof_m0,
+            m_rownnz: &pat.rownnz,
+            m_rowadr: &pat.rowadr,
+            m_colind: &pat.colind,
+            jnt_actuatorid: &f.jnt_actuatorid,
+            actuator_trntype: NO_I32,
+            actuator_trnid: NO_I32,
+            actuator_outadr: NO_I32,
+            actuator_gear: NO_F64,
+            actuator_armature: NO_F64,
+        }
+    }
+
+    /// The mass-matrix stages' view (MuJoCo's reduced `M`).
+    pub fn tree(&self) -> TreeModel<'_> {
+        self.tree_with(&self.layout.m, &self.layout.dof_simplenum, &self.consts.dof_m0)
+    }
+
+    /// `mj_kinematics`' view.
+    pub fn kinematics(&self) -> KinematicsModel<'_> {
+        let (m, f) = (&self.model, &self.flat);
+        KinematicsModel {
+            body_parentid: &f.body_parentid,
+            body_jntnum: &f.body_jntnum,
+            body_jntadr: &f.body_jntadr,
+            body_mocapid: &m.body_mocapid,
+            body_pos: &f.body_pos,
+            body_quat: &f.body_quat,
+            body_ipos: &f.body_ipos,
+            body_iquat: &f.body_iquat,
+            body_sameframe: &f.body_sameframe,
+            jnt_type: &f.jnt_type,
+            jnt_qposadr: &f.jnt_qposadr,
+            jnt_pos: &f.jnt_pos,
+            jnt_axis: &f.jnt_axis,
+            qpos0: &m.qpos0,
+            geom_bodyid: &f.geom_bodyid,
+            geom_pos: &f.geom_pos,
+            geom_quat: &f.geom_quat,
+            geom_sameframe: &f.geom_sameframe,
+            site_bodyid: &f.site_bodyid,
+            site_pos: &f.site_pos,
+            site_quat: &f.site_quat,
+            site_sameframe: &f.site_sameframe,
+        }
+    }
+
+    /// `mj_passive`'s view (joint springs and dampers; no tendons or actuators).
+    pub fn passive(&self) -> PassiveModel<'_> {
+        let (m, f) = (&self.model, &self.flat);
+        let flags = m.opt.disableflags;
+        PassiveModel {
+            disable_spring: flags & crate::scope::DSBL_SPRING != 0,
+            disable_damper: flags & crate::scope::DSBL_DAMPER != 0,
+            body_jntnum: &f.body_jntnum,
+            body_jntadr: &f.body_jntadr,
+            jnt_type: &f.jnt_type,
+            jnt_qposadr: &f.jnt_qposadr,
+            jnt_dofadr: &f.jnt_dofadr,
+            jnt_plasticadr: &f.jnt_plasticadr,
+            jnt_actuatorid: &f.jnt_actuatorid,
+            jnt_stiffness: &m.jnt_stiffness,
+            jnt_stiffnesspoly: &f.jnt_stiffnesspoly,
+            qpos_spring: &m.qpos_spring,
+            dof_jntid: &f.dof_jntid,
+            dof_damping: &m.dof_damping,
+            dof_dampingpoly: &f.dof_dampingpoly,
+            ..PassiveModel::default()
+        }
+    }
+
+    /// The integrators' view.
+    pub fn integrator(&self) -> IntegratorModel<'_> {
+        let (m, f, l) = (&self.model, &self.flat, &self.layout);
+        IntegratorModel {
+            timestep: m.opt.timestep,
+            disableflags: m.opt.disableflags as i32,
+            body_jntnum: &f.body_jntnum,
+            body_jntadr: &f.body_jntadr,
+            jnt_type: &f.jnt_type,
+            jnt_qposadr: &f.jnt_qposadr,
+            jnt_dofadr: &f.jnt_dofadr,
+            dof_jntid: &f.dof_jntid,
+            dof_damping: &m.dof_damping,
+            dof_dampingpoly: &f.dof_dampingpoly,
+            d_rownnz: &l.d.rownnz,
+            d_rowadr: &l.d.rowadr,
+            d_colind: &l.d.colind,
+            d_diag: &l.d_diag,
+            map_d2m: &l.map_d2m,
+        }
+    }
+
+    /// The Jacobians' view.
+    pub(crate) fn jac(&self) -> JacModel<'_> {
+        let (m, f) = (&self.model, &self.flat);
+        JacModel {
+            nv: m.nv,
+            body_weldid: &f.body_weldid,
+            body_rootid: &f.body_rootid,
+            body_dofnum: &f.body_dofnum,
+            body_dofadr: &f.body_dofadr,
+            body_simple: &m.body_simple,
+            dof_parentid: &m.dof_parentid,
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! `mj_forward` and `mj_step` (Euler) for the constraint-free subset, stage by stage on the
+//! engine's code: kinematics, comPos, crb, factorM, comVel, passive, rne, fwdActuation (no
+//! actuators: zero), fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`), then the
+//! Euler step with implicit joint damping and the advance (`docs/measurements.md` N5, N6).
+
+use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
+use specula_engine::dynamics::integrate::{euler, EulerState};
+use specula_engine::dynamics::solver::without_rows;
+use specula_engine::dynamics::{
+    com_pos, com_vel, crb, factor_m, fwd_acceleration, passive, rne, ComOutput, PassiveForces, PassiveState, PoseInput,
+    RneInput, SmoothForces,
+};
+use specula_engine::kinematics::{kinematics_into, KinematicsState, PoseOutput};
+use specula_model::types::Integrator;
+
+use crate::data::Data;
+use crate::model::NativeModel;
+use crate::scope::{NativeError, DSBL_GRAVITY};
+
+/// MuJoCo's `mjMAXVAL`: larger state values count as diverged.
+const MAXVAL: f64 = 1e10;
+
+/// The first entry of `v` that is NaN or beyond `mjMAXVAL` (`mj_checkPos` and friends).
+fn check(field: &'static str, v: &[f64]) -> Result<(), NativeError> {
+    match v.iter().position(|x| x.is_nan() || x.abs() > MAXVAL) {
+        Some(index) => Err(NativeError::BadState { field, index, value: v[index] }),
+        None => Ok(()),
+    }
+}
+
+/// `mj_kinematics` then `mj_comPos`: world frames, subtree centres of mass, `cinert`, `cdof`.
+pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
+    let state = KinematicsState { qpos: &d.qpos, mocap_pos: &d.mocap_pos, mocap_quat: &d.mocap_quat };
+    let mut out = PoseOutput {
+        xpos: &mut d.xpos,
+        xquat: &mut d.xquat,
+        xmat: &mut d.xmat,
+        xipos: &mut d.xipos,
+        xiquat: &mut d.xiquat,
+        ximat: &mut d.ximat,
+        xanchor: &mut d.xanchor,
+        xaxis: &mut d.xaxis,
+        geom_xpos: &mut d.geom_xpos,
+        geom_xquat: &mut d.geom_xquat,
+        geom_xmat: &mut d.geom_xmat,
+        site_xpos: &mut d.site_xpos,
+        site_xquat: &mut d.site_xquat,
+        site_xmat: &mut d.site_xmat,
+    };
+    kinematics_into(&nm.kinematics(), &state, &mut out);
+    let pose = PoseInput { xmat: &d.xmat, xipos: &d.xipos, ximat: &d.ximat, xanchor: &d.xanchor, xaxis: &d.xaxis };
+    let mut com = ComOutput { subtree_com: &mut d.subtree_com, cinert: &mut d.cinert, cdof: &mut d.cdof };
+    com_pos(&nm.tree(), &pose, &mut com);
+}
+
+/// `mj_forward` on the constraint-free subset (the caller checked the model with
+/// [`crate::scope::check`], which [`crate::Native::new`] does).
+pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    check("qpos", &d.qpos)?;
+    check("qvel", &d.qvel)?;
+    let tree = nm.tree();
+    // position: poses, com frames, the inertia and its factor
+    position(nm, d);
+    crb(&tree, &d.cinert, &d.cdof, &mut d.crb, &mut d.m);
+    factor_m(&tree, &d.m, &mut d.qld, &mut d.qld_diag_inv);
+    // velocity: body velocities, passive forces, bias forces
+    com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
+    let state = PassiveState { qpos: &d.qpos, qvel: &d.qvel, ..PassiveState::default() };
+    let mut forces = PassiveForces {
+        qfrc_spring: &mut d.qfrc_spring,
+        qfrc_damper: &mut d.qfrc_damper,
+        qfrc_gravcomp: &mut d.qfrc_gravcomp,
+        qfrc_fluid: &mut d.qfrc_fluid,
+        qfrc_adhesion: &mut d.qfrc_adhesion,
+        qfrc_passive: &mut d.qfrc_passive,
+    };
+    passive(&nm.passive(), &state, &mut forces);
+    let opt = &nm.model.opt;
+    let input = RneInput {
+        qvel: &d.qvel,
+        qacc: &d.qacc,
+        cinert: &d.cinert,
+        cvel: &d.cvel,
+        cdof: &d.cdof,
+        cdof_dot: &d.cdof_dot,
+        gravity: (opt.disableflags & DSBL_GRAVITY == 0).then_some(opt.gravity),
+    };
+    rne(&tree, &input, false, &mut d.rne, &mut d.qfrc_bias);
+    // actuation: no actuators on this route
+    d.qfrc_actuator.fill(0.0);
+    let f = SmoothForces {
+        qfrc_passive: &d.qfrc_passive,
+        qfrc_bias: &d.qfrc_bias,
+        qfrc_applied: &d.qfrc_applied,
+        qfrc_actuator: &d.qfrc_actuator,
+    };
+    fwd_acceleration(&tree, &f, &d.qld, &d.qld_diag_inv, &mut d.qfrc_smooth, &mut d.qacc_smooth);
+    // no constraint rows: the acceleration is the smooth one (D13)
+    without_rows(&d.qacc_smooth, &mut d.qacc, &mut d.qfrc_constraint, &mut d.solver_niter);
+    check("qacc", &d.qacc)
+}
+
+/// `mj_step` with the Euler or implicitfast integrator: [`forward`], then the semi-implicit Euler
+/// step (implicit in joint damping) or `implicitfast` (implicit in the damping's velocity
+/// derivative; no actuators on this route), and the advance of velocities, positions and time.
+pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    forward(nm, d)?;
+    let mut s = EulerState {
+        mass: &d.m,
+        qfrc_smooth: &d.qfrc_smooth,
+        qfrc_constraint: &d.qfrc_constraint,
+        qacc: &d.qacc,
+        act_dot: &d.act_dot,
+        qh: &mut d.qh,
+        qh_diag_inv: &mut d.qh_diag_inv,
+        act: &mut d.act,
+        qvel: &mut d.qvel,
+        qpos: &mut d.qpos,
+        time: &mut d.time,
+        qacc_warmstart: &mut d.qacc_warmstart,
+    };
+    let am = specula_engine::dynamics::ActuatorModel::default();
+    let (tm, pm, im) = (nm.tree(), nm.passive(), nm.integrator());
+    if nm.model.opt.integrator == Integrator::ImplicitFast {
+        let x = DerivInput {
+            ctrl: &[],
+            actuator_force: &[],
+            qfrc_actuator: &d.qfrc_actuator,
+            moment_rownnz: &[],
+            moment_rowadr: &[],
+            moment_colind: &[],
+            actuator_moment: &[],
+        };
+        let scratch = (&mut d.implicit_qfrc[..], &mut d.euler_qacc[..]);
+        implicit_fast(&tm, &pm, &am, &im, false, &x, &mut d.qderiv, &mut s, scratch);
+    } else {
+        euler(&tm, &pm, &am, &im, false, &mut s, &mut d.euler_qacc);
+    }
+    Ok(())
+}

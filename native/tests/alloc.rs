@@ -1,0 +1,55 @@
+//! The native step allocates nothing after its first call (alone in this test binary, so that no
+//! other test's allocations are counted).
+
+use std::alloc::System;
+use std::path::Path;
+
+use specula_native::Native;
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// A damped pendulum chain with a ball joint and a free body, no contacts.
+const CHAIN: &str = r#"<mujoco>
+  <default><geom contype="0" conaffinity="0" size="0.05"/></default>
+  <worldbody>
+    <body pos="0 0 2">
+      <joint type="hinge" axis="0 1 0" damping="0.3"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0"/>
+      <body pos="0.4 0 0">
+        <joint type="ball" damping="0.05" stiffness="1"/>
+        <geom type="box" size="0.1 0.05 0.03" pos="0.2 0 0"/>
+      </body>
+    </body>
+    <body pos="1 0 1"><freejoint/><geom type="sphere"/></body>
+  </worldbody>
+</mujoco>"#;
+
+#[test]
+fn native_step_allocates_nothing_after_the_first() {
+    // implicitfast without the lone free body, which it refuses
+    let implicitfast = CHAIN
+        .replace("<default>", "<option integrator=\"implicitfast\"/><default>")
+        .replace(r#"<body pos="1 0 1"><freejoint/><geom type="sphere"/></body>"#, "");
+    for xml in [CHAIN, &implicitfast] {
+        steps_without_allocating(xml);
+    }
+}
+
+/// Steps `xml` once, then 100 times counting allocations.
+fn steps_without_allocating(xml: &str) {
+    let mut native = Native::load_str(xml, Path::new("."), "chain.xml").unwrap();
+    native.step().unwrap();
+    let region = Region::new(GLOBAL);
+    for _ in 0..100 {
+        native.step().unwrap();
+    }
+    let stats = region.change();
+    assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
+    // the check counts: a step on fresh data allocates (its Newton-Euler scratch)
+    let region = Region::new(GLOBAL);
+    native.data = specula_native::Data::new(&native.model);
+    native.step().unwrap();
+    assert!(region.change().allocations > 0);
+}
