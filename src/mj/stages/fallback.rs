@@ -52,8 +52,8 @@ pub enum Fallback {
     /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
     /// not yet in Rust; dense ones are).
     SolverNewton,
-    /// Elliptic cones with Newton or CG, or elliptic contacts of condim 6 with PGS (`fwdConstraint`:
-    /// not yet in Rust).
+    /// Elliptic cones outside the Newton path in Rust, or elliptic contacts of condim 6 with PGS
+    /// (`fwdConstraint`: not yet in Rust).
     SolverElliptic,
     /// Noslip iterations (`fwdConstraint`: not yet in Rust).
     SolverNoslip,
