@@ -138,7 +138,8 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
             spec.params.limited[0] = 1;
         }
         "cylinder" => {
-            let (mut tc, mut area, mut diameter) = if src { (prev.dynprm[0], prev.gainprm[0], -1.0) } else { (1.0, 1.0, -1.0) };
+            let (mut tc, mut area, mut diameter) =
+                if src { (prev.dynprm[0], prev.gainprm[0], -1.0) } else { (1.0, 1.0, -1.0) };
             let mut bias = [0.0; 3];
             if src {
                 bias.copy_from_slice(&prev.params.biasprm[..3]);
@@ -189,10 +190,9 @@ fn servo(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) 
     if let Some(d) = dampratio {
         spec.params.biasprm[2] = d;
     }
+    // intvelocity leaves `actlimited` to its range (measured: an <intvelocity> without actrange
+    // compiles to actuator_actlimited 0)
     spec.params.inheritrange = inheritrange;
-    if el.name == "intvelocity" {
-        spec.params.limited[2] = 1;
-    }
     Ok(())
 }
 
@@ -234,7 +234,8 @@ pub fn compile_actuators(root: &Element, defs: &Defaults, autolimits: bool, m: &
         .filter(|s| s.name == "actuator")
         .flat_map(|s| s.children.iter().filter(|c| c.name != "plugin"))
         .collect();
-    let names: Vec<String> = elems.iter().map(|e| e.attr("name").map(|a| a.value.clone()).unwrap_or_default()).collect();
+    let names: Vec<String> =
+        elems.iter().map(|e| e.attr("name").map(|a| a.value.clone()).unwrap_or_default()).collect();
     if names != m.actuator_names {
         m.actuator_unsupported = Some("actuators added or copied by replicate or attach".into());
         return Ok(());
