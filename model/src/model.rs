@@ -561,6 +561,8 @@ pub struct Model {
     pub actuator_armature: Vec<f64>,
     /// Damping added to the transmission's dofs.
     pub actuator_damping: Vec<f64>,
+    /// Per joint: the actuator with a joint transmission on it, -2 for several, -1 for none.
+    pub jnt_actuatorid: Vec<i32>,
     /// Transmission length at `qpos0`.
     pub actuator_length0: Vec<f64>,
     /// Feasible transmission length range.

@@ -79,7 +79,7 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
             actuator_outnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited,
             actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange,
             actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_armature,
-            actuator_damping, actuator_length0, actuator_lengthrange,
+            actuator_damping, actuator_length0, actuator_lengthrange, jnt_actuatorid,
         ));
     }
     out.extend(with_opt_names!(opt_fields, m.opt));

@@ -353,6 +353,17 @@ impl Compiled {
         m.actuator_damping = self.scalars.iter().map(|s| s[2]).collect();
         m.actuator_length0 = self.scalars.iter().map(|s| s[3]).collect();
         m.actuator_actearly = self.actearly;
+        let mut jnt_actuatorid = vec![-1; m.njnt];
+        // only actuators that add armature or damping to their joint are listed (measured:
+        // a motor leaves jnt_actuatorid -1, a position servo with armature sets it)
+        for (i, t) in m.actuator_trnid.iter().enumerate() {
+            if m.actuator_armature[i] == 0.0 && m.actuator_damping[i] == 0.0 {
+                continue;
+            }
+            let j = &mut jnt_actuatorid[t[0] as usize];
+            *j = if *j == -1 { i as i32 } else { -2 };
+        }
+        m.jnt_actuatorid = jnt_actuatorid;
     }
 }
 
