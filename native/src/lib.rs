@@ -17,6 +17,7 @@
 //! yet), gravity compensation, fluid forces, sleep, RK4, implicit and discrete integration,
 //! `implicitfast` on lone free bodies, and (from the MJCF, [`Native::load_file`]) plasticity.
 
+pub mod actuation;
 pub mod consts;
 pub mod data;
 pub mod flat;

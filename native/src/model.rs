@@ -23,6 +23,8 @@ pub struct NativeModel {
     pub layout: Layout,
     /// `dof_M0`, the inverse weights and the statistics.
     pub consts: Consts,
+    /// The actuator arrays in `mjModel`'s layout.
+    pub actuators: crate::actuation::Actuators,
 }
 
 /// No actuator arrays: the native route takes models without actuators.
@@ -35,7 +37,8 @@ impl NativeModel {
     pub fn new(model: Model) -> NativeModel {
         let flat = Flat::new(&model);
         let layout = Layout::new(&model);
-        let mut nm = NativeModel { model, flat, layout, consts: Consts::default() };
+        let actuators = crate::actuation::Actuators::new(&model);
+        let mut nm = NativeModel { model, flat, layout, consts: Consts::default(), actuators };
         nm.consts = Consts::new(&nm);
         nm
     }

@@ -86,8 +86,8 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         gravity: (opt.disableflags & DSBL_GRAVITY == 0).then_some(opt.gravity),
     };
     rne(&tree, &input, false, &mut d.rne, &mut d.qfrc_bias);
-    // actuation: no actuators on this route
-    d.qfrc_actuator.fill(0.0);
+    let state = (&d.qpos[..], &d.qvel[..], &d.act[..]);
+    crate::actuation::forward_actuation(nm, state, &mut d.actuation, &mut d.act_dot, &mut d.qfrc_actuator);
     let f = SmoothForces {
         qfrc_passive: &d.qfrc_passive,
         qfrc_bias: &d.qfrc_bias,
@@ -119,17 +119,17 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         time: &mut d.time,
         qacc_warmstart: &mut d.qacc_warmstart,
     };
-    let am = specula_engine::dynamics::ActuatorModel::default();
+    let am = nm.actuator_model();
     let (tm, pm, im) = (nm.tree(), nm.passive(), nm.integrator());
     if nm.model.opt.integrator == Integrator::ImplicitFast {
         let x = DerivInput {
-            ctrl: &[],
-            actuator_force: &[],
+            ctrl: &d.actuation.ctrl,
+            actuator_force: &d.actuation.actuator_force,
             qfrc_actuator: &d.qfrc_actuator,
-            moment_rownnz: &[],
-            moment_rowadr: &[],
-            moment_colind: &[],
-            actuator_moment: &[],
+            moment_rownnz: &d.actuation.moment_rownnz,
+            moment_rowadr: &d.actuation.moment_rowadr,
+            moment_colind: &d.actuation.moment_colind,
+            actuator_moment: &d.actuation.actuator_moment,
         };
         let scratch = (&mut d.implicit_qfrc[..], &mut d.euler_qacc[..]);
         implicit_fast(&tm, &pm, &am, &im, false, &x, &mut d.qderiv, &mut s, scratch);
