@@ -18,9 +18,12 @@ fn joint_actuator_shortcuts_match_mujoco_field_by_field() {
     assert!(cmp.notes.is_empty(), "{:?}", cmp.notes);
 }
 
+/// A change to the Rust model, by the field it touches.
+type Tamper = (&'static str, fn(&mut specula_model::Model));
+
 #[test]
 fn a_perturbed_actuator_parameter_is_reported_by_name() {
-    let tampers: [(&str, fn(&mut specula_model::Model)); 5] = [
+    let tampers: [Tamper; 5] = [
         ("actuator_biasprm", |m| m.actuator_biasprm[1][2] *= 1.0 + 1e-6),
         ("actuator_gainprm", |m| m.actuator_gainprm[6][0] += 1e-3),
         ("actuator_ctrlrange", |m| m.actuator_ctrlrange[2][1] += 1e-3),

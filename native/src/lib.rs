@@ -8,11 +8,12 @@
 //!   `dof_invweight0`, `dof_length` and the statistics).
 //! - [`Native`]: a [`Data`] with MuJoCo's arrays and `mj_forward`/`mj_step` ([`step`]) for the
 //!   rigid, constraint-free subset: kinematics, comPos, crb, factorM, comVel, passive (joint
-//!   springs and dampers), rne, fwdActuation (no actuators), fwdAcceleration with
+//!   springs and dampers), rne, transmission and fwdActuation ([`actuation`]: affine actuators
+//!   on hinge and slide joints driven by `ctrl`), fwdAcceleration with
 //!   `qfrc_applied`, and the Euler step implicit in joint damping or `implicitfast`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
-//! actuators, tendons, sensors and equality constraints (specula's compiler does not produce their
+//! other actuators ([`actuation::check`]), tendons, sensors and equality constraints (specula's compiler does not produce their
 //! parameters yet), joint limits, friction loss and contacts (no constraint solver on this route
 //! yet), gravity compensation, fluid forces, sleep, RK4, implicit and discrete integration,
 //! `implicitfast` on lone free bodies, and (from the MJCF, [`Native::load_file`]) plasticity.

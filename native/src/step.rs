@@ -1,6 +1,6 @@
 //! `mj_forward` and `mj_step` (Euler) for the constraint-free subset, stage by stage on the
-//! engine's code: kinematics, comPos, crb, factorM, comVel, passive, rne, fwdActuation (no
-//! actuators: zero), fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`), then the
+//! engine's code: kinematics, comPos, crb, factorM, comVel, passive, rne, transmission and
+//! fwdActuation ([`crate::actuation`]), fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`), then the
 //! Euler step with implicit joint damping and the advance (`docs/measurements.md` N5, N6).
 
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
@@ -102,7 +102,7 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
 
 /// `mj_step` with the Euler or implicitfast integrator: [`forward`], then the semi-implicit Euler
 /// step (implicit in joint damping) or `implicitfast` (implicit in the damping's velocity
-/// derivative; no actuators on this route), and the advance of velocities, positions and time.
+/// derivative and the actuators' velocity terms), and the advance of velocities, positions and time.
 pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
     let mut s = EulerState {
