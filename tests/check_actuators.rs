@@ -13,9 +13,13 @@ fn case(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn joint_actuator_shortcuts_match_mujoco_field_by_field() {
-    let CheckOutcome::Compared(cmp) = check_file(&case("shortcuts.xml")) else { panic!("both compile") };
-    assert!(cmp.matched(), "{:?}", cmp.mismatches);
-    assert!(cmp.notes.is_empty(), "{:?}", cmp.notes);
+    // class_inheritance.xml: shortcuts reading kp/kv from their own or an ancestor class, and
+    // starting from the built-in gains under a general default that sets others
+    for name in ["shortcuts.xml", "class_inheritance.xml"] {
+        let CheckOutcome::Compared(cmp) = check_file(&case(name)) else { panic!("{name}: both compile") };
+        assert!(cmp.matched(), "{name}: {:?}", cmp.mismatches);
+        assert!(cmp.notes.is_empty(), "{name}: {:?}", cmp.notes);
+    }
 }
 
 /// A change to the Rust model, by the field it touches.

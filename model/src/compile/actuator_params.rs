@@ -54,6 +54,9 @@ pub struct Params {
     pub damping: f64,
     /// Fraction of the joint range the control (or activation) range takes.
     pub inheritrange: f64,
+    /// The actuator defaults of the ancestor classes, nearest first (a shortcut's parameter
+    /// source when its own class's default is of another kind).
+    pub ancestors: Vec<ActuatorSpec>,
 }
 
 impl Default for Params {
@@ -74,6 +77,7 @@ impl Default for Params {
             armature: 0.0,
             damping: 0.0,
             inheritrange: 0.0,
+            ancestors: Vec::new(),
         }
     }
 }
@@ -119,7 +123,30 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
     num(el, "damping", &mut p.damping)?;
     arr(el, "biasprm", &mut p.biasprm, false)?;
     let kind = el.name.as_str();
-    let src = inherits(prev, kind);
+    // the parameter source: the class's own default, else the nearest ancestor's, that was
+    // written by this shortcut or by `general` with its gain type (measured: a <velocity> in a
+    // class whose default is a <position>, under a class with <velocity kv="4">, gets kv 4)
+    let source = std::iter::once(prev).chain(prev.params.ancestors.iter()).find(|s| inherits(s, kind));
+    let (src, prev) = match source {
+        Some(s) => (true, s),
+        None => (false, prev),
+    };
+    // the affine shortcuts start from the built-in parameters, not their class's (measured:
+    // <motor>, <velocity> and <position> under <general gainprm="2 3" dynprm="0.5 0.25"
+    // biasprm="0.5"> compile to gainprm[1] 0, dynprm[0] 1, biasprm[0] 0); a servo keeps the
+    // time constant it read or inherited
+    if matches!(kind, "motor" | "position" | "intvelocity" | "velocity" | "damper" | "cylinder" | "adhesion") {
+        let keep_tc = matches!(kind, "position" | "intvelocity")
+            && (el.attr("timeconst").is_some() || spec.dyntype == DynType::FilterExact);
+        let tc = spec.dynprm[0];
+        let builtin = ActuatorSpec::default();
+        spec.dynprm = builtin.dynprm;
+        spec.gainprm = builtin.gainprm;
+        spec.params.biasprm = [0.0; 10];
+        if keep_tc {
+            spec.dynprm[0] = tc;
+        }
+    }
     match kind {
         "motor" => spec.gainprm[0] = 1.0,
         "position" | "intvelocity" => servo(spec, el, prev, src)?,
