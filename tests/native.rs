@@ -301,8 +301,8 @@ fn models_outside_the_subset_are_refused() {
     let cases = [
         (
             "actuator",
-            r#"<worldbody><body><joint name="h"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody><actuator><motor joint="h"/></actuator>"#,
-            "actuator",
+            r#"<worldbody><body><joint name="h"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody><actuator><motor joint="h" armature="0.1"/></actuator>"#,
+            "actuator armature",
         ),
         (
             "pgs",

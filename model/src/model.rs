@@ -505,6 +505,69 @@ pub struct Model {
     /// Key controls (nkey x nu).
     pub key_ctrl: Vec<f64>,
 
+    // ------------------------------------------------------------------ actuators
+    /// Why the actuator arrays below were left empty (an actuator kind or derived value specula's
+    /// compiler does not produce yet); `None` when every actuator was compiled.
+    pub actuator_unsupported: Option<String>,
+    /// Transmission type (`mjtTrn`).
+    pub actuator_trntype: Vec<i32>,
+    /// Dynamics type (`mjtDyn`).
+    pub actuator_dyntype: Vec<i32>,
+    /// Gain type (`mjtGain`).
+    pub actuator_gaintype: Vec<i32>,
+    /// Bias type (`mjtBias`).
+    pub actuator_biastype: Vec<i32>,
+    /// Transmission targets (joint, tendon, site or body id; second: refsite or slider site).
+    pub actuator_trnid: Vec<[i32; 2]>,
+    /// First activation (-1: none).
+    pub actuator_actadr: Vec<i32>,
+    /// Number of activations.
+    pub actuator_actnum: Vec<i32>,
+    /// First control.
+    pub actuator_ctrladr: Vec<i32>,
+    /// Number of controls.
+    pub actuator_ctrlnum: Vec<i32>,
+    /// First force output.
+    pub actuator_outadr: Vec<i32>,
+    /// Number of force outputs.
+    pub actuator_outnum: Vec<i32>,
+    /// Group.
+    pub actuator_group: Vec<i32>,
+    /// Whether the control is clamped to `ctrlrange`.
+    pub actuator_ctrllimited: Vec<bool>,
+    /// Whether the force is clamped to `forcerange`.
+    pub actuator_forcelimited: Vec<bool>,
+    /// Whether the activation is clamped to `actrange`.
+    pub actuator_actlimited: Vec<bool>,
+    /// Dynamics parameters.
+    pub actuator_dynprm: Vec<[f64; 10]>,
+    /// Gain parameters.
+    pub actuator_gainprm: Vec<[f64; 10]>,
+    /// Bias parameters.
+    pub actuator_biasprm: Vec<[f64; 10]>,
+    /// Whether the force uses the next activation.
+    pub actuator_actearly: Vec<bool>,
+    /// Control range.
+    pub actuator_ctrlrange: Vec<[f64; 2]>,
+    /// Force range.
+    pub actuator_forcerange: Vec<[f64; 2]>,
+    /// Activation range.
+    pub actuator_actrange: Vec<[f64; 2]>,
+    /// Gear (transmission scale; rotation part for joint, site and body transmissions).
+    pub actuator_gear: Vec<[f64; 6]>,
+    /// Crank length of a slider-crank transmission.
+    pub actuator_cranklength: Vec<f64>,
+    /// Armature added to the transmission's dofs.
+    pub actuator_armature: Vec<f64>,
+    /// Damping added to the transmission's dofs.
+    pub actuator_damping: Vec<f64>,
+    /// Per joint: the actuator with a joint transmission on it, -2 for several, -1 for none.
+    pub jnt_actuatorid: Vec<i32>,
+    /// Transmission length at `qpos0`.
+    pub actuator_length0: Vec<f64>,
+    /// Feasible transmission length range.
+    pub actuator_lengthrange: Vec<[f64; 2]>,
+
     // ------------------------------------------------------------------ names
     /// Model name.
     pub model_name: String,

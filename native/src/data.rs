@@ -22,6 +22,8 @@ pub struct Data {
     pub act: Vec<f64>,
     /// Activation rates (none on this route).
     pub act_dot: Vec<f64>,
+    /// Controls and the actuator stages' arrays.
+    pub actuation: crate::actuation::ActuatorData,
     /// Applied joint forces, an input the caller sets.
     pub qfrc_applied: Vec<f64>,
     /// Mocap body positions (`3 nmocap`).
@@ -149,6 +151,7 @@ impl Data {
             qvel: z(nv),
             act: z(m.na),
             act_dot: z(m.na),
+            actuation: crate::actuation::ActuatorData::new(m),
             qfrc_applied: z(nv),
             mocap_pos,
             mocap_quat,

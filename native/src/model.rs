@@ -31,6 +31,8 @@ pub struct NativeModel {
     pub collision: CollisionModel,
     /// `mjModel.flg_adhesion`: some geom or pair has adhesion.
     pub flg_adhesion: bool,
+    /// The actuator arrays in `mjModel`'s layout.
+    pub actuators: crate::actuation::Actuators,
 }
 
 /// No actuator arrays: the native route takes models without actuators.
@@ -45,7 +47,8 @@ impl NativeModel {
         let layout = Layout::new(&model);
         let collision = CollisionModel::from(&model);
         let flg_adhesion = model.geom_adhesion.iter().chain(&model.pair_adhesion).any(|&a| a != 0.0);
-        let mut nm = NativeModel { model, flat, layout, consts: Consts::default(), collision, flg_adhesion };
+        let actuators = crate::actuation::Actuators::new(&model);
+        let mut nm = NativeModel { model, flat, layout, consts: Consts::default(), collision, flg_adhesion, actuators };
         nm.consts = Consts::new(&nm);
         nm
     }

@@ -195,12 +195,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     if m.opt.enableflags & ENBL_REFUSED != 0 {
         unsupported(format!("enable flags {:#x}", m.opt.enableflags & ENBL_REFUSED), "sleep and IPC")?;
     }
-    if m.nu > 0 || m.nactuator > 0 || m.na > 0 {
-        unsupported(
-            format!("{} actuators ({})", m.nactuator, m.actuator_names.join(", ")),
-            "actuator parameters, which specula's compiler does not produce yet",
-        )?;
-    }
+    crate::actuation::check(m)?;
     if m.ntendon > 0 {
         unsupported(format!("{} tendons", m.ntendon), "tendon parameters in specula's compiler")?;
     }

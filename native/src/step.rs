@@ -1,8 +1,9 @@
 //! `mj_forward` and `mj_step` (Euler, implicitfast) stage by stage on the engine's code:
 //! kinematics, comPos, crb, factorM, collision, makeConstraint, island, comVel, passive,
-//! referenceConstraint, rne, fwdActuation (no actuators: zero), fwdAcceleration, fwdConstraint
-//! (no rows: `qacc = qacc_smooth`; rows: the Newton solver), then the Euler step with implicit
-//! joint damping and the advance (`docs/measurements.md` N5 to N8).
+//! referenceConstraint, rne, transmission and fwdActuation ([`crate::actuation`]),
+//! fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`; rows: the Newton or PGS
+//! solver), then the Euler step with implicit joint damping and the advance
+//! (`docs/measurements.md` N5 to N11).
 
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 use specula_engine::dynamics::integrate::{euler, EulerState};
@@ -95,8 +96,8 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         gravity: (opt.disableflags & DSBL_GRAVITY == 0).then_some(opt.gravity),
     };
     rne(&tree, &input, false, &mut d.rne, &mut d.qfrc_bias);
-    // actuation: no actuators on this route
-    d.qfrc_actuator.fill(0.0);
+    let state = (&d.qpos[..], &d.qvel[..], &d.act[..]);
+    crate::actuation::forward_actuation(nm, state, &mut d.actuation, &mut d.act_dot, &mut d.qfrc_actuator);
     let f = SmoothForces {
         qfrc_passive: &d.qfrc_passive,
         qfrc_bias: &d.qfrc_bias,
@@ -115,7 +116,7 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
 
 /// `mj_step` with the Euler or implicitfast integrator: [`forward`], then the semi-implicit Euler
 /// step (implicit in joint damping) or `implicitfast` (implicit in the damping's velocity
-/// derivative; no actuators on this route), and the advance of velocities, positions and time.
+/// derivative and the actuators' velocity terms), and the advance of velocities, positions and time.
 pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
     let mut s = EulerState {
@@ -132,17 +133,17 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         time: &mut d.time,
         qacc_warmstart: &mut d.qacc_warmstart,
     };
-    let am = specula_engine::dynamics::ActuatorModel::default();
+    let am = nm.actuator_model();
     let (tm, pm, im) = (nm.tree(), nm.passive(), nm.integrator());
     if nm.model.opt.integrator == Integrator::ImplicitFast {
         let x = DerivInput {
-            ctrl: &[],
-            actuator_force: &[],
+            ctrl: &d.actuation.ctrl,
+            actuator_force: &d.actuation.actuator_force,
             qfrc_actuator: &d.qfrc_actuator,
-            moment_rownnz: &[],
-            moment_rowadr: &[],
-            moment_colind: &[],
-            actuator_moment: &[],
+            moment_rownnz: &d.actuation.moment_rownnz,
+            moment_rowadr: &d.actuation.moment_rowadr,
+            moment_colind: &d.actuation.moment_colind,
+            actuator_moment: &d.actuation.actuator_moment,
         };
         let scratch = (&mut d.implicit_qfrc[..], &mut d.euler_qacc[..]);
         implicit_fast(&tm, &pm, &am, &im, false, &x, &mut d.qderiv, &mut s, scratch);

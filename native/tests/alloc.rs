@@ -32,7 +32,15 @@ fn native_step_allocates_nothing_after_the_first() {
     let implicitfast = CHAIN
         .replace("<default>", "<option integrator=\"implicitfast\"/><default>")
         .replace(r#"<body pos="1 0 1"><freejoint/><geom type="sphere"/></body>"#, "");
-    for xml in [CHAIN, &implicitfast] {
+    // joint actuators driven by ctrl (a filter state included), under both integrators
+    let actuated = implicitfast
+        .replace(
+            "</mujoco>",
+            r#"<actuator><position joint="a" kp="5" timeconst="0.1"/><motor joint="a" gear="2"/></actuator></mujoco>"#,
+        )
+        .replace(r#"<joint type="hinge" axis="0 1 0""#, r#"<joint name="a" type="hinge" axis="0 1 0""#);
+    let actuated_euler = actuated.replace("implicitfast", "Euler");
+    for xml in [CHAIN, &implicitfast, &actuated, &actuated_euler] {
         steps_without_allocating(xml);
     }
     // in the same test: the counter is global, so a second test running beside it would count

@@ -67,6 +67,8 @@ pub struct Comparison {
     pub values: usize,
     /// Every value that differs.
     pub mismatches: Vec<Mismatch>,
+    /// What was left out of the comparison and why (e.g. actuators specula cannot compile yet).
+    pub notes: Vec<String>,
 }
 
 /// Relative tolerance of `specula check`: |c − rust| ≤ TOL·max(1, |c|).

@@ -71,6 +71,17 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
         pair_solimp, pair_margin, pair_gap, pair_adhesion, pair_friction, exclude_signature, key_time,
         key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, numeric_adr, numeric_size, numeric_data,
     ));
+    // actuators: compared when specula's compiler produced them (see `actuator_unsupported`)
+    if m.actuator_trntype.len() == m.nactuator && m.actuator_unsupported.is_none() {
+        out.extend(rust_arrays!(m;
+            actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid,
+            actuator_actadr, actuator_actnum, actuator_ctrladr, actuator_ctrlnum, actuator_outadr,
+            actuator_outnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited,
+            actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange,
+            actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_armature,
+            actuator_damping, actuator_length0, actuator_lengthrange, jnt_actuatorid,
+        ));
+    }
     out.extend(with_opt_names!(opt_fields, m.opt));
     finish(out)
 }

@@ -62,7 +62,8 @@ impl CheckOutcome {
                         |m| serde_json::json!({"field": m.field, "index": m.index, "c": num(m.c), "rust": num(m.rust)}),
                     )
                     .collect();
-                serde_json::json!({"fields": cmp.fields, "values": cmp.values, "mismatches": list, "verdict": verdict})
+                serde_json::json!({"fields": cmp.fields, "values": cmp.values, "mismatches": list, "verdict": verdict,
+                    "notes": cmp.notes})
             }
             CheckOutcome::BothRejected { c, rust } => serde_json::json!({"fields": 0, "values": 0, "mismatches": [],
                 "verdict": verdict, "c_error": c, "rust_error": rust}),
@@ -103,6 +104,9 @@ pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::
             let names: Vec<&str> = rust_fields.iter().map(|f| f.name.as_str()).collect();
             cmp.add_all(&fields::c_model_fields(&cm, &names), &rust_fields);
             fields::compare_kinematics(&cm, &rm, RANDOM_POSES, &mut cmp);
+            if let Some(why) = &rm.actuator_unsupported {
+                cmp.notes.push(format!("actuator parameters not compared: {why}"));
+            }
             CheckOutcome::Compared(cmp)
         }
     }

@@ -51,6 +51,9 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
                 cmp.values,
                 cmp.mismatches.len()
             );
+            for n in &cmp.notes {
+                outln!("  note: {n}");
+            }
             for m in worst.iter().take(args.show) {
                 outln!("  {}[{}]: c {} rust {}", m.field, m.index, m.c, m.rust);
             }

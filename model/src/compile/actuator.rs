@@ -133,6 +133,8 @@ pub struct ActuatorSpec {
     /// Input signature from `input` (`mjtInputChart` value for SO3, else `mjtInputBit` flags;
     /// 0: the type's default).
     pub ctrlspec: i32,
+    /// Every other compiled parameter (ranges, gear, bias, shortcut kind).
+    pub params: super::actuator_params::Params,
 }
 
 impl Default for ActuatorSpec {
@@ -150,6 +152,7 @@ impl Default for ActuatorSpec {
             dynprm,
             gainprm,
             ctrlspec: 0,
+            params: super::actuator_params::Params::default(),
         }
     }
 }
@@ -234,6 +237,7 @@ pub fn transmission(a: &Element) -> Option<(&crate::xml::Attr, &'static str)> {
 impl ActuatorSpec {
     /// Applies an actuator element (shortcut or `general`) on top of this state.
     pub fn apply(&mut self, el: &Element) -> Res<()> {
+        let prev = self.clone();
         if let Some(t) = keyword(el, "dyntype", &DYN_MAP)? {
             self.dyntype = t;
         }
@@ -273,9 +277,13 @@ impl ActuatorSpec {
                 // whose dynamics already are `filterexact` (under dyntype="filter" a plain
                 // <position> has na 0; under dyntype="filterexact" dynprm="0" also 0, with the
                 // default dynprm[0] = 1 it has na 1), and it always decides the dynamics
-                let mut tc = if self.dyntype == DynType::FilterExact { self.dynprm[0] } else { 0.0 };
-                num(el, "timeconst", &mut tc)?;
-                self.dynprm[0] = tc;
+                let inherited = self.dyntype == DynType::FilterExact;
+                let mut tc = if inherited { self.dynprm[0] } else { 0.0 };
+                // dynprm[0] is written only when there is a time constant (measured: a plain
+                // <position> keeps the default dynprm[0] = 1)
+                if num(el, "timeconst", &mut tc)? || inherited {
+                    self.dynprm[0] = tc;
+                }
                 self.dyntype = if tc == 0.0 { DynType::None } else { DynType::FilterExact };
                 let d = if el.name == "intvelocity" { DynType::Integrator } else { self.dyntype };
                 self.set_types(d, GainType::Fixed, BiasType::Affine);
@@ -300,7 +308,7 @@ impl ActuatorSpec {
             "dcmotor" => self.apply_dcmotor(el)?,
             _ => {}
         }
-        Ok(())
+        super::actuator_params::apply(self, el, &prev)
     }
 
     fn set_types(&mut self, dyn_: DynType, gain: GainType, bias: BiasType) {

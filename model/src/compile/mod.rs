@@ -21,6 +21,7 @@
 //! BVHs (joint `springdamper` is resolved with its own qpos0 inertia, [`springdamper`]).
 
 pub mod actuator;
+pub mod actuator_params;
 pub mod actuator_values;
 pub mod assemble;
 pub mod attrs;
@@ -281,6 +282,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     resolve_materials(&mut bodies, &items, &ex)?;
     let mut m = assemble::assemble(&bodies, &items, &ex)?;
     assemble::tendon_armature_bodies(&mut m, root, &sources[0].defaults)?;
+    actuator_params::compile_actuators(root, &sources[0].defaults, cs.autolimits, &mut m)?;
     for (cm, prefix) in &child_keys {
         keyframe::append_attached_keys(&mut m, cm, prefix);
     }

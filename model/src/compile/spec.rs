@@ -470,6 +470,10 @@ impl Defaults {
                 }
                 let mut c = self.classes[p].clone();
                 c.name = name;
+                // a shortcut may read its parameters from an ancestor class's actuator default
+                let mut parent = self.classes[p].actuator.clone();
+                parent.params.ancestors.clear();
+                c.actuator.params.ancestors.insert(0, parent);
                 self.classes.push(c);
                 self.classes.len() - 1
             }

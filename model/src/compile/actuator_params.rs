@@ -1,0 +1,434 @@
+//! The compiled actuator parameters beyond the activation and control counts: ranges and their
+//! limited flags, gear, bias, the shortcuts' gains, transmissions and the lengths at `qpos0`.
+//!
+//! A shortcut (`position`, `velocity`, `damper`, `cylinder`, `adhesion`, ...) reads its own
+//! parameters (`kp`, `kv`, `area`, ...) starting from the class's actuator default only when that
+//! default was written by the same shortcut, or by `general` with the shortcut's gain type;
+//! otherwise from the shortcut's documented defaults (`kp` 1, `kv` 1 for `velocity`, 0 for
+//! `damper`, `timeconst` 1 and `area` 1 for `cylinder`, `gain` 1 for `adhesion`). It then writes
+//! them into the gain, bias and dynamics parameters as MuJoCo 4.0.0's shortcut setters do.
+//!
+//! Not compiled yet (the model's actuator arrays are left empty and
+//! `Model::actuator_unsupported` says why): muscles (their length range is found by
+//! simulation), PID, DC motor and orientation servos, a position servo's `dampratio` (converted
+//! with the effective mass at `qpos0`), transmissions other than hinge and slide joints (their
+//! `length0` needs tendon or site kinematics), and actuators changed by `replicate` or `attach`.
+
+use std::f64::consts::PI;
+
+use super::actuator::{transmission, ActuatorSpec, BiasType, DynType, GainType};
+use super::attrs::{arr, boolean, int, keyword, num, Res, FALSE_TRUE_AUTO};
+use super::spec::Defaults;
+use crate::model::Model;
+use crate::types::JointType;
+use crate::xml::Element;
+
+/// The actuator parameters the counts do not need, as a class default or an actuator holds them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    /// The element that last wrote this state (`general` or a shortcut's name).
+    pub kind: String,
+    /// Bias parameters.
+    pub biasprm: [f64; 10],
+    /// Group.
+    pub group: i32,
+    /// Control, force and activation limits: 0 false, 1 true, 2 auto.
+    pub limited: [u8; 3],
+    /// Control range.
+    pub ctrlrange: [f64; 2],
+    /// Force range.
+    pub forcerange: [f64; 2],
+    /// Activation range.
+    pub actrange: [f64; 2],
+    /// Length range.
+    pub lengthrange: [f64; 2],
+    /// Gear.
+    pub gear: [f64; 6],
+    /// Slider-crank length.
+    pub cranklength: f64,
+    /// Force from the next activation.
+    pub actearly: bool,
+    /// Armature on the transmission's dofs.
+    pub armature: f64,
+    /// Damping on the transmission's dofs.
+    pub damping: f64,
+    /// Fraction of the joint range the control (or activation) range takes.
+    pub inheritrange: f64,
+    /// The actuator defaults of the ancestor classes, nearest first (a shortcut's parameter
+    /// source when its own class's default is of another kind).
+    pub ancestors: Vec<ActuatorSpec>,
+}
+
+impl Default for Params {
+    /// MuJoCo's built-in actuator default: unit gear, limits decided by the ranges.
+    fn default() -> Self {
+        Params {
+            kind: "general".into(),
+            biasprm: [0.0; 10],
+            group: 0,
+            limited: [2; 3],
+            ctrlrange: [0.0; 2],
+            forcerange: [0.0; 2],
+            actrange: [0.0; 2],
+            lengthrange: [0.0; 2],
+            gear: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            cranklength: 0.0,
+            actearly: false,
+            armature: 0.0,
+            damping: 0.0,
+            inheritrange: 0.0,
+            ancestors: Vec::new(),
+        }
+    }
+}
+
+/// Whether a shortcut `kind` starts its parameters from the class default `slot`: a default of
+/// the same shortcut, or a `general` one with the shortcut's gain type.
+fn inherits(slot: &ActuatorSpec, kind: &str) -> bool {
+    if slot.params.kind == kind {
+        return true;
+    }
+    if slot.params.kind != "general" {
+        return false;
+    }
+    let gain = match kind {
+        "damper" => GainType::Affine,
+        "muscle" => GainType::Muscle,
+        "dcmotor" => GainType::DcMotor,
+        "pid" => GainType::Pid,
+        "orientation" => GainType::So3,
+        _ => GainType::Fixed,
+    };
+    slot.gaintype == gain
+}
+
+/// Applies the attributes every actuator has, then the shortcut's parameters, on top of `spec`;
+/// `prev` is the state before this element (its class default).
+pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) -> Res<()> {
+    let p = &mut spec.params;
+    int(el, "group", &mut p.group)?;
+    for (k, attr) in ["ctrllimited", "forcelimited", "actlimited"].iter().enumerate() {
+        if let Some(v) = keyword(el, attr, &FALSE_TRUE_AUTO)? {
+            p.limited[k] = v;
+        }
+    }
+    arr(el, "ctrlrange", &mut p.ctrlrange, true)?;
+    arr(el, "forcerange", &mut p.forcerange, true)?;
+    arr(el, "actrange", &mut p.actrange, true)?;
+    arr(el, "lengthrange", &mut p.lengthrange, true)?;
+    arr(el, "gear", &mut p.gear, false)?;
+    num(el, "cranklength", &mut p.cranklength)?;
+    boolean(el, "actearly", &mut p.actearly)?;
+    num(el, "armature", &mut p.armature)?;
+    num(el, "damping", &mut p.damping)?;
+    arr(el, "biasprm", &mut p.biasprm, false)?;
+    let kind = el.name.as_str();
+    // the parameter source: the class's own default, else the nearest ancestor's, that was
+    // written by this shortcut or by `general` with its gain type (measured: a <velocity> in a
+    // class whose default is a <position>, under a class with <velocity kv="4">, gets kv 4)
+    let source = std::iter::once(prev).chain(prev.params.ancestors.iter()).find(|s| inherits(s, kind));
+    let (src, prev) = match source {
+        Some(s) => (true, s),
+        None => (false, prev),
+    };
+    // the affine shortcuts start from the built-in parameters, not their class's (measured:
+    // <motor>, <velocity> and <position> under <general gainprm="2 3" dynprm="0.5 0.25"
+    // biasprm="0.5"> compile to gainprm[1] 0, dynprm[0] 1, biasprm[0] 0); a servo keeps the
+    // time constant it read or inherited
+    if matches!(kind, "motor" | "position" | "intvelocity" | "velocity" | "damper" | "cylinder" | "adhesion") {
+        let keep_tc = matches!(kind, "position" | "intvelocity")
+            && (el.attr("timeconst").is_some() || spec.dyntype == DynType::FilterExact);
+        let tc = spec.dynprm[0];
+        let builtin = ActuatorSpec::default();
+        spec.dynprm = builtin.dynprm;
+        spec.gainprm = builtin.gainprm;
+        spec.params.biasprm = [0.0; 10];
+        if keep_tc {
+            spec.dynprm[0] = tc;
+        }
+    }
+    match kind {
+        "motor" => spec.gainprm[0] = 1.0,
+        "position" | "intvelocity" => servo(spec, el, prev, src)?,
+        "velocity" => {
+            let mut kv = if src { prev.gainprm[0] } else { 1.0 };
+            num(el, "kv", &mut kv)?;
+            spec.params.biasprm = [0.0; 10];
+            spec.gainprm[0] = kv;
+            spec.params.biasprm[2] = -kv;
+        }
+        "damper" => {
+            let mut kv = if src { -prev.gainprm[2] } else { 0.0 };
+            num(el, "kv", &mut kv)?;
+            spec.gainprm = [0.0; 10];
+            spec.gainprm[2] = -kv;
+            spec.params.limited[0] = 1;
+        }
+        "cylinder" => {
+            let (mut tc, mut area, mut diameter) =
+                if src { (prev.dynprm[0], prev.gainprm[0], -1.0) } else { (1.0, 1.0, -1.0) };
+            let mut bias = [0.0; 3];
+            if src {
+                bias.copy_from_slice(&prev.params.biasprm[..3]);
+            }
+            num(el, "timeconst", &mut tc)?;
+            num(el, "area", &mut area)?;
+            num(el, "diameter", &mut diameter)?;
+            arr(el, "bias", &mut bias, false)?;
+            spec.dynprm[0] = tc;
+            spec.params.biasprm[..3].copy_from_slice(&bias);
+            spec.gainprm[0] = if diameter >= 0.0 { PI / 4.0 * diameter * diameter } else { area };
+        }
+        "adhesion" => {
+            let mut gain = if src { prev.gainprm[0] } else { 1.0 };
+            num(el, "gain", &mut gain)?;
+            spec.gainprm[0] = gain;
+            spec.params.limited[0] = 1;
+        }
+        _ => {}
+    }
+    spec.params.kind = kind.to_string();
+    Ok(())
+}
+
+/// `position` and `intvelocity`: stiffness `kp`, then damping as `kv` (stored negated in
+/// `biasprm[2]`) or `dampratio` (stored positive), and the range inheritance.
+fn servo(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) -> Res<()> {
+    let mut kp = if src { prev.gainprm[0] } else { 1.0 };
+    let b2 = if src { prev.params.biasprm[2] } else { 0.0 };
+    let (mut kv, mut dampratio) = ((b2 < 0.0).then_some(-b2), (b2 > 0.0).then_some(b2));
+    let mut inheritrange = if src { prev.params.inheritrange } else { 0.0 };
+    num(el, "kp", &mut kp)?;
+    let mut v = 0.0;
+    if num(el, "kv", &mut v)? {
+        kv = Some(v);
+        dampratio = None;
+    }
+    if num(el, "dampratio", &mut v)? {
+        dampratio = Some(v);
+        kv = None;
+    }
+    num(el, "inheritrange", &mut inheritrange)?;
+    spec.gainprm[0] = kp;
+    spec.params.biasprm[1] = -kp;
+    if let Some(kv) = kv {
+        spec.params.biasprm[2] = -kv;
+    }
+    if let Some(d) = dampratio {
+        spec.params.biasprm[2] = d;
+    }
+    // intvelocity leaves `actlimited` to its range (measured: an <intvelocity> without actrange
+    // compiles to actuator_actlimited 0)
+    spec.params.inheritrange = inheritrange;
+    Ok(())
+}
+
+/// Why actuator `spec` cannot be compiled here yet, if it cannot.
+fn unsupported(spec: &ActuatorSpec, trn: &str) -> Option<String> {
+    if !matches!(spec.gaintype, GainType::Fixed | GainType::Affine | GainType::User)
+        || !matches!(spec.biastype, BiasType::None | BiasType::Affine | BiasType::User)
+        || matches!(spec.dyntype, DynType::Muscle | DynType::DcMotor | DynType::Pid)
+    {
+        return Some(format!("a {:?}/{:?}/{:?} actuator", spec.dyntype, spec.gaintype, spec.biastype));
+    }
+    // a position-like servo (fixed gain kp, bias -kp) reads a positive biasprm[2] as a damping ratio
+    let b = &spec.params.biasprm;
+    #[allow(clippy::float_cmp)]
+    let servo_like = spec.gaintype == GainType::Fixed && spec.biastype == BiasType::Affine && b[1] == -spec.gainprm[0];
+    if servo_like && b[2] > 0.0 {
+        return Some("a position servo with dampratio (needs the effective mass at qpos0)".into());
+    }
+    if !matches!(trn, "joint" | "jointinparent") {
+        return Some(format!("a {trn} transmission (its length0 needs {trn} kinematics)"));
+    }
+    None
+}
+
+/// A range-limited flag: `auto` (2) is on when autolimits is set and the range is not `0 0`.
+fn limited(flag: u8, range: [f64; 2], autolimits: bool) -> bool {
+    match flag {
+        2 => autolimits && !(range[0] == 0.0 && range[1] == 0.0),
+        f => f == 1,
+    }
+}
+
+/// Compiles every actuator of the `actuator` sections of `root` into `m`, or leaves the arrays
+/// empty with `m.actuator_unsupported` set.
+pub fn compile_actuators(root: &Element, defs: &Defaults, autolimits: bool, m: &mut Model) -> Res<()> {
+    let elems: Vec<&Element> = root
+        .children
+        .iter()
+        .filter(|s| s.name == "actuator")
+        .flat_map(|s| s.children.iter().filter(|c| c.name != "plugin"))
+        .collect();
+    let names: Vec<String> =
+        elems.iter().map(|e| e.attr("name").map(|a| a.value.clone()).unwrap_or_default()).collect();
+    if names != m.actuator_names {
+        m.actuator_unsupported = Some("actuators added or copied by replicate or attach".into());
+        return Ok(());
+    }
+    let mut c = Compiled::default();
+    for el in elems {
+        let class = defs.class_of(el, 0)?;
+        let mut spec = defs.classes[class].actuator.clone();
+        spec.apply(el)?;
+        let Some((attr, _)) = transmission(el) else {
+            m.actuator_unsupported = Some("an actuator without transmission".into());
+            return Ok(());
+        };
+        if let Some(why) = unsupported(&spec, &attr.name) {
+            m.actuator_unsupported = Some(why);
+            return Ok(());
+        }
+        let Some(j) = m.jnt_names.iter().position(|n| *n == attr.value) else {
+            m.actuator_unsupported = Some(format!("joint '{}' not found", attr.value));
+            return Ok(());
+        };
+        if !matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
+            m.actuator_unsupported = Some("a ball or free joint transmission (its length0 is a rotation)".into());
+            return Ok(());
+        }
+        c.push(m, &spec, el, j, attr.name == "jointinparent", autolimits);
+    }
+    c.store(m);
+    Ok(())
+}
+
+/// The actuator arrays being built, one entry per actuator.
+#[derive(Default)]
+struct Compiled {
+    trntype: Vec<i32>,
+    types: Vec<[i32; 3]>,
+    trnid: Vec<[i32; 2]>,
+    act: Vec<[i32; 2]>,
+    ctrl: Vec<[i32; 2]>,
+    group: Vec<i32>,
+    limited: Vec<[bool; 3]>,
+    prm: Vec<[[f64; 10]; 3]>,
+    ranges: Vec<[[f64; 2]; 4]>,
+    gear: Vec<[f64; 6]>,
+    scalars: Vec<[f64; 4]>,
+    actearly: Vec<bool>,
+    na: i32,
+    nu: i32,
+}
+
+impl Compiled {
+    /// Appends the actuator `spec` of element `el` on joint `j` (hinge or slide).
+    fn push(&mut self, m: &Model, spec: &ActuatorSpec, el: &Element, j: usize, inparent: bool, autolimits: bool) {
+        let p = &spec.params;
+        let mut ctrlrange = p.ctrlrange;
+        let mut actrange = p.actrange;
+        if p.inheritrange > 0.0 && m.jnt_limited[j] {
+            let r = m.jnt_range[j];
+            let mid = 0.5 * (r[1] + r[0]);
+            let half = 0.5 * (r[1] - r[0]) * p.inheritrange;
+            let target = if el.name == "intvelocity" { &mut actrange } else { &mut ctrlrange };
+            *target = [mid - half, mid + half];
+        }
+        let (actnum, ctrlnum) = (spec.actnum() as i32, spec.ctrlnum() as i32);
+        self.act.push([if actnum > 0 { self.na } else { -1 }, actnum]);
+        self.na += actnum;
+        self.ctrl.push([self.nu, ctrlnum]);
+        self.nu += ctrlnum;
+        self.trntype.push(i32::from(inparent));
+        self.types.push([dyn_code(spec.dyntype), gain_code(spec.gaintype), bias_code(spec.biastype)]);
+        self.trnid.push([j as i32, -1]);
+        self.group.push(p.group);
+        self.limited.push([
+            limited(p.limited[0], ctrlrange, autolimits),
+            limited(p.limited[1], p.forcerange, autolimits),
+            limited(p.limited[2], actrange, autolimits),
+        ]);
+        self.prm.push([spec.dynprm, spec.gainprm, p.biasprm]);
+        self.ranges.push([ctrlrange, p.forcerange, actrange, p.lengthrange]);
+        self.gear.push(p.gear);
+        // a hinge or slide transmission's length is the joint position times the gear
+        let length0 = m.qpos0[m.jnt_qposadr[j]] * p.gear[0];
+        self.scalars.push([p.cranklength, p.armature, p.damping, length0]);
+        self.actearly.push(p.actearly);
+    }
+
+    /// Moves the arrays into the model.
+    fn store(self, m: &mut Model) {
+        let n = self.trntype.len();
+        m.actuator_trntype = self.trntype;
+        m.actuator_dyntype = self.types.iter().map(|t| t[0]).collect();
+        m.actuator_gaintype = self.types.iter().map(|t| t[1]).collect();
+        m.actuator_biastype = self.types.iter().map(|t| t[2]).collect();
+        m.actuator_trnid = self.trnid;
+        m.actuator_actadr = self.act.iter().map(|a| a[0]).collect();
+        m.actuator_actnum = self.act.iter().map(|a| a[1]).collect();
+        m.actuator_ctrladr = self.ctrl.iter().map(|a| a[0]).collect();
+        m.actuator_ctrlnum = self.ctrl.iter().map(|a| a[1]).collect();
+        m.actuator_outadr = (0..n as i32).collect();
+        m.actuator_outnum = vec![1; n];
+        m.actuator_group = self.group;
+        m.actuator_ctrllimited = self.limited.iter().map(|l| l[0]).collect();
+        m.actuator_forcelimited = self.limited.iter().map(|l| l[1]).collect();
+        m.actuator_actlimited = self.limited.iter().map(|l| l[2]).collect();
+        m.actuator_dynprm = self.prm.iter().map(|p| p[0]).collect();
+        m.actuator_gainprm = self.prm.iter().map(|p| p[1]).collect();
+        m.actuator_biasprm = self.prm.iter().map(|p| p[2]).collect();
+        m.actuator_ctrlrange = self.ranges.iter().map(|r| r[0]).collect();
+        m.actuator_forcerange = self.ranges.iter().map(|r| r[1]).collect();
+        m.actuator_actrange = self.ranges.iter().map(|r| r[2]).collect();
+        m.actuator_lengthrange = self.ranges.iter().map(|r| r[3]).collect();
+        m.actuator_gear = self.gear;
+        m.actuator_cranklength = self.scalars.iter().map(|s| s[0]).collect();
+        m.actuator_armature = self.scalars.iter().map(|s| s[1]).collect();
+        m.actuator_damping = self.scalars.iter().map(|s| s[2]).collect();
+        m.actuator_length0 = self.scalars.iter().map(|s| s[3]).collect();
+        m.actuator_actearly = self.actearly;
+        let mut jnt_actuatorid = vec![-1; m.njnt];
+        // only actuators that add armature or damping to their joint are listed (measured:
+        // a motor leaves jnt_actuatorid -1, a position servo with armature sets it)
+        for (i, t) in m.actuator_trnid.iter().enumerate() {
+            if m.actuator_armature[i] == 0.0 && m.actuator_damping[i] == 0.0 {
+                continue;
+            }
+            let j = &mut jnt_actuatorid[t[0] as usize];
+            *j = if *j == -1 { i as i32 } else { -2 };
+        }
+        m.jnt_actuatorid = jnt_actuatorid;
+    }
+}
+
+/// `mjtDyn` value.
+fn dyn_code(t: DynType) -> i32 {
+    match t {
+        DynType::None => 0,
+        DynType::Integrator => 1,
+        DynType::Filter => 2,
+        DynType::FilterExact => 3,
+        DynType::Muscle => 4,
+        DynType::DcMotor => 5,
+        DynType::Pid => 6,
+        DynType::User => 7,
+    }
+}
+
+/// `mjtGain` value.
+fn gain_code(t: GainType) -> i32 {
+    match t {
+        GainType::Fixed => 0,
+        GainType::Affine => 1,
+        GainType::Muscle => 2,
+        GainType::DcMotor => 3,
+        GainType::So3 => 4,
+        GainType::Pid => 5,
+        GainType::User => 6,
+    }
+}
+
+/// `mjtBias` value.
+fn bias_code(t: BiasType) -> i32 {
+    match t {
+        BiasType::None => 0,
+        BiasType::Affine => 1,
+        BiasType::Muscle => 2,
+        BiasType::DcMotor => 3,
+        BiasType::So3 => 4,
+        BiasType::User => 5,
+    }
+}

@@ -1,0 +1,280 @@
+//! Actuators on the native route: joint-transmission actuators driven by `ctrl`, through the
+//! engine's `mj_transmission` and `mj_fwdActuation` stages.
+//!
+//! What is taken: actuators specula's compiler compiles (`Model::actuator_unsupported` is
+//! `None`) on hinge or slide joints, with affine gain and bias and no, integrator, filter or
+//! exact-filter dynamics, one control each, adding neither armature nor damping to their joint
+//! (`jnt_actuatorid` all -1). Everything else is refused by [`check`].
+//!
+//! Per step ([`forward_actuation`]): lengths and moments from `qpos` (`mj_transmission`), then
+//! the velocities `actuator_velocity = moment qvel` (`mj_fwdVelocity`; one non-zero per row on
+//! hinge and slide joints, so the product is the sum), then `act_dot`, `actuator_force` and
+//! `qfrc_actuator` (`mj_fwdActuation`).
+
+use specula_engine::dynamics::{
+    actuation_in_scope, fwd_actuation, transmission, transmission_in_scope, ActuationInput, ActuationOutput,
+    ActuatorModel, TransmissionOutput,
+};
+use specula_model::types::JointType;
+use specula_model::Model;
+
+use crate::model::NativeModel;
+use crate::scope::NativeError;
+
+/// The actuator arrays of `mjModel` the two stages read, in its integer and byte layout.
+#[derive(Clone, Debug, Default)]
+pub struct Actuators {
+    /// Joint force limits, as bytes.
+    jnt_actfrclimited: Vec<u8>,
+    /// Joint force ranges (`2 njnt`).
+    jnt_actfrcrange: Vec<f64>,
+    /// Joint gravity compensation through actuators, as bytes.
+    jnt_actgravcomp: Vec<u8>,
+    /// `actuator_trntype`, `dyntype`, `gaintype`, `biastype`, `ctrladr`, `ctrlnum`, `outadr`,
+    /// `outnum`, `actadr`, `actnum`, `group`, `plugin` (`nactuator` each).
+    ints: [Vec<i32>; 12],
+    /// `actuator_trnid` (`2 nactuator`).
+    trnid: Vec<i32>,
+    /// `actuator_dynprm`, `gainprm`, `biasprm` (`10 nactuator` each).
+    prm: [Vec<f64>; 3],
+    /// `actuator_actlimited`, `actearly`, `forcelimited`, `ctrllimited` as bytes.
+    flags: [Vec<u8>; 4],
+    /// `actuator_actrange`, `forcerange`, `ctrlrange` (`2 nactuator` each).
+    ranges: [Vec<f64>; 3],
+    /// `actuator_delay` (all zero).
+    delay: Vec<f64>,
+    /// `actuator_gear` (`6 nactuator`).
+    gear: Vec<f64>,
+}
+
+/// Flattens rows of `N` values.
+fn rows<const N: usize>(v: &[[f64; N]]) -> Vec<f64> {
+    v.iter().flatten().copied().collect()
+}
+
+/// Booleans as the bytes `mjModel` stores.
+fn bytes(v: &[bool]) -> Vec<u8> {
+    v.iter().map(|&b| u8::from(b)).collect()
+}
+
+impl Actuators {
+    /// The arrays of a model [`check`] accepted.
+    pub fn new(m: &Model) -> Actuators {
+        let n = m.nactuator;
+        Actuators {
+            jnt_actfrclimited: bytes(&m.jnt_actfrclimited),
+            jnt_actfrcrange: rows(&m.jnt_actfrcrange),
+            jnt_actgravcomp: bytes(&m.jnt_actgravcomp),
+            ints: [
+                m.actuator_trntype.clone(),
+                m.actuator_dyntype.clone(),
+                m.actuator_gaintype.clone(),
+                m.actuator_biastype.clone(),
+                m.actuator_ctrladr.clone(),
+                m.actuator_ctrlnum.clone(),
+                m.actuator_outadr.clone(),
+                m.actuator_outnum.clone(),
+                m.actuator_actadr.clone(),
+                m.actuator_actnum.clone(),
+                m.actuator_group.clone(),
+                vec![-1; n],
+            ],
+            trnid: m.actuator_trnid.iter().flatten().copied().collect(),
+            prm: [rows(&m.actuator_dynprm), rows(&m.actuator_gainprm), rows(&m.actuator_biasprm)],
+            flags: [
+                bytes(&m.actuator_actlimited),
+                bytes(&m.actuator_actearly),
+                bytes(&m.actuator_forcelimited),
+                bytes(&m.actuator_ctrllimited),
+            ],
+            ranges: [rows(&m.actuator_actrange), rows(&m.actuator_forcerange), rows(&m.actuator_ctrlrange)],
+            delay: vec![0.0; n],
+            gear: rows(&m.actuator_gear),
+        }
+    }
+}
+
+impl NativeModel {
+    /// The actuator stages' view.
+    pub fn actuator_model(&self) -> ActuatorModel<'_> {
+        let (m, f, a) = (&self.model, &self.flat, &self.actuators);
+        let opt = &m.opt;
+        let [trntype, dyntype, gaintype, biastype, ctrladr, ctrlnum, outadr, outnum, actadr, actnum, group, plugin] =
+            &a.ints;
+        ActuatorModel {
+            nq: m.nq,
+            nv: m.nv,
+            nu: m.nu,
+            na: m.na,
+            nout: m.nactuator,
+            njmom: m.nactuator,
+            ntendon: 0,
+            timestep: opt.timestep,
+            disableflags: opt.disableflags as i32,
+            disableactuator: opt.disableactuator as i32,
+            gravity: opt.gravity,
+            flg_gravcomp: false,
+            jnt_type: &f.jnt_type,
+            jnt_qposadr: &f.jnt_qposadr,
+            jnt_dofadr: &f.jnt_dofadr,
+            jnt_actfrclimited: &a.jnt_actfrclimited,
+            jnt_actfrcrange: &a.jnt_actfrcrange,
+            jnt_actgravcomp: &a.jnt_actgravcomp,
+            tendon_actfrclimited: &[],
+            actuator_trntype: trntype,
+            actuator_dyntype: dyntype,
+            actuator_gaintype: gaintype,
+            actuator_biastype: biastype,
+            actuator_ctrladr: ctrladr,
+            actuator_ctrlnum: ctrlnum,
+            actuator_outadr: outadr,
+            actuator_outnum: outnum,
+            actuator_actadr: actadr,
+            actuator_actnum: actnum,
+            actuator_trnid: &a.trnid,
+            actuator_group: group,
+            actuator_plugin: plugin,
+            actuator_dynprm: &a.prm[0],
+            actuator_gainprm: &a.prm[1],
+            actuator_biasprm: &a.prm[2],
+            actuator_actlimited: &a.flags[0],
+            actuator_actrange: &a.ranges[0],
+            actuator_actearly: &a.flags[1],
+            actuator_delay: &a.delay,
+            actuator_forcelimited: &a.flags[2],
+            actuator_forcerange: &a.ranges[1],
+            actuator_ctrllimited: &a.flags[3],
+            actuator_ctrlrange: &a.ranges[2],
+            actuator_gear: &a.gear,
+        }
+    }
+}
+
+/// The actuator part of the state: controls (the caller's input) and what the two stages write.
+#[derive(Clone, Debug, Default)]
+pub struct ActuatorData {
+    /// Controls (`nu`), an input the caller sets.
+    pub ctrl: Vec<f64>,
+    /// Actuator lengths (`nu`).
+    pub actuator_length: Vec<f64>,
+    /// Actuator velocities (`nu`).
+    pub actuator_velocity: Vec<f64>,
+    /// Actuator forces (`nu`).
+    pub actuator_force: Vec<f64>,
+    /// Non-zeros of each moment row (`nu`).
+    pub moment_rownnz: Vec<i32>,
+    /// Start of each moment row (`nu`).
+    pub moment_rowadr: Vec<i32>,
+    /// Dof of each moment non-zero (`nu`: one per hinge or slide joint).
+    pub moment_colind: Vec<i32>,
+    /// Moment non-zeros (`nu`).
+    pub actuator_moment: Vec<f64>,
+    /// The clamped copy of the controls `mj_fwdActuation` works on.
+    ctrl_work: Vec<f64>,
+}
+
+impl ActuatorData {
+    /// Zeroed arrays for `m`.
+    pub fn new(m: &Model) -> ActuatorData {
+        let n = m.nactuator;
+        ActuatorData {
+            ctrl: vec![0.0; m.nu],
+            actuator_length: vec![0.0; n],
+            actuator_velocity: vec![0.0; n],
+            actuator_force: vec![0.0; n],
+            moment_rownnz: vec![0; n],
+            moment_rowadr: vec![0; n],
+            moment_colind: vec![0; n],
+            actuator_moment: vec![0.0; n],
+            ctrl_work: vec![0.0; m.nu],
+        }
+    }
+}
+
+/// Refuses actuators the native route does not take yet (see the module documentation).
+pub fn check(m: &Model) -> Result<(), NativeError> {
+    if m.nactuator == 0 {
+        return Ok(());
+    }
+    let refuse = |what: String| Err(NativeError::Unsupported { what, needs: "actuators beyond affine joint ones" });
+    if let Some(why) = &m.actuator_unsupported {
+        return refuse(format!("actuators specula's compiler does not compile: {why}"));
+    }
+    if m.actuator_trntype.len() != m.nactuator || m.nu != m.nactuator {
+        return refuse("actuators without one control each".into());
+    }
+    if let Some(j) = m.jnt_actuatorid.iter().position(|&a| a != -1) {
+        return refuse(format!("actuator armature or damping on joint {j}"));
+    }
+    for (i, t) in m.actuator_trnid.iter().enumerate() {
+        if !matches!(m.jnt_type[t[0] as usize], JointType::Hinge | JointType::Slide) {
+            return refuse(format!("actuator {i} on a ball or free joint"));
+        }
+    }
+    let nm = NativeModel::new(m.clone());
+    let am = nm.actuator_model();
+    if !transmission_in_scope(&am) {
+        return refuse("a transmission outside mj_transmission's joint subset".into());
+    }
+    let d = ActuatorData::new(m);
+    let qfrc_gravcomp = vec![0.0; m.nv];
+    let input = ActuationInput {
+        ctrl: &d.ctrl,
+        act: &[],
+        actuator_length: &d.actuator_length,
+        actuator_velocity: &d.actuator_velocity,
+        moment_rownnz: &d.moment_rownnz,
+        moment_rowadr: &d.moment_rowadr,
+        moment_colind: &d.moment_colind,
+        actuator_moment: &d.actuator_moment,
+        qfrc_gravcomp: &qfrc_gravcomp,
+    };
+    if !actuation_in_scope(&am, &input) {
+        return refuse("dynamics, gain or bias outside mj_fwdActuation's affine subset".into());
+    }
+    Ok(())
+}
+
+/// `mj_transmission`, the actuator velocities of `mj_fwdVelocity` and `mj_fwdActuation`:
+/// writes `act_dot` and `qfrc_actuator` from `qpos`, `qvel`, `act` and the controls.
+pub(crate) fn forward_actuation(
+    nm: &NativeModel,
+    (qpos, qvel, act): (&[f64], &[f64], &[f64]),
+    ad: &mut ActuatorData,
+    act_dot: &mut [f64],
+    qfrc_actuator: &mut [f64],
+) {
+    let am = nm.actuator_model();
+    let mut t = TransmissionOutput {
+        actuator_length: &mut ad.actuator_length,
+        moment_rownnz: &mut ad.moment_rownnz,
+        moment_rowadr: &mut ad.moment_rowadr,
+        moment_colind: &mut ad.moment_colind,
+        actuator_moment: &mut ad.actuator_moment,
+    };
+    transmission(&am, qpos, &mut t);
+    // one non-zero per row (hinge and slide joints, checked): the velocity is one product
+    for k in 0..am.nout {
+        let adr = ad.moment_rowadr[k] as usize;
+        let mut v = 0.0;
+        for j in adr..adr + ad.moment_rownnz[k] as usize {
+            v += ad.actuator_moment[j] * qvel[ad.moment_colind[j] as usize];
+        }
+        ad.actuator_velocity[k] = v;
+    }
+    let no_gravcomp = &[][..];
+    let input = ActuationInput {
+        ctrl: &ad.ctrl,
+        act,
+        actuator_length: &ad.actuator_length,
+        actuator_velocity: &ad.actuator_velocity,
+        moment_rownnz: &ad.moment_rownnz,
+        moment_rowadr: &ad.moment_rowadr,
+        moment_colind: &ad.moment_colind,
+        actuator_moment: &ad.actuator_moment,
+        qfrc_gravcomp: no_gravcomp,
+    };
+    let mut out = ActuationOutput { act_dot, actuator_force: &mut ad.actuator_force, qfrc_actuator };
+    // a bad control is zeroed inside, as MuJoCo does (its warning is not kept on this route)
+    let _ = fwd_actuation(&am, &input, &mut ad.ctrl_work, &mut out);
+}

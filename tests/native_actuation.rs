@@ -1,0 +1,221 @@
+//! Actuators on the native route against MuJoCo C 4.0.0: a chain driven by motors, position and
+//! velocity servos, an integrated-velocity servo, a cylinder, a damper and a filtered general
+//! actuator through `ctrl` steps like `mj_step` bit for bit for 1000 steps (Euler and
+//! implicitfast), and a one-ulp change of one actuator parameter is seen.
+
+use std::path::Path;
+
+use specula::mj::{Data as CData, Model as CModel};
+use specula_native::Native;
+
+/// Hinges and slides under gravity, each driven by one or two actuators of every affine kind;
+/// controls and forces partly clamped.
+const DRIVEN: &str = r#"<mujoco model="driven">
+  <option timestep="0.002" gravity="0 0 -9.81"/>
+  <default><geom contype="0" conaffinity="0" size="0.05"/></default>
+  <worldbody>
+    <body name="a" pos="0 0 2">
+      <joint name="j0" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0"/>
+      <body name="b" pos="0.4 0 0" euler="10 20 30">
+        <joint name="j1" type="hinge" axis="1 0 0"/>
+        <geom type="box" size="0.1 0.05 0.03" pos="0.2 0 0"/>
+        <body name="c" pos="0.4 0 0">
+          <joint name="j2" type="slide" axis="1 1 0" stiffness="5"/>
+          <geom type="sphere" pos="0.1 0.1 0"/>
+          <body name="d" pos="0.2 0.1 0">
+            <joint name="j3" type="hinge" axis="0 0 1" ref="15"/>
+            <geom type="ellipsoid" size="0.1 0.06 0.04" pos="0 0.1 0"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor joint="j0" gear="3" ctrlrange="-0.5 0.5"/>
+    <position joint="j1" kp="20" kv="1.5" forcerange="-4 4"/>
+    <velocity joint="j2" kv="2" gear="0.5"/>
+    <intvelocity joint="j3" kp="8" actrange="-0.6 0.6"/>
+    <cylinder joint="j2" timeconst="0.05" area="0.3" bias="0.1 -0.2 -0.05"/>
+    <damper joint="j1" kv="0.4" ctrlrange="0 2"/>
+    <general jointinparent="j0" dyntype="filterexact" dynprm="0.03" gaintype="affine" gainprm="1 -0.5 -0.2"
+             biastype="affine" biasprm="0.1 -1 -0.3" actearly="true"/>
+    <position joint="j3" kp="5" timeconst="0.02"/>
+  </actuator>
+</mujoco>"#;
+
+/// The arrays compared after every step: state, actuator outputs and the forward pass.
+const FIELDS: [&str; 9] =
+    ["qpos", "qvel", "act", "qacc", "qfrc_actuator", "actuator_force", "actuator_length", "actuator_velocity", "M"];
+
+/// The native array `name`.
+fn ours<'a>(n: &'a Native, name: &str) -> &'a [f64] {
+    let d = &n.data;
+    match name {
+        "qpos" => &d.qpos,
+        "qvel" => &d.qvel,
+        "act" => &d.act,
+        "qacc" => &d.qacc,
+        "qfrc_actuator" => &d.qfrc_actuator,
+        "actuator_force" => &d.actuation.actuator_force,
+        "actuator_length" => &d.actuation.actuator_length,
+        "actuator_velocity" => &d.actuation.actuator_velocity,
+        "M" => &d.m,
+        _ => unreachable!("{name}"),
+    }
+}
+
+/// MuJoCo's array `name` with `len` entries.
+fn theirs<'a>(d: &'a CData, name: &str, len: usize) -> &'a [f64] {
+    let raw = d.mj();
+    let p = match name {
+        "qpos" => raw.qpos,
+        "qvel" => raw.qvel,
+        "act" => raw.act,
+        "qacc" => raw.qacc,
+        "qfrc_actuator" => raw.qfrc_actuator,
+        "actuator_force" => raw.actuator_force,
+        "actuator_length" => raw.actuator_length,
+        "actuator_velocity" => raw.actuator_velocity,
+        "M" => raw.M,
+        _ => unreachable!("{name}"),
+    };
+    // SAFETY: each mjData array holds at least as many entries as the native one (same sizes).
+    unsafe { std::slice::from_raw_parts(p, len) }
+}
+
+/// Steps `native` beside `mj_step` with the same controls (beyond the control ranges at times);
+/// the first (step, field, index) whose bits differ.
+fn step_both(mut native: Native, c: &CModel, steps: usize) -> Option<(usize, &'static str, usize)> {
+    let mut cd = CData::new(c).expect("mjData");
+    let nu = native.model.model.nu;
+    assert_eq!(nu, c.mj().nu as usize);
+    for step in 0..steps {
+        let t = step as f64 * 0.01;
+        for i in 0..nu {
+            let u = 1.5 * (t * (i + 1) as f64 + i as f64).sin();
+            native.data.actuation.ctrl[i] = u;
+            // SAFETY: ctrl holds nu values.
+            unsafe { *(*cd.raw()).ctrl.add(i) = u };
+        }
+        let stepped = native.step();
+        cd.step().expect("mj_step");
+        if let Err(e @ specula_native::NativeError::BadState { .. }) = &stepped {
+            // the native route stops where MuJoCo warns about a diverged state
+            let warned = (0..mujoco_sys::mjNWARNING as usize).any(|w| cd.mj().warning[w].number > 0);
+            assert!(warned, "native stopped ({e}) at step {step} but MuJoCo did not warn");
+            return None;
+        }
+        stepped.expect("native step");
+        for field in FIELDS {
+            let a = ours(&native, field);
+            let b = theirs(&cd, field, a.len());
+            if let Some(i) = a.iter().zip(b).position(|(x, y)| x.to_bits() != y.to_bits()) {
+                return Some((step, field, i));
+            }
+        }
+        assert_eq!(native.data.time.to_bits(), cd.mj().time.to_bits(), "time at step {step}");
+    }
+    None
+}
+
+/// `xml` with `integrator`.
+fn with_integrator(xml: &str, integrator: &str) -> String {
+    xml.replacen("<option ", &format!("<option integrator=\"{integrator}\" "), 1)
+}
+
+#[test]
+fn a_chain_driven_through_ctrl_steps_like_mj_step_bit_for_bit_for_1000_steps() {
+    for integrator in ["Euler", "implicitfast"] {
+        let xml = with_integrator(DRIVEN, integrator);
+        let c = CModel::from_xml_str(&xml).expect("MuJoCo compiles it");
+        let native = Native::load_str(&xml, Path::new("."), "driven.xml").expect("inside the native subset");
+        assert_eq!(native.model.model.nactuator, 8);
+        assert!(native.model.model.na >= 4, "stateful actuators present");
+        assert_eq!(step_both(native, &c, 1000), None, "{integrator}: first difference (step, field, index)");
+    }
+}
+
+/// The chain after `steps` native steps of the drive: the actuators did act.
+#[test]
+fn the_drive_moves_every_activation_and_joint() {
+    let c = CModel::from_xml_str(DRIVEN).unwrap();
+    let native = Native::load_str(DRIVEN, Path::new("."), "driven.xml").unwrap();
+    let mut moved = Native::load_str(DRIVEN, Path::new("."), "driven.xml").unwrap();
+    assert_eq!(step_both(native, &c, 10), None);
+    for step in 0..10 {
+        for i in 0..moved.model.model.nu {
+            moved.data.actuation.ctrl[i] = 1.5 * (step as f64 * 0.01 * (i + 1) as f64 + i as f64).sin();
+        }
+        moved.step().unwrap();
+    }
+    let d = &moved.data;
+    assert!(d.act.iter().all(|&a| a != 0.0), "act {:?}", d.act);
+    assert!(d.qfrc_actuator.iter().all(|&f| f != 0.0), "qfrc_actuator {:?}", d.qfrc_actuator);
+}
+
+/// Generated scenes with actuators (`specula fuzz --print`, seeds 496,000 on), constraints
+/// disabled on both sides, step like `mj_step` with `ctrl` driven; the others are counted by
+/// what the native route refuses.
+#[test]
+fn generated_scenes_with_actuators_step_like_mj_step() {
+    let (mut stepped, mut refused) = (0, std::collections::BTreeMap::new());
+    for seed in 496_000..496_400 {
+        let xml = specula::fuzz::gen::generate(seed, 120).to_mjcf();
+        if !xml.contains("<actuator") {
+            continue;
+        }
+        let (Ok(mut rust), Ok(mut c)) =
+            (specula_model::load_str(&xml, Path::new("."), "gen.xml"), CModel::from_xml_str(&xml))
+        else {
+            continue;
+        };
+        rust.opt.disableflags |= 1;
+        c.raw_mut().expect("unshared model").opt.disableflags |= 1;
+        let tree = specula_model::xml::parse_str(&xml, Path::new("."), "gen.xml").unwrap();
+        match specula_native::scope::check_mjcf(&tree).and_then(|()| Native::new(rust)) {
+            Ok(native) => {
+                assert_eq!(step_both(native, &c, 500), None, "seed {seed}: first difference");
+                stepped += 1;
+            }
+            Err(specula_native::NativeError::Unsupported { needs, .. }) => *refused.entry(needs).or_insert(0) += 1,
+            Err(e) => panic!("seed {seed}: {e}"),
+        }
+    }
+    eprintln!("{stepped} generated scenes with actuators stepped 500 steps bit for bit; refused: {refused:?}");
+    assert!(stepped >= 10, "too few generated scenes inside the native subset ({refused:?})");
+}
+
+#[test]
+fn a_one_ulp_change_of_an_actuator_parameter_is_seen() {
+    let c = CModel::from_xml_str(DRIVEN).unwrap();
+    let tampers: [fn(&mut specula_model::Model); 3] = [
+        |m| m.actuator_gainprm[1][0] = f64::from_bits(m.actuator_gainprm[1][0].to_bits() + 1),
+        |m| m.actuator_dynprm[4][0] = f64::from_bits(m.actuator_dynprm[4][0].to_bits() + 1),
+        |m| m.actuator_gear[0][0] = f64::from_bits(m.actuator_gear[0][0].to_bits() + 1),
+    ];
+    for (k, tamper) in tampers.iter().enumerate() {
+        let mut m = specula_model::load_str(DRIVEN, Path::new("."), "driven.xml").unwrap();
+        tamper(&mut m);
+        let native = Native::new(m).expect("still inside the subset");
+        assert!(step_both(native, &c, 1000).is_some(), "tamper {k} went unseen");
+    }
+}
+
+#[test]
+fn actuators_outside_the_native_subset_are_refused() {
+    let refused = [
+        (r#"<muscle joint="h"/>"#, "compile"),
+        (r#"<motor joint="h" damping="0.2"/>"#, "damping"),
+        (r#"<position joint="h" dampratio="1"/>"#, "dampratio"),
+    ];
+    for (act, what) in refused {
+        let xml = format!(
+            r#"<mujoco><worldbody><body><joint name="h"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody><actuator>{act}</actuator></mujoco>"#
+        );
+        match Native::load_str(&xml, Path::new("."), "inline.xml") {
+            Err(e) => assert!(e.to_string().contains(what), "{act}: {e}"),
+            Ok(_) => panic!("{act}: not refused"),
+        }
+    }
+}
