@@ -87,6 +87,12 @@ impl Native {
         Ok(())
     }
 
+    /// `mj_kinematics` and `mj_comPos`: the world poses of the current `qpos` (a step leaves
+    /// those of the state before it).
+    pub fn kinematics(&mut self) {
+        step::position(&self.model, &mut self.data)
+    }
+
     /// `mj_forward`: every stage of the step but the integration.
     pub fn forward(&mut self) -> Result<(), NativeError> {
         step::forward(&self.model, &mut self.data)
