@@ -187,7 +187,7 @@ pub(super) fn print_tail(report: &RunReport) {
 #[cfg(not(feature = "mujoco"))]
 fn demo(_args: &RunArgs) -> Result<ExitCode, String> {
     Err(format!(
-        "the built-in scene {} (and has contacts, which the native route does not implement yet)",
+        "the built-in scene has contacts, which the native route does not implement yet, so it {}",
         super::unavailable::NEEDS_MUJOCO
     ))
 }

@@ -25,8 +25,8 @@ pub type FuzzArgs = Unavailable;
 pub type SweepArgs = Unavailable;
 
 /// The message every MuJoCo-only path of a native-only build gives.
-pub const NEEDS_MUJOCO: &str = "needs MuJoCo C: this specula was built without the `mujoco` feature \
-     (cargo build --release builds it with it); this build runs `specula run SCENE --route native` only";
+pub const NEEDS_MUJOCO: &str = "needs MuJoCo C, which this specula was built without (the `mujoco` feature, \
+     which `cargo build --release` includes): this build runs `specula run SCENE --route native` only";
 
 /// Refuses the subcommand.
 pub fn run(_args: Unavailable) -> Result<ExitCode, String> {
