@@ -150,8 +150,12 @@ impl Scene {
     /// ```
     /// let xml = "<mujoco><worldbody><body pos='0 0 1'><joint type='hinge' axis='0 1 0' damping='.1'/>\
     ///            <geom type='capsule' fromto='0 0 0 .3 0 0' size='.02'/></body></worldbody></mujoco>";
-    /// let report = specula::Scene::from_xml(xml)?.diff_native(1000, None)?;
+    /// let scene = specula::Scene::from_xml(xml)?;
+    /// let report = scene.diff_native(1000, None)?;
     /// assert!(report.matches(), "{:?}", report.first);
+    /// // so a run on the native route ends where MuJoCo's does
+    /// let (native, c) = (scene.run(specula::Route::Native, 1000, None)?, scene.run(specula::Route::C, 1000, None)?);
+    /// assert_eq!(native.bodies, c.bodies);
     /// # Ok::<(), specula::Error>(())
     /// ```
     pub fn diff_native(&self, steps: usize, key: Option<&str>) -> Result<NativeDiffReport, Error> {
