@@ -10,8 +10,19 @@
 //! `SPECULA_MUJOCO_LIB_DIR` (the tests build the variant linked against libspecula.so themselves,
 //! because that library does not exist yet while this script runs).
 
+//!
+//! Without the `mujoco` feature (the native-only build) it does nothing: no C is compiled and
+//! nothing links MuJoCo.
+
+#[cfg(feature = "mujoco")]
 use std::path::{Path, PathBuf};
 
+#[cfg(not(feature = "mujoco"))]
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+}
+
+#[cfg(feature = "mujoco")]
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let (dir, include) = match (std::env::var("DEP_MUJOCO_LIB_DIR"), std::env::var("DEP_MUJOCO_INCLUDE")) {
@@ -82,6 +93,7 @@ fn main() {
 
 /// Compiles one C example with the `cc` crate and links it against libmujoco (by soname, with
 /// an rpath), so it runs without `LD_LIBRARY_PATH`.
+#[cfg(feature = "mujoco")]
 fn build_example(src: &Path, exe: &Path, lib_dir: &str, include: &str, extra: &[&str]) -> Result<(), String> {
     let mut build = cc::Build::new();
     build.file(src).include(include).warnings(true).cargo_metadata(false);

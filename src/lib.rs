@@ -31,22 +31,46 @@
 //! ([`bench`]), the tunneling sweep ([`sweep`]), the differential scene generator ([`fuzz`]),
 //! and the C drop-in library libspecula.so ([`capi`], `include/specula.h`). The model compiler
 //! and the collision engine are the workspace crates `specula-model` and `specula-engine`.
+//!
+//! The native route ([`native`], crate `specula-native`) steps a scene in Rust alone, with no
+//! call into MuJoCo C; [`Scene::diff_native`] compares it with MuJoCo step by step. Everything
+//! that runs MuJoCo C is behind the default feature `mujoco`: built with
+//! `--no-default-features`, the crate holds [`native`] and [`report`] only, and needs no
+//! libmujoco, no C compiler and no download.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(feature = "mujoco")]
 pub mod bench;
+#[cfg(feature = "mujoco")]
 pub mod capi;
+#[cfg(feature = "mujoco")]
 pub mod check;
+#[cfg(feature = "mujoco")]
 pub mod demo;
+#[cfg(feature = "mujoco")]
 pub mod diff;
+#[cfg(feature = "mujoco")]
 pub mod fuzz;
+#[cfg(feature = "mujoco")]
 pub mod mj;
+pub mod native;
+#[cfg(feature = "mujoco")]
+pub mod native_diff;
+pub mod report;
+#[cfg(feature = "mujoco")]
 pub mod route;
+#[cfg(feature = "mujoco")]
 pub mod scene;
+#[cfg(feature = "mujoco")]
 pub mod sim;
+#[cfg(feature = "mujoco")]
 pub mod sweep;
+#[cfg(feature = "mujoco")]
 pub mod tunnel;
 
+#[cfg(feature = "mujoco")]
 pub use diff::DiffReport;
+pub use report::{Route, RunReport};
+#[cfg(feature = "mujoco")]
 pub use scene::{Error, Scene};
-pub use sim::{Route, RunReport};
 pub use specula_model::types::{Integrator, SpeculativeMode};

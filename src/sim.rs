@@ -4,35 +4,9 @@ use crate::mj::collision::with_collision;
 use crate::mj::{Data, MjError, Model, ObjType};
 use crate::route::RustStage;
 use crate::tunnel::{Tunnel, TunnelDetector};
+
+pub use crate::report::{BodyReport, Route, RunReport, Start, MAX_STEPS};
 use specula_model::types::{Integrator, SpeculativeMode};
-
-/// Which collision stage runs inside MuJoCo's step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
-    /// MuJoCo C's own `mj_collision`.
-    C,
-    /// specula's Rust collision stage inside MuJoCo's step.
-    Rust,
-}
-
-impl Route {
-    /// The route's name as the CLI spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Route::C => "c",
-            Route::Rust => "rust",
-        }
-    }
-}
-
-/// How a run starts: from `qpos0` or from a keyframe.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Start {
-    /// The model's reference configuration (`mj_resetData`).
-    Qpos0,
-    /// A keyframe given by name or index (`mj_resetDataKeyframe`).
-    Key(String),
-}
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -46,11 +20,6 @@ pub struct RunOptions {
     /// specula's robust speculative mode (rust route only).
     pub robust: bool,
 }
-
-/// The most steps a run may take: a timestep of 1e-12 s over the default 1 s would otherwise
-/// ask for 10^12 steps, which looks like a hang (about 10^8 steps of a small scene fit in a
-/// few minutes).
-pub const MAX_STEPS: usize = 100_000_000;
 
 /// Magnitude from which a state value is reported as huge: a tenth of MuJoCo's `mjMAXVAL`
 /// (1e10), beyond which `mj_checkPos` and `mj_checkVel` warn and reset the state.
@@ -167,51 +136,6 @@ impl StateWatch {
     }
 }
 
-/// One named body at the end of a run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BodyReport {
-    /// Body name.
-    pub name: String,
-    /// World position after the last step.
-    pub pos: [f64; 3],
-    /// World orientation (w, x, y, z) after the last step.
-    pub quat: [f64; 4],
-    /// Lowest z the body origin reached (initial state included).
-    pub min_z: f64,
-}
-
-/// The outcome of a run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunReport {
-    /// Route used.
-    pub route: Route,
-    /// Steps taken.
-    pub steps: usize,
-    /// Model timestep.
-    pub timestep: f64,
-    /// Whether the model's `speculative` flag was on.
-    pub speculative: bool,
-    /// Whether specula's robust mode ran (rust route).
-    pub robust: bool,
-    /// Largest number of contacts seen after any step.
-    pub ncon_max: usize,
-    /// Rust route: geom pairs computed by MuJoCo's own pair function because specula has no
-    /// collider for them (height fields, SDFs); 0 on the C route.
-    pub fallback_pairs: u64,
-    /// Rust route: meshes whose hull came from MuJoCo's model because specula could not put it
-    /// in qhull's order; 0 on the C route.
-    pub mujoco_hulls: u64,
-    /// Warnings MuJoCo emitted.
-    pub warnings: Vec<String>,
-    /// What specula noticed about the states (non-finite or huge values: which body or field,
-    /// which step), in words; `run --json` lists them in `warnings` after MuJoCo's.
-    pub state_notes: Vec<String>,
-    /// Every named body.
-    pub bodies: Vec<BodyReport>,
-    /// Every time a body passed through another ([`crate::tunnel`]).
-    pub tunnels: Vec<Tunnel>,
-}
-
 /// Resolves a keyframe given by name or by index.
 pub fn resolve_key(model: &Model, key: &str) -> Result<usize, MjError> {
     if let Some(id) = model.id(ObjType::Key, key) {
@@ -251,6 +175,9 @@ pub fn run(model: &Model, rust: Option<&specula_model::Model>, opts: &RunOptions
     match opts.route {
         Route::C if opts.robust => Err(MjError::Invalid("robust speculative mode needs the rust route".into())),
         Route::C => run_steps(model, opts, &mut |data| data.step()),
+        Route::Native => Err(MjError::Invalid(
+            "the native route does not run inside MuJoCo's step: use specula::native::run or Scene::run".into(),
+        )),
         Route::Rust => {
             let rust = rust.ok_or_else(|| MjError::Invalid("the rust route needs specula's compiled model".into()))?;
             let mut stage = RustStage::new(rust);
@@ -352,33 +279,4 @@ fn robust_bound_note(tunnels: &[Tunnel]) -> Option<String> {
         first.step,
         first.speed
     ))
-}
-
-impl RunReport {
-    /// The report as the JSON object `specula run --json` prints.
-    pub fn to_json(&self) -> serde_json::Value {
-        let bodies: Vec<serde_json::Value> = self
-            .bodies
-            .iter()
-            .map(|b| serde_json::json!({"name": b.name, "pos": b.pos, "quat": b.quat, "min_z": b.min_z}))
-            .collect();
-        let tunnels: Vec<serde_json::Value> = self
-            .tunnels
-            .iter()
-            .map(|t| serde_json::json!({"body": t.body, "through": t.through, "step": t.step, "speed": t.speed}))
-            .collect();
-        serde_json::json!({
-            "route": self.route.name(),
-            "steps": self.steps,
-            "timestep": self.timestep,
-            "speculative": self.speculative,
-            "robust": self.robust,
-            "ncon_max": self.ncon_max,
-            "fallback_pairs": self.fallback_pairs,
-            "mujoco_hulls": self.mujoco_hulls,
-            "warnings": self.warnings.iter().chain(&self.state_notes).collect::<Vec<_>>(),
-            "bodies": bodies,
-            "tunnels": tunnels,
-        })
-    }
 }

@@ -58,18 +58,7 @@ use mujoco_sys as sys;
 
 use crate::mj::{Data, Model, ObjType};
 
-/// One passage of a body through another.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tunnel {
-    /// The body that went through (the one whose tracked point crossed).
-    pub body: String,
-    /// The body it went through (for geoms on the world body, the geom's name when it has one).
-    pub through: String,
-    /// The step (1-based: the n-th `mj_step`) during which it crossed or entered.
-    pub step: usize,
-    /// The tracked point's speed relative to the obstacle over that step, in m/s.
-    pub speed: f64,
-}
+pub use crate::report::Tunnel;
 
 /// How an obstacle geom's mid-surface is tested.
 #[derive(Clone, Copy, Debug)]

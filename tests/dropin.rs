@@ -27,6 +27,8 @@ fn scenes() -> Vec<PathBuf> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        // the native route's scene touches nothing: no contacts for the collision stage
+        .filter(|p| !p.ends_with("pendulum.xml"))
         .collect();
     v.sort();
     assert!(v.len() >= 5, "the project's scenes are missing");

@@ -110,6 +110,25 @@ impl Native {
         self.model.collision.opt.robust = on;
     }
 
+    /// Sets the speculative-contact mode of this model's collisions: off, MuJoCo-compatible, or
+    /// specula's robust mode (which, as on the C routes, also turns the speculative flag on).
+    pub fn set_speculative(&mut self, mode: specula_model::types::SpeculativeMode) {
+        use specula_model::types::SpeculativeMode;
+        /// `mjENBL_SPECULATIVE`.
+        const ENBL_SPECULATIVE: u32 = 128;
+        let on = mode != SpeculativeMode::Off;
+        for flags in [&mut self.model.model.opt.enableflags, &mut self.model.collision.opt.enableflags] {
+            *flags = if on { *flags | ENBL_SPECULATIVE } else { *flags & !ENBL_SPECULATIVE };
+        }
+        self.set_robust(mode == SpeculativeMode::Robust);
+    }
+
+    /// `mj_kinematics` and `mj_comPos`: the world poses of the current `qpos` (a step leaves
+    /// those of the state before it).
+    pub fn kinematics(&mut self) {
+        step::position(&self.model, &mut self.data)
+    }
+
     /// `mj_forward`: every stage of the step but the integration.
     pub fn forward(&mut self) -> Result<(), NativeError> {
         step::forward(&self.model, &mut self.data)

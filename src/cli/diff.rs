@@ -7,6 +7,7 @@ use clap::Args;
 use specula::diff::{diff, DiffOptions, DiffReport};
 use specula::diff::{diff_stages, StageDiffOptions};
 use specula::mj::stages::{reasons, reasons_json, Stage, StageDiffReport, StageSet, Tamper};
+use specula::native_diff::{diff_native, NativeDiffOptions, NativeDiffReport, FIELDS};
 use specula::sim::{load_pair, Start};
 use specula_model::types::{Cone, Integrator, Jacobian, Solver, SpeculativeMode};
 
@@ -41,6 +42,11 @@ pub struct DiffArgs {
     /// (a comma-separated list of stage names, or `all`).
     #[arg(long, value_name = "STAGES")]
     pub stages: Option<StageSet>,
+    /// The route compared with MuJoCo C: `rust` (the default: the Rust collision stage, contact
+    /// by contact) or `native` (specula's native step against `mj_step`, every array after every
+    /// step, bit for bit).
+    #[arg(long, value_enum, conflicts_with = "stages")]
+    pub route: Option<super::RouteArg>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -49,6 +55,13 @@ pub struct DiffArgs {
 /// Runs `specula diff`: exit 0 on match, 1 on differ, 2 on error.
 pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let file = args.scene.display().to_string();
+    match args.route {
+        Some(super::RouteArg::Native) => return run_native(&args),
+        Some(super::RouteArg::C) => {
+            return Err("diff compares a route with the c route: --route rust (the default) or native".into())
+        }
+        _ => {}
+    }
     let (mut c, rust) = load_pair(&args.scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
     let options = (args.solver, args.cone, args.jacobian);
     if options != (None, None, None) {
@@ -77,6 +90,68 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let report = diff(&c, &rust, &opts).map_err(|e| format!("{file}: {e}"))?;
     print_report(&file, &report, args.json);
     Ok(if report.matches() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `specula diff SCENE --route native`: exit 0 on match, 1 on differ, 2 on error (a refused
+/// scene among them, with what the native route lacks named).
+fn run_native(args: &DiffArgs) -> Result<ExitCode, String> {
+    let file = args.scene.display().to_string();
+    if args.speculative == Some(SpeculativeMode::Robust) {
+        return Err(format!(
+            "{file}: --speculative robust has no counterpart in MuJoCo's mj_step to compare the native route with"
+        ));
+    }
+    let mut sim = specula::native::load(&args.scene, args.integrator).map_err(|e| match e {
+        specula::native::NativeError::Mjcf(e) => e.to_string(),
+        e => format!("{file}: {e}"),
+    })?;
+    let mut c = specula::mj::Model::from_xml_path(&args.scene).map_err(|e| e.to_string())?;
+    if let Some(i) = args.integrator {
+        c.set_integrator(i as i32).map_err(|e| format!("{file}: {e}"))?;
+    }
+    if let Some(mode) = args.speculative {
+        c.set_speculative(mode != SpeculativeMode::Off).map_err(|e| format!("{file}: {e}"))?;
+        sim.set_speculative(mode);
+    }
+    let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
+    // test hook (`NativeDiffOptions::tamper`): SPECULA_TAMPER_NATIVE=STEP flips a bit of the
+    // native qvel before that step, so the tests can see this diff fail
+    let tamper = std::env::var("SPECULA_TAMPER_NATIVE").ok().and_then(|s| s.parse().ok());
+    let opts = NativeDiffOptions { steps: args.steps, start, tamper };
+    let report = diff_native(&c, &mut sim, &opts).map_err(|e| format!("{file}: {e}"))?;
+    print_native_report(&file, &report, args.json);
+    Ok(if report.matches() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Prints a native diff report, as text or as one JSON object.
+fn print_native_report(file: &str, r: &NativeDiffReport, json: bool) {
+    if json {
+        let mut j = r.to_json();
+        j["scene"] = serde_json::Value::from(file);
+        outln!("{j}");
+        return;
+    }
+    let verdict = if r.matches() { "match" } else { "differ" };
+    outln!(
+        "{file}: {verdict}: {} steps, the native route against MuJoCo C's mj_step: {} arrays and the time after every step, {} values compared bit for bit",
+        r.steps,
+        FIELDS.len(),
+        r.values
+    );
+    if let Some(d) = &r.first {
+        outln!(
+            "  first difference: after step {}, {}[{}] = {:e} on the native route (MuJoCo {:e}); the {} steps before it are equal",
+            d.step,
+            d.field,
+            d.index,
+            d.native,
+            d.c,
+            d.step - 1
+        );
+    }
+    if let Some(s) = &r.stopped {
+        outln!("  stopped: {s}");
+    }
 }
 
 fn print_report(file: &str, r: &DiffReport, json: bool) {

@@ -9,13 +9,32 @@ macro_rules! outln {
     }};
 }
 
+#[cfg(feature = "mujoco")]
 mod bench;
+#[cfg(feature = "mujoco")]
 mod check;
+#[cfg(feature = "mujoco")]
 mod diff;
+#[cfg(feature = "mujoco")]
 mod fuzz;
 mod run;
+mod run_native;
+#[cfg(feature = "mujoco")]
 mod sweep;
+#[cfg(feature = "mujoco")]
 mod sweep_args;
+#[cfg(not(feature = "mujoco"))]
+mod unavailable;
+#[cfg(not(feature = "mujoco"))]
+use unavailable as bench;
+#[cfg(not(feature = "mujoco"))]
+use unavailable as check;
+#[cfg(not(feature = "mujoco"))]
+use unavailable as diff;
+#[cfg(not(feature = "mujoco"))]
+use unavailable as fuzz;
+#[cfg(not(feature = "mujoco"))]
+use unavailable as sweep;
 
 use std::process::ExitCode;
 
@@ -54,19 +73,23 @@ pub enum RouteArg {
     C,
     /// specula's Rust collision stage inside MuJoCo's step.
     Rust,
+    /// specula's native step: pure Rust, no MuJoCo C (constraint-free scenes so far).
+    Native,
 }
 
-impl From<RouteArg> for specula::sim::Route {
+impl From<RouteArg> for specula::Route {
     fn from(r: RouteArg) -> Self {
         match r {
-            RouteArg::C => specula::sim::Route::C,
-            RouteArg::Rust => specula::sim::Route::Rust,
+            RouteArg::C => specula::Route::C,
+            RouteArg::Rust => specula::Route::Rust,
+            RouteArg::Native => specula::Route::Native,
         }
     }
 }
 
 /// Says what the Rust stage took from MuJoCo instead of computing it itself: mesh hulls its
 /// compiler could not put in qhull's order, and geom pairs it has no collider for.
+#[cfg(feature = "mujoco")]
 fn print_stage_notes(mujoco_hulls: u64, fallback_pairs: u64) {
     if mujoco_hulls > 0 {
         outln!(

@@ -4,14 +4,26 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+#[cfg(feature = "mujoco")]
 use specula::demo::run_demo;
+#[cfg(feature = "mujoco")]
 use specula::mj::stages::{with_stages, StageSet};
+#[cfg(feature = "mujoco")]
 use specula::mj::Model;
+use specula::report::{RunReport, MAX_STEPS};
+#[cfg(feature = "mujoco")]
 use specula::sim::{self, RunOptions, Start};
 
 use specula_model::types::SpeculativeMode;
 
 use super::RouteArg;
+
+/// What `--rust-stages` parses to (a native-only build has no stages to name, and refuses it).
+#[cfg(feature = "mujoco")]
+type StagesArg = StageSet;
+/// What `--rust-stages` parses to (a native-only build has no stages to name, and refuses it).
+#[cfg(not(feature = "mujoco"))]
+type StagesArg = String;
 
 /// Passes through a body listed one per line; `--json` lists them all.
 const SHOWN_TUNNELS: usize = 10;
@@ -22,7 +34,9 @@ pub struct RunArgs {
     /// MJCF scene to simulate; without it, the built-in ball-and-plate scene runs twice
     /// (speculative contacts off, then on).
     pub scene: Option<PathBuf>,
-    /// Collision route (default: c, or rust with `--speculative robust`).
+    /// Route: MuJoCo C's collision, specula's inside MuJoCo's step, or specula's native step
+    /// with no MuJoCo (default: c, or rust with `--speculative robust`; native in a build
+    /// without the `mujoco` feature).
     #[arg(long, value_enum)]
     pub route: Option<RouteArg>,
     /// Number of steps.
@@ -43,7 +57,7 @@ pub struct RunArgs {
     /// `referenceConstraint`) or `all` (MuJoCo's own where a state is outside a stage's scope,
     /// counted with the reason).
     #[arg(long, value_name = "STAGES")]
-    pub rust_stages: Option<StageSet>,
+    pub rust_stages: Option<StagesArg>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -54,29 +68,50 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     let Some(scene) = &args.scene else {
         return demo(&args);
     };
-    let file = scene.display().to_string();
-    let mut model = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
+    if args.route == Some(RouteArg::Native) || (args.route.is_none() && !cfg!(feature = "mujoco")) {
+        return super::run_native::run(scene, &args);
+    }
+    run_mujoco(scene, &args)
+}
+
+/// The number of steps `args` asks for at `timestep` (`--steps`, or `--duration`, default 1 s).
+pub(super) fn step_count(args: &RunArgs, timestep: f64, file: &str) -> Result<usize, String> {
     // a zero or tiny timestep would make the default duration an endless run, a negative or NaN
     // one a run of 0 steps that looks like success
-    sim::check_timestep(model.timestep()).map_err(|e| format!("{file}: {e}"))?;
-    let steps = match (args.steps, args.duration) {
+    if !(timestep.is_finite() && timestep > 0.0) {
+        return Err(format!("{file}: the timestep is {timestep}: it must be a positive, finite number of seconds"));
+    }
+    Ok(match (args.steps, args.duration) {
         (Some(n), _) => n,
         (None, d) => {
             let d = d.unwrap_or(1.0);
             if !d.is_finite() || d < 0.0 {
                 return Err(format!("{file}: --duration must be a finite, non-negative number of seconds"));
             }
-            let n = (d / model.timestep()).round();
-            if n > sim::MAX_STEPS as f64 {
+            let n = (d / timestep).round();
+            if n > MAX_STEPS as f64 {
                 return Err(format!(
-                    "{file}: {d} s at a timestep of {:e} s is {n:.3e} steps, more than the {} a run may take",
-                    model.timestep(),
-                    sim::MAX_STEPS
+                    "{file}: {d} s at a timestep of {timestep:e} s is {n:.3e} steps, more than the {MAX_STEPS} a run may take"
                 ));
             }
             n as usize
         }
-    };
+    })
+}
+
+/// The c or rust route without MuJoCo C: refused.
+#[cfg(not(feature = "mujoco"))]
+fn run_mujoco(scene: &std::path::Path, args: &RunArgs) -> Result<ExitCode, String> {
+    let route = args.route.unwrap_or(RouteArg::C).name();
+    Err(format!("{}: the {route} route {}", scene.display(), super::unavailable::NEEDS_MUJOCO))
+}
+
+/// The c or rust route: MuJoCo's step, with its collision or specula's.
+#[cfg(feature = "mujoco")]
+fn run_mujoco(scene: &std::path::Path, args: &RunArgs) -> Result<ExitCode, String> {
+    let file = scene.display().to_string();
+    let mut model = Model::from_xml_path(scene).map_err(|e| e.to_string())?;
+    let steps = step_count(args, model.timestep(), &file)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     // A model may ask for robust mode itself (custom numeric `specula_robust`); an explicit
     // --speculative wins, and so does an explicit --route c (MuJoCo ignores the request).
@@ -91,7 +126,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     let opts = RunOptions { route: route.into(), steps, start, robust };
     let mut rust = match opts.route {
         sim::Route::Rust => Some(specula_model::load_file(scene).map_err(|e| e.to_string())?),
-        sim::Route::C => None,
+        sim::Route::C | sim::Route::Native => None,
     };
     if let Some(s) = args.speculative {
         sim::apply_speculative(s, &mut model, rust.as_mut()).map_err(|e| e.to_string())?;
@@ -106,39 +141,59 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         }
         outln!("{json}");
     } else {
-        outln!(
-            "{file}: {} steps of {} s on the {} route (speculative {}), up to {} contacts",
-            report.steps,
-            report.timestep,
-            report.route.name(),
-            if report.speculative { "on" } else { "off" },
-            report.ncon_max
-        );
-        for b in &report.bodies {
-            outln!("  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}", b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z);
-        }
+        print_head(&file, &report);
         super::print_stage_notes(report.mujoco_hulls, report.fallback_pairs);
         for line in counts.summary(stages) {
             outln!("  rust stage {line}");
         }
-        // The passes are what a thin-parts user runs this for: say them, not only in --json.
-        for t in report.tunnels.iter().take(SHOWN_TUNNELS) {
-            outln!("  passed: {} through {} at step {} ({:.3} m/s)", t.body, t.through, t.step, t.speed);
-        }
-        if report.tunnels.len() > SHOWN_TUNNELS {
-            outln!("  passed: {} more (run --json lists them all)", report.tunnels.len() - SHOWN_TUNNELS);
-        }
-        for w in &report.warnings {
-            outln!("  warning: {w}");
-        }
-        for n in &report.state_notes {
-            outln!("  warning: {n}");
-        }
+        print_tail(&report);
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The first lines of a run's text report: the run, then each named body.
+pub(super) fn print_head(file: &str, report: &RunReport) {
+    outln!(
+        "{file}: {} steps of {} s on the {} route (speculative {}), up to {} contacts",
+        report.steps,
+        report.timestep,
+        report.route.name(),
+        if report.speculative { "on" } else { "off" },
+        report.ncon_max
+    );
+    for b in &report.bodies {
+        outln!("  {:<16} pos [{:.6}, {:.6}, {:.6}]  lowest z {:.6}", b.name, b.pos[0], b.pos[1], b.pos[2], b.min_z);
+    }
+}
+
+/// The last lines of a run's text report: passes and warnings.
+pub(super) fn print_tail(report: &RunReport) {
+    // The passes are what a thin-parts user runs this for: say them, not only in --json.
+    for t in report.tunnels.iter().take(SHOWN_TUNNELS) {
+        outln!("  passed: {} through {} at step {} ({:.3} m/s)", t.body, t.through, t.step, t.speed);
+    }
+    if report.tunnels.len() > SHOWN_TUNNELS {
+        outln!("  passed: {} more (run --json lists them all)", report.tunnels.len() - SHOWN_TUNNELS);
+    }
+    for w in &report.warnings {
+        outln!("  warning: {w}");
+    }
+    for n in &report.state_notes {
+        outln!("  warning: {n}");
+    }
+}
+
+/// The built-in scene without MuJoCo C: refused.
+#[cfg(not(feature = "mujoco"))]
+fn demo(_args: &RunArgs) -> Result<ExitCode, String> {
+    Err(format!(
+        "the built-in scene has contacts, which the native route does not implement yet, so it {}",
+        super::unavailable::NEEDS_MUJOCO
+    ))
+}
+
 /// The built-in scene: speculative contacts off and on, said in words (or as JSON).
+#[cfg(feature = "mujoco")]
 fn demo(args: &RunArgs) -> Result<ExitCode, String> {
     if args.steps.is_some()
         || args.duration.is_some()
@@ -148,6 +203,11 @@ fn demo(args: &RunArgs) -> Result<ExitCode, String> {
     {
         return Err(
             "--steps, --duration, --key, --speculative and --rust-stages need a SCENE; the built-in scene runs both ways".into()
+        );
+    }
+    if args.route == Some(RouteArg::Native) {
+        return Err(
+            "the built-in scene has contacts, which the native route does not implement yet: give a SCENE".into()
         );
     }
     let runs = run_demo(args.route.unwrap_or(RouteArg::C).into()).map_err(|e| format!("built-in scene: {e}"))?;
@@ -176,6 +236,6 @@ fn demo(args: &RunArgs) -> Result<ExitCode, String> {
 
 impl RouteArg {
     fn name(self) -> &'static str {
-        specula::sim::Route::from(self).name()
+        specula::Route::from(self).name()
     }
 }

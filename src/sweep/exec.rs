@@ -150,6 +150,7 @@ pub fn on_route(
             }
         }
         (Route::Rust, None) => Err(MjError::Invalid("the rust route needs specula's compiled model".into())),
+        (Route::Native, _) => Err(MjError::Invalid("sweeps run on the c and rust routes only".into())),
     }
 }
 

@@ -107,7 +107,7 @@ impl Compiled {
                         specula_model::load_str(&xml, std::path::Path::new("."), "sweep.xml")
                             .map_err(|e| MjError::Invalid(e.to_string()))?,
                     ),
-                    Route::C => None,
+                    Route::C | Route::Native => None,
                 };
                 (model, rust)
             }
@@ -117,7 +117,7 @@ impl Compiled {
                     Route::Rust => {
                         Some(specula_model::load_file(&case.scene).map_err(|e| MjError::Invalid(e.to_string()))?)
                     }
-                    Route::C => None,
+                    Route::C | Route::Native => None,
                 };
                 // The run's timestep replaces the scene's (both compilations: the Rust stage sweeps
                 // with its own copy of the options).

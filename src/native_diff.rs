@@ -1,0 +1,225 @@
+//! The native route against MuJoCo C (`specula diff --route native`): the same scene stepped by
+//! specula's native step and by `mj_step`, from the same start, compared after every step array
+//! by array, bit for bit; the first step, array and entry that differ are reported.
+
+use specula_native::{Native, NativeError};
+
+use crate::mj::{Data, Model};
+use crate::report::Start;
+
+/// The arrays compared after every step, by MuJoCo's names: the state and the forward pass's
+/// results (the time is compared too).
+pub const FIELDS: [&str; 20] = [
+    "qpos",
+    "qvel",
+    "qacc",
+    "qacc_smooth",
+    "qfrc_smooth",
+    "qfrc_bias",
+    "qfrc_passive",
+    "qfrc_spring",
+    "qfrc_damper",
+    "qfrc_constraint",
+    "M",
+    "qLD",
+    "qLDiagInv",
+    "qacc_warmstart",
+    "xpos",
+    "xquat",
+    "xipos",
+    "subtree_com",
+    "cvel",
+    "cdof_dot",
+];
+
+/// What to compare.
+#[derive(Clone, Debug)]
+pub struct NativeDiffOptions {
+    /// Steps to run on both routes.
+    pub steps: usize,
+    /// Initial state of both.
+    pub start: Start,
+    /// Test hook: before this step (1-based), flip the lowest bit of the native route's
+    /// `qvel[0]`, so a check can see the comparison fail.
+    pub tamper: Option<usize>,
+}
+
+/// The first entry whose bits differ between the routes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NativeDifference {
+    /// The step after which it differs (1-based).
+    pub step: usize,
+    /// The array, by MuJoCo's name (or `time`).
+    pub field: &'static str,
+    /// The entry.
+    pub index: usize,
+    /// The native route's value.
+    pub native: f64,
+    /// MuJoCo's value.
+    pub c: f64,
+}
+
+/// The outcome of [`diff_native`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct NativeDiffReport {
+    /// Steps run on both routes.
+    pub steps: usize,
+    /// Values compared bit for bit.
+    pub values: u64,
+    /// The first difference, if any.
+    pub first: Option<NativeDifference>,
+    /// Both routes found a diverged state (NaN or beyond `mjMAXVAL`) in the same step and the
+    /// comparison stopped there: what the native route said.
+    pub stopped: Option<String>,
+}
+
+impl NativeDiffReport {
+    /// Whether every compared value was equal bit for bit.
+    pub fn matches(&self) -> bool {
+        self.first.is_none()
+    }
+
+    /// The report as the JSON object `specula diff --route native --json` prints.
+    pub fn to_json(&self) -> serde_json::Value {
+        let first = self.first.as_ref().map(
+            |d| serde_json::json!({"step": d.step, "field": d.field, "index": d.index, "native": d.native, "c": d.c}),
+        );
+        serde_json::json!({
+            "route": "native",
+            "verdict": if self.matches() { "match" } else { "differ" },
+            "steps": self.steps,
+            "fields": FIELDS,
+            "values": self.values,
+            "first": first,
+            "stopped": self.stopped,
+        })
+    }
+}
+
+/// The native data's array `name` (one of [`FIELDS`]).
+fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
+    match name {
+        "qpos" => &d.qpos,
+        "qvel" => &d.qvel,
+        "qacc" => &d.qacc,
+        "qacc_smooth" => &d.qacc_smooth,
+        "qfrc_smooth" => &d.qfrc_smooth,
+        "qfrc_bias" => &d.qfrc_bias,
+        "qfrc_passive" => &d.qfrc_passive,
+        "qfrc_spring" => &d.qfrc_spring,
+        "qfrc_damper" => &d.qfrc_damper,
+        "qfrc_constraint" => &d.qfrc_constraint,
+        "M" => &d.m,
+        "qLD" => &d.qld,
+        "qLDiagInv" => &d.qld_diag_inv,
+        "qacc_warmstart" => &d.qacc_warmstart,
+        "xpos" => &d.xpos,
+        "xquat" => &d.xquat,
+        "xipos" => &d.xipos,
+        "subtree_com" => &d.subtree_com,
+        "cvel" => &d.cvel,
+        "cdof_dot" => &d.cdof_dot,
+        _ => &[],
+    }
+}
+
+/// MuJoCo's array `name` (one of [`FIELDS`]) with `len` entries.
+fn c_field<'a>(d: &'a Data, name: &str, len: usize) -> &'a [f64] {
+    let raw = d.mj();
+    let p = match name {
+        "qpos" => raw.qpos,
+        "qvel" => raw.qvel,
+        "qacc" => raw.qacc,
+        "qacc_smooth" => raw.qacc_smooth,
+        "qfrc_smooth" => raw.qfrc_smooth,
+        "qfrc_bias" => raw.qfrc_bias,
+        "qfrc_passive" => raw.qfrc_passive,
+        "qfrc_spring" => raw.qfrc_spring,
+        "qfrc_damper" => raw.qfrc_damper,
+        "qfrc_constraint" => raw.qfrc_constraint,
+        "M" => raw.M,
+        "qLD" => raw.qLD,
+        "qLDiagInv" => raw.qLDiagInv,
+        "qacc_warmstart" => raw.qacc_warmstart,
+        "xpos" => raw.xpos,
+        "xquat" => raw.xquat,
+        "xipos" => raw.xipos,
+        "subtree_com" => raw.subtree_com,
+        "cvel" => raw.cvel,
+        "cdof_dot" => raw.cdof_dot,
+        _ => return &[],
+    };
+    if p.is_null() || len == 0 {
+        return &[];
+    }
+    // SAFETY: both routes size these arrays from the same model (nq, nv, nbody, and the
+    // reduced nnz of M, whose layout the native route derives as MuJoCo does), so MuJoCo's
+    // holds at least the native array's `len` entries; `diff_native` checked nq, nv and nbody.
+    unsafe { std::slice::from_raw_parts(p, len) }
+}
+
+/// Steps `native` and MuJoCo's `mj_step` on `c` (two compilations of the same scene) side by
+/// side from `opts.start` and compares [`FIELDS`] and the time after every step, bit for bit.
+pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> Result<NativeDiffReport, crate::Error> {
+    let m = &native.model.model;
+    let sizes = |cm: &mujoco_sys::mjModel| (cm.nq as usize, cm.nv as usize, cm.nbody as usize);
+    if sizes(c.mj()) != (m.nq, m.nv, m.nbody) {
+        return Err(crate::native::Error::Invalid(format!(
+            "the two compilations differ in size: (nq, nv, nbody) {:?} in MuJoCo's, {:?} in specula's",
+            sizes(c.mj()),
+            (m.nq, m.nv, m.nbody)
+        ))
+        .into());
+    }
+    let mut cd = Data::new(c)?;
+    crate::sim::start(&mut cd, &opts.start)?;
+    crate::native::start(native, &opts.start)?;
+    let mut report = NativeDiffReport { steps: 0, values: 0, first: None, stopped: None };
+    for step in 1..=opts.steps {
+        if opts.tamper == Some(step) {
+            if let Some(v) = native.data.qvel.first_mut() {
+                *v = f64::from_bits(v.to_bits() ^ 1);
+            }
+        }
+        let ours = native.step();
+        cd.step()?;
+        report.steps = step;
+        if let Err(e) = ours {
+            let NativeError::BadState { field, .. } = e else { return Err(crate::native::Error::Native(e).into()) };
+            // the native route stops where MuJoCo warns and resets: MuJoCo must have warned
+            // about the same array in this very step
+            let warning = match field {
+                "qpos" => mujoco_sys::mjWARN_BADQPOS,
+                "qvel" => mujoco_sys::mjWARN_BADQVEL,
+                _ => mujoco_sys::mjWARN_BADQACC,
+            };
+            let warned = cd.mj().warning[warning as usize].number > 0;
+            if warned {
+                report.stopped = Some(format!("step {step}: {e}; MuJoCo warned about {field} in the same step"));
+            } else {
+                let bad = native_field(&native.data, field);
+                let index = bad.iter().position(|x| x.is_nan() || x.abs() > 1e10).unwrap_or(0);
+                let theirs = c_field(&cd, field, bad.len());
+                let (n, c) = (bad.get(index).copied().unwrap_or(f64::NAN), theirs.get(index).copied().unwrap_or(0.0));
+                report.first = Some(NativeDifference { step, field, index, native: n, c });
+            }
+            return Ok(report);
+        }
+        for field in FIELDS {
+            let ours = native_field(&native.data, field);
+            let theirs = c_field(&cd, field, ours.len());
+            report.values += ours.len() as u64;
+            if let Some(i) = ours.iter().zip(theirs).position(|(a, b)| a.to_bits() != b.to_bits()) {
+                report.first = Some(NativeDifference { step, field, index: i, native: ours[i], c: theirs[i] });
+                return Ok(report);
+            }
+        }
+        let (tn, tc) = (native.data.time, cd.time());
+        report.values += 1;
+        if tn.to_bits() != tc.to_bits() {
+            report.first = Some(NativeDifference { step, field: "time", index: 0, native: tn, c: tc });
+            return Ok(report);
+        }
+    }
+    Ok(report)
+}
