@@ -32,7 +32,9 @@ fn driven_cradle_contacts_match_mujoco_on_every_step() {
         compared += 1;
         contacts += c.len();
         let same = c.len() == r.len()
-            && c.iter().zip(&r).all(|(a, b)| a.geom == b.geom && a.dist == b.dist && a.pos == b.pos && a.frame == b.frame);
+            && c.iter()
+                .zip(&r)
+                .all(|(a, b)| a.geom == b.geom && a.dist == b.dist && a.pos == b.pos && a.frame == b.frame);
         if !same {
             bad.push(format!("step {}: MuJoCo {} contacts, specula {}", step.get(), c.len(), r.len()));
         }

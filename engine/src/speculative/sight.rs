@@ -125,7 +125,13 @@ pub(crate) fn ray_box(pos: &[f64; 3], mat: &[f64; 9], s: &[f64; 3], pnt: &[f64; 
         if v[i].abs() <= MINVAL {
             continue;
         }
-        let (k1, k2) = if i == 0 { (1, 2) } else if i == 1 { (0, 2) } else { (0, 1) };
+        let (k1, k2) = if i == 0 {
+            (1, 2)
+        } else if i == 1 {
+            (0, 2)
+        } else {
+            (0, 1)
+        };
         for x in [(-p[i] - s[i]) / v[i], (s[i] - p[i]) / v[i]] {
             if !(x >= 0.0) {
                 continue;
