@@ -113,7 +113,9 @@ pub(crate) fn ray_box(pos: &[f64; 3], mat: &[f64; 9], s: &[f64; 3], pnt: &[f64; 
     }
     let root = det.sqrt();
     let (x1, x2) = ((-b - root) / a, (root - b) / a);
-    if !(x1 >= 0.0) && !(x2 >= 0.0) {
+    // negative or NaN: not ahead of the start
+    let behind = |x: f64| x.is_nan() || x < 0.0;
+    if behind(x1) && behind(x2) {
         return -1.0;
     }
 
@@ -133,7 +135,7 @@ pub(crate) fn ray_box(pos: &[f64; 3], mat: &[f64; 9], s: &[f64; 3], pnt: &[f64; 
             (0, 1)
         };
         for x in [(-p[i] - s[i]) / v[i], (s[i] - p[i]) / v[i]] {
-            if !(x >= 0.0) {
+            if behind(x) {
                 continue;
             }
             let inside = (x * v[k1] + p[k1]).abs() <= s[k1] && (x * v[k2] + p[k2]).abs() <= s[k2];
