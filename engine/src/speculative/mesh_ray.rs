@@ -133,11 +133,11 @@ impl MeshSurface {
     /// `pos`, `mat` whose box is `size`: the smallest `x >= 0`, or -1 (MuJoCo's `mj_rayMesh`).
     pub fn ray(&self, size: &[f64; 3], pos: &[f64; 3], mat: &[f64; 9], pnt: &[f64; 3], vec: &[f64; 3]) -> f64 {
         // Step 1: the box about the geom origin.
-        let p = mul_mat_t_vec3(mat, &sub3(pnt, pos));
-        let v = mul_mat_t_vec3(mat, vec);
-        if super::sight::ray_box(&p, &v, size) < 0.0 || self.nodes.is_empty() {
+        if super::sight::ray_box(pos, mat, size, pnt, vec) < 0.0 || self.nodes.is_empty() {
             return -1.0;
         }
+        let p = mul_mat_t_vec3(mat, &sub3(pnt, pos));
+        let v = mul_mat_t_vec3(mat, vec);
         // Step 2: the plane normal to the ray.
         let Some((b0, b1)) = normal_plane(&v) else { return -1.0 };
         // Step 3: the tree.

@@ -85,28 +85,66 @@ fn ray_caps(p: &[f64; 3], v: &[f64; 3], r: f64, h: f64) -> f64 {
     best
 }
 
-/// Ray against an axis-aligned box of half sizes `s` at the local origin (slab test; the exit
-/// point when starting inside).
-pub(crate) fn ray_box(p: &[f64; 3], v: &[f64; 3], s: &[f64; 3]) -> f64 {
-    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+/// Ray `pnt + x vec` (world frame) against a box of half sizes `s` at `pos`, `mat`: the smallest
+/// `x >= 0`, or -1 (MuJoCo 4.0.0's `ray_box`, read from the released library).
+///
+/// - Rejected first by the box's circumscribed sphere (radius squared `|s|^2`, world frame):
+///   `|vec|^2 < MINVAL`, a negative discriminant, or both roots negative.
+/// - Then face by face in the box frame: for each axis whose ray component exceeds `MINVAL`,
+///   both faces' plane crossings `x >= 0` count when the crossing point lies within the face
+///   (`<=` on both other half sizes, checked at the crossing, not at the ray's start).
+///
+/// A ray grazing a side face (component below `MINVAL` on that axis) is thus kept or rejected
+/// by where it meets the other faces: a slab test deciding from the start point alone hid an
+/// edge point of a plate pair behind a third plate in `scenes/newton_cradle.xml` (S12).
+pub(crate) fn ray_box(pos: &[f64; 3], mat: &[f64; 9], s: &[f64; 3], pnt: &[f64; 3], vec: &[f64; 3]) -> f64 {
+    // circumscribed sphere, as MuJoCo sums it
+    let a = (vec[0] * vec[0] + vec[1] * vec[1]) + vec[2] * vec[2];
+    if MINVAL > a {
+        return -1.0;
+    }
+    let dif = sub3(pnt, pos);
+    let b = (vec[0] * dif[0] + vec[1] * dif[1]) + vec[2] * dif[2];
+    let r2 = (s[0] * s[0] + s[1] * s[1]) + s[2] * s[2];
+    let c = ((dif[0] * dif[0] + dif[1] * dif[1]) + dif[2] * dif[2]) - r2;
+    let det = b * b - a * c;
+    if 0.0 > det {
+        return -1.0;
+    }
+    let root = det.sqrt();
+    let (x1, x2) = ((-b - root) / a, (root - b) / a);
+    // negative or NaN: not ahead of the start
+    let behind = |x: f64| x.is_nan() || x < 0.0;
+    if behind(x1) && behind(x2) {
+        return -1.0;
+    }
+
+    // faces, in the box frame
+    let p = mul_mat_t_vec3(mat, &dif);
+    let v = mul_mat_t_vec3(mat, vec);
+    let mut best = -1.0;
     for i in 0..3 {
-        if v[i].abs() < MINVAL {
-            if p[i].abs() > s[i] {
-                return -1.0;
-            }
+        if v[i].abs() <= MINVAL {
             continue;
         }
-        let (a, b) = ((-s[i] - p[i]) / v[i], (s[i] - p[i]) / v[i]);
-        lo = lo.max(a.min(b));
-        hi = hi.min(a.max(b));
+        let (k1, k2) = if i == 0 {
+            (1, 2)
+        } else if i == 1 {
+            (0, 2)
+        } else {
+            (0, 1)
+        };
+        for x in [(-p[i] - s[i]) / v[i], (s[i] - p[i]) / v[i]] {
+            if behind(x) {
+                continue;
+            }
+            let inside = (x * v[k1] + p[k1]).abs() <= s[k1] && (x * v[k2] + p[k2]).abs() <= s[k2];
+            if inside && (best < 0.0 || x < best) {
+                best = x;
+            }
+        }
     }
-    if lo > hi || hi < 0.0 {
-        -1.0
-    } else if lo >= 0.0 {
-        lo
-    } else {
-        hi
-    }
+    best
 }
 
 /// Ray against a convex hull given by its triangles (Cyrus-Beck clipping by face planes).
@@ -185,7 +223,7 @@ pub fn ray_geom(g: &Geom, pnt: &[f64; 3], vec: &[f64; 3]) -> f64 {
             ray_sphere(&ps, &vs, 1.0)
         }
         GeomType::Cylinder => closer(ray_tube(&p, &v, s[0], s[1]), ray_caps(&p, &v, s[0], s[1])),
-        GeomType::Box => ray_box(&p, &v, s),
+        GeomType::Box => ray_box(&g.pos, &g.mat, s, pnt, vec),
         GeomType::Mesh => ray_hull(&p, &v, g),
         _ => -1.0,
     }
