@@ -89,34 +89,28 @@ pub(super) fn frame_model(m: &sys::mjModel) -> FrameModel<'_> {
     }
 }
 
-/// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written).
-fn run(
-    m: &sys::mjModel,
-    d: &sys::mjData,
-    scratch: &mut FrameScratch,
-    out: &mut FrameOutput,
-    cones: &mut Vec<Cone>,
-) -> Result<(), NeedsIterations> {
+/// The solver frame's view of the data: the inertia, the smooth forces and accelerations, the
+/// rows and the islands (`cones`: the contacts' cones, in contact order).
+///
+/// # Safety
+/// `m` and `d` are MuJoCo's model and data for a state with rows; nothing writes them while the
+/// view lives.
+pub(super) unsafe fn frame_input<'a>(m: &'a sys::mjModel, d: &'a sys::mjData, cones: &'a [Cone]) -> FrameInput<'a> {
     let (nv, nc, nefc) = (m.nv as usize, m.nC as usize, d.nefc.max(0) as usize);
     let nisland = d.nisland.max(0) as usize;
-    cones.clear();
-    // SAFETY: the ncon contacts at d->contact.
-    let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
-    cones.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
-    out.contact_h.clear();
-    out.contact_h.extend(con.iter().map(|c| c.H));
+    // the maps and island rows exist when mj_island made islands
+    let (inv, iefc) = if nisland > 0 { (nv, nefc) } else { (0, 0) };
     // SAFETY: mjModel's and mjData's arrays of their documented lengths (the island arrays of
     // nisland, nv and nefc entries), read only.
-    let (fm, inp) = unsafe {
-        let fm = frame_model(m);
-        let rows = |ne: i32, nf: i32, dd, r, fl, ty, id| Rows {
+    unsafe {
+        let rows = |ne: i32, nf: i32, dd, r, fl, ty, id, n| Rows {
             ne: ne.max(0) as usize,
             nf: nf.max(0) as usize,
-            d: slice(dd, nefc),
-            r: slice(r, nefc),
-            frictionloss: slice(fl, nefc),
-            efc_type: slice(ty, nefc),
-            efc_id: slice(id, nefc),
+            d: slice(dd, n),
+            r: slice(r, n),
+            frictionloss: slice(fl, n),
+            efc_type: slice(ty, n),
+            efc_id: slice(id, n),
             contacts: cones,
         };
         let islands = Islands {
@@ -127,12 +121,12 @@ fn run(
             nf: slice(d.island_nf, nisland),
             nefc: slice(d.island_nefc, nisland),
             iefcadr: slice(d.island_iefcadr, nisland),
-            idof2dof: slice(d.map_idof2dof, nv),
-            iefc2efc: slice(d.map_iefc2efc, nefc),
-            efc2iefc: slice(d.map_efc2iefc, nefc),
-            rows: rows(0, 0, d.iefc_D, d.iefc_R, d.iefc_frictionloss, d.iefc_type, d.iefc_id),
+            idof2dof: slice(d.map_idof2dof, inv),
+            iefc2efc: slice(d.map_iefc2efc, iefc),
+            efc2iefc: slice(d.map_efc2iefc, iefc),
+            rows: rows(0, 0, d.iefc_D, d.iefc_R, d.iefc_frictionloss, d.iefc_type, d.iefc_id, iefc),
         };
-        let inp = FrameInput {
+        FrameInput {
             mass: slice(d.M, nc),
             qld: slice(d.qLD, nc),
             qld_diag_inv: slice(d.qLDiagInv, nv),
@@ -141,11 +135,30 @@ fn run(
             qacc_warmstart: slice(d.qacc_warmstart, nv),
             j: jacobian(m, d),
             aref: slice(d.efc_aref, nefc),
-            rows: rows(d.ne, d.nf, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id),
+            rows: rows(d.ne, d.nf, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id, nefc),
             islands,
-        };
-        (fm, inp)
-    };
+        }
+    }
+}
+
+/// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written).
+fn run(
+    m: &sys::mjModel,
+    d: &sys::mjData,
+    scratch: &mut FrameScratch,
+    out: &mut FrameOutput,
+    cones: &mut Vec<Cone>,
+) -> Result<(), NeedsIterations> {
+    let nefc = d.nefc.max(0) as usize;
+    cones.clear();
+    // SAFETY: the ncon contacts at d->contact.
+    let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
+    cones.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
+    out.contact_h.clear();
+    out.contact_h.extend(con.iter().map(|c| c.H));
+    let fm = frame_model(m);
+    // SAFETY: the caller's model and data.
+    let inp = unsafe { frame_input(m, d, cones) };
     // without warm start efc_state keeps MuJoCo's values
     // SAFETY: efc_state has nefc entries.
     out.efc_state.clear();

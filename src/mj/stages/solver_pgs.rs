@@ -8,12 +8,11 @@ use std::cell::RefCell;
 use mujoco_sys as sys;
 use specula_engine::dynamics::arena::{Arena, StackOverflow};
 use specula_engine::dynamics::reference::Jacobian;
-use specula_engine::dynamics::solver::frame::{FrameInput, Islands};
 use specula_engine::dynamics::solver::pgs::{solve_pgs, PgsModel, PgsOutput, PgsScratch, Unsupported};
-use specula_engine::dynamics::solver::update::{Cone, Rows};
+use specula_engine::dynamics::solver::update::Cone;
 use specula_engine::dynamics::solver::NISLAND;
 
-use super::reference::{is_sparse, jacobian};
+use super::reference::is_sparse;
 use super::{byte, slice, slice_mut, Fallback};
 
 thread_local! {
@@ -77,62 +76,23 @@ fn run(
     out: &mut PgsOutput,
     cones: &mut Vec<Cone>,
 ) -> Result<(), Unsupported> {
-    let (nv, nc, nefc) = (m.nv as usize, m.nC as usize, d.nefc.max(0) as usize);
+    let nefc = d.nefc.max(0) as usize;
     let nisland = d.nisland.max(0) as usize;
     cones.clear();
     // SAFETY: the ncon contacts at d->contact.
     let con = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
     cones.extend(con.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
     let opt = &m.opt;
-    // SAFETY: mjModel's and mjData's arrays of their documented lengths (the island arrays of
-    // nisland, nv and nefc entries), read only.
-    let (pm, inp) = unsafe {
-        let rows = |ne: i32, nf: i32, dd, r, fl, ty, id| Rows {
-            ne: ne.max(0) as usize,
-            nf: nf.max(0) as usize,
-            d: slice(dd, nefc),
-            r: slice(r, nefc),
-            frictionloss: slice(fl, nefc),
-            efc_type: slice(ty, nefc),
-            efc_id: slice(id, nefc),
-            contacts: cones,
-        };
-        let pm = PgsModel {
-            frame: super::solver::frame_model(m),
-            iterations: opt.iterations,
-            use_islands: opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0
-                && nisland > 0
-                && opt.enableflags & sys::mjENBL_IPC as i32 == 0,
-            nisland,
-        };
-        let islands = Islands {
-            nidof: d.nidof.max(0) as usize,
-            nv: slice(d.island_nv, nisland),
-            idofadr: slice(d.island_idofadr, nisland),
-            ne: slice(d.island_ne, nisland),
-            nf: slice(d.island_nf, nisland),
-            nefc: slice(d.island_nefc, nisland),
-            iefcadr: slice(d.island_iefcadr, nisland),
-            idof2dof: slice(d.map_idof2dof, if nisland > 0 { nv } else { 0 }),
-            iefc2efc: slice(d.map_iefc2efc, if nisland > 0 { nefc } else { 0 }),
-            efc2iefc: slice(d.map_efc2iefc, if nisland > 0 { nefc } else { 0 }),
-            // the island rows are not read by PGS
-            rows: rows(0, 0, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id),
-        };
-        let inp = FrameInput {
-            mass: slice(d.M, nc),
-            qld: slice(d.qLD, nc),
-            qld_diag_inv: slice(d.qLDiagInv, nv),
-            qfrc_smooth: slice(d.qfrc_smooth, nv),
-            qacc_smooth: slice(d.qacc_smooth, nv),
-            qacc_warmstart: slice(d.qacc_warmstart, nv),
-            j: jacobian(m, d),
-            aref: slice(d.efc_aref, nefc),
-            rows: rows(d.ne, d.nf, d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_type, d.efc_id),
-            islands,
-        };
-        (pm, inp)
+    let pm = PgsModel {
+        frame: super::solver::frame_model(m),
+        iterations: opt.iterations,
+        use_islands: opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0
+            && nisland > 0
+            && opt.enableflags & sys::mjENBL_IPC as i32 == 0,
+        nisland,
     };
+    // SAFETY: the caller's model and data.
+    let inp = unsafe { super::solver::frame_input(m, d, cones) };
     // rows the solves do not set keep MuJoCo's state
     // SAFETY: efc_state has nefc entries.
     out.efc_state.clear();

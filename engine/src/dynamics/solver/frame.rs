@@ -20,10 +20,11 @@
 // Indexed loops walk island maps and rows as the library does; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
-use super::newton::{iterate, Iterate, NewtonScratch, Problem, SolverStat, NSOLVER};
+use super::newton::{iterate, Iterate, NewtonScratch, Problem};
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm};
 use super::update::{constraint_update, Rows};
 use super::NISLAND;
+use super::{SolverStat, NSOLVER};
 use crate::dynamics::reference::{dot, sparse_dot, Jacobian};
 use crate::dynamics::solve_ld;
 

@@ -22,6 +22,29 @@ pub mod update;
 /// `mjNISLAND`: the number of islands with their own solver statistics.
 pub const NISLAND: usize = 20;
 
+/// `mjNSOLVER`: the iterations per island with their own statistics.
+pub const NSOLVER: usize = 200;
+
+/// One iteration's statistics (`mjSolverStat`; PGS writes the improvement and the counts of
+/// active and changed rows, zeros in the rest).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolverStat {
+    /// The line search's improvement of the cost, scaled by `1 / trace(M)`.
+    pub improvement: f64,
+    /// The gradient's norm, scaled likewise.
+    pub gradient: f64,
+    /// The line search's slope at the step.
+    pub lineslope: f64,
+    /// Rows not satisfied.
+    pub nactive: i32,
+    /// Rows whose state changed.
+    pub nchange: i32,
+    /// Cost evaluations of the line search.
+    pub neval: i32,
+    /// Cholesky updates (the rows when refactored).
+    pub nupdate: i32,
+}
+
 /// `mj_fwdConstraint` for a state without constraint rows (`nefc == 0`, D13): no constraint
 /// force, the unconstrained acceleration, and no solver iterations in any island's statistics.
 /// (The effective metric's discrete-gyroscope correction, which the library applies after

@@ -20,30 +20,9 @@ use super::chol::{chol_factor, chol_solve, chol_update};
 use super::linesearch::{prepare, search_norm, Line, Outcome};
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm, sqr_mat_td};
 use super::update::{constraint_update, state, Rows};
+use super::SolverStat;
 use crate::dynamics::reference::dot;
 use crate::math::MINVAL;
-
-/// `mjNSOLVER`: the iterations per island with their own statistics.
-pub const NSOLVER: usize = 200;
-
-/// One iteration's statistics (`mjSolverStat`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SolverStat {
-    /// The line search's improvement of the cost, scaled by `1 / trace(M)`.
-    pub improvement: f64,
-    /// The gradient's norm, scaled likewise.
-    pub gradient: f64,
-    /// The line search's slope at the step.
-    pub lineslope: f64,
-    /// Rows not satisfied.
-    pub nactive: i32,
-    /// Rows whose state changed.
-    pub nchange: i32,
-    /// Cost evaluations of the line search.
-    pub neval: i32,
-    /// Cholesky updates (the rows when refactored).
-    pub nupdate: i32,
-}
 
 /// The island's fixed data as `mj_solPrimal` sees it (MuJoCo's names).
 #[derive(Clone, Copy, Debug)]

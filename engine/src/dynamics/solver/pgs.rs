@@ -18,32 +18,9 @@
 use super::frame::{j_minus_aref, jt_force, FrameInput, FrameModel};
 use super::pgs_cone;
 use super::update::{constraint_update, state, Cone, CONTACT_ELLIPTIC};
-use super::NISLAND;
+use super::{SolverStat, NISLAND, NSOLVER};
 use crate::dynamics::reference::{dot, sparse_dot, Jacobian};
 use crate::dynamics::solve_ld;
-
-/// `mjNSOLVER`: iterations per island with their own statistics.
-pub const NSOLVER: usize = 200;
-
-/// One iteration's statistics (`mjSolverStat`; PGS writes the improvement and the counts of
-/// active and changed rows, zeros elsewhere).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SolverStat {
-    /// `improvement`: the iteration's cost decrease, scaled.
-    pub improvement: f64,
-    /// `gradient` (0 for PGS).
-    pub gradient: f64,
-    /// `lineslope` (0 for PGS).
-    pub lineslope: f64,
-    /// `nactive`: rows with force.
-    pub nactive: i32,
-    /// `nchange`: rows whose state changed.
-    pub nchange: i32,
-    /// `neval` (0 for PGS).
-    pub neval: i32,
-    /// `nupdate` (0 for PGS).
-    pub nupdate: i32,
-}
 
 /// What PGS reads beyond the Newton frame's inputs.
 #[derive(Clone, Copy, Debug)]
