@@ -56,8 +56,7 @@ fn handed_over(
         .expect("hand-over");
     let d = fresh.mj();
     let size = std::mem::size_of::<sys::mjContact>();
-    // SAFETY: `contact` holds `ncon` records.
-    let records = unsafe { std::slice::from_raw_parts(d.contact, d.ncon.max(0) as usize) };
+    let records = contact_records(d);
     // every field, not the struct's padding bytes (which `mj_addContact` copies as they come)
     let bytes = records.iter().flat_map(|c| format!("{c:?}").into_bytes()).collect();
     assert_eq!(size, 608, "mjContact of MuJoCo 4.0.0");
@@ -119,8 +118,7 @@ fn bulk_hand_over_stops_where_the_arena_is_full_as_mujoco_does() {
 
 /// What a collision call left in `d`, as [`Left`].
 fn left_in(d: &sys::mjData) -> Left {
-    // SAFETY: `contact` holds `ncon` records.
-    let records = unsafe { std::slice::from_raw_parts(d.contact, d.ncon.max(0) as usize) };
+    let records = contact_records(d);
     Left {
         ncon: d.ncon,
         parena: d.parena,
@@ -214,4 +212,14 @@ fn direct_hand_over_leaves_the_data_as_the_collected_one() {
     .unwrap();
     assert!(a.ncon > 0 && a != left_in(data.mj()));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The `ncon` contact records of `d` (none when the arena pointer is null).
+fn contact_records(d: &sys::mjData) -> &[sys::mjContact] {
+    let n = d.ncon.max(0) as usize;
+    if d.contact.is_null() || n == 0 {
+        return &[];
+    }
+    // SAFETY: `contact` holds `ncon` records.
+    unsafe { std::slice::from_raw_parts(d.contact, n) }
 }

@@ -80,6 +80,9 @@ fn theirs<'a>(d: &'a CData, name: &str, len: usize) -> &'a [f64] {
         "M" => raw.M,
         _ => unreachable!("{name}"),
     };
+    if p.is_null() || len == 0 {
+        return &[];
+    }
     // SAFETY: each mjData array holds at least as many entries as the native one (same sizes).
     unsafe { std::slice::from_raw_parts(p, len) }
 }

@@ -124,6 +124,18 @@ pub fn c_field<'a>(d: &'a CData, name: &str, len: usize) -> &'a [f64] {
         _ => unreachable!("{name}"),
     };
     // SAFETY: each mjData array holds at least the entries the native one has (same sizes).
+    unsafe { raw_slice(p, len) }
+}
+
+/// `len` entries at `p`, empty for a null pointer or no entries (MuJoCo leaves empty arrays null).
+///
+/// # Safety
+/// A non-null `p` points to at least `len` initialised entries that outlive the slice.
+pub unsafe fn raw_slice<'a, T>(p: *const T, len: usize) -> &'a [T] {
+    if p.is_null() || len == 0 {
+        return &[];
+    }
+    // SAFETY: as the caller guarantees.
     unsafe { std::slice::from_raw_parts(p, len) }
 }
 
@@ -146,7 +158,7 @@ pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static
         return Some(("ncon", n.contacts.len()));
     }
     // SAFETY: ncon contacts and nefc rows in the C data's arena.
-    let cons = unsafe { std::slice::from_raw_parts(raw.contact, n.contacts.len()) };
+    let cons = unsafe { raw_slice(raw.contact, n.contacts.len()) };
     for (i, (a, b)) in n.contacts.iter().zip(cons).enumerate() {
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
         if bits(&a.pos) != bits(&b.pos) || a.dist.to_bits() != b.dist.to_bits() || a.geom != b.geom {
@@ -161,8 +173,7 @@ pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static
     }
     let nefc = n.efc.nefc;
     // SAFETY: as above.
-    let (force, aref) =
-        unsafe { (std::slice::from_raw_parts(raw.efc_force, nefc), std::slice::from_raw_parts(raw.efc_aref, nefc)) };
+    let (force, aref) = unsafe { (raw_slice(raw.efc_force, nefc), raw_slice(raw.efc_aref, nefc)) };
     if nefc > 0 {
         if let Some(i) = n.efc.efc_aref[..nefc].iter().zip(aref).position(|(a, b)| a.to_bits() != b.to_bits()) {
             return Some(("efc_aref", i));
@@ -172,9 +183,7 @@ pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static
             return Some(("efc_force", i));
         }
         // SAFETY: as above.
-        let (state, j) = unsafe {
-            (std::slice::from_raw_parts(raw.efc_state, nefc), std::slice::from_raw_parts(raw.efc_J, n.efc.nj))
-        };
+        let (state, j) = unsafe { (raw_slice(raw.efc_state, nefc), raw_slice(raw.efc_J, n.efc.nj)) };
         if let Some(i) = n.efc.efc_state[..nefc].iter().zip(state).position(|(a, b)| a != b) {
             return Some(("efc_state", i));
         }
