@@ -31,6 +31,8 @@ fn tool_error(e: specula::Error) -> PyErr {
     match e {
         specula::Error::Mjcf(e) => MJCFError::new_err(e.to_string()),
         specula::Error::MuJoCo(e) => MuJoCoError::new_err(e.to_string()),
+        // the native route's refusals and failures (the bindings do not run that route yet)
+        specula::Error::Native(e) => PyRuntimeError::new_err(e.to_string()),
     }
 }
 
