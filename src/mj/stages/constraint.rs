@@ -106,11 +106,6 @@ fn constraint_model(m: &sys::mjModel) -> ConstraintModel<'_> {
     }
 }
 
-/// MuJoCo's arena and stack counters of `d`, for replaying the library's allocations.
-fn memory(d: &sys::mjData) -> Arena {
-    Arena::new(d.arena as usize, d.narena as usize, d.parena, d.pstack, d.maxuse_stack as u64, d.maxuse_arena as u64)
-}
-
 /// Size in bytes of `n` elements of `size` bytes, as C's `size_t` arithmetic on an `int` count.
 fn bytes_of(n: i32, size: usize) -> usize {
     (n as isize as usize).wrapping_mul(size)
@@ -228,7 +223,7 @@ fn make(m: &sys::mjModel, d: &mut sys::mjData, s: &mut Scratch) -> bool {
     let nj = if sparse { n.nnz as i32 } else { (m.nv as i32).wrapping_mul(nefc) };
 
     // the memory the library would take, checked before anything changes
-    let mut mem = memory(d);
+    let mut mem = super::stack::memory(d);
     let chain = (4 * nv, 4);
     if contacts_on && mem.frame(&[chain]).is_err() {
         return false;

@@ -220,14 +220,7 @@ struct Layout {
 /// `None` on a stack overflow.
 fn layout(d: &sys::mjData, ntree: usize, nv: usize, part: Partition) -> Option<Layout> {
     let nefc = d.nefc as usize;
-    let mut k = Arena::new(
-        d.arena as usize,
-        d.narena as usize,
-        d.parena,
-        d.pstack,
-        d.maxuse_stack as u64,
-        d.maxuse_arena as u64,
-    );
+    let mut k = super::stack::memory(d);
     k.mark().ok()?;
     k.stack_alloc(4 * nefc, 4).ok()?;
     k.stack_alloc(4 * ntree, 4).ok()?;

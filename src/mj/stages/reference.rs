@@ -294,14 +294,7 @@ pub(super) fn project(m: &sys::mjModel, d: &mut sys::mjData) {
     }
     let phases = Phases { ar: is_dual(m), numeric: m.opt.integrator != INT_DISCRETE };
     let saved = Saved::take(d);
-    let mut arena = Arena::new(
-        d.arena as usize,
-        d.narena as usize,
-        d.parena,
-        d.pstack,
-        d.maxuse_stack as u64,
-        d.maxuse_arena as u64,
-    );
+    let mut arena = super::stack::memory(d);
     let run = SCRATCH.with(|s| {
         let s = &mut *s.borrow_mut();
         if is_sparse(m) {

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 
 use mujoco_sys as sys;
-use specula_engine::dynamics::arena::{Arena, StackOverflow};
+use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations,
 };
@@ -66,7 +66,7 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         if run(m, d, scratch, out, cones).is_err() {
             return Some(Fallback::SolverNewton);
         }
-        replay(d, out).err().map(|_| Fallback::StackFull)
+        super::stack::replay(d, &out.frames).err().map(|_| Fallback::StackFull)
     })
 }
 
@@ -166,22 +166,6 @@ fn run(
     solve(&fm, &inp, scratch, out)
 }
 
-/// The call's stack frames replayed on a copy of the data's counters: its high-water marks.
-fn replay(d: &sys::mjData, out: &FrameOutput) -> Result<Arena, StackOverflow> {
-    let mut arena = Arena::new(
-        d.arena as usize,
-        d.narena as usize,
-        d.parena,
-        d.pstack,
-        d.maxuse_stack as u64,
-        d.maxuse_arena as u64,
-    );
-    for f in &out.frames {
-        arena.frame(f)?;
-    }
-    Ok(arena)
-}
-
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdConstraint` (a state the scope test
 /// let through), timed as the library times it (`mjTIMER_CONSTRAINT`).
 pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
@@ -199,7 +183,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
             let (scratch, out, cones) = &mut *s.borrow_mut();
             // the scope test ran the same call: it succeeds
             if run(m, d, scratch, out, cones).is_ok() {
-                if let Ok(arena) = replay(d, out) {
+                if let Ok(arena) = super::stack::replay(d, &out.frames) {
                     commit(d, out, &arena);
                 }
             }

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 
 use mujoco_sys as sys;
-use specula_engine::dynamics::arena::{Arena, StackOverflow};
+use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::reference::Jacobian;
 use specula_engine::dynamics::solver::pgs::{solve_pgs, PgsModel, PgsOutput, PgsScratch, Unsupported};
 use specula_engine::dynamics::solver::update::Cone;
@@ -43,7 +43,7 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
             Err(Unsupported::NoDiagonal) => return Some(Fallback::SolverPgs),
             Ok(()) => {}
         }
-        replay(d, out).err().map(|_| Fallback::StackFull)
+        super::stack::replay(d, &out.frames).err().map(|_| Fallback::StackFull)
     })
 }
 
@@ -100,22 +100,6 @@ fn run(
     solve_pgs(&pm, &inp, &ar(m, d), scratch, out)
 }
 
-/// The call's stack frames replayed on a copy of the data's counters: its high-water marks.
-fn replay(d: &sys::mjData, out: &PgsOutput) -> Result<Arena, StackOverflow> {
-    let mut arena = Arena::new(
-        d.arena as usize,
-        d.narena as usize,
-        d.parena,
-        d.pstack,
-        d.maxuse_stack as u64,
-        d.maxuse_arena as u64,
-    );
-    for f in &out.frames {
-        arena.frame(f)?;
-    }
-    Ok(arena)
-}
-
 /// Runs the Rust PGS call on MuJoCo's data in place of `mj_fwdConstraint`'s (a state with rows
 /// the scope test let through).
 pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
@@ -123,7 +107,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
         let (scratch, out, cones) = &mut *s.borrow_mut();
         // the scope test ran the same call: it succeeds
         if run(m, d, scratch, out, cones).is_ok() {
-            if let Ok(arena) = replay(d, out) {
+            if let Ok(arena) = super::stack::replay(d, &out.frames) {
                 commit(d, out, &arena);
             }
         }

@@ -28,3 +28,21 @@ pub(super) fn stack_marks(d: &sys::mjData, sizes: &[usize]) -> Option<(i64, i64)
     }
     Some((a.maxuse_stack as i64, a.maxuse_arena as i64))
 }
+
+/// MuJoCo's arena and stack counters of `d`, for replaying the library's allocations.
+pub(super) fn memory(d: &sys::mjData) -> Arena {
+    Arena::new(d.arena as usize, d.narena as usize, d.parena, d.pstack, d.maxuse_stack as u64, d.maxuse_arena as u64)
+}
+
+/// The stack frames of a call (each a list of `(bytes, alignment)` blocks) replayed on a copy of
+/// `d`'s counters: the high-water marks the library's own call leaves.
+pub(super) fn replay<const N: usize>(
+    d: &sys::mjData,
+    frames: &[[(usize, usize); N]],
+) -> Result<Arena, specula_engine::dynamics::arena::StackOverflow> {
+    let mut arena = memory(d);
+    for f in frames {
+        arena.frame(f)?;
+    }
+    Ok(arena)
+}
