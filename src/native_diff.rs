@@ -96,8 +96,8 @@ impl NativeDiffReport {
     }
 }
 
-/// The native data's array `name` (one of [`FIELDS`]).
-fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
+/// The native data's array `name` (one of [`FIELDS`]; empty for another name).
+pub fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
     match name {
         "qpos" => &d.qpos,
         "qvel" => &d.qvel,
@@ -123,8 +123,9 @@ fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
     }
 }
 
-/// MuJoCo's array `name` (one of [`FIELDS`]) with `len` entries.
-fn c_field<'a>(d: &'a Data, name: &str, len: usize) -> &'a [f64] {
+/// MuJoCo's array `name` (one of [`FIELDS`]) with `len` entries (empty for another name or an
+/// empty array).
+pub fn c_field<'a>(d: &'a Data, name: &str, len: usize) -> &'a [f64] {
     let raw = d.mj();
     let p = match name {
         "qpos" => raw.qpos,

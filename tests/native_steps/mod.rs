@@ -46,86 +46,8 @@ pub fn model_files() -> Vec<std::path::PathBuf> {
     files
 }
 
-/// The per-step arrays compared, by MuJoCo's names: the state and the forward pass's results.
-pub const STEP_FIELDS: [&str; 20] = [
-    "qpos",
-    "qvel",
-    "qacc",
-    "qacc_smooth",
-    "qfrc_smooth",
-    "qfrc_bias",
-    "qfrc_passive",
-    "qfrc_spring",
-    "qfrc_damper",
-    "qfrc_constraint",
-    "M",
-    "qLD",
-    "qLDiagInv",
-    "qacc_warmstart",
-    "xpos",
-    "xquat",
-    "xipos",
-    "subtree_com",
-    "cvel",
-    "cdof_dot",
-];
-
-/// The native data's array `name` (one of [`STEP_FIELDS`]).
-pub fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
-    match name {
-        "qpos" => &d.qpos,
-        "qvel" => &d.qvel,
-        "qacc" => &d.qacc,
-        "qacc_smooth" => &d.qacc_smooth,
-        "qfrc_smooth" => &d.qfrc_smooth,
-        "qfrc_bias" => &d.qfrc_bias,
-        "qfrc_passive" => &d.qfrc_passive,
-        "qfrc_spring" => &d.qfrc_spring,
-        "qfrc_damper" => &d.qfrc_damper,
-        "qfrc_constraint" => &d.qfrc_constraint,
-        "M" => &d.m,
-        "qLD" => &d.qld,
-        "qLDiagInv" => &d.qld_diag_inv,
-        "qacc_warmstart" => &d.qacc_warmstart,
-        "xpos" => &d.xpos,
-        "xquat" => &d.xquat,
-        "xipos" => &d.xipos,
-        "subtree_com" => &d.subtree_com,
-        "cvel" => &d.cvel,
-        "cdof_dot" => &d.cdof_dot,
-        _ => unreachable!("{name}"),
-    }
-}
-
-/// The C data's array `name` with `len` entries.
-pub fn c_field<'a>(d: &'a CData, name: &str, len: usize) -> &'a [f64] {
-    let raw = d.mj();
-    let p = match name {
-        "qpos" => raw.qpos,
-        "qvel" => raw.qvel,
-        "qacc" => raw.qacc,
-        "qacc_smooth" => raw.qacc_smooth,
-        "qfrc_smooth" => raw.qfrc_smooth,
-        "qfrc_bias" => raw.qfrc_bias,
-        "qfrc_passive" => raw.qfrc_passive,
-        "qfrc_spring" => raw.qfrc_spring,
-        "qfrc_damper" => raw.qfrc_damper,
-        "qfrc_constraint" => raw.qfrc_constraint,
-        "M" => raw.M,
-        "qLD" => raw.qLD,
-        "qLDiagInv" => raw.qLDiagInv,
-        "qacc_warmstart" => raw.qacc_warmstart,
-        "xpos" => raw.xpos,
-        "xquat" => raw.xquat,
-        "xipos" => raw.xipos,
-        "subtree_com" => raw.subtree_com,
-        "cvel" => raw.cvel,
-        "cdof_dot" => raw.cdof_dot,
-        _ => unreachable!("{name}"),
-    };
-    // SAFETY: each mjData array holds at least the entries the native one has (same sizes).
-    unsafe { raw_slice(p, len) }
-}
+// The per-step arrays and their readers on both sides are `specula diff --route native`'s own.
+pub use specula::native_diff::{c_field, native_field, FIELDS as STEP_FIELDS};
 
 /// `len` entries at `p`, empty for a null pointer or no entries (MuJoCo leaves empty arrays null).
 ///
