@@ -26,26 +26,12 @@ pub struct Pnt {
 /// What the search reads of the island (MuJoCo's names; `nefc` rows, `nv` dofs).
 #[derive(Clone, Copy, Debug)]
 pub struct Line<'a> {
-    /// `ne`, `nf`: equality and friction-loss rows (first, in that order).
-    pub ne: usize,
-    /// See `ne`.
-    pub nf: usize,
+    /// The island's rows (`efc_D`, `efc_R`, `efc_frictionloss`, `efc_type`, `efc_id`, the contacts).
+    pub rows: Rows<'a>,
     /// `Jaref` and `Jv` (`J search`).
     pub jaref: &'a [f64],
     /// See `jaref`.
     pub jv: &'a [f64],
-    /// `efc_D`, `efc_R`, `efc_frictionloss`, `efc_type`.
-    pub d: &'a [f64],
-    /// See `d`.
-    pub r: &'a [f64],
-    /// See `d`.
-    pub frictionloss: &'a [f64],
-    /// See `d`.
-    pub efc_type: &'a [i32],
-    /// `efc_id` and the contacts (for elliptic rows).
-    pub efc_id: &'a [i32],
-    /// See `efc_id`.
-    pub contacts: &'a [Cone],
     /// The rows' quadratics (3 per row, from [`prepare`]).
     pub quad: &'a [f64],
     /// The Gauss term's quadratic (entries 1 and 2 are read).
@@ -147,7 +133,7 @@ fn friction_cost_dif(start: f64, x: f64, f: f64, rf: f64, d: f64) -> f64 {
 impl Line<'_> {
     /// `PrimalEval`: the shifted cost and its derivatives at `alpha`; counts the evaluation.
     pub fn eval(&self, alpha: f64, neval: &mut i32) -> Pnt {
-        let (ne, nf) = (self.ne, self.nf);
+        let (ne, nf) = (self.rows.ne, self.rows.nf);
         let mut cost = 0.0;
         let mut deriv = [0.0, 0.0];
         let mut total = [0.0, self.quad_gauss[1], self.quad_gauss[2]];
@@ -167,8 +153,8 @@ impl Line<'_> {
             let (start, dir) = (self.jaref[i], self.jv[i]);
             if i < ne + nf {
                 let x = start + alpha * dir;
-                let (f, d) = (self.frictionloss[i], self.d[i]);
-                let rf = self.r[i] * f;
+                let (f, d) = (self.rows.frictionloss[i], self.rows.d[i]);
+                let rf = self.rows.r[i] * f;
                 cost += friction_cost_dif(start, x, f, rf, d);
                 if -rf < x && x < rf {
                     deriv[0] += d * x * dir;
@@ -180,8 +166,8 @@ impl Line<'_> {
                 }
                 continue;
             }
-            if self.efc_type[i] == CONTACT_ELLIPTIC {
-                let con = &self.contacts[self.efc_id[i] as usize];
+            if self.rows.efc_type[i] == CONTACT_ELLIPTIC {
+                let con = &self.rows.contacts[self.rows.efc_id[i] as usize];
                 let dim = con.dim as usize;
                 let (c, d0, d1) = elliptic_eval(
                     con,

@@ -230,20 +230,7 @@ pub fn iterate(
         }
         let mut gauss = [0.0; 3];
         prepare(&mut s.quad, &mut gauss, &s.search, it.ma, &s.mv, p.qfrc_smooth, it.jaref, &s.jv, &p.rows);
-        let line = Line {
-            ne: p.rows.ne,
-            nf: p.rows.nf,
-            jaref: it.jaref,
-            jv: &s.jv,
-            d: p.rows.d,
-            r: p.rows.r,
-            frictionloss: p.rows.frictionloss,
-            efc_type: p.rows.efc_type,
-            efc_id: p.rows.efc_id,
-            contacts: p.rows.contacts,
-            quad: &s.quad,
-            quad_gauss: gauss,
-        };
+        let line = Line { rows: p.rows, jaref: it.jaref, jv: &s.jv, quad: &s.quad, quad_gauss: gauss };
         let alpha = line.search(snorm, p.tolerance * p.ls_tolerance, p.ls_iterations, p.scale, &mut ls);
         if alpha == 0.0 {
             break;
