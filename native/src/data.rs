@@ -127,6 +127,8 @@ pub struct Data {
     pub(crate) euler_qacc: Vec<f64>,
     /// The force `implicitfast` solves for (`nv`).
     pub(crate) implicit_qfrc: Vec<f64>,
+    /// RK4's stage vectors.
+    pub(crate) rk4: crate::rk4::Rk4Scratch,
 }
 
 impl Data {
@@ -203,6 +205,7 @@ impl Data {
             rne: RneScratch::default(),
             euler_qacc: z(nv),
             implicit_qfrc: z(nv),
+            rk4: crate::rk4::Rk4Scratch::new(m.nq, nv, m.na),
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod data;
 pub mod flat;
 pub mod layout;
 pub mod model;
+mod rk4;
 pub mod scope;
 pub mod step;
 

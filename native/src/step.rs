@@ -119,6 +119,9 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
 /// derivative and the actuators' velocity terms), and the advance of velocities, positions and time.
 pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
+    if nm.model.opt.integrator == Integrator::Rk4 {
+        return crate::rk4::rk4(nm, d);
+    }
     let mut s = EulerState {
         mass: &d.m,
         qfrc_smooth: &d.qfrc_smooth,

@@ -91,7 +91,7 @@ fn held(am: &ActuatorModel, x: &DerivInput, a: usize) -> bool {
 
 /// `mjd_actuator_vel` for fixed and affine gains and biases on joint transmissions: adds
 /// `v m m'` to `qdv` for each actuator, over the entries `qDeriv`'s pattern has.
-fn actuator_vel(am: &ActuatorModel, im: &IntegratorModel, s: &EulerState, x: &DerivInput, qdv: &mut [f64]) {
+pub(super) fn actuator_vel(am: &ActuatorModel, im: &IntegratorModel, s: &EulerState, x: &DerivInput, qdv: &mut [f64]) {
     if am.disableflags & DSBL_ACTUATION != 0 {
         return;
     }
@@ -141,7 +141,7 @@ fn actuator_vel(am: &ActuatorModel, im: &IntegratorModel, s: &EulerState, x: &De
 
 /// `mjd_passive_vel` for joint damping: each dof's `b + 2 p0 |v| + 3 p1 v^2` (actuator damping
 /// on its joint included) subtracted from its diagonal.
-fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], qdv: &mut [f64]) {
+pub(super) fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], qdv: &mut [f64]) {
     if im.disableflags & SPRING_AND_DAMPER == SPRING_AND_DAMPER || im.disableflags & DSBL_DAMPER != 0 {
         return;
     }

@@ -34,6 +34,7 @@ mod euler;
 mod fallback;
 mod fields;
 mod implicit;
+mod implicit_full;
 mod island;
 mod kinematics;
 mod passive;
