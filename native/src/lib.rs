@@ -27,6 +27,7 @@ pub mod constraint;
 pub mod consts;
 pub mod data;
 pub mod flat;
+mod implicit;
 pub mod layout;
 pub mod model;
 mod rk4;

@@ -181,7 +181,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     let flags = m.opt.disableflags;
     let constraints = flags & DSBL_CONSTRAINT == 0;
     match m.opt.integrator {
-        Integrator::Euler | Integrator::Rk4 => {}
+        Integrator::Euler | Integrator::Rk4 | Integrator::Implicit => {}
         Integrator::ImplicitFast => {
             if let Some(j) = lone_free_joint(m) {
                 unsupported(
@@ -190,7 +190,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
                 )?;
             }
         }
-        other => unsupported(format!("integrator {other:?}"), "the implicit and discrete integrators")?,
+        other => unsupported(format!("integrator {other:?}"), "the discrete integrator")?,
     }
     if m.opt.enableflags & ENBL_REFUSED != 0 {
         unsupported(format!("enable flags {:#x}", m.opt.enableflags & ENBL_REFUSED), "sleep and IPC")?;

@@ -119,8 +119,13 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
 /// derivative and the actuators' velocity terms), and the advance of velocities, positions and time.
 pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
-    if nm.model.opt.integrator == Integrator::Rk4 {
-        return crate::rk4::rk4(nm, d);
+    match nm.model.opt.integrator {
+        Integrator::Rk4 => return crate::rk4::rk4(nm, d),
+        Integrator::Implicit => {
+            crate::implicit::implicit(nm, d);
+            return Ok(());
+        }
+        _ => {}
     }
     let mut s = EulerState {
         mass: &d.m,
