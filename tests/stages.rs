@@ -125,10 +125,10 @@ fn trajectories_with_the_rust_stages_are_mujocos() {
         let (rust, counts) = run(StageSet::all());
         assert_eq!(none.rust, [0; specula::mj::stages::NSTAGE]);
         // the Euler stage is reached by the Euler integrator only, the implicit one by
-        // implicitfast; the solver (Newton, dense) on every step
+        // implicitfast and implicit; the solver (Newton, dense) on every step
         let reached = |s: &Stage| match s {
             Stage::Euler => integrator == Integrator::Euler,
-            Stage::Implicit => integrator == Integrator::ImplicitFast,
+            Stage::Implicit => matches!(integrator, Integrator::ImplicitFast | Integrator::Implicit),
             Stage::RungeKutta => integrator == Integrator::Rk4,
             _ => true,
         };
@@ -336,6 +336,37 @@ fn the_implicitfast_step_matches_and_one_ulp_in_it_is_reported() {
     assert_eq!(r.skipped_why[Stage::Implicit.index()][Fallback::FreeBody.index()], 20);
 }
 
+#[test]
+fn the_implicit_step_matches_and_one_ulp_in_it_is_reported() {
+    // the full derivative (the RNE part on a free, ball, hinge and slide tree) and the LU factor
+    let m = model(TREE, Integrator::Implicit);
+    let one = |tamper| {
+        let opts = StageDiffOptions {
+            steps: 200,
+            start: Start::Key("moving".into()),
+            stages: StageSet::NONE.with(Stage::Implicit),
+            tamper,
+        };
+        diff_stages(&m, &opts).unwrap()
+    };
+    let r = one(None);
+    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+    assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (200, 0));
+    let first = one(Some(Tamper::Output(Stage::Implicit))).first.expect("a tampered stage must differ");
+    assert_eq!((first.stage, first.field, first.step), (Stage::Implicit, "qvel", 1));
+    // a lone free body needs no correction under implicit: in Rust, matching
+    let m = model(
+        r#"<mujoco><worldbody><geom type="plane" size="1 1 .1"/>
+      <body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody>
+      <keyframe><key qvel="0.1 0 0 3 -2 5"/></keyframe></mujoco>"#,
+        Integrator::Implicit,
+    );
+    let opts = StageDiffOptions { steps: 100, start: Start::Key("0".into()), stages: StageSet::all(), tamper: None };
+    let r = diff_stages(&m, &opts).unwrap();
+    assert!(r.matches(), "{:?}", r.first);
+    assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (100, 0));
+}
+
 /// Activation dynamics (integrator, filter with `actearly`, exact filter with a clamped range),
 /// velocity and damped position servos, an affine gain and bias under a force limit, a joint
 /// actuator-force limit, joint damping on hinge, ball and slide: the advance's activations and
@@ -370,8 +401,8 @@ const ACTUATED: &str = r#"<mujoco>
 </mujoco>"#;
 
 #[test]
-fn activations_and_actuator_derivatives_match_under_euler_and_implicitfast() {
-    for integrator in [Integrator::Euler, Integrator::ImplicitFast] {
+fn activations_and_actuator_derivatives_match_under_euler_implicitfast_and_implicit() {
+    for integrator in [Integrator::Euler, Integrator::ImplicitFast, Integrator::Implicit] {
         let m = model(ACTUATED, integrator);
         let r = diff_stages(&m, &opts(500, Start::Key("0".into()), None)).unwrap();
         assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
