@@ -1,9 +1,10 @@
-//! `mj_forward` and `mj_step` (Euler, implicitfast) stage by stage on the engine's code:
+//! `mj_forward` and `mj_step` (Euler, implicitfast, implicit, RK4) stage by stage on the engine's code:
 //! kinematics, comPos, crb, factorM, collision, makeConstraint, island, comVel, passive,
 //! referenceConstraint, rne, transmission and fwdActuation ([`crate::actuation`]),
 //! fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`; rows: the Newton or PGS
-//! solver), then the Euler step with implicit joint damping and the advance
-//! (`docs/measurements.md` N5 to N11).
+//! solver), then the Euler step with implicit joint damping, `implicitfast`, `implicit`
+//! ([`crate::implicit`]) or RK4 ([`crate::rk4`]) and the advance (`docs/measurements.md` N5 to
+//! N11, K13).
 
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 use specula_engine::dynamics::integrate::{euler, EulerState};
@@ -114,9 +115,10 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     check("qacc", &d.qacc)
 }
 
-/// `mj_step` with the Euler or implicitfast integrator: [`forward`], then the semi-implicit Euler
-/// step (implicit in joint damping) or `implicitfast` (implicit in the damping's velocity
-/// derivative and the actuators' velocity terms), and the advance of velocities, positions and time.
+/// `mj_step`: [`forward`], then the semi-implicit Euler step (implicit in joint damping),
+/// `implicitfast` (implicit in the damping's velocity derivative and the actuators' velocity
+/// terms), `implicit` (the bias forces' derivative too) or RK4, and the advance of velocities,
+/// positions and time.
 pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
     match nm.model.opt.integrator {
