@@ -6,6 +6,7 @@
 //! ([`crate::implicit`]) or RK4 ([`crate::rk4`]) and the advance (`docs/measurements.md` N5 to
 //! N11, K13).
 
+use specula_engine::dynamics::free_body::FreeBodyFrames;
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 use specula_engine::dynamics::integrate::{euler, EulerState};
 use specula_engine::dynamics::solver::without_rows;
@@ -155,8 +156,9 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
             moment_colind: &d.actuation.moment_colind,
             actuator_moment: &d.actuation.actuator_moment,
         };
+        let frames = FreeBodyFrames { xpos: &d.xpos, xmat: &d.xmat, subtree_com: &d.subtree_com, crb: &d.crb };
         let scratch = (&mut d.implicit_qfrc[..], &mut d.euler_qacc[..]);
-        implicit_fast(&tm, &pm, &am, &im, false, &x, &mut d.qderiv, &mut s, scratch);
+        implicit_fast(&tm, &pm, &am, &im, false, (&x, &frames), &mut d.qderiv, &mut s, scratch);
     } else {
         euler(&tm, &pm, &am, &im, false, &mut s, &mut d.euler_qacc);
     }

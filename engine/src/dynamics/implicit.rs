@@ -9,9 +9,13 @@
 //!    its gain's velocity term times its input plus its bias's velocity term; each dof's damping
 //!    subtracts its linearisation from the diagonal; `qH = (-h) qDeriv + M` on `M`'s pattern;
 //!    `L'DL` factor of `qH` (`mj_factorI`).
-//! 3. `qacc = qH^-1 f`, then the advance ([`super::integrate::advance`]).
+//!    The rows of a lone free body (its tree's only joint) are `M`'s.
+//! 3. `qacc = qH^-1 f`; each lone free body's six accelerations replaced by the solve of its own
+//!    6x6 block with the bias forces' derivative ([`super::free_body`], K14); then the advance
+//!    ([`super::integrate::advance`]).
 
 use super::actuation::{next_activation, ActuatorModel};
+use super::free_body::{factor_lu6, free_bias_vel, solve_lu6, FreeBodyFrames};
 use super::integrate::{advance, EulerState, IntegratorModel};
 use super::passive::{actuator_damping, DampedObject, PassiveModel};
 use super::{factor_i, solve_ld, TreeModel};
@@ -154,9 +158,46 @@ pub(super) fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64],
     }
 }
 
-/// `mj_implicitSkip` for `implicitfast` on all dofs (sleep off, no lone free bodies: the
-/// library corrects those with a 6x6 solve of its own). `qfrc` and `qacc` are scratch of `nv`
-/// entries; `qderiv` is MuJoCo's `qDeriv` (`nD`). Returns the dof of a near-singular pivot.
+/// The free joints `implicitfast` solves on their own (K8, K14): each a body's only joint, in a
+/// tree of exactly its six dofs (the first dof's `qDeriv` row then holds just those).
+pub fn lone_free_joints<'a>(tm: &'a TreeModel, im: &'a IntegratorModel) -> impl Iterator<Item = usize> + 'a {
+    (0..im.jnt_type.len()).filter(move |&j| {
+        let b = tm.jnt_bodyid[j] as usize;
+        im.jnt_type[j] == super::jnt::FREE
+            && im.body_jntnum[b] == 1
+            && im.d_rownnz[im.jnt_dofadr[j] as usize] == 6
+    })
+}
+
+/// `mjd_freeMhat` for the lone free joint `j`: `M`'s 6x6 block, `- h qDeriv`'s, `+ h B`.
+fn free_mhat(tm: &TreeModel, im: &IntegratorModel, frames: &FreeBodyFrames, s: &EulerState, qderiv: &[f64], j: usize) -> [f64; 36] {
+    let adr = im.jnt_dofadr[j] as usize;
+    let mut a = [0.0; 36];
+    for r in 0..6 {
+        let (ra, rn) = (tm.m_rowadr[adr + r] as usize, tm.m_rownnz[adr + r] as usize);
+        for k in ra..ra + rn {
+            let c = tm.m_colind[k] as usize - adr;
+            (a[6 * r + c], a[6 * c + r]) = (s.mass[k], s.mass[k]);
+        }
+    }
+    let h = im.timestep;
+    for r in 0..6 {
+        let (ra, rn) = (im.d_rowadr[adr + r] as usize, im.d_rownnz[adr + r] as usize);
+        for k in ra..ra + rn {
+            let c = im.d_colind[k] as usize - adr;
+            a[6 * r + c] += -h * qderiv[k];
+        }
+    }
+    let b = free_bias_vel(frames, tm.jnt_bodyid[j] as usize, &s.qvel[adr + 3..adr + 6]);
+    for (x, &y) in a.iter_mut().zip(&b) {
+        *x += h * y;
+    }
+    a
+}
+
+/// `mj_implicitSkip` for `implicitfast` on all dofs (sleep off), lone free bodies solved on their
+/// own with `frames` (K14). `qfrc` and `qacc` are scratch of `nv` entries; `qderiv` is MuJoCo's
+/// `qDeriv` (`nD`). Returns the dof of a near-singular pivot.
 #[allow(clippy::too_many_arguments)]
 pub fn implicit_fast(
     tm: &TreeModel,
@@ -164,7 +205,7 @@ pub fn implicit_fast(
     am: &ActuatorModel,
     im: &IntegratorModel,
     skipfactor: bool,
-    x: &DerivInput,
+    (x, frames): (&DerivInput, &FreeBodyFrames),
     qderiv: &mut [f64],
     s: &mut EulerState,
     (qfrc, qacc): (&mut [f64], &mut [f64]),
@@ -189,10 +230,26 @@ pub fn implicit_fast(
         for (h, &mk) in s.qh[..nc].iter_mut().zip(s.mass) {
             *h = minus_h * *h + mk;
         }
+        // a lone free body's rows stay M's (its block is solved below)
+        for j in lone_free_joints(tm, im) {
+            let adr = im.jnt_dofadr[j] as usize;
+            for r in adr..adr + 6 {
+                let (ra, rn) = (tm.m_rowadr[r] as usize, tm.m_rownnz[r] as usize);
+                s.qh[ra..ra + rn].copy_from_slice(&s.mass[ra..ra + rn]);
+            }
+        }
         singular = factor_i(&mut s.qh[..nc], &mut s.qh_diag_inv[..nv], tm.m_rownnz, tm.m_rowadr, tm.m_colind);
     }
     qacc[..nv].copy_from_slice(&qfrc[..nv]);
     solve_ld(&mut qacc[..nv], s.qh, s.qh_diag_inv, tm.m_rownnz, tm.m_rowadr, tm.m_colind);
+    for j in lone_free_joints(tm, im) {
+        let mut a = free_mhat(tm, im, frames, s, qderiv, j);
+        let mut pivot = [0; 6];
+        if factor_lu6(&mut a, &mut pivot) {
+            let adr = im.jnt_dofadr[j] as usize;
+            qacc[adr..adr + 6].copy_from_slice(&solve_lu6(&a, &qfrc[adr..adr + 6], &pivot));
+        }
+    }
     advance(tm, am, im, s, &qacc[..nv]);
     singular
 }

@@ -22,6 +22,7 @@ pub mod constraint;
 pub mod crb;
 pub mod derivative;
 pub mod factor;
+pub mod free_body;
 pub mod implicit;
 pub mod implicit_full;
 pub mod integrate;

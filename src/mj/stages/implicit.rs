@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 
 use mujoco_sys as sys;
+use specula_engine::dynamics::free_body::FreeBodyFrames;
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 
 use super::euler::advance_out_of_scope;
@@ -17,33 +18,8 @@ thread_local! {
     static SCRATCH: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// Whether joint `j` is the free joint of a body alone in its tree: `implicitfast` keeps `M`'s
-/// rows for its dofs and corrects its acceleration with a 6x6 solve (K8), left to the library.
-fn lone_free_body(m: &sys::mjModel, j: usize) -> bool {
-    let (nbody, njnt, nv) = (m.nbody as usize, m.njnt as usize, m.nv as usize);
-    // SAFETY: model arrays of their documented lengths, read only.
-    let (jnt_type, jnt_bodyid, jnt_dofadr, body_jntnum, body_jntadr, dof_treeid, tree_dofnum) = unsafe {
-        (
-            slice(m.jnt_type, njnt),
-            slice(m.jnt_bodyid, njnt),
-            slice(m.jnt_dofadr, njnt),
-            slice(m.body_jntnum, nbody),
-            slice(m.body_jntadr, nbody),
-            slice(m.dof_treeid, nv),
-            slice(m.tree_dofnum, m.ntree as usize),
-        )
-    };
-    let b = jnt_bodyid[j] as usize;
-    let first = body_jntadr[b] as usize;
-    jnt_type[j] == 0
-        && body_jntnum[b] == 1
-        && jnt_type[first] == 0
-        && tree_dofnum[dof_treeid[jnt_dofadr[first] as usize] as usize] == 6
-}
-
 /// Why `mj_implicitSkip` is left to the library: the advance's reasons; tendons and fluid forces (their derivatives);
-/// actuators other than fixed or affine gains and biases on joints; lone free bodies under
-/// `implicitfast`.
+/// actuators other than fixed or affine gains and biases on joints.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     if let Some(why) = advance_out_of_scope(m) {
         return Some(why);
@@ -68,9 +44,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     }
     if (0..nact).any(|a| !matches!(gaintype[a], 0 | 1) || !matches!(biastype[a], 0 | 1)) {
         return Some(Fallback::Actuator);
-    }
-    if !full && (0..m.njnt as usize).any(|j| lone_free_body(m, j)) {
-        return Some(Fallback::FreeBody);
     }
     // SAFETY: the flag's byte, read as a byte.
     if unsafe { byte(&raw const d.threadlock) } != 0 {
@@ -117,13 +90,24 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
     // SAFETY: the inputs are read, qDeriv written (and, through the Euler state, qH, qHDiagInv,
     // act, qvel, qpos and qacc_warmstart).
     let (x, qderiv) = unsafe { deriv_input(m, d) };
+    let nbody = m.nbody as usize;
+    // SAFETY: the position stage's arrays of their documented lengths, read only.
+    let frames = unsafe {
+        FreeBodyFrames {
+            xpos: slice(d.xpos, 3 * nbody),
+            xmat: slice(d.xmat, 9 * nbody),
+            subtree_com: slice(d.subtree_com, 3 * nbody),
+            crb: slice(d.crb, 10 * nbody),
+        }
+    };
     let mut s = super::euler::state(m, d);
     let singular = SCRATCH.with(|sc| {
         let (qfrc, qacc) = &mut *sc.borrow_mut();
         qfrc.resize(nv, 0.0);
         qacc.resize(nv, 0.0);
         views::with(m, |v| {
-            implicit_fast(&v.tree, &v.passive, &v.actuator, &v.integrator, skipfactor, &x, qderiv, &mut s, (qfrc, qacc))
+            let input = (&x, &frames);
+            implicit_fast(&v.tree, &v.passive, &v.actuator, &v.integrator, skipfactor, input, qderiv, &mut s, (qfrc, qacc))
         })
     });
     super::euler::finish(d, singular, time, (stack, arena), t0);
