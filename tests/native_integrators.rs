@@ -1,6 +1,7 @@
 //! The native route's RK4 and `implicit` steps (`native/src/rk4.rs`, `native/src/implicit.rs`)
-//! against MuJoCo C 4.0.0's `mj_step` under the same integrator: inline scenes (every joint
-//! type, damping, springs, actuators, contacts), then every project scene and corpus model the
+//! and `implicitfast` on lone free bodies against MuJoCo C 4.0.0's `mj_step` under the same
+//! integrator: inline scenes (every joint type, damping, springs, actuators, contacts, spinning
+//! free bodies), then every project scene and corpus model the
 //! native route accepts, 1000 steps each, array by array after every step; and the comparison
 //! fails on a tampered input.
 mod common;
@@ -44,11 +45,46 @@ const TREE: &str = r#"<mujoco model="tree">
   <keyframe><key qvel="0.1 -0.2 0.3 2 -1 3 1 -2 0.5 3 -1 1"/></keyframe>
 </mujoco>"#;
 
-const NATIVE_INTEGRATORS: [(&str, Integrator); 2] = [("RK4", Integrator::Rk4), ("implicit", Integrator::Implicit)];
+/// Two free bodies alone in their trees (one with welded children, its centre of mass off its
+/// origin), spinning, over a plane: `implicitfast`'s own 6x6 solve for each.
+const FREE_BODIES: &str = r#"<mujoco>
+  <option timestep="0.002" gravity="0.2 -0.1 -9.81"/>
+  <worldbody>
+    <geom type="plane" size="3 3 0.1"/>
+    <body name="a" pos="0 0 1" quat="0.9 0.2 -0.3 0.1">
+      <freejoint/>
+      <geom type="box" size="0.2 0.1 0.05" pos="0.05 -0.02 0.01"/>
+      <body name="w1" pos="0.3 0.1 0" euler="10 20 30">
+        <geom type="capsule" fromto="0 0 0 0.2 0.1 0" size="0.03"/>
+        <body name="w2" pos="0.2 0.1 0"><geom type="sphere" size="0.06" pos="0 0 0.05"/></body>
+      </body>
+    </body>
+    <body name="b" pos="1 0 0.5">
+      <freejoint/>
+      <geom type="ellipsoid" size="0.1 0.2 0.05"/>
+    </body>
+  </worldbody>
+  <keyframe><key qpos="0 0 1 0.9 0.2 -0.3 0.1 1 0 0.5 1 0 0 0" qvel="0.3 -0.2 0.1 7 -5 9  0 0 0 -3 12 2"/></keyframe>
+</mujoco>"#;
+
+const NATIVE_INTEGRATORS: [(&str, Integrator); 3] =
+    [("RK4", Integrator::Rk4), ("implicit", Integrator::Implicit), ("implicitfast", Integrator::ImplicitFast)];
+
+#[test]
+fn lone_free_bodies_step_like_mj_step_under_implicitfast() {
+    let xml = with_integrator(FREE_BODIES, "implicitfast");
+    let o = run_keyed(&xml, 1000, |_| {});
+    assert_eq!((o.diff, o.refused, o.steps), (None, None, 1000), "first difference (step, field, index)");
+    assert!(o.rows.1 > 0, "the bodies must reach the plane");
+    // without the bodies' own solve (their first dof's D row made to look like a longer tree's),
+    // the accelerations are the symmetric factor's: seen at the first step
+    let o = run_keyed(&xml, 5, |n| n.model.layout.d.rownnz[0] = 5);
+    assert_eq!(o.diff.map(|d| d.0), Some(0), "the lone free body's solve went unseen");
+}
 
 #[test]
 fn inline_tree_steps_like_mj_step_under_rk4_and_implicit() {
-    for (name, _) in NATIVE_INTEGRATORS {
+    for (name, _) in &NATIVE_INTEGRATORS[..2] {
         let xml = with_integrator(TREE, name);
         let o = run_keyed(&xml, 1000, |_| {});
         assert_eq!((o.diff, o.refused), (None, None), "{name}: first difference (step, field, index)");
@@ -60,7 +96,7 @@ fn inline_tree_steps_like_mj_step_under_rk4_and_implicit() {
 
 #[test]
 fn tampered_inputs_make_the_integrator_checks_fail() {
-    for (name, _) in NATIVE_INTEGRATORS {
+    for (name, _) in &NATIVE_INTEGRATORS[..2] {
         let xml = with_integrator(TREE, name);
         // one ulp of one dof's damping
         let o = run_keyed(&xml, 200, |n| ulp(&mut n.model.model.dof_damping[6]));
@@ -90,10 +126,10 @@ fn the_discrete_integrator_is_refused() {
 }
 
 /// Every project scene and corpus model the native route accepts, with its integrator set to
-/// RK4 and to implicit on both sides, from its reset state, driven through `qfrc_applied`: 1000
+/// RK4, to implicit and to implicitfast on both sides, from its reset state, driven through `qfrc_applied`: 1000
 /// steps beside `mj_step`.
 #[test]
-fn scenes_and_corpus_step_like_mj_step_under_rk4_and_implicit() {
+fn scenes_and_corpus_step_like_mj_step_under_rk4_implicit_and_implicitfast() {
     let (mut stepped, mut steps, mut refusals, mut step_refusals) =
         (Vec::new(), 0, std::collections::BTreeMap::new(), std::collections::BTreeMap::new());
     for path in model_files() {
@@ -130,5 +166,5 @@ fn scenes_and_corpus_step_like_mj_step_under_rk4_and_implicit() {
         "stepped {} runs, {steps} steps, 0 differing: {stepped:?}; refused (by what is missing): {refusals:?}; refused at a step after equal steps: {step_refusals:?}",
         stepped.len()
     );
-    assert!(stepped.len() >= 14, "the project scenes under both integrators at least");
+    assert!(stepped.len() >= 21, "the project scenes under the three integrators at least");
 }

@@ -18,7 +18,7 @@
 //! other actuators ([`actuation::check`]), tendons, sensors and equality constraints (specula's
 //! compiler does not produce their parameters yet), the CG solver, noslip and the other solver
 //! options the Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep,
-//! discrete integration, `implicitfast` on lone free bodies, and (from the
+//! discrete integration, and (from the
 //! MJCF, [`Native::load_file`]) plasticity. A step the engine cannot finish (Newton iterations on
 //! a sparse Jacobian, a geom pair without a Rust collider) is refused at that step.
 

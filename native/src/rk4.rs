@@ -1,6 +1,6 @@
 //! `mj_RungeKutta(m, d, 4)` on the native route (`docs/measurements.md` K9, K10): the engine's
 //! tableau, stage states, Munthe-Kaas correction and weighted sums ([`specula_engine::dynamics::rk4`])
-//! with the native [`crate::step::forward`] between the stages, then the advance.
+//! with the native forward pass (without its state checks) between the stages, then the advance.
 
 use specula_engine::dynamics::integrate::{advance_with, EulerState};
 use specula_engine::dynamics::rk4::{combine, correct, stage_state, stage_times, RK4_A, RK4_B};
@@ -77,7 +77,7 @@ fn stages(nm: &NativeModel, d: &mut Data, sc: &mut Rk4Scratch) -> Result<(), Nat
         d.time = t[i - 1];
         // the forward pass reads the velocities just set; the stored ones are corrected (K9)
         correct(&im, &mut xi[nq..nq + nv], &dx[..nv], h);
-        crate::step::forward(nm, d)?;
+        crate::step::forward_skip(nm, d)?;
         get_rates(d, &mut f[i], nv);
     }
     {

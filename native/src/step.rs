@@ -64,6 +64,13 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
 pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     check("qpos", &d.qpos)?;
     check("qvel", &d.qvel)?;
+    forward_skip(nm, d)?;
+    check("qacc", &d.qacc)
+}
+
+/// [`forward`] without the state checks (`mj_forwardSkip`, which RK4's stages call: a stage
+/// state beyond `mjMAXVAL` is not a warning there).
+pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     let tree = nm.tree();
     // position: poses, com frames, the inertia and its factor
     position(nm, d);
@@ -113,7 +120,7 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     } else {
         fwd_constraint(nm, d)?;
     }
-    check("qacc", &d.qacc)
+    Ok(())
 }
 
 /// `mj_step`: [`forward`], then the semi-implicit Euler step (implicit in joint damping),

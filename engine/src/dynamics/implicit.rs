@@ -163,14 +163,19 @@ pub(super) fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64],
 pub fn lone_free_joints<'a>(tm: &'a TreeModel, im: &'a IntegratorModel) -> impl Iterator<Item = usize> + 'a {
     (0..im.jnt_type.len()).filter(move |&j| {
         let b = tm.jnt_bodyid[j] as usize;
-        im.jnt_type[j] == super::jnt::FREE
-            && im.body_jntnum[b] == 1
-            && im.d_rownnz[im.jnt_dofadr[j] as usize] == 6
+        im.jnt_type[j] == super::jnt::FREE && im.body_jntnum[b] == 1 && im.d_rownnz[im.jnt_dofadr[j] as usize] == 6
     })
 }
 
 /// `mjd_freeMhat` for the lone free joint `j`: `M`'s 6x6 block, `- h qDeriv`'s, `+ h B`.
-fn free_mhat(tm: &TreeModel, im: &IntegratorModel, frames: &FreeBodyFrames, s: &EulerState, qderiv: &[f64], j: usize) -> [f64; 36] {
+fn free_mhat(
+    tm: &TreeModel,
+    im: &IntegratorModel,
+    frames: &FreeBodyFrames,
+    s: &EulerState,
+    qderiv: &[f64],
+    j: usize,
+) -> [f64; 36] {
     let adr = im.jnt_dofadr[j] as usize;
     let mut a = [0.0; 36];
     for r in 0..6 {

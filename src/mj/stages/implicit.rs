@@ -107,7 +107,17 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
         qacc.resize(nv, 0.0);
         views::with(m, |v| {
             let input = (&x, &frames);
-            implicit_fast(&v.tree, &v.passive, &v.actuator, &v.integrator, skipfactor, input, qderiv, &mut s, (qfrc, qacc))
+            implicit_fast(
+                &v.tree,
+                &v.passive,
+                &v.actuator,
+                &v.integrator,
+                skipfactor,
+                input,
+                qderiv,
+                &mut s,
+                (qfrc, qacc),
+            )
         })
     });
     super::euler::finish(d, singular, time, (stack, arena), t0);
