@@ -13,6 +13,9 @@
 // Indexed loops walk several arrays in step, as the library does.
 #![allow(clippy::needless_range_loop)]
 
+use super::integrate::{EulerState, IntegratorModel};
+use super::jnt::FREE;
+use super::TreeModel;
 use crate::math::{cross, mul_mat_mat3, mul_mat_t_mat3, mul_mat_vec3};
 
 /// A pivot smaller than this in size makes the 6x6 factor fail (`mjMINVAL`).
@@ -86,6 +89,47 @@ pub fn free_bias_vel(f: &FreeBodyFrames, b: usize, qrot: &[f64]) -> [f64; 36] {
         }
     }
     out
+}
+
+/// The free joints `implicitfast` solves on their own (K8, K14): each a body's only joint, in a
+/// tree of exactly its six dofs (the first dof's `qDeriv` row then holds just those).
+pub fn lone_free_joints<'a>(tm: &'a TreeModel, im: &'a IntegratorModel) -> impl Iterator<Item = usize> + 'a {
+    (0..im.jnt_type.len()).filter(move |&j| {
+        let b = tm.jnt_bodyid[j] as usize;
+        im.jnt_type[j] == FREE && im.body_jntnum[b] == 1 && im.d_rownnz[im.jnt_dofadr[j] as usize] == 6
+    })
+}
+
+/// `mjd_freeMhat` for the lone free joint `j`: `M`'s 6x6 block, `- h qDeriv`'s, `+ h B`.
+pub(super) fn free_mhat(
+    tm: &TreeModel,
+    im: &IntegratorModel,
+    frames: &FreeBodyFrames,
+    s: &EulerState,
+    qderiv: &[f64],
+    j: usize,
+) -> [f64; 36] {
+    let adr = im.jnt_dofadr[j] as usize;
+    let mut a = [0.0; 36];
+    for r in 0..6 {
+        let (ra, rn) = (tm.m_rowadr[adr + r] as usize, tm.m_rownnz[adr + r] as usize);
+        for (&col, &v) in tm.m_colind[ra..ra + rn].iter().zip(&s.mass[ra..ra + rn]) {
+            let c = col as usize - adr;
+            (a[6 * r + c], a[6 * c + r]) = (v, v);
+        }
+    }
+    let h = im.timestep;
+    for r in 0..6 {
+        let (ra, rn) = (im.d_rowadr[adr + r] as usize, im.d_rownnz[adr + r] as usize);
+        for (&col, &q) in im.d_colind[ra..ra + rn].iter().zip(&qderiv[ra..ra + rn]) {
+            a[6 * r + col as usize - adr] += -h * q;
+        }
+    }
+    let b = free_bias_vel(frames, tm.jnt_bodyid[j] as usize, &s.qvel[adr + 3..adr + 6]);
+    for (x, &y) in a.iter_mut().zip(&b) {
+        *x += h * y;
+    }
+    a
 }
 
 /// `mju_factorLU6`: `A = P L U` in place with partial pivoting (unit `L` below the diagonal);

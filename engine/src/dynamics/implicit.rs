@@ -15,7 +15,7 @@
 //!    ([`super::integrate::advance`]).
 
 use super::actuation::{next_activation, ActuatorModel};
-use super::free_body::{factor_lu6, free_bias_vel, solve_lu6, FreeBodyFrames};
+use super::free_body::{factor_lu6, free_mhat, lone_free_joints, solve_lu6, FreeBodyFrames};
 use super::integrate::{advance, EulerState, IntegratorModel};
 use super::passive::{actuator_damping, DampedObject, PassiveModel};
 use super::{factor_i, solve_ld, TreeModel};
@@ -156,48 +156,6 @@ pub(super) fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64],
         let at = (im.d_rowadr[i] + im.d_diag[i]) as usize;
         qdv[at] -= b;
     }
-}
-
-/// The free joints `implicitfast` solves on their own (K8, K14): each a body's only joint, in a
-/// tree of exactly its six dofs (the first dof's `qDeriv` row then holds just those).
-pub fn lone_free_joints<'a>(tm: &'a TreeModel, im: &'a IntegratorModel) -> impl Iterator<Item = usize> + 'a {
-    (0..im.jnt_type.len()).filter(move |&j| {
-        let b = tm.jnt_bodyid[j] as usize;
-        im.jnt_type[j] == super::jnt::FREE && im.body_jntnum[b] == 1 && im.d_rownnz[im.jnt_dofadr[j] as usize] == 6
-    })
-}
-
-/// `mjd_freeMhat` for the lone free joint `j`: `M`'s 6x6 block, `- h qDeriv`'s, `+ h B`.
-fn free_mhat(
-    tm: &TreeModel,
-    im: &IntegratorModel,
-    frames: &FreeBodyFrames,
-    s: &EulerState,
-    qderiv: &[f64],
-    j: usize,
-) -> [f64; 36] {
-    let adr = im.jnt_dofadr[j] as usize;
-    let mut a = [0.0; 36];
-    for r in 0..6 {
-        let (ra, rn) = (tm.m_rowadr[adr + r] as usize, tm.m_rownnz[adr + r] as usize);
-        for k in ra..ra + rn {
-            let c = tm.m_colind[k] as usize - adr;
-            (a[6 * r + c], a[6 * c + r]) = (s.mass[k], s.mass[k]);
-        }
-    }
-    let h = im.timestep;
-    for r in 0..6 {
-        let (ra, rn) = (im.d_rowadr[adr + r] as usize, im.d_rownnz[adr + r] as usize);
-        for k in ra..ra + rn {
-            let c = im.d_colind[k] as usize - adr;
-            a[6 * r + c] += -h * qderiv[k];
-        }
-    }
-    let b = free_bias_vel(frames, tm.jnt_bodyid[j] as usize, &s.qvel[adr + 3..adr + 6]);
-    for (x, &y) in a.iter_mut().zip(&b) {
-        *x += h * y;
-    }
-    a
 }
 
 /// `mj_implicitSkip` for `implicitfast` on all dofs (sleep off), lone free bodies solved on their
