@@ -45,34 +45,12 @@ const TREE: &str = r#"<mujoco model="tree">
   <keyframe><key qvel="0.1 -0.2 0.3 2 -1 3 1 -2 0.5 3 -1 1"/></keyframe>
 </mujoco>"#;
 
-/// Two free bodies alone in their trees (one with welded children, its centre of mass off its
-/// origin), spinning, over a plane: `implicitfast`'s own 6x6 solve for each.
-const FREE_BODIES: &str = r#"<mujoco>
-  <option timestep="0.002" gravity="0.2 -0.1 -9.81"/>
-  <worldbody>
-    <geom type="plane" size="3 3 0.1"/>
-    <body name="a" pos="0 0 1" quat="0.9 0.2 -0.3 0.1">
-      <freejoint/>
-      <geom type="box" size="0.2 0.1 0.05" pos="0.05 -0.02 0.01"/>
-      <body name="w1" pos="0.3 0.1 0" euler="10 20 30">
-        <geom type="capsule" fromto="0 0 0 0.2 0.1 0" size="0.03"/>
-        <body name="w2" pos="0.2 0.1 0"><geom type="sphere" size="0.06" pos="0 0 0.05"/></body>
-      </body>
-    </body>
-    <body name="b" pos="1 0 0.5">
-      <freejoint/>
-      <geom type="ellipsoid" size="0.1 0.2 0.05"/>
-    </body>
-  </worldbody>
-  <keyframe><key qpos="0 0 1 0.9 0.2 -0.3 0.1 1 0 0.5 1 0 0 0" qvel="0.3 -0.2 0.1 7 -5 9  0 0 0 -3 12 2"/></keyframe>
-</mujoco>"#;
-
 const NATIVE_INTEGRATORS: [(&str, Integrator); 3] =
     [("RK4", Integrator::Rk4), ("implicit", Integrator::Implicit), ("implicitfast", Integrator::ImplicitFast)];
 
 #[test]
 fn lone_free_bodies_step_like_mj_step_under_implicitfast() {
-    let xml = with_integrator(FREE_BODIES, "implicitfast");
+    let xml = with_integrator(common::FREE_BODIES, "implicitfast");
     let o = run_keyed(&xml, 1000, |_| {});
     assert_eq!((o.diff, o.refused, o.steps), (None, None, 1000), "first difference (step, field, index)");
     assert!(o.rows.1 > 0, "the bodies must reach the plane");
@@ -139,13 +117,7 @@ fn scenes_and_corpus_step_like_mj_step_under_rk4_implicit_and_implicitfast() {
             };
             rust.opt.integrator = integrator;
             c.set_integrator(integrator as i32).expect("unshared model");
-            let tree = specula_model::xml::parse_file(&path).expect("parsed once already");
-            let arena = |rust: &specula_model::Model| match specula_native::scope::rows_possible(rust) {
-                true => specula_native::scope::check_mjcf_arena(&tree),
-                false => Ok(()),
-            };
-            let checks = specula_native::scope::check_mjcf(&tree).and_then(|()| arena(&rust));
-            let native = match checks.and_then(|()| Native::new(rust)) {
+            let native = match native_for(&path, rust) {
                 Ok(n) => n,
                 Err(NativeError::Unsupported { needs, .. }) => {
                     *refusals.entry(needs).or_insert(0) += 1;

@@ -308,84 +308,39 @@ fn a_cartesian_applied_force_leaves_the_acceleration_to_mujoco() {
 }
 
 #[test]
-fn the_implicitfast_step_matches_and_one_ulp_in_it_is_reported() {
-    let m = model(TREE, Integrator::ImplicitFast);
-    let one = |tamper| {
-        let opts = StageDiffOptions {
-            steps: 200,
-            start: Start::Key("moving".into()),
-            stages: StageSet::NONE.with(Stage::Implicit),
-            tamper,
+fn the_implicit_steps_match_and_one_ulp_in_them_is_reported() {
+    // implicitfast, and implicit with its full derivative (the RNE part on a free, ball, hinge
+    // and slide tree) and LU factor
+    for integrator in [Integrator::ImplicitFast, Integrator::Implicit] {
+        let m = model(TREE, integrator);
+        let one = |tamper| {
+            let opts = StageDiffOptions {
+                steps: 200,
+                start: Start::Key("moving".into()),
+                stages: StageSet::NONE.with(Stage::Implicit),
+                tamper,
+            };
+            diff_stages(&m, &opts).unwrap()
         };
-        diff_stages(&m, &opts).unwrap()
-    };
-    let r = one(None);
-    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
-    assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (200, 0));
-    let first = one(Some(Tamper::Output(Stage::Implicit))).first.expect("a tampered stage must differ");
-    assert_eq!((first.stage, first.field, first.step), (Stage::Implicit, "qvel", 1));
+        let r = one(None);
+        assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
+        assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (200, 0));
+        let first = one(Some(Tamper::Output(Stage::Implicit))).first.expect("a tampered stage must differ");
+        assert_eq!((first.stage, first.field, first.step), (Stage::Implicit, "qvel", 1), "{integrator:?}");
+    }
     // lone free bodies (one with welded children, off-centre) spinning fast, on a plane: their
     // own 6x6 solve with the bias derivative, in Rust
-    let m = model(FREE_BODIES, Integrator::ImplicitFast);
-    let opts = |tamper| StageDiffOptions { steps: 500, start: Start::Key("0".into()), stages: StageSet::all(), tamper };
-    let r = diff_stages(&m, &opts(None)).unwrap();
-    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
-    assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (500, 0));
-    let first = diff_stages(&m, &opts(Some(Tamper::Output(Stage::Implicit)))).unwrap().first;
-    assert_eq!(first.map(|f| (f.stage, f.field)), Some((Stage::Implicit, "qvel")));
-}
-
-/// Two free bodies alone in their trees: one with two welded children (its centre of mass off
-/// its origin, a composite inertia), one ellipsoid; both spinning, over a plane.
-const FREE_BODIES: &str = r#"<mujoco>
-  <option timestep="0.002" gravity="0.2 -0.1 -9.81"/>
-  <worldbody>
-    <geom type="plane" size="3 3 0.1"/>
-    <body name="a" pos="0 0 1" quat="0.9 0.2 -0.3 0.1">
-      <freejoint/>
-      <geom type="box" size="0.2 0.1 0.05" pos="0.05 -0.02 0.01"/>
-      <body name="w1" pos="0.3 0.1 0" euler="10 20 30">
-        <geom type="capsule" fromto="0 0 0 0.2 0.1 0" size="0.03"/>
-        <body name="w2" pos="0.2 0.1 0"><geom type="sphere" size="0.06" pos="0 0 0.05"/></body>
-      </body>
-    </body>
-    <body name="b" pos="1 0 0.5">
-      <freejoint/>
-      <geom type="ellipsoid" size="0.1 0.2 0.05"/>
-    </body>
-  </worldbody>
-  <keyframe><key qpos="0 0 1 0.9 0.2 -0.3 0.1 1 0 0.5 1 0 0 0" qvel="0.3 -0.2 0.1 7 -5 9  0 0 0 -3 12 2"/></keyframe>
-</mujoco>"#;
-
-#[test]
-fn the_implicit_step_matches_and_one_ulp_in_it_is_reported() {
-    // the full derivative (the RNE part on a free, ball, hinge and slide tree) and the LU factor
-    let m = model(TREE, Integrator::Implicit);
-    let one = |tamper| {
-        let opts = StageDiffOptions {
-            steps: 200,
-            start: Start::Key("moving".into()),
-            stages: StageSet::NONE.with(Stage::Implicit),
-            tamper,
-        };
-        diff_stages(&m, &opts).unwrap()
-    };
-    let r = one(None);
-    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
-    assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (200, 0));
-    let first = one(Some(Tamper::Output(Stage::Implicit))).first.expect("a tampered stage must differ");
-    assert_eq!((first.stage, first.field, first.step), (Stage::Implicit, "qvel", 1));
-    // a lone free body needs no correction under implicit: in Rust, matching
-    let m = model(
-        r#"<mujoco><worldbody><geom type="plane" size="1 1 .1"/>
-      <body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody>
-      <keyframe><key qvel="0.1 0 0 3 -2 5"/></keyframe></mujoco>"#,
-        Integrator::Implicit,
-    );
-    let opts = StageDiffOptions { steps: 100, start: Start::Key("0".into()), stages: StageSet::all(), tamper: None };
-    let r = diff_stages(&m, &opts).unwrap();
-    assert!(r.matches(), "{:?}", r.first);
-    assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (100, 0));
+    // (implicit has no such correction: its RNE derivative covers them)
+    for integrator in [Integrator::ImplicitFast, Integrator::Implicit] {
+        let m = model(common::FREE_BODIES, integrator);
+        let opts =
+            |tamper| StageDiffOptions { steps: 500, start: Start::Key("0".into()), stages: StageSet::all(), tamper };
+        let r = diff_stages(&m, &opts(None)).unwrap();
+        assert!(r.matches(), "{integrator:?}: {:?} {:?}", r.first, r.trajectory);
+        assert_eq!((r.compared[Stage::Implicit.index()], r.skipped[Stage::Implicit.index()]), (500, 0));
+        let first = diff_stages(&m, &opts(Some(Tamper::Output(Stage::Implicit)))).unwrap().first;
+        assert_eq!(first.map(|f| (f.stage, f.field)), Some((Stage::Implicit, "qvel")), "{integrator:?}");
+    }
 }
 
 /// Activation dynamics (integrator, filter with `actearly`, exact filter with a clamped range),

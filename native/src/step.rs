@@ -3,12 +3,9 @@
 //! referenceConstraint, rne, transmission and fwdActuation ([`crate::actuation`]),
 //! fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`; rows: the Newton or PGS
 //! solver), then the Euler step with implicit joint damping, `implicitfast`, `implicit`
-//! ([`crate::implicit`]) or RK4 ([`crate::rk4`]) and the advance (`docs/measurements.md` N5 to
+//! (`implicit.rs`) or RK4 (`rk4.rs`) and the advance (`docs/measurements.md` N5 to
 //! N11, K13).
 
-use specula_engine::dynamics::free_body::FreeBodyFrames;
-use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
-use specula_engine::dynamics::integrate::{euler, EulerState};
 use specula_engine::dynamics::solver::without_rows;
 use specula_engine::dynamics::{
     com_pos, com_vel, crb, factor_m, fwd_acceleration, passive, rne, ComOutput, PassiveForces, PassiveState, PoseInput,
@@ -129,45 +126,9 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
 /// positions and time.
 pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
-    match nm.model.opt.integrator {
-        Integrator::Rk4 => return crate::rk4::rk4(nm, d),
-        Integrator::Implicit => {
-            crate::implicit::implicit(nm, d);
-            return Ok(());
-        }
-        _ => {}
+    if nm.model.opt.integrator == Integrator::Rk4 {
+        return crate::rk4::rk4(nm, d);
     }
-    let mut s = EulerState {
-        mass: &d.m,
-        qfrc_smooth: &d.qfrc_smooth,
-        qfrc_constraint: &d.qfrc_constraint,
-        qacc: &d.qacc,
-        act_dot: &d.act_dot,
-        qh: &mut d.qh,
-        qh_diag_inv: &mut d.qh_diag_inv,
-        act: &mut d.act,
-        qvel: &mut d.qvel,
-        qpos: &mut d.qpos,
-        time: &mut d.time,
-        qacc_warmstart: &mut d.qacc_warmstart,
-    };
-    let am = nm.actuator_model();
-    let (tm, pm, im) = (nm.tree(), nm.passive(), nm.integrator());
-    if nm.model.opt.integrator == Integrator::ImplicitFast {
-        let x = DerivInput {
-            ctrl: &d.actuation.ctrl,
-            actuator_force: &d.actuation.actuator_force,
-            qfrc_actuator: &d.qfrc_actuator,
-            moment_rownnz: &d.actuation.moment_rownnz,
-            moment_rowadr: &d.actuation.moment_rowadr,
-            moment_colind: &d.actuation.moment_colind,
-            actuator_moment: &d.actuation.actuator_moment,
-        };
-        let frames = FreeBodyFrames { xpos: &d.xpos, xmat: &d.xmat, subtree_com: &d.subtree_com, crb: &d.crb };
-        let scratch = (&mut d.implicit_qfrc[..], &mut d.euler_qacc[..]);
-        implicit_fast(&tm, &pm, &am, &im, false, (&x, &frames), &mut d.qderiv, &mut s, scratch);
-    } else {
-        euler(&tm, &pm, &am, &im, false, &mut s, &mut d.euler_qacc);
-    }
+    crate::implicit::integrate(nm, d);
     Ok(())
 }

@@ -95,7 +95,7 @@ fn held(am: &ActuatorModel, x: &DerivInput, a: usize) -> bool {
 
 /// `mjd_actuator_vel` for fixed and affine gains and biases on joint transmissions: adds
 /// `v m m'` to `qdv` for each actuator, over the entries `qDeriv`'s pattern has.
-pub(super) fn actuator_vel(am: &ActuatorModel, im: &IntegratorModel, s: &EulerState, x: &DerivInput, qdv: &mut [f64]) {
+fn actuator_vel(am: &ActuatorModel, im: &IntegratorModel, s: &EulerState, x: &DerivInput, qdv: &mut [f64]) {
     if am.disableflags & DSBL_ACTUATION != 0 {
         return;
     }
@@ -145,7 +145,7 @@ pub(super) fn actuator_vel(am: &ActuatorModel, im: &IntegratorModel, s: &EulerSt
 
 /// `mjd_passive_vel` for joint damping: each dof's `b + 2 p0 |v| + 3 p1 v^2` (actuator damping
 /// on its joint included) subtracted from its diagonal.
-pub(super) fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], qdv: &mut [f64]) {
+fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], qdv: &mut [f64]) {
     if im.disableflags & SPRING_AND_DAMPER == SPRING_AND_DAMPER || im.disableflags & DSBL_DAMPER != 0 {
         return;
     }
@@ -156,6 +156,28 @@ pub(super) fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64],
         let at = (im.d_rowadr[i] + im.d_diag[i]) as usize;
         qdv[at] -= b;
     }
+}
+
+/// `f = qfrc_smooth + qfrc_constraint`, the force both implicit integrators solve for.
+pub(super) fn total_force(s: &EulerState, f: &mut [f64]) {
+    for ((f, &a), &b) in f.iter_mut().zip(s.qfrc_smooth).zip(s.qfrc_constraint) {
+        *f = a + b;
+    }
+}
+
+/// `mjd_smooth_vel` without the bias part: `qDeriv` cleared, then the actuators' and the
+/// dampers' velocity derivatives.
+pub(super) fn smooth_vel(
+    pm: &PassiveModel,
+    am: &ActuatorModel,
+    im: &IntegratorModel,
+    s: &EulerState,
+    x: &DerivInput,
+    qderiv: &mut [f64],
+) {
+    qderiv.fill(0.0);
+    actuator_vel(am, im, s, x, qderiv);
+    passive_vel(pm, im, s.qvel, qderiv);
 }
 
 /// `mj_implicitSkip` for `implicitfast` on all dofs (sleep off), lone free bodies solved on their
@@ -174,14 +196,10 @@ pub fn implicit_fast(
     (qfrc, qacc): (&mut [f64], &mut [f64]),
 ) -> Option<usize> {
     let (nv, nc) = (tm.nv(), tm.nc());
-    for ((f, &a), &b) in qfrc[..nv].iter_mut().zip(s.qfrc_smooth).zip(s.qfrc_constraint) {
-        *f = a + b;
-    }
+    total_force(s, &mut qfrc[..nv]);
     let mut singular = None;
     if !skipfactor {
-        qderiv.fill(0.0);
-        actuator_vel(am, im, s, x, qderiv);
-        passive_vel(pm, im, s.qvel, qderiv);
+        smooth_vel(pm, am, im, s, x, qderiv);
         if im.map_d2m.is_empty() {
             s.qh[..nc].copy_from_slice(&qderiv[..nc]);
         } else {

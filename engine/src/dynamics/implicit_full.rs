@@ -17,7 +17,7 @@
 
 use super::actuation::ActuatorModel;
 use super::derivative::{rne_vel, BodyPattern, RneVelInput, RneVelScratch};
-use super::implicit::{actuator_vel, passive_vel, DerivInput};
+use super::implicit::{smooth_vel, total_force, DerivInput};
 use super::integrate::{advance, EulerState, IntegratorModel};
 use super::passive::PassiveModel;
 use super::TreeModel;
@@ -144,14 +144,10 @@ pub fn implicit_full(
     (qfrc, qacc): (&mut [f64], &mut [f64]),
 ) -> Option<usize> {
     let nv = tm.nv();
-    for ((f, &a), &b) in qfrc[..nv].iter_mut().zip(s.qfrc_smooth).zip(s.qfrc_constraint) {
-        *f = a + b;
-    }
+    total_force(s, &mut qfrc[..nv]);
     let mut singular = None;
     if !skipfactor {
-        qderiv.fill(0.0);
-        actuator_vel(am, im, s, x, qderiv);
-        passive_vel(pm, im, s.qvel, qderiv);
+        smooth_vel(pm, am, im, s, x, qderiv);
         // the velocities are the state's (the caller's `rv.qvel` is not read)
         let rv = RneVelInput { qvel: s.qvel, ..*rv };
         rne_vel(tm, im, &fm.bodies, &rv, &mut sc.rne, qderiv);
