@@ -44,6 +44,7 @@ mod set;
 mod snapshot;
 mod solver;
 mod solver_pgs;
+mod solver_sparse;
 mod stack;
 pub(crate) mod views;
 
