@@ -219,7 +219,7 @@ pub fn factor_numeric(
             let row = r - t;
             let (la, ln) = (p.rowadr[row] as usize, p.rownnz[row] as usize);
             let diag = l[la + ln - 1];
-            let deficient = !(diag >= mindiag);
+            let deficient = diag < mindiag || diag.is_nan();
             let lrr = if deficient { mindiag } else { diag }.sqrt();
             if deficient {
                 rank -= 1;
@@ -420,7 +420,7 @@ pub fn update_sparse(
         let xr = dense[row];
         let mut t = diag * diag + if plus { xr * xr } else { -xr * xr };
         // a NaN is raised too (the library's unordered compare)
-        if !(t >= MINVAL) {
+        if t < MINVAL || t.is_nan() {
             t = MINVAL;
             rank -= 1;
         }
