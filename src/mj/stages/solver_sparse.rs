@@ -8,7 +8,7 @@ mod tests {
     use crate::mj::{Data, Model};
     use mujoco_sys as sys;
     use specula_engine::dynamics::solver::chol_sparse::{chain, factor_numeric, solve_sparse, update_sparse, Pattern};
-    use specula_engine::dynamics::solver::order::{min_degree, row_words, OrderScratch};
+    use specula_engine::dynamics::solver::order::{min_degree, permute_lower, row_words, LowerCsr, OrderScratch};
 
     extern "C" {
         fn mju_minDegree(
@@ -22,6 +22,18 @@ mod tests {
             iscratch: *mut i32,
             uscratch: *mut u64,
         ) -> i32;
+        fn mju_permuteLowerCSR(
+            n: i32,
+            perm: *const i32,
+            res_rownnz: *mut i32,
+            res_rowadr: *mut i32,
+            res_colind: *mut i32,
+            res: *mut f64,
+            rownnz: *const i32,
+            rowadr: *const i32,
+            colind: *const i32,
+            mat: *const f64,
+        );
         fn mju_cholFactorSymbolic(
             l_colind: *mut i32,
             l_rownnz: *mut i32,
@@ -238,6 +250,44 @@ mod tests {
                 (1..m).all(|t| at - t >= p.rowadr[c] as usize && p.colind[at - t] == (r - t) as i32)
             })
         })
+    }
+
+    #[test]
+    fn the_permuted_lower_triangle_is_the_librarys_mujoco() {
+        let mut s = Stream(0x9e4a_17e5_0c5a_0001);
+        let mut out = LowerCsr::default();
+        for case in 0..200 {
+            let n = 1 + s.below(90);
+            // dense rows past 25 entries take the library's gap sort
+            let h = sym(&mut s, n, [0.05, 0.3, 0.9][case % 3], 0.0);
+            let mut perm: Vec<i32> = (0..n as i32).collect();
+            for i in (1..n).rev() {
+                perm.swap(i, s.below(i + 1));
+            }
+            permute_lower(&perm, &h.rownnz, &h.rowadr, &h.colind, &h.val, &mut out);
+            let nnz = h.val.len();
+            let (mut rn, mut ra, mut rc, mut rv) = (vec![-1; n], vec![-1; n], vec![-1; nnz], vec![f64::NAN; nnz]);
+            // SAFETY: n rows, nnz entries in and out.
+            unsafe {
+                mju_permuteLowerCSR(
+                    n as i32,
+                    perm.as_ptr(),
+                    rn.as_mut_ptr(),
+                    ra.as_mut_ptr(),
+                    rc.as_mut_ptr(),
+                    rv.as_mut_ptr(),
+                    h.rownnz.as_ptr(),
+                    h.rowadr.as_ptr(),
+                    h.colind.as_ptr(),
+                    h.val.as_ptr(),
+                )
+            };
+            assert_eq!(
+                (&out.rownnz, &out.rowadr, &out.colind, bits(&out.val)),
+                (&rn, &ra, &rc, bits(&rv)),
+                "permute case {case}"
+            );
+        }
     }
 
     #[test]

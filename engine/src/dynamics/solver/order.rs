@@ -15,6 +15,10 @@
 //!    With `s` the neighbours' summed weight and `c` the weight of `p` (counted only when `c > 0`):
 //!    entries `s + 1 + (s + 2)(c - 1) + (c - 1)(c - 2)/2`, flops `(s + 1)^2 + ((s + 1)^2 + 2s +
 //!    3)(c - 1) + (2s + 5)(c - 1)(c - 2)/2 + (c - 1)(c - 2)(c - 3)/3`, in 64-bit integers.
+//!
+//! Also `mju_permuteLowerCSR`, which carries a lower triangle into the chosen order.
+// Indexed loops walk MuJoCo's row pointers as the library does.
+#![allow(clippy::needless_range_loop)]
 
 /// Work arrays reused from call to call.
 #[derive(Clone, Debug, Default)]
@@ -188,6 +192,76 @@ pub fn min_degree(
         }
     }
     count
+}
+
+/// A lower triangle by rows (`rownnz`, `rowadr`, `colind`, values), MuJoCo's sparse layout.
+#[derive(Clone, Debug, Default)]
+pub struct LowerCsr {
+    /// Entries per row.
+    pub rownnz: Vec<i32>,
+    /// First entry of each row.
+    pub rowadr: Vec<i32>,
+    /// Column of each entry.
+    pub colind: Vec<i32>,
+    /// Value of each entry.
+    pub val: Vec<f64>,
+}
+
+/// `mju_permuteLowerCSR` (D40): the lower triangle `(i, j) -> (max(perm i, perm j), min(..))` of
+/// the symmetric matrix whose lower triangle is `(rownnz, rowadr, colind, val)`, rows packed in
+/// order and each row's entries sorted by column (values moved, never combined).
+pub fn permute_lower(perm: &[i32], rownnz: &[i32], rowadr: &[i32], colind: &[i32], val: &[f64], out: &mut LowerCsr) {
+    let n = perm.len();
+    let target = |i: usize, k: usize| {
+        let (pi, pj) = (perm[i], perm[colind[k] as usize]);
+        (pi.max(pj) as usize, pi.min(pj))
+    };
+    out.rownnz.clear();
+    out.rownnz.resize(n, 0);
+    for i in 0..n {
+        let adr = rowadr[i] as usize;
+        for k in adr..adr + rownnz[i].max(0) as usize {
+            out.rownnz[target(i, k).0] += 1;
+        }
+    }
+    out.rowadr.clear();
+    let mut at = 0;
+    for &c in &out.rownnz {
+        out.rowadr.push(at);
+        at += c;
+    }
+    out.colind.clear();
+    out.colind.resize(at as usize, 0);
+    out.val.clear();
+    out.val.resize(at as usize, 0.0);
+    out.rownnz.fill(0);
+    for i in 0..n {
+        let adr = rowadr[i] as usize;
+        for k in adr..adr + rownnz[i].max(0) as usize {
+            let (row, col) = target(i, k);
+            let pos = (out.rowadr[row] + out.rownnz[row]) as usize;
+            out.rownnz[row] += 1;
+            out.colind[pos] = col;
+            out.val[pos] = val[k];
+        }
+    }
+    // columns are distinct within a row, so any sort by column gives the library's order
+    for r in 0..n {
+        let (adr, nnz) = (out.rowadr[r] as usize, out.rownnz[r] as usize);
+        let (cols, vals) = (&mut out.colind[adr..adr + nnz], &mut out.val[adr..adr + nnz]);
+        // insertion sort: rows are short, and no scratch is needed
+        for i in 1..nnz {
+            let (key, v) = (cols[i], vals[i]);
+            let mut j = i;
+            while j > 0 && cols[j - 1] > key {
+                cols[j] = cols[j - 1];
+                vals[j] = vals[j - 1];
+                j -= 1;
+            }
+            cols[j] = key;
+            vals[j] = v;
+        }
+    }
 }
 
 #[cfg(test)]
