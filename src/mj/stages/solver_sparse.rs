@@ -295,9 +295,9 @@ mod tests {
         let model = Model::from_xml_str("<mujoco/>").expect("model");
         let mut data = Data::new(&model).expect("data");
         let mut s = Stream(0xc401_e5c1_5a45_e001);
-        let (mut lost, mut down, mut chained, mut unchained, mut missed) = (0, 0, 0, 0, 0);
+        let (mut lost, mut down, mut chained, mut unchained) = (0, 0, 0, 0);
         data.with_mj(|_, d| {
-            for case in 0..300 {
+            for case in 0..1000 {
                 let n = 1 + s.below(60);
                 let shift = if case % 7 == 3 { -(n as f64) } else { 0.0 };
                 let h = sym(&mut s, n, [0.03, 0.1, 0.3][case % 3], shift);
@@ -371,16 +371,9 @@ mod tests {
                         vec![0.0; n].as_mut_ptr(),
                     )
                 };
-                let same = (rank as i32, bits(&ours)) == (c, bits(&theirs));
-                if !chains_hold(&p) {
-                    // the library's chain reads entries outside a row's pattern here (D41): not
-                    // all such factors are reproduced yet
-                    unchained += 1;
-                    missed += usize::from(!same);
-                    if !same {
-                        continue;
-                    }
-                }
+                // factors whose chains lack their columns below, where the library reads the
+                // entries next to a row's (D41), are compared too
+                unchained += usize::from(!chains_hold(&p));
                 assert_eq!((rank as i32, bits(&ours)), (c, bits(&theirs)), "numeric case {case}");
                 chained += usize::from((0..n).any(|r| chain(&p, r) == 3));
                 lost += usize::from(rank < n);
@@ -433,12 +426,11 @@ mod tests {
         })
         .expect("data");
         eprintln!(
-            "{lost} lost rank, {down} downdates lost rank, {chained} with chains of 3, {missed} of {unchained} broken"
+            "{lost} lost rank, {down} downdates lost rank, {chained} with chains of 3, {unchained} with broken chains"
         );
         assert!(
-            lost > 10 && down > 5 && chained > 20 && missed * 20 < unchained,
-            "{lost} lost rank, {down} downdates lost rank, {chained} with chains of 3, {missed} of {unchained} \
-             factors with broken chains differ"
+            lost > 10 && down > 5 && chained > 20 && unchained > 20,
+            "{lost} lost rank, {down} downdates lost rank, {chained} with chains of 3, {unchained} with broken chains"
         );
     }
 }

@@ -183,6 +183,17 @@ pub fn factor_numeric(
             let cadr = p.rowadr[c] as usize;
             let off = ladr + lnnz - 1 - (at - cadr);
             if p.colind[off] == p.colind[cadr] {
+                if m == 3 && at == cadr && cadr > 0 {
+                    // the library's chain of three handles a row below with only column `r`
+                    // as if it had one more entry before: the value stored just before row
+                    // `c` goes into the entries before the diagonal of rows `r` and `r-1` (D41)
+                    let (prev, neg) = (l[cadr - 1], -l[at]);
+                    let up = p.rowadr[r - 1] as usize + (off - ladr) - 1;
+                    l[up] = -prev * prev + l[up];
+                    l[off - 1] = neg * prev + l[off - 1];
+                    l[off] = neg * l[cadr] + l[off];
+                    continue;
+                }
                 for t in 0..m {
                     if at - cadr < t {
                         break;
