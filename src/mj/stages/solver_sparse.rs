@@ -22,6 +22,7 @@ mod tests {
             iscratch: *mut i32,
             uscratch: *mut u64,
         ) -> i32;
+        fn mju_superSparse(nr: i32, rowsuper: *mut i32, rownnz: *const i32, rowadr: *const i32, colind: *const i32);
         fn mju_permuteLowerCSR(
             n: i32,
             perm: *const i32,
@@ -250,6 +251,39 @@ mod tests {
                 (1..m).all(|t| at - t >= p.rowadr[c] as usize && p.colind[at - t] == (r - t) as i32)
             })
         })
+    }
+
+    #[test]
+    fn the_row_supernodes_are_the_librarys_mujoco() {
+        use specula_engine::dynamics::solver::hessian_sparse::super_sparse;
+        let mut s = Stream(0x5e9a_7d05_a11c_e555);
+        let mut batched = 0;
+        for case in 0..300 {
+            let (nr, nc) = (1 + s.below(40), 1 + s.below(70));
+            // rows repeat their predecessor's pattern often, as a contact's rows do
+            let (mut rownnz, mut rowadr, mut colind) = (vec![], vec![], vec![]);
+            for r in 0..nr {
+                rowadr.push(colind.len() as i32);
+                if r > 0 && s.below(3) == 0 {
+                    let (a, k) = (rowadr[r - 1] as usize, rownnz[r - 1] as usize);
+                    colind.extend_from_within(a..a + k);
+                } else {
+                    let density = [0.05, 0.2, 0.6][case % 3];
+                    colind.extend((0..nc as i32).filter(|_| (s.next() + 1.0) * 0.5 < density));
+                }
+                rownnz.push(colind.len() as i32 - rowadr[r]);
+            }
+            let mut ours = vec![-1; nr];
+            super_sparse(&mut ours, &rownnz, &rowadr, &colind);
+            let mut theirs = vec![-1; nr];
+            // SAFETY: nr rows of a sparse pattern.
+            unsafe {
+                mju_superSparse(nr as i32, theirs.as_mut_ptr(), rownnz.as_ptr(), rowadr.as_ptr(), colind.as_ptr())
+            };
+            assert_eq!(ours, theirs, "super case {case}");
+            batched += usize::from(ours.iter().any(|&k| k > 1));
+        }
+        assert!(batched > 50, "{batched} with supernodes of three rows or more");
     }
 
     #[test]
