@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn the_row_supernodes_are_the_librarys_mujoco() {
-        use specula_engine::dynamics::solver::hessian_sparse::super_sparse;
+        use specula_engine::dynamics::constraint::super_sparse;
         let mut s = Stream(0x5e9a_7d05_a11c_e555);
         let mut batched = 0;
         for case in 0..300 {

@@ -12,7 +12,6 @@
 pub mod chol;
 pub mod chol_sparse;
 pub mod frame;
-pub mod hessian_sparse;
 pub mod linesearch;
 pub mod newton;
 pub mod order;
