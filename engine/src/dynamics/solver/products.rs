@@ -60,8 +60,10 @@ pub fn sqr_mat_td(res: &mut [f64], mat: &[f64], diag: &[f64], nc: usize, upper: 
             let tmp = row[i];
             if tmp != 0.0 {
                 let scl = tmp * dj;
-                for k in 0..=i {
-                    res[i * nc + k] = scl * row[k] + res[i * nc + k];
+                // slices, not indices: without bounds checks the loop vectorises (each entry is
+                // still its own multiply and add)
+                for (r, &m) in res[i * nc..=i * nc + i].iter_mut().zip(&row[..=i]) {
+                    *r = scl * m + *r;
                 }
             }
         }
