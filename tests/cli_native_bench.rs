@@ -132,3 +132,14 @@ fn sweep_on_the_native_route_gives_the_c_routes_rows_and_the_rust_routes_robust_
     assert_eq!(user["native"].len(), 12);
     assert_eq!(user["native"], user["c"]);
 }
+
+#[test]
+fn the_native_route_starts_from_the_keyframes_controls() {
+    // flipper's keyframe sets ctrl = 80 for its velocity actuator: without it the native step
+    // differed from mj_step from step 1 (qpos[0] 0.0458 against 0.0959)
+    let file = scene("flipper.xml");
+    let out = specula(&["diff", file.to_str().unwrap(), "--route", "native", "--key", "strike", "--steps", "300"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("match: 300 steps"), "{stdout}");
+}
