@@ -96,9 +96,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs `specula bench --suite`: every scene of the set, a line of progress each on stderr, then
-/// the tables (or one JSON array).
-fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
+/// The benchmark set, after checking that no option overrides what it sets per scene; a line on
+/// stderr for each scene left out.
+fn suite_scenes(args: &BenchArgs) -> Result<Vec<suite::SuiteScene>, String> {
     if args.key.is_some() || args.integrator.is_some() || args.speculative.is_some() {
         return Err(
             "--suite sets each scene's keyframe and modes itself: drop --key, --integrator and --speculative".into()
@@ -108,6 +108,13 @@ fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
     for s in &skipped {
         eprintln!("specula bench --suite: {s}");
     }
+    Ok(scenes)
+}
+
+/// Runs `specula bench --suite`: every scene of the set, a line of progress each on stderr, then
+/// the tables (or one JSON array).
+fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
+    let scenes = suite_scenes(args)?;
     let mut rows = Vec::with_capacity(scenes.len());
     for s in &scenes {
         eprintln!("specula bench --suite: {} ({} states, {} passes)", s.name, s.steps, args.passes);
@@ -137,19 +144,7 @@ fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
 /// JSON object).
 fn run_native(scene: &std::path::Path, args: &BenchArgs) -> Result<ExitCode, String> {
     let file = scene.display().to_string();
-    let mut native = specula::native::load(scene, args.integrator).map_err(|e| match e {
-        specula::native::NativeError::Mjcf(e) => e.to_string(),
-        e => format!("{file}: {e}"),
-    })?;
-    let mut c = specula::mj::Model::from_xml_path(scene).map_err(|e| e.to_string())?;
-    if let Some(i) = args.integrator {
-        c.set_integrator(i as i32).map_err(|e| format!("{file}: {e}"))?;
-    }
-    if let Some(mode) = args.speculative {
-        // robust mode has no C counterpart: MuJoCo runs its compatible mode then
-        c.set_speculative(mode != SpeculativeMode::Off).map_err(|e| format!("{file}: {e}"))?;
-        native.set_speculative(mode);
-    }
+    let (c, mut native) = super::load_native_pair(scene, args.integrator, args.speculative)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     let r = bench_native(&c, &mut native, &start, args.steps, args.passes).map_err(|e| format!("{file}: {e}"))?;
     if args.json {
@@ -179,15 +174,7 @@ fn run_native(scene: &std::path::Path, args: &BenchArgs) -> Result<ExitCode, Str
 /// Runs `specula bench --suite --route native`: the native step on the set's scenes that have
 /// a native row, as a table (or one JSON array).
 fn run_native_suite(args: &BenchArgs) -> Result<ExitCode, String> {
-    if args.key.is_some() || args.integrator.is_some() || args.speculative.is_some() {
-        return Err(
-            "--suite sets each scene's keyframe and modes itself: drop --key, --integrator and --speculative".into()
-        );
-    }
-    let (scenes, skipped) = suite::scenes(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
-    for s in &skipped {
-        eprintln!("specula bench --suite: {s}");
-    }
+    let scenes = suite_scenes(args)?;
     let mut rows = Vec::new();
     for s in scenes.iter().filter(|s| s.native_row) {
         eprintln!("specula bench --suite --route native: {} ({} steps, {} passes)", s.name, s.steps, args.passes);

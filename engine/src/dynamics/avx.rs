@@ -1,5 +1,6 @@
 //! Kernels compiled twice, for the baseline instruction set and for AVX, chosen at run time:
-//! MuJoCo 4.0.0 is built for AVX, and its vector loops run four lanes wide. The AVX copy runs the
+//! MuJoCo 4.0.0 is built for AVX, and its vector loops run four lanes wide (`docs/measurements.md`
+//! N26). The AVX copy runs the
 //! same source, so the same operations in the same order (AVX has no fused multiply-add, and
 //! Rust never contracts `a * b + c`): the results are equal bit for bit, only faster.
 
