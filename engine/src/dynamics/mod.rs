@@ -16,6 +16,7 @@
 pub mod acceleration;
 pub mod actuation;
 pub mod arena;
+pub(crate) mod avx;
 pub mod com_pos;
 pub mod com_vel;
 pub mod constraint;
