@@ -550,7 +550,6 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     solve_pgs(&pm, &inp, &ar, &mut e.pgs_scratch, &mut e.pgs).map_err(|u| NativeError::Unsupported {
         what: format!("PGS on this state ({u:?})"),
         needs: match u {
-            pgs::Unsupported::Condim6 => "PGS on elliptic contacts of condim 6",
             pgs::Unsupported::NoDiagonal => "PGS on a sparse efc_AR",
         },
     })?;

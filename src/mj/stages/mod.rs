@@ -42,6 +42,7 @@ mod rk4;
 mod set;
 mod snapshot;
 mod solver;
+mod solver_noslip;
 mod solver_pgs;
 mod stack;
 pub(crate) mod views;

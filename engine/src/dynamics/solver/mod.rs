@@ -13,6 +13,7 @@ pub mod chol;
 pub mod frame;
 pub mod linesearch;
 pub mod newton;
+pub mod noslip;
 pub mod pgs;
 mod pgs_cone;
 pub mod products;
