@@ -15,7 +15,7 @@ use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScr
 use specula_engine::dynamics::project::{self, Factor};
 use specula_engine::dynamics::reference::{reference_constraint, ContactRef, Jacobian, ReferenceInput};
 use specula_engine::dynamics::solver::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands};
-use specula_engine::dynamics::solver::noslip::{dual_finish, noslip, NoslipModel, NoslipScratch, NoslipState};
+use specula_engine::dynamics::solver::noslip::{dual_finish, noslip, NoslipModel, NoslipParts, NoslipScratch};
 use specula_engine::dynamics::solver::pgs::{self, solve_pgs, PgsModel, PgsOutput, PgsScratch};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 
@@ -465,16 +465,8 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         what: "a constrained state whose warm start is not already optimal, on a sparse Jacobian".into(),
         needs: "the Newton solver's iterations on a sparse Jacobian",
     })?;
-    let st = NoslipState {
-        efc_b: &e.solved.efc_b,
-        efc_force: &mut e.solved.efc_force,
-        efc_state: &mut e.solved.efc_state,
-        stats: &mut e.solved.stats,
-        solver_niter: &mut e.solved.solver_niter,
-    };
     let ar = &e.efc_ar[..if m.opt.noslip_iterations > 0 { n * n } else { 0 }];
-    let out = (&mut e.solved.qfrc_constraint[..], &mut e.solved.qacc[..]);
-    noslip_after(m, &fm, true, &inp, ar, &mut e.noslip, st, out)?;
+    noslip_after(m, &fm, true, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;
     d.qacc.copy_from_slice(&e.solved.qacc);
     d.qfrc_constraint.copy_from_slice(&e.solved.qfrc_constraint);
     keep_rows(e, Solved::Newton);
@@ -570,15 +562,7 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
             pgs::Unsupported::NoDiagonal => "PGS on a sparse efc_AR",
         },
     })?;
-    let st = NoslipState {
-        efc_b: &e.pgs.efc_b,
-        efc_force: &mut e.pgs.efc_force,
-        efc_state: &mut e.pgs.efc_state,
-        stats: &mut e.pgs.stats,
-        solver_niter: &mut e.pgs.solver_niter,
-    };
-    let out = (&mut e.pgs.qfrc_constraint[..], &mut e.pgs.qacc[..]);
-    noslip_after(m, &pm.frame, pm.use_islands, &inp, &e.efc_ar[..n * n], &mut e.noslip, st, out)?;
+    noslip_after(m, &pm.frame, pm.use_islands, &inp, &e.efc_ar[..n * n], &mut e.noslip, e.pgs.noslip_parts())?;
     d.qacc.copy_from_slice(&e.pgs.qacc);
     d.qfrc_constraint.copy_from_slice(&e.pgs.qfrc_constraint);
     keep_rows(e, Solved::Pgs);
@@ -587,8 +571,7 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
 }
 
 /// The noslip pass after either solver on the dense `efc_AR` (`nefc x nefc` in `ar`), then
-/// `mj_dualFinish` into `out` (`qfrc_constraint`, `qacc`); nothing without noslip (D37).
-#[allow(clippy::too_many_arguments)]
+/// `mj_dualFinish`; nothing without noslip (D37).
 fn noslip_after(
     m: &specula_model::Model,
     fm: &FrameModel,
@@ -596,8 +579,7 @@ fn noslip_after(
     inp: &FrameInput,
     ar: &[f64],
     scratch: &mut NoslipScratch,
-    mut st: NoslipState,
-    out: (&mut [f64], &mut [f64]),
+    (mut st, qfrc_constraint, qacc): NoslipParts,
 ) -> Result<(), NativeError> {
     let opt = &m.opt;
     if opt.noslip_iterations <= 0 {
@@ -609,7 +591,7 @@ fn noslip_after(
         what: format!("noslip on this state ({u:?})"),
         needs: "noslip on a sparse efc_AR",
     })?;
-    dual_finish(fm, inp, st.efc_force, out.0, out.1);
+    dual_finish(fm, inp, st.efc_force, qfrc_constraint, qacc);
     Ok(())
 }
 

@@ -9,7 +9,6 @@ use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations,
 };
-use specula_engine::dynamics::solver::noslip::NoslipState;
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 use specula_engine::dynamics::solver::{self, NISLAND};
 
@@ -169,15 +168,7 @@ fn run(
     // noslip after the Newton solver (over islands: the scope test required them)
     let nm = super::solver_noslip::model(m, true);
     let ar = (!d.efc_AR.is_null()).then(|| super::solver_pgs::ar(m, d));
-    let st = NoslipState {
-        efc_b: &out.efc_b,
-        efc_force: &mut out.efc_force,
-        efc_state: &mut out.efc_state,
-        stats: &mut out.stats,
-        solver_niter: &mut out.solver_niter,
-    };
-    super::solver_noslip::after_solver(&fm, &nm, &inp, ar.as_ref(), st, &mut out.qfrc_constraint, &mut out.qacc)
-        .map_err(|_| Fallback::SolverPgs)
+    super::solver_noslip::after_solver(&fm, &nm, &inp, ar.as_ref(), out.noslip_parts()).map_err(|_| Fallback::SolverPgs)
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdConstraint` (a state the scope test
@@ -273,7 +264,7 @@ pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! The solver's pieces alone against the library's exported helpers, bit for bit.
     use super::*;
     use crate::mj::{Data, Model};
@@ -351,10 +342,11 @@ mod tests {
       </body></body></worldbody></mujoco>"#;
 
     /// A deterministic stream of doubles in [-1, 1) (xorshift).
-    struct Stream(u64);
+    pub(super) struct Stream(pub(super) u64);
 
     impl Stream {
-        fn next(&mut self) -> f64 {
+        /// The next double.
+        pub(super) fn next(&mut self) -> f64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;

@@ -8,7 +8,7 @@ use mujoco_sys as sys;
 use specula_engine::dynamics::arena::{Arena, StackOverflow};
 use specula_engine::dynamics::reference::Jacobian;
 use specula_engine::dynamics::solver::frame::{FrameInput, FrameModel};
-use specula_engine::dynamics::solver::noslip::{dual_finish, noslip, NoslipModel, NoslipScratch, NoslipState};
+use specula_engine::dynamics::solver::noslip::{dual_finish, noslip, NoslipModel, NoslipParts, NoslipScratch};
 use specula_engine::dynamics::solver::pgs::Unsupported;
 
 thread_local! {
@@ -21,16 +21,14 @@ pub(super) fn model(m: &sys::mjModel, use_islands: bool) -> NoslipModel {
     NoslipModel { iterations: m.opt.noslip_iterations, tolerance: m.opt.noslip_tolerance, use_islands }
 }
 
-/// After the main solver: the noslip pass on `st` and, when it ran, `qfrc_constraint` and `qacc`
+/// After the main solver: the noslip pass on its outputs and, when it ran, `qfrc_constraint` and `qacc`
 /// from the new forces (`mj_dualFinish`). Without noslip nothing is touched.
 pub(super) fn after_solver(
     fm: &FrameModel,
     nm: &NoslipModel,
     inp: &FrameInput,
     ar: Option<&Jacobian>,
-    mut st: NoslipState,
-    qfrc_constraint: &mut [f64],
-    qacc: &mut [f64],
+    (mut st, qfrc_constraint, qacc): NoslipParts,
 ) -> Result<(), Unsupported> {
     SCRATCH.with(|s| {
         let s = &mut *s.borrow_mut();
@@ -61,6 +59,8 @@ pub(super) fn replay<const N: usize>(d: &sys::mjData, frames: &[[(usize, usize);
 mod tests {
     use specula_engine::dynamics::solver::qcqp::qcqp;
 
+    use super::super::solver::tests::Stream;
+
     extern "C" {
         fn mju_QCQP2(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
     }
@@ -89,18 +89,6 @@ mod tests {
         // SAFETY: the local mju_QCQP of the same build (its address read with nm), with the
         // signature read from its call sites in solPGS and solNoSlip.
         unsafe { std::mem::transmute(base + QCQP_AT) }
-    }
-
-    /// A deterministic stream of doubles in [-1, 1) (xorshift).
-    struct Stream(u64);
-
-    impl Stream {
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-        }
     }
 
     #[test]

@@ -8,7 +8,6 @@ use std::cell::RefCell;
 use mujoco_sys as sys;
 use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::reference::Jacobian;
-use specula_engine::dynamics::solver::noslip::NoslipState;
 use specula_engine::dynamics::solver::pgs::{solve_pgs, PgsModel, PgsOutput, PgsScratch, Unsupported};
 use specula_engine::dynamics::solver::update::Cone;
 use specula_engine::dynamics::solver::NISLAND;
@@ -98,14 +97,7 @@ fn run(
     let ar = ar(m, d);
     solve_pgs(&pm, &inp, &ar, scratch, out)?;
     let nm = super::solver_noslip::model(m, pm.use_islands);
-    let st = NoslipState {
-        efc_b: &out.efc_b,
-        efc_force: &mut out.efc_force,
-        efc_state: &mut out.efc_state,
-        stats: &mut out.stats,
-        solver_niter: &mut out.solver_niter,
-    };
-    super::solver_noslip::after_solver(&pm.frame, &nm, &inp, Some(&ar), st, &mut out.qfrc_constraint, &mut out.qacc)
+    super::solver_noslip::after_solver(&pm.frame, &nm, &inp, Some(&ar), out.noslip_parts())
 }
 
 /// Runs the Rust PGS call on MuJoCo's data in place of `mj_fwdConstraint`'s (a state with rows

@@ -16,8 +16,8 @@
 // Indexed loops walk row lists as the library does; `x = x - y` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
-use super::frame::{FrameInput, FrameModel};
-use super::pgs::{ar_diag, ar_row_dot, cone, dual_scale, dual_state, Unsupported};
+use super::frame::{FrameInput, FrameModel, FrameOutput};
+use super::pgs::{ar_diag, ar_row_dot, cone, dual_scale, dual_state, PgsOutput, Unsupported};
 use super::pgs_cone::{cost_change, extract_block, friction_qcqp};
 use super::update::CONTACT_ELLIPTIC;
 use super::{SolverStat, NISLAND, NSOLVER};
@@ -54,6 +54,30 @@ pub struct NoslipState<'a> {
     /// `solver_niter` (each pass adds its sweeps; read for where its statistics start).
     pub solver_niter: &'a mut [i32; NISLAND],
 }
+
+/// The pass's view of a solver's outputs, and `mj_dualFinish`'s `qfrc_constraint` and `qacc`.
+pub type NoslipParts<'a> = (NoslipState<'a>, &'a mut [f64], &'a mut [f64]);
+
+/// `noslip_parts` for each solver's output type (the same fields under the same names).
+macro_rules! noslip_parts {
+    ($($out:ty),*) => {$(
+        impl $out {
+            /// The call's outputs as noslip and the finish update them.
+            pub fn noslip_parts(&mut self) -> NoslipParts<'_> {
+                let st = NoslipState {
+                    efc_b: &self.efc_b,
+                    efc_force: &mut self.efc_force,
+                    efc_state: &mut self.efc_state,
+                    stats: &mut self.stats,
+                    solver_niter: &mut self.solver_niter,
+                };
+                (st, &mut self.qfrc_constraint, &mut self.qacc)
+            }
+        }
+    )*};
+}
+
+noslip_parts!(FrameOutput, PgsOutput);
 
 /// Work arrays reused from call to call, and the stack frames of the last call.
 #[derive(Clone, Debug, Default)]
