@@ -342,11 +342,11 @@ pub(super) mod tests {
       </body></body></worldbody></mujoco>"#;
 
     /// A deterministic stream of doubles in [-1, 1) (xorshift).
-    pub(super) struct Stream(pub(super) u64);
+    pub(crate) struct Stream(pub(crate) u64);
 
     impl Stream {
         /// The next double.
-        pub(super) fn next(&mut self) -> f64 {
+        pub(crate) fn next(&mut self) -> f64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
