@@ -321,8 +321,8 @@ fn models_outside_the_subset_are_refused() {
         ),
         (
             "noslip",
-            r#"<option noslip_iterations="2"/><worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
-            "noslip",
+            r#"<option noslip_iterations="2" jacobian="sparse"/><worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
+            "noslip on a sparse",
         ),
         (
             "islands off",

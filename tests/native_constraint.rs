@@ -84,11 +84,12 @@ fn constrained_inline_scenes_step_like_mj_step() {
     let pgs = r#"<option solver="PGS"/>"#;
     let (pgs_limit, pgs_friction, pgs_contact) = (option(LIMIT, pgs), option(FRICTION, pgs), option(CONTACT, pgs));
     let pgs_monolithic = option(CONTACT, r#"<option solver="PGS"><flag island="disable"/></option>"#);
-    // PGS's elliptic cones in Rust take condim 3 and 4 (condim 6 is refused by name)
-    let pgs_elliptic = option(
-        &CONTACT.replace(r#"condim="6""#, r#"condim="3""#),
-        r#"<option solver="PGS" cone="elliptic" impratio="2"/>"#,
-    );
+    // PGS's elliptic cones of every condim (the scene's condim 6 through the general QCQP)
+    let pgs_elliptic = option(CONTACT, r#"<option solver="PGS" cone="elliptic" impratio="2"/>"#);
+    // noslip after Newton and after PGS, pyramidal and elliptic
+    let noslip = option(CONTACT, r#"<option noslip_iterations="3"/>"#);
+    let noslip_friction = option(FRICTION, r#"<option noslip_iterations="3"/>"#);
+    let noslip_pgs = option(CONTACT, r#"<option solver="PGS" cone="elliptic" noslip_iterations="3"/>"#);
     for (name, xml) in [
         ("limit", LIMIT),
         ("friction", FRICTION),
@@ -100,6 +101,9 @@ fn constrained_inline_scenes_step_like_mj_step() {
         ("contact, PGS", &pgs_contact),
         ("contact, PGS, islands off", &pgs_monolithic),
         ("contact, PGS, elliptic", &pgs_elliptic),
+        ("contact, noslip", &noslip),
+        ("friction, noslip", &noslip_friction),
+        ("contact, PGS, elliptic, noslip", &noslip_pgs),
     ] {
         for integrator in ["Euler", "implicitfast"] {
             let xml = with_integrator(xml, integrator);

@@ -78,18 +78,26 @@ const RESTING: &str = r#"<mujoco>
   </worldbody>
 </mujoco>"#;
 
-/// A constrained scene steps without allocating once its buffers have grown.
+/// A constrained scene steps without allocating once its buffers have grown: Newton, and noslip
+/// after Newton and after PGS on elliptic cones of condim 6.
 fn constrained_step_allocates_nothing_once_its_buffers_have_grown() {
-    let mut native = Native::load_str(RESTING, Path::new("."), "resting.xml").unwrap();
-    // settle: the buffers grow to the scene's largest row and contact counts
-    for _ in 0..500 {
-        native.step().unwrap();
+    let noslip = RESTING.replace("<worldbody>", r#"<option noslip_iterations="3"/><worldbody>"#);
+    let pgs = RESTING.replace(
+        "<worldbody>",
+        r#"<option solver="PGS" cone="elliptic" noslip_iterations="3"/><default><geom condim="6"/></default><worldbody>"#,
+    );
+    for xml in [RESTING, &noslip, &pgs] {
+        let mut native = Native::load_str(xml, Path::new("."), "resting.xml").unwrap();
+        // settle: the buffers grow to the scene's largest row and contact counts
+        for _ in 0..500 {
+            native.step().unwrap();
+        }
+        assert!(native.data.efc.nefc > 0 && !native.data.contacts.is_empty(), "no rows to check");
+        let region = Region::new(GLOBAL);
+        for _ in 0..100 {
+            native.step().unwrap();
+        }
+        let stats = region.change();
+        assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
     }
-    assert!(native.data.efc.nefc > 0 && !native.data.contacts.is_empty(), "no rows to check");
-    let region = Region::new(GLOBAL);
-    for _ in 0..100 {
-        native.step().unwrap();
-    }
-    let stats = region.change();
-    assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
 }

@@ -43,6 +43,7 @@ mod rk4;
 mod set;
 mod snapshot;
 mod solver;
+mod solver_noslip;
 mod solver_pgs;
 mod solver_sparse;
 mod stack;
