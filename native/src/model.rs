@@ -205,6 +205,7 @@ impl NativeModel {
             jnt_solimp: &f.jnt_solimp,
             body_invweight0: &k.body_invweight0,
             geom_bodyid: &f.geom_bodyid,
+            equality: Default::default(),
         }
     }
 

@@ -30,6 +30,7 @@ mod actuation;
 mod compare;
 mod constraint;
 mod constraint_contact;
+mod constraint_equality;
 mod euler;
 mod fallback;
 mod fields;

@@ -1,0 +1,59 @@
+//! The equality part of `mj_makeConstraint`, `mj_referenceConstraint` and `mj_island` inside
+//! MuJoCo's step: the views of MuJoCo's model and data the engine's equality rows read
+//! (`docs/measurements.md` D50).
+
+use mujoco_sys as sys;
+use specula_engine::dynamics::constraint::equality::{self, EqualityModel, EqualityState, NEQDATA};
+
+use super::constraint_contact::contact_state;
+use super::{bytes, slice};
+
+/// Whether every equality is one the Rust rows cover (connect, weld or joint).
+pub(super) fn equalities_in_scope(m: &sys::mjModel) -> bool {
+    // SAFETY: eq_type has neq entries.
+    let ty = unsafe { slice(m.eq_type, m.neq.max(0) as usize) };
+    ty.iter().all(|&t| matches!(t, equality::CONNECT | equality::WELD | equality::JOINT))
+}
+
+/// The equality rows' view of MuJoCo's model.
+pub(super) fn equality_model(m: &sys::mjModel) -> EqualityModel<'_> {
+    let (neq, nsite, nq, njnt) = (m.neq.max(0) as usize, m.nsite as usize, m.nq as usize, m.njnt as usize);
+    let (nref, nimp) = (sys::mjNREF as usize, sys::mjNIMP as usize);
+    let on = m.opt.disableflags & sys::mjDSBL_EQUALITY as i32 == 0 && m.nemax != 0;
+    debug_assert_eq!(sys::mjNEQDATA as usize, NEQDATA);
+    // SAFETY: every array has the length mjmodel.h gives it.
+    unsafe {
+        EqualityModel {
+            on,
+            eq_type: slice(m.eq_type, neq),
+            eq_obj1id: slice(m.eq_obj1id, neq),
+            eq_obj2id: slice(m.eq_obj2id, neq),
+            eq_objtype: slice(m.eq_objtype, neq),
+            eq_solref: slice(m.eq_solref, nref * neq),
+            eq_solimp: slice(m.eq_solimp, nimp * neq),
+            eq_data: slice(m.eq_data, NEQDATA * neq),
+            site_bodyid: slice(m.site_bodyid, nsite),
+            site_quat: slice(m.site_quat, 4 * nsite),
+            qpos0: slice(m.qpos0, nq),
+            jnt_qposadr: slice(m.jnt_qposadr, njnt),
+            jnt_dofadr: slice(m.jnt_dofadr, njnt),
+        }
+    }
+}
+
+/// The equality rows' view of MuJoCo's data.
+pub(super) fn equality_state<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> EqualityState<'a> {
+    let (neq, nbody, nsite, nq) = (m.neq.max(0) as usize, m.nbody as usize, m.nsite as usize, m.nq as usize);
+    // SAFETY: every array has the length mjdata.h gives it.
+    unsafe {
+        EqualityState {
+            eq_active: bytes(d.eq_active, neq),
+            qpos: slice(d.qpos, nq),
+            xpos: slice(d.xpos, 3 * nbody),
+            xmat: slice(d.xmat, 9 * nbody),
+            xquat: slice(d.xquat, 4 * nbody),
+            site_xpos: slice(d.site_xpos, 3 * nsite),
+            jac: contact_state(m, d).jac,
+        }
+    }
+}
