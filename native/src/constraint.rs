@@ -297,6 +297,7 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         efc_d: &e.efc_d[..n],
         efc_r: &e.efc_r[..n],
         contact_geom: &e.geoms,
+        jac: Default::default(),
     };
     let part = island::partition(&im, &rows, &mut e.island).map_err(|u| NativeError::Unsupported {
         what: format!("constraint row {} (type {}) in mj_island", u.row, e.efc_type[u.row]),
@@ -338,6 +339,7 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         efc_d: &e.efc_d[..n],
         efc_r: &e.efc_r[..n],
         contact_geom: &e.geoms,
+        jac: Default::default(),
     };
     island::fill(&im, &rows, &mut e.island, &mut out);
     Ok(())

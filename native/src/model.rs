@@ -218,6 +218,7 @@ impl NativeModel {
             body_treeid: &m.body_treeid,
             geom_bodyid: &f.geom_bodyid,
             tree_dofnum: &f.tree_dofnum,
+            equality: Default::default(),
         }
     }
 }

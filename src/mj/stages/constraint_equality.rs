@@ -4,6 +4,7 @@
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::constraint::equality::{self, EqualityModel, EqualityState, NEQDATA};
+use specula_engine::dynamics::island_equality::{IslandEquality, RowJacobian};
 
 use super::constraint_contact::contact_state;
 use super::{bytes, slice};
@@ -54,6 +55,37 @@ pub(super) fn equality_state<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Equali
             xquat: slice(d.xquat, 4 * nbody),
             site_xpos: slice(d.site_xpos, 3 * nsite),
             jac: contact_state(m, d).jac,
+        }
+    }
+}
+
+/// The island stage's view of the equalities.
+pub(super) fn island_equality(m: &sys::mjModel) -> IslandEquality<'_> {
+    let (neq, nsite, ntree) = (m.neq.max(0) as usize, m.nsite as usize, m.ntree as usize);
+    // SAFETY: every array has the length mjmodel.h gives it.
+    unsafe {
+        IslandEquality {
+            eq_type: slice(m.eq_type, neq),
+            eq_obj1id: slice(m.eq_obj1id, neq),
+            eq_obj2id: slice(m.eq_obj2id, neq),
+            eq_objtype: slice(m.eq_objtype, neq),
+            site_bodyid: slice(m.site_bodyid, nsite),
+            tree_dofadr: slice(m.tree_dofadr, ntree),
+        }
+    }
+}
+
+/// The constraint Jacobian `mj_makeConstraint` wrote, for the island stage's scans.
+pub(super) fn row_jacobian<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> RowJacobian<'a> {
+    let (nefc, nj) = (d.nefc.max(0) as usize, d.nJ.max(0) as usize);
+    // SAFETY: the arena's efc arrays of nefc rows and nJ non-zeros, read only.
+    unsafe {
+        RowJacobian {
+            sparse: super::reference::is_sparse(m),
+            efc_j: slice(d.efc_J, nj),
+            rownnz: slice(d.efc_J_rownnz, nefc),
+            rowadr: slice(d.efc_J_rowadr, nefc),
+            colind: slice(d.efc_J_colind, nj),
         }
     }
 }
