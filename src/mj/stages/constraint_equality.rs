@@ -38,6 +38,9 @@ pub(super) fn equality_model(m: &sys::mjModel) -> EqualityModel<'_> {
             qpos0: slice(m.qpos0, nq),
             jnt_qposadr: slice(m.jnt_qposadr, njnt),
             jnt_dofadr: slice(m.jnt_dofadr, njnt),
+            jnt_type: slice(m.jnt_type, njnt),
+            dof_jntid: slice(m.dof_jntid, m.nv as usize),
+            dof_bodyid: slice(m.dof_bodyid, m.nv as usize),
         }
     }
 }
@@ -55,6 +58,9 @@ pub(super) fn equality_state<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Equali
             xquat: slice(d.xquat, 4 * nbody),
             site_xpos: slice(d.site_xpos, 3 * nsite),
             jac: contact_state(m, d).jac,
+            qvel: slice(d.qvel, m.nv as usize),
+            cvel: slice(d.cvel, 6 * nbody),
+            cdof_dot: slice(d.cdof_dot, 6 * m.nv as usize),
         }
     }
 }
@@ -88,4 +94,41 @@ pub(super) fn row_jacobian<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> RowJacob
             colind: slice(d.efc_J_colind, nj),
         }
     }
+}
+
+/// The stack blocks `mj_Jdotv` takes in its frame, as `(bytes, alignment)`, in its order: a
+/// chain when sparse, two `3 nv` translation blocks at the first connect or weld, two rotation
+/// blocks at the first weld; `None` when it returns before marking the stack.
+pub(super) fn jdotv_stack(m: &sys::mjModel, d: &sys::mjData, sparse: bool) -> Option<([(usize, usize); 5], usize)> {
+    let (nv, ne) = (m.nv.max(0) as usize, d.ne.max(0) as usize);
+    if ne == 0 || nv == 0 {
+        return None;
+    }
+    let em = equality_model(m);
+    // SAFETY: efc_id has nefc >= ne rows.
+    let ids = unsafe { slice(d.efc_id, ne) };
+    let mut blocks = [(0, 4); 5];
+    let mut n = 0;
+    if sparse {
+        blocks[0] = (4 * nv, 4);
+        n = 1;
+    }
+    let block = (24 * nv, 8);
+    let (mut tran, mut rot) = (false, false);
+    for &id in ids {
+        let ty = em.eq_type[id as usize];
+        if (ty == equality::CONNECT || ty == equality::WELD) && !tran {
+            tran = true;
+            blocks[n] = block;
+            blocks[n + 1] = block;
+            n += 2;
+        }
+        if ty == equality::WELD && !rot {
+            rot = true;
+            blocks[n] = block;
+            blocks[n + 1] = block;
+            n += 2;
+        }
+    }
+    Some((blocks, n))
 }

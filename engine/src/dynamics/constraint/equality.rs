@@ -29,7 +29,7 @@ pub const WELD: i32 = 1;
 /// `mjEQ_JOINT`.
 pub const JOINT: i32 = 2;
 /// `mjOBJ_SITE`.
-const OBJ_SITE: i32 = 6;
+pub(super) const OBJ_SITE: i32 = 6;
 /// `mjNEQDATA` in 4.0.0.
 pub const NEQDATA: usize = 12;
 
@@ -62,6 +62,12 @@ pub struct EqualityModel<'a> {
     pub jnt_qposadr: &'a [i32],
     /// First dof of each joint.
     pub jnt_dofadr: &'a [i32],
+    /// Type of each joint (`mjtJoint`; for `mj_jacDot`'s quaternion dofs).
+    pub jnt_type: &'a [i32],
+    /// Joint of each dof.
+    pub dof_jntid: &'a [i32],
+    /// Body of each dof.
+    pub dof_bodyid: &'a [i32],
 }
 
 /// The data the equality rows read.
@@ -81,6 +87,12 @@ pub struct EqualityState<'a> {
     pub site_xpos: &'a [f64],
     /// `cdof` and `subtree_com`.
     pub jac: JacState<'a>,
+    /// Joint velocities (for `mj_Jdotv`).
+    pub qvel: &'a [f64],
+    /// Body velocities about the subtree com, rotation first (`6 nbody`).
+    pub cvel: &'a [f64],
+    /// Time derivative of each `cdof` (`6 nv`).
+    pub cdof_dot: &'a [f64],
 }
 
 /// Buffers reused from call to call (sized when `nv` grows).
@@ -105,11 +117,11 @@ impl EqualityScratch {
     }
 }
 
-fn v3(a: &[f64], k: usize) -> [f64; 3] {
+pub(super) fn v3(a: &[f64], k: usize) -> [f64; 3] {
     [a[3 * k], a[3 * k + 1], a[3 * k + 2]]
 }
 
-fn q4(a: &[f64], k: usize) -> [f64; 4] {
+pub(super) fn q4(a: &[f64], k: usize) -> [f64; 4] {
     [a[4 * k], a[4 * k + 1], a[4 * k + 2], a[4 * k + 3]]
 }
 
@@ -120,7 +132,7 @@ fn m9(a: &[f64], k: usize) -> [f64; 9] {
 }
 
 /// The two bodies a connect or weld acts on (a site's body for sites).
-fn bodies(m: &EqualityModel, i: usize) -> (usize, usize) {
+pub(super) fn bodies(m: &EqualityModel, i: usize) -> (usize, usize) {
     let (o1, o2) = (m.eq_obj1id[i] as usize, m.eq_obj2id[i] as usize);
     if m.eq_objtype[i] == OBJ_SITE {
         (m.site_bodyid[o1] as usize, m.site_bodyid[o2] as usize)
@@ -244,7 +256,7 @@ pub fn instantiate(
 }
 
 /// `mju_mulQuatAxis` as 4.0.0 orders it: each component sums its three products in axis order.
-fn mul_quat_axis(q: &[f64; 4], a: &[f64; 3]) -> [f64; 4] {
+pub(super) fn mul_quat_axis(q: &[f64; 4], a: &[f64; 3]) -> [f64; 4] {
     [
         -q[1] * a[0] + -q[2] * a[1] + -q[3] * a[2],
         q[0] * a[0] + -q[3] * a[1] + q[2] * a[2],

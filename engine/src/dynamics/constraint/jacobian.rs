@@ -93,6 +93,11 @@ pub fn merge_chain(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize) -> usi
     merge_chain_with(m, chain, b1, b2, true)
 }
 
+/// MuJoCo's `mj_mergeChain` keeping the shared dofs: every dof moving either body, increasing.
+pub fn merge_chain_all(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize) -> usize {
+    merge_chain_with(m, chain, b1, b2, false)
+}
+
 /// `mj_mergeChain` with or without the shared dofs (`skip_common`).
 fn merge_chain_with(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize, skip_common: bool) -> usize {
     let (w1, w2) = (m.body_weldid[b1] as usize, m.body_weldid[b2] as usize);

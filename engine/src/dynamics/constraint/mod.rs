@@ -14,6 +14,7 @@
 
 pub mod contact;
 pub mod equality;
+pub mod equality_jdot;
 pub mod impedance;
 pub mod jacobian;
 pub mod limits;
