@@ -26,6 +26,7 @@ pub mod collision;
 pub mod constraint;
 pub mod consts;
 pub mod data;
+pub mod equality;
 pub mod flat;
 pub mod layout;
 pub mod model;
