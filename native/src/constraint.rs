@@ -8,12 +8,12 @@
 //! [`NativeError::Unsupported`] naming the missing piece (never a silent difference).
 
 use specula_engine::dynamics::constraint::contact::{self as ccontact, ContactModel, ContactScratch, ContactState};
+use specula_engine::dynamics::constraint::equality_jdot::jdotv;
 use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
 use specula_engine::dynamics::constraint::jacobian::JacState;
-use specula_engine::dynamics::constraint::equality_jdot::jdotv;
 use specula_engine::dynamics::constraint::{equality, limits, super_sparse, ConstraintModel, EfcRows};
-use specula_engine::dynamics::island_equality::RowJacobian;
 use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
+use specula_engine::dynamics::island_equality::RowJacobian;
 use specula_engine::dynamics::project::{self, Factor};
 use specula_engine::dynamics::reference::{reference_constraint_with, ContactRef, Jacobian, ReferenceInput};
 use specula_engine::dynamics::solver::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands};
