@@ -352,7 +352,7 @@ fn joint_row(
         jac2[dof2 as usize] = 1.0;
         let b = -deriv;
         for k in 0..nv {
-            jac[k] = jac[k] + jac2[k] * b;
+            jac[k] += jac2[k] * b;
         }
         (1, nv)
     }
