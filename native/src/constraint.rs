@@ -1,5 +1,5 @@
-//! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (dof friction
-//! loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
+//! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (connect, weld
+//! and joint equalities, dof friction loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
 //! each on the engine's stage code, over arrays [`Efc`] owns (MuJoCo's arena arrays, under its
 //! names). `mj_projectConstraint` does nothing for the Newton solver without the exact diagonal
 //! (the only configuration [`crate::scope::check`] lets through with rows), so it is not called.
@@ -224,8 +224,8 @@ fn contact_model(nm: &NativeModel) -> ContactModel<'_> {
     }
 }
 
-/// `mj_makeConstraint`: counts the rows, sizes the arrays, appends friction, limit and contact
-/// rows, then their supernodes, approximate diagonal and impedance. `d.contacts` are the
+/// `mj_makeConstraint`: counts the rows, sizes the arrays, appends equality, friction, limit and
+/// contact rows, then their supernodes, approximate diagonal and impedance. `d.contacts` are the
 /// collision stage's contacts; their `efc_address`, `exclude` and `mu` are set here.
 pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
     let e = &mut d.efc;

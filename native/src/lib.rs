@@ -14,8 +14,9 @@
 //!   Newton or PGS over islands), and the Euler step implicit in joint damping or `implicitfast`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
-//! other actuators ([`actuation::check`]), tendons, sensors and equality constraints (specula's
-//! compiler does not produce their parameters yet), the CG solver, noslip and the other solver
+//! other actuators ([`actuation::check`]), tendons, sensors and tendon or flex equalities
+//! (specula's compiler does not produce their parameters yet; connect, weld and joint equalities
+//! run, [`equality`]), the CG solver, noslip and the other solver
 //! options the Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep,
 //! RK4, implicit and discrete integration, `implicitfast` on lone free bodies, and (from the
 //! MJCF, [`Native::load_file`]) plasticity. A step the engine cannot finish (Newton iterations on
