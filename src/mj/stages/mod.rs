@@ -220,7 +220,7 @@ impl Default for StageCounts {
 
 impl StageCounts {
     /// One line per stage that was asked for: `makeConstraint: 300 in Rust, 200 fell back (200
-    /// equality constraints)`.
+    /// asleep trees)`.
     pub fn summary(&self, set: StageSet) -> Vec<String> {
         set.stages()
             .map(|s| {
