@@ -315,8 +315,8 @@ fn models_outside_the_subset_are_refused() {
             "CG",
         ),
         (
-            "rk4",
-            r#"<option integrator="RK4"/><worldbody><body><joint/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
+            "discrete",
+            r#"<option integrator="discrete"/><worldbody><body><joint/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
             "integrator",
         ),
         (

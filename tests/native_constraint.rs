@@ -216,13 +216,7 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
                 rust.opt.solver = specula_model::types::Solver::Pgs;
                 c.raw_mut().expect("unshared model").opt.solver = 0;
             }
-            let tree = specula_model::xml::parse_file(&path).expect("parsed once already");
-            let arena = |rust: &specula_model::Model| match specula_native::scope::rows_possible(rust) {
-                true => specula_native::scope::check_mjcf_arena(&tree),
-                false => Ok(()),
-            };
-            let checks = specula_native::scope::check_mjcf(&tree).and_then(|()| arena(&rust));
-            let native = match checks.and_then(|()| Native::new(rust)) {
+            let native = match native_for(&path, rust) {
                 Ok(n) => n,
                 Err(NativeError::Unsupported { needs, .. }) => {
                     *refusals.entry(needs).or_insert(0) += 1;

@@ -2,7 +2,7 @@
 //! native subset (rigid trees, limits, friction loss, contacts) is refused before stepping, with
 //! what is missing named.
 
-use specula_model::types::{Integrator, JointType};
+use specula_model::types::Integrator;
 use specula_model::Model;
 use thiserror::Error;
 
@@ -166,15 +166,6 @@ fn arena_bytes(v: &str) -> Option<u64> {
     num.trim().parse::<u64>().ok().map(|n| n << shift)
 }
 
-/// A free joint alone on its body in a tree of exactly six dofs: `implicitfast` corrects such a
-/// body's acceleration with a 6x6 solve of its own (`docs/measurements.md` K8).
-fn lone_free_joint(m: &Model) -> Option<usize> {
-    (0..m.njnt).find(|&j| {
-        let b = m.jnt_bodyid[j];
-        m.jnt_type[j] == JointType::Free && m.body_jntnum[b] == 1 && m.tree_dofnum[m.dof_treeid[m.jnt_dofadr[j]]] == 6
-    })
-}
-
 /// Refuses a model outside the native route's subset: Euler or implicitfast integration of a
 /// rigid tree with joint springs and dampers, gravity and applied joint forces, joint limits,
 /// dof friction loss and contacts solved by Newton over islands.
@@ -182,16 +173,8 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     let flags = m.opt.disableflags;
     let constraints = flags & DSBL_CONSTRAINT == 0;
     match m.opt.integrator {
-        Integrator::Euler => {}
-        Integrator::ImplicitFast => {
-            if let Some(j) = lone_free_joint(m) {
-                unsupported(
-                    format!("implicitfast with the lone free body of joint {j}"),
-                    "implicitfast's 6x6 correction of lone free bodies",
-                )?;
-            }
-        }
-        other => unsupported(format!("integrator {other:?}"), "the RK4, implicit and discrete integrators")?,
+        Integrator::Euler | Integrator::Rk4 | Integrator::Implicit | Integrator::ImplicitFast => {}
+        other => unsupported(format!("integrator {other:?}"), "the discrete integrator")?,
     }
     if m.opt.enableflags & ENBL_REFUSED != 0 {
         unsupported(format!("enable flags {:#x}", m.opt.enableflags & ENBL_REFUSED), "sleep and IPC")?;

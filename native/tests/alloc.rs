@@ -28,10 +28,10 @@ const CHAIN: &str = r#"<mujoco>
 
 #[test]
 fn native_step_allocates_nothing_after_the_first() {
-    // implicitfast without the lone free body, which it refuses
-    let implicitfast = CHAIN
-        .replace("<default>", "<option integrator=\"implicitfast\"/><default>")
-        .replace(r#"<body pos="1 0 1"><freejoint/><geom type="sphere"/></body>"#, "");
+    // implicitfast (its lone free body solved on its own), implicit and RK4
+    let with =
+        |integrator: &str| CHAIN.replace("<default>", &format!("<option integrator=\"{integrator}\"/><default>"));
+    let (implicitfast, implicit, rk4) = (with("implicitfast"), with("implicit"), with("RK4"));
     // joint actuators driven by ctrl (a filter state included), under both integrators
     let actuated = implicitfast
         .replace(
@@ -40,7 +40,8 @@ fn native_step_allocates_nothing_after_the_first() {
         )
         .replace(r#"<joint type="hinge" axis="0 1 0""#, r#"<joint name="a" type="hinge" axis="0 1 0""#);
     let actuated_euler = actuated.replace("implicitfast", "Euler");
-    for xml in [CHAIN, &implicitfast, &actuated, &actuated_euler] {
+    let actuated_implicit = actuated.replace("implicitfast", "implicit");
+    for xml in [CHAIN, &implicitfast, &implicit, &rk4, &actuated, &actuated_euler, &actuated_implicit] {
         steps_without_allocating(xml);
     }
     // in the same test: the counter is global, so a second test running beside it would count

@@ -101,18 +101,7 @@ fn run_native(args: &DiffArgs) -> Result<ExitCode, String> {
             "{file}: --speculative robust has no counterpart in MuJoCo's mj_step to compare the native route with"
         ));
     }
-    let mut sim = specula::native::load(&args.scene, args.integrator).map_err(|e| match e {
-        specula::native::NativeError::Mjcf(e) => e.to_string(),
-        e => format!("{file}: {e}"),
-    })?;
-    let mut c = specula::mj::Model::from_xml_path(&args.scene).map_err(|e| e.to_string())?;
-    if let Some(i) = args.integrator {
-        c.set_integrator(i as i32).map_err(|e| format!("{file}: {e}"))?;
-    }
-    if let Some(mode) = args.speculative {
-        c.set_speculative(mode != SpeculativeMode::Off).map_err(|e| format!("{file}: {e}"))?;
-        sim.set_speculative(mode);
-    }
+    let (c, mut sim) = super::load_native_pair(&args.scene, args.integrator, args.speculative)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     // test hook (`NativeDiffOptions::tamper`): SPECULA_TAMPER_NATIVE=STEP flips a bit of the
     // native qvel before that step, so the tests can see this diff fail

@@ -35,6 +35,7 @@ mod euler;
 mod fallback;
 mod fields;
 mod implicit;
+mod implicit_full;
 mod island;
 mod kinematics;
 mod passive;
@@ -44,6 +45,7 @@ mod set;
 mod snapshot;
 mod solver;
 mod solver_pgs;
+mod solver_sparse;
 mod stack;
 pub(crate) mod views;
 

@@ -10,9 +10,11 @@
 //! with a named reason.
 
 pub mod chol;
+pub mod chol_sparse;
 pub mod frame;
 pub mod linesearch;
 pub mod newton;
+pub mod order;
 pub mod pgs;
 mod pgs_cone;
 pub mod products;
