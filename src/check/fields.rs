@@ -82,6 +82,10 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
             actuator_damping, actuator_length0, actuator_lengthrange, jnt_actuatorid,
         ));
     }
+    // tendons: compared when specula's compiler produced them (see `tendon_unsupported`)
+    if m.tendon_adr.len() == m.ntendon && m.tendon_unsupported.is_none() {
+        out.extend(super::tendon_fields::rust_tendon_fields(m));
+    }
     out.extend(with_opt_names!(opt_fields, m.opt));
     finish(out)
 }

@@ -4,6 +4,7 @@
 mod compare;
 mod fields;
 mod flat;
+mod tendon_fields;
 
 pub use compare::{close, Comparison, Field, FieldKind, Mismatch, TOL};
 
@@ -106,6 +107,9 @@ pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::
             fields::compare_kinematics(&cm, &rm, RANDOM_POSES, &mut cmp);
             if let Some(why) = &rm.actuator_unsupported {
                 cmp.notes.push(format!("actuator parameters not compared: {why}"));
+            }
+            if let Some(why) = &rm.tendon_unsupported {
+                cmp.notes.push(format!("tendon parameters not compared: {why}"));
             }
             CheckOutcome::Compared(cmp)
         }
