@@ -10,6 +10,7 @@
 use specula_engine::dynamics::constraint::contact::{self as ccontact, ContactModel, ContactScratch, ContactState};
 use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
 use specula_engine::dynamics::constraint::jacobian::JacState;
+use specula_engine::dynamics::constraint::tendon::{self, TendonRowState};
 use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel, EfcRows};
 use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
 use specula_engine::dynamics::project::{self, Factor};
@@ -223,12 +224,18 @@ pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
     let pyramidal = m.opt.cone as i32 == CONE_PYRAMIDAL;
     let contacts_on = m.opt.disableflags & DSBL_CONTACT == 0 && !d.contacts.is_empty();
     let ctm = contact_model(nm);
+    let tm = nm.tendon_rows();
+    let ts = TendonRowState { ten_length: &d.tendon.ten_length, ten_j: &d.tendon.ten_j };
     let fr = limits::count_friction(&cm, sparse);
+    let tfr = tendon::count_friction(&tm, sparse);
     let li = limits::count_limits(&cm, &d.qpos, sparse);
+    let tli = tendon::count_limits(&tm, &ts, sparse);
     let (nc, nnzc) =
         if contacts_on { ccontact::count(&ctm, &d.contacts, sparse, pyramidal, &mut e.contact) } else { (0, 0) };
-    let nalloc = fr.rows + li.rows + nc;
-    let nj = if sparse { fr.nnz + li.nnz + nnzc } else { nv * nalloc };
+    let nalloc = fr.rows + tfr.rows + li.rows + tli.rows + nc;
+    let nj = if sparse { fr.nnz + tfr.nnz + li.nnz + tli.nnz + nnzc } else { nv * nalloc };
+    let efcadr = &mut d.tendon.tendon_efcadr;
+    efcadr.fill(-1);
     e.jac.resize(nv, 0.0);
     let mut rows = EfcRows {
         sparse,
@@ -249,7 +256,9 @@ pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
         efc_frictionloss: sized(&mut e.efc_frictionloss, nalloc),
     };
     limits::instantiate_friction(&cm, &mut rows, &mut e.jac);
+    tendon::instantiate_friction(&tm, &ts, &mut rows, &mut e.jac, efcadr);
     limits::instantiate_limits(&cm, &d.qpos, &mut rows, &mut e.jac);
+    tendon::instantiate_limits(&tm, &ts, &mut rows, &mut e.jac, efcadr);
     if contacts_on && nv > 0 {
         let st = ContactState { jac: JacState { cdof: &d.cdof, subtree_com: &d.subtree_com } };
         ccontact::instantiate(&ctm, &st, &mut d.contacts, sparse, pyramidal, &mut rows, &mut e.contact);

@@ -31,6 +31,7 @@ pub mod layout;
 pub mod model;
 pub mod scope;
 pub mod step;
+pub mod tendon;
 
 pub use consts::{Consts, Statistic};
 pub use data::Data;

@@ -33,6 +33,8 @@ pub struct NativeModel {
     pub flg_adhesion: bool,
     /// The actuator arrays in `mjModel`'s layout.
     pub actuators: crate::actuation::Actuators,
+    /// The tendon arrays in `mjModel`'s layout.
+    pub tendons: crate::tendon::TendonFlat,
 }
 
 /// No actuator arrays: the native route takes models without actuators.
@@ -48,7 +50,9 @@ impl NativeModel {
         let collision = CollisionModel::from(&model);
         let flg_adhesion = model.geom_adhesion.iter().chain(&model.pair_adhesion).any(|&a| a != 0.0);
         let actuators = crate::actuation::Actuators::new(&model);
-        let mut nm = NativeModel { model, flat, layout, consts: Consts::default(), collision, flg_adhesion, actuators };
+        let tendons = crate::tendon::TendonFlat::new(&model);
+        let consts = Consts::default();
+        let mut nm = NativeModel { model, flat, layout, consts, collision, flg_adhesion, actuators, tendons };
         nm.consts = Consts::new(&nm);
         nm
     }
@@ -205,6 +209,7 @@ impl NativeModel {
             jnt_solimp: &f.jnt_solimp,
             body_invweight0: &k.body_invweight0,
             geom_bodyid: &f.geom_bodyid,
+            ..self.tendon_constraint()
         }
     }
 

@@ -32,7 +32,8 @@ fn check(field: &'static str, v: &[f64]) -> Result<(), NativeError> {
     }
 }
 
-/// `mj_kinematics` then `mj_comPos`: world frames, subtree centres of mass, `cinert`, `cdof`.
+/// `mj_kinematics`, `mj_comPos` and `mj_tendon`: world frames, subtree centres of mass,
+/// `cinert`, `cdof`, tendon lengths and Jacobians.
 pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
     let state = KinematicsState { qpos: &d.qpos, mocap_pos: &d.mocap_pos, mocap_quat: &d.mocap_quat };
     let mut out = PoseOutput {
@@ -55,6 +56,7 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
     let pose = PoseInput { xmat: &d.xmat, xipos: &d.xipos, ximat: &d.ximat, xanchor: &d.xanchor, xaxis: &d.xaxis };
     let mut com = ComOutput { subtree_com: &mut d.subtree_com, cinert: &mut d.cinert, cdof: &mut d.cdof };
     com_pos(&nm.tree(), &pose, &mut com);
+    crate::tendon::tendon_step(nm, &d.qpos, &mut d.tendon);
 }
 
 /// `mj_forward` on the native subset (the caller checked the model with

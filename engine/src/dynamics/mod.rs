@@ -32,6 +32,7 @@ pub mod rk4;
 pub mod rne;
 pub mod solver;
 mod spatial;
+pub mod tendon;
 pub mod transmission;
 
 pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};

@@ -30,6 +30,7 @@ mod actuation;
 mod compare;
 mod constraint;
 mod constraint_contact;
+mod constraint_tendon;
 mod euler;
 mod fallback;
 mod fields;

@@ -1,0 +1,137 @@
+//! Fixed tendons on the native route: the model's tendon arrays in `mjModel`'s layout, the
+//! tendon state (`mj_tendon`'s outputs and `tendon_efcadr`), and the engine views of both
+//! (`docs/measurements.md` D45, D46).
+
+use specula_engine::dynamics::constraint::tendon::TendonRowModel;
+use specula_engine::dynamics::constraint::ConstraintModel;
+use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput};
+use specula_model::Model;
+
+use crate::model::NativeModel;
+use crate::scope::{DSBL_FRICTIONLOSS, DSBL_LIMIT};
+
+/// The tendon arrays the engine reads, flattened as `mjModel` holds them.
+#[derive(Clone, Debug, Default)]
+pub struct TendonFlat {
+    /// `tendon_limited` as bytes.
+    pub limited: Vec<u8>,
+    /// `tendon_range` (`2 ntendon`).
+    pub range: Vec<f64>,
+    /// `tendon_solref_lim` (`2 ntendon`).
+    pub solref_lim: Vec<f64>,
+    /// `tendon_solimp_lim` (`5 ntendon`).
+    pub solimp_lim: Vec<f64>,
+    /// `tendon_solref_fri` (`2 ntendon`).
+    pub solref_fri: Vec<f64>,
+    /// `tendon_solimp_fri` (`5 ntendon`).
+    pub solimp_fri: Vec<f64>,
+    /// `jnt_qposadr` as `i32`.
+    pub jnt_qposadr: Vec<i32>,
+    /// `jnt_dofadr` as `i32`.
+    pub jnt_dofadr: Vec<i32>,
+}
+
+impl TendonFlat {
+    /// The flat arrays of `m`'s tendons.
+    pub fn new(m: &Model) -> TendonFlat {
+        TendonFlat {
+            limited: m.tendon_limited.iter().map(|&l| u8::from(l)).collect(),
+            range: m.tendon_range.concat(),
+            solref_lim: m.tendon_solref_lim.concat(),
+            solimp_lim: m.tendon_solimp_lim.concat(),
+            solref_fri: m.tendon_solref_fri.concat(),
+            solimp_fri: m.tendon_solimp_fri.concat(),
+            jnt_qposadr: m.jnt_qposadr.iter().map(|&a| a as i32).collect(),
+            jnt_dofadr: m.jnt_dofadr.iter().map(|&a| a as i32).collect(),
+        }
+    }
+}
+
+/// The tendon state.
+#[derive(Clone, Debug, Default)]
+pub struct TendonData {
+    /// Length of each tendon (`ntendon`).
+    pub ten_length: Vec<f64>,
+    /// Jacobian non-zeros (`nJten`).
+    pub ten_j: Vec<f64>,
+    /// First wrap point of each tendon (`ntendon`).
+    pub ten_wrapadr: Vec<i32>,
+    /// Number of wrap points of each tendon (`ntendon`).
+    pub ten_wrapnum: Vec<i32>,
+    /// First constraint row of each tendon, -1 for none (`ntendon`).
+    pub tendon_efcadr: Vec<i32>,
+}
+
+impl TendonData {
+    /// Zeroed state for `m`.
+    pub fn new(m: &Model) -> TendonData {
+        let nt = m.ntendon;
+        TendonData {
+            ten_length: vec![0.0; nt],
+            ten_j: vec![0.0; m.njten],
+            ten_wrapadr: vec![0; nt],
+            ten_wrapnum: vec![0; nt],
+            tendon_efcadr: vec![-1; nt],
+        }
+    }
+}
+
+impl NativeModel {
+    /// `mj_tendon`'s view.
+    pub(crate) fn tendon(&self) -> TendonModel<'_> {
+        let (m, t) = (&self.model, &self.tendons);
+        TendonModel {
+            tendon_adr: &m.tendon_adr,
+            tendon_num: &m.tendon_num,
+            wrap_type: &m.wrap_type,
+            wrap_objid: &m.wrap_objid,
+            wrap_prm: &m.wrap_prm,
+            jnt_qposadr: &t.jnt_qposadr,
+            jnt_dofadr: &t.jnt_dofadr,
+            ten_j_rownnz: &m.ten_j_rownnz,
+            ten_j_rowadr: &m.ten_j_rowadr,
+            ten_j_colind: &m.ten_j_colind,
+        }
+    }
+
+    /// The tendon rows' view.
+    pub(crate) fn tendon_rows(&self) -> TendonRowModel<'_> {
+        let (m, t) = (&self.model, &self.tendons);
+        TendonRowModel {
+            nv: m.nv,
+            disable_frictionloss: m.opt.disableflags & DSBL_FRICTIONLOSS != 0,
+            disable_limit: m.opt.disableflags & DSBL_LIMIT != 0,
+            tendon_limited: &t.limited,
+            tendon_frictionloss: &m.tendon_frictionloss,
+            tendon_range: &t.range,
+            tendon_margin: &m.tendon_margin,
+            ten_j_rownnz: &m.ten_j_rownnz,
+            ten_j_rowadr: &m.ten_j_rowadr,
+            ten_j_colind: &m.ten_j_colind,
+        }
+    }
+
+    /// The tendon fields of the impedance's view (the rest default).
+    pub(crate) fn tendon_constraint(&self) -> ConstraintModel<'_> {
+        let t = &self.tendons;
+        ConstraintModel {
+            tendon_invweight0: &self.consts.tendon_invweight0,
+            tendon_solref_lim: &t.solref_lim,
+            tendon_solimp_lim: &t.solimp_lim,
+            tendon_solref_fri: &t.solref_fri,
+            tendon_solimp_fri: &t.solimp_fri,
+            ..ConstraintModel::default()
+        }
+    }
+}
+
+/// `mj_tendon` at the data's `qpos`.
+pub(crate) fn tendon_step(nm: &NativeModel, qpos: &[f64], t: &mut TendonData) {
+    let mut out = TendonOutput {
+        ten_length: &mut t.ten_length,
+        ten_j: &mut t.ten_j,
+        ten_wrapadr: &mut t.ten_wrapadr,
+        ten_wrapnum: &mut t.ten_wrapnum,
+    };
+    tendon(&nm.tendon(), qpos, &mut out);
+}
