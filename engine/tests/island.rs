@@ -143,9 +143,10 @@ fn other_rows_are_refused() {
             efc_d: &values,
             efc_r: &values,
             contact_geom: &geom,
+            jacobian: Default::default(),
         };
-        // equality and tendon rows are the library's; a contact between two static sides is
-        // its error
+        // equality rows are the library's; a tendon row without Jacobian entries and a contact
+        // between two static sides are its errors
         assert!(partition(&view(&m), &r, &mut IslandScratch::default()).is_err());
     }
 }

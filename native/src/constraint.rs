@@ -13,6 +13,7 @@ use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::constraint::tendon::{self, TendonRowState};
 use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel, EfcRows};
 use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
+use specula_engine::dynamics::island_scan::IslandJacobian;
 use specula_engine::dynamics::project::{self, Factor};
 use specula_engine::dynamics::reference::{reference_constraint, ContactRef, Jacobian, ReferenceInput};
 use specula_engine::dynamics::solver::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands};
@@ -306,6 +307,13 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         efc_d: &e.efc_d[..n],
         efc_r: &e.efc_r[..n],
         contact_geom: &e.geoms,
+        jacobian: IslandJacobian {
+            sparse: is_sparse(nm),
+            efc_j: &e.efc_j[..e.nj],
+            efc_j_rownnz: &e.efc_j_rownnz[..n],
+            efc_j_rowadr: &e.efc_j_rowadr[..n],
+            efc_j_colind: &e.efc_j_colind[..if is_sparse(nm) { e.nj } else { 0 }],
+        },
     };
     let part = island::partition(&im, &rows, &mut e.island).map_err(|u| NativeError::Unsupported {
         what: format!("constraint row {} (type {}) in mj_island", u.row, e.efc_type[u.row]),
@@ -347,6 +355,7 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         efc_d: &e.efc_d[..n],
         efc_r: &e.efc_r[..n],
         contact_geom: &e.geoms,
+        jacobian: IslandJacobian::default(),
     };
     island::fill(&im, &rows, &mut e.island, &mut out);
     Ok(())

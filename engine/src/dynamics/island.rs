@@ -58,6 +58,8 @@ pub struct IslandRows<'a> {
     pub efc_r: &'a [f64],
     /// The two geoms of each contact (-1 for a flex side).
     pub contact_geom: &'a [[i32; 2]],
+    /// The Jacobian, scanned for the trees of tendon rows.
+    pub jacobian: super::island_scan::IslandJacobian<'a>,
 }
 
 /// A row the Rust stage does not handle, or an input the library reports as an error (a
@@ -90,6 +92,8 @@ pub struct IslandScratch {
     count: Vec<i32>,
     /// Dofs in some island, as the partition summed them over its trees.
     nidof: i32,
+    /// The trees of one row found by a Jacobian scan.
+    trees: Vec<i32>,
 }
 
 /// The island arrays [`fill`] writes (MuJoCo's names and lengths).
@@ -223,6 +227,23 @@ pub fn partition(m: &IslandModel, rows: &IslandRows, s: &mut IslandScratch) -> R
             continue;
         }
         (kind, id) = (rows.efc_type[i], rows.efc_id[i]);
+        if kind == cnstr::FRICTION_TENDON || kind == cnstr::LIMIT_TENDON {
+            // no shortcut: the distinct trees of the row's dofs, chained pairwise (D47)
+            s.trees.clear();
+            super::island_scan::row_trees_scan(m.dof_treeid, &rows.jacobian, i, &mut s.trees);
+            let Some(&first) = s.trees.first() else { return Err(Unsupported { row: i }) };
+            if s.trees.iter().any(|&t| t < 0 || !valid(t)) {
+                return Err(Unsupported { row: i });
+            }
+            s.efc_tree[i] = first;
+            if s.trees.len() == 1 {
+                merge(&mut s.parent, first, -1);
+            }
+            for k in 1..s.trees.len() {
+                merge(&mut s.parent, s.trees[k - 1], s.trees[k]);
+            }
+            continue;
+        }
         let (tree1, tree2) = row_trees(m, rows, kind, id).ok_or(Unsupported { row: i })?;
         // the row belongs to its first dynamic side; a row between two static sides (or a
         // tree id out of range) is the library's error

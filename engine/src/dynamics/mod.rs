@@ -24,6 +24,7 @@ pub mod factor;
 pub mod implicit;
 pub mod integrate;
 pub mod island;
+pub mod island_scan;
 pub mod passive;
 pub mod project;
 pub mod project_sparse;
