@@ -8,7 +8,7 @@ use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput};
 use specula_model::Model;
 
 use crate::model::NativeModel;
-use crate::scope::{DSBL_FRICTIONLOSS, DSBL_LIMIT};
+use crate::scope::{NativeError, DSBL_FRICTIONLOSS, DSBL_LIMIT};
 
 /// The tendon arrays the engine reads, flattened as `mjModel` holds them.
 #[derive(Clone, Debug, Default)]
@@ -134,4 +134,28 @@ pub(crate) fn tendon_step(nm: &NativeModel, qpos: &[f64], t: &mut TendonData) {
         ten_wrapnum: &mut t.ten_wrapnum,
     };
     tendon(&nm.tendon(), qpos, &mut out);
+}
+
+/// Refuses tendons outside the native subset: any specula's compiler left uncompiled (spatial
+/// tendons), and fixed tendons with springs, dampers or armature (their passive forces and
+/// inertia are not on the native route yet).
+pub fn check(m: &Model) -> Result<(), NativeError> {
+    let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });
+    if m.ntendon == 0 {
+        return Ok(());
+    }
+    if let Some(why) = &m.tendon_unsupported {
+        return refuse(format!("{} tendons ({why})", m.ntendon), "these tendons in specula's compiler");
+    }
+    for i in 0..m.ntendon {
+        let spring = m.tendon_stiffness[i] != 0.0 || m.tendon_stiffnesspoly[i].iter().any(|&k| k != 0.0);
+        let damper = m.tendon_damping[i] != 0.0 || m.tendon_dampingpoly[i].iter().any(|&k| k != 0.0);
+        if spring || damper {
+            return refuse(format!("stiffness or damping on tendon {i}"), "tendon springs and dampers in mj_passive");
+        }
+        if m.tendon_armature[i] != 0.0 {
+            return refuse(format!("armature on tendon {i}"), "tendon armature in mj_makeM");
+        }
+    }
+    Ok(())
 }
