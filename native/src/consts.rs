@@ -145,7 +145,8 @@ impl Consts {
         }
 
         // tendons: the dense Jacobian row, M^-1 times it, their dot product (no dofs: zero)
-        let mut tendon_invweight0 = vec![0.0; m.ntendon];
+        // (none for tendons the compiler left out, `tendon_unsupported`)
+        let mut tendon_invweight0 = vec![0.0; m.tendon_adr.len()];
         if nv > 0 {
             for (i, w) in tendon_invweight0.iter_mut().enumerate() {
                 let mut row = vec![0.0; nv];

@@ -14,7 +14,9 @@ macro_rules! tendon_arrays {
 /// The tendon and wrap fields of a model whose tendons specula compiled.
 pub fn rust_tendon_fields(m: &specula_model::Model) -> Vec<Field> {
     let mut out = vec![Field::new("nwrap", vec![m.nwrap as f64], 1), Field::new("nJten", vec![m.njten as f64], 1)];
-    for (name, rows) in [("ten_J_rownnz", &m.ten_j_rownnz), ("ten_J_rowadr", &m.ten_j_rowadr), ("ten_J_colind", &m.ten_j_colind)] {
+    for (name, rows) in
+        [("ten_J_rownnz", &m.ten_j_rownnz), ("ten_J_rowadr", &m.ten_j_rowadr), ("ten_J_colind", &m.ten_j_colind)]
+    {
         let (v, c) = flat(rows);
         out.push(Field::new(name, v, c));
     }

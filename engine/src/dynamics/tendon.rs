@@ -104,7 +104,8 @@ mod tests {
             ten_j_colind: &[0, 1, 1],
         };
         let (mut len, mut j, mut adr, mut num) = ([9.0; 2], [9.0; 3], [9; 2], [9; 2]);
-        let mut out = TendonOutput { ten_length: &mut len, ten_j: &mut j, ten_wrapadr: &mut adr, ten_wrapnum: &mut num };
+        let mut out =
+            TendonOutput { ten_length: &mut len, ten_j: &mut j, ten_wrapadr: &mut adr, ten_wrapnum: &mut num };
         tendon(&m, &[0.25, 2.0], &mut out);
         assert_eq!(len, [0.5 * 2.0 - 2.0 * 0.25, 6.0]);
         assert_eq!(j, [-2.0, 0.5, 3.0]);

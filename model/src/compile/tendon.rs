@@ -107,7 +107,11 @@ fn read_fixed(
         let coef = w.attr("coef").and_then(|a| crate::xml::values::parse_real(a.value.trim()).ok()).unwrap_or(0.0);
         path.push((j as i32, coef));
     }
-    let matid = match t.attr("material").map(|a| a.value.as_str()).or_else(|| defs.classes[class].raw_attr("tendon", "material")) {
+    let matid = match t
+        .attr("material")
+        .map(|a| a.value.as_str())
+        .or_else(|| defs.classes[class].raw_attr("tendon", "material"))
+    {
         None | Some("") => -1,
         Some(name) => match materials.iter().position(|n| n == name) {
             Some(i) => i as i32,
@@ -180,7 +184,8 @@ fn unsupported(root: &Element, tendons: &[&Element], ntendon: usize, defs: &Defa
     let actuators = root.children.iter().filter(|c| c.name == "actuator").flat_map(|s| &s.children);
     for a in actuators.filter(|a| a.attr("tendon").is_some()) {
         let class = defs.class_of(a, 0).unwrap_or(0);
-        let nonzero = |attr: &str| numbers(a, defs, class, "actuator", attr).is_some_and(|v| v.iter().any(|&x| x != 0.0));
+        let nonzero =
+            |attr: &str| numbers(a, defs, class, "actuator", attr).is_some_and(|v| v.iter().any(|&x| x != 0.0));
         if nonzero("armature") || nonzero("damping") || a.name == "damper" {
             return Some("a tendon transmission with armature or damping (tendon_actuatorid)".into());
         }
@@ -190,7 +195,13 @@ fn unsupported(root: &Element, tendons: &[&Element], ntendon: usize, defs: &Defa
 
 /// Compiles the tendons of `root` into `m` (joints, trees and `qpos0` must be set), or leaves the
 /// arrays empty with `m.tendon_unsupported` set.
-pub fn compile_tendons(root: &Element, defs: &Defaults, autolimits: bool, materials: &[String], m: &mut Model) -> Res<()> {
+pub fn compile_tendons(
+    root: &Element,
+    defs: &Defaults,
+    autolimits: bool,
+    materials: &[String],
+    m: &mut Model,
+) -> Res<()> {
     let sections = root.children.iter().filter(|c| c.name == "tendon");
     let tendons: Vec<&Element> =
         sections.flat_map(|s| &s.children).filter(|t| t.name == "spatial" || t.name == "fixed").collect();

@@ -29,5 +29,7 @@ pub(super) fn tendon_row_model(m: &sys::mjModel) -> TendonRowModel<'_> {
 /// The tendon state (`mj_tendon`'s outputs) in MuJoCo's data.
 pub(super) fn tendon_row_state<'a>(m: &sys::mjModel, d: &sys::mjData) -> TendonRowState<'a> {
     // SAFETY: ten_length has ntendon entries, ten_J nJten.
-    unsafe { TendonRowState { ten_length: slice(d.ten_length, m.ntendon as usize), ten_j: slice(d.ten_J, m.nJten as usize) } }
+    unsafe {
+        TendonRowState { ten_length: slice(d.ten_length, m.ntendon as usize), ten_j: slice(d.ten_J, m.nJten as usize) }
+    }
 }

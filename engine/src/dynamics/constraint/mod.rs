@@ -13,8 +13,8 @@ pub mod contact;
 pub mod impedance;
 pub mod jacobian;
 pub mod limits;
-pub mod tendon;
 mod rows;
+pub mod tendon;
 
 pub use rows::{cnstr, count_rows, EfcRows, Rows};
 

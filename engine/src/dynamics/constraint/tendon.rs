@@ -160,7 +160,16 @@ pub fn instantiate_limits(
         };
         let (pos, mar) = ([dist], [margin]);
         let ty = cnstr::LIMIT_TENDON;
-        rows.add(Rows { jac, pos: Some(&pos), margin: Some(&mar), frictionloss: 0.0, size: 1, ty, id: i as i32, chain });
+        rows.add(Rows {
+            jac,
+            pos: Some(&pos),
+            margin: Some(&mar),
+            frictionloss: 0.0,
+            size: 1,
+            ty,
+            id: i as i32,
+            chain,
+        });
         first_row(efcadr, i, at);
     });
 }
