@@ -63,6 +63,7 @@ fn rows_join_trees_into_islands() {
         efc_d: &values,
         efc_r: &values,
         contact_geom: &geom,
+        jacobian: Default::default(),
     };
     let mut s = IslandScratch::default();
     let part = partition(&view(&m), &rows, &mut s).expect("rigid rows");
