@@ -102,9 +102,10 @@ fn dense_row(m: &TendonRowModel, st: &TendonRowState, i: usize, jac: &mut [f64])
     }
 }
 
-/// Sets `efcadr[i]` to `at` unless it was set already.
-fn first_row(efcadr: &mut [i32], i: usize, at: usize) {
-    if efcadr[i] == -1 {
+/// Sets `efcadr[i]` to `at` unless it was set already or the constraint added no row (an
+/// all-zero Jacobian: 4.0.0 leaves -1 then, measured, D46).
+fn first_row(efcadr: &mut [i32], i: usize, at: usize, nefc: usize) {
+    if efcadr[i] == -1 && nefc > at {
         efcadr[i] = at as i32;
     }
 }
@@ -130,7 +131,7 @@ pub fn instantiate_friction(
         let ty = cnstr::FRICTION_TENDON;
         let frictionloss = m.tendon_frictionloss[i];
         rows.add(Rows { jac, pos: None, margin: None, frictionloss, size: 1, ty, id: i as i32, chain });
-        first_row(efcadr, i, at);
+        first_row(efcadr, i, at, rows.nefc);
     }
 }
 
@@ -170,6 +171,6 @@ pub fn instantiate_limits(
             id: i as i32,
             chain,
         });
-        first_row(efcadr, i, at);
+        first_row(efcadr, i, at, rows.nefc);
     });
 }
