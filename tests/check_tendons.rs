@@ -13,7 +13,7 @@ fn case(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn fixed_tendons_match_mujoco_field_by_field() {
-    for name in ["fixed.xml", "limits.xml"] {
+    for name in ["fixed.xml", "limits.xml", "springs.xml"] {
         let CheckOutcome::Compared(cmp) = check_file(&case(name)) else { panic!("{name}: both compile") };
         assert!(cmp.matched(), "{name}: {:?}", cmp.mismatches);
         assert!(cmp.notes.is_empty(), "{name}: {:?}", cmp.notes);

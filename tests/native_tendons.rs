@@ -1,4 +1,4 @@
-//! Fixed tendons on the native route: lengths, Jacobians, `tendon_invweight0`, limit and
+//! Fixed tendons on the native route: lengths, Jacobians, `tendon_invweight0`, springs, limit and
 //! friction-loss rows and their islands, stepped beside `mj_step` (MuJoCo as oracle) and
 //! compared bit for bit after every step; tampered tendon inputs are seen; tendons outside the
 //! subset are refused by name.
@@ -16,26 +16,30 @@ fn case(name: &str) -> String {
 }
 
 #[test]
-fn fixed_tendon_limits_and_friction_loss_step_like_mj_step_bit_for_bit() {
-    let xml = case("limits.xml");
-    for integrator in ["Euler", "implicitfast"] {
-        // (the native route solves dense Jacobians only; the sparse rows are checked on the C route)
-        for (jacobian, solver) in [("dense", "Newton"), ("dense", "PGS")] {
-            let xml = with_integrator(&xml, integrator).replacen(
-                "<option ",
-                &format!("<option jacobian=\"{jacobian}\" solver=\"{solver}\" "),
-                1,
-            );
-            let (native, c) = native_and_c(&xml);
-            let native = native.expect("inside the native subset");
-            let tendon_rows = {
-                let o = step_both_full(native, &c, 1000);
-                assert_eq!(o.refused, None);
-                assert_eq!(o.diff, None, "{integrator}, {jacobian}, {solver}: first difference (step, field, index)");
-                o.rows.0
-            };
-            // friction-loss rows on every step, limits some of the time
-            assert_eq!(tendon_rows, 1000, "{integrator}, {jacobian}, {solver}");
+fn fixed_tendon_springs_limits_and_friction_loss_step_like_mj_step_bit_for_bit() {
+    for xml in [case("limits.xml"), case("springs.xml")] {
+        for integrator in ["Euler", "implicitfast"] {
+            // (the native route solves dense Jacobians only; the sparse rows are checked on the C route)
+            for (jacobian, solver) in [("dense", "Newton"), ("dense", "PGS")] {
+                let xml = with_integrator(&xml, integrator).replacen(
+                    "<option ",
+                    &format!("<option jacobian=\"{jacobian}\" solver=\"{solver}\" "),
+                    1,
+                );
+                let (native, c) = native_and_c(&xml);
+                let native = native.expect("inside the native subset");
+                let tendon_rows = {
+                    let o = step_both_full(native, &c, 1000);
+                    assert_eq!(o.refused, None);
+                    assert_eq!(
+                        o.diff, None,
+                        "{integrator}, {jacobian}, {solver}: first difference (step, field, index)"
+                    );
+                    o.rows.0
+                };
+                // friction-loss rows on every step, limits some of the time
+                assert_eq!(tendon_rows, 1000, "{integrator}, {jacobian}, {solver}");
+            }
         }
     }
 }
@@ -77,6 +81,9 @@ fn the_humanoid_with_limited_tendons_steps_like_mj_step_for_1000_steps() {
 #[test]
 fn tampered_tendon_inputs_make_the_run_differ() {
     let xml = case("limits.xml");
+    let springs = case("springs.xml");
+    let (diff, _) = run_both(&springs, 1000, |n: &mut Native| ulp(&mut n.model.model.tendon_stiffness[1]));
+    assert!(diff.is_some(), "a one-ulp change of a tendon stiffness went unseen: {diff:?}");
     let tampers: [(&str, Tamper); 4] = [
         ("coefficient", Box::new(|n: &mut Native| ulp(&mut n.model.model.wrap_prm[1]))),
         ("invweight0", Box::new(|n: &mut Native| ulp(&mut n.model.consts.tendon_invweight0[1]))),
@@ -92,9 +99,9 @@ fn tampered_tendon_inputs_make_the_run_differ() {
 #[test]
 fn tendons_outside_the_subset_are_refused_by_name() {
     let xml = case("limits.xml");
-    for (edit, needs) in [(r#"frictionloss="0.2""#, "springs"), (r#"margin="0.01""#, "armature")] {
+    for (edit, needs) in [(r#"frictionloss="0.2""#, "dampers"), (r#"margin="0.01""#, "armature")] {
         let changed = match needs {
-            "springs" => xml.replacen(edit, r#"frictionloss="0.2" stiffness="3""#, 1),
+            "dampers" => xml.replacen(edit, r#"frictionloss="0.2" damping="3""#, 1),
             _ => xml.replacen(edit, r#"margin="0.01" armature="0.1""#, 1),
         };
         let (native, _) = native_and_c(&changed);

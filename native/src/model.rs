@@ -143,7 +143,7 @@ impl NativeModel {
             dof_jntid: &f.dof_jntid,
             dof_damping: &m.dof_damping,
             dof_dampingpoly: &f.dof_dampingpoly,
-            ..PassiveModel::default()
+            ..self.tendon_passive()
         }
     }
 

@@ -76,7 +76,11 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     island(nm, d)?;
     // velocity: body velocities, passive forces, bias forces
     com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
-    let state = PassiveState { qpos: &d.qpos, qvel: &d.qvel, ..PassiveState::default() };
+    crate::tendon::tendon_velocity(nm, &d.qvel, &mut d.tendon);
+    let t = &d.tendon;
+    let (ten_length, ten_velocity, ten_j) = (&t.ten_length[..], &t.ten_velocity[..], &t.ten_j[..]);
+    let state =
+        PassiveState { qpos: &d.qpos, qvel: &d.qvel, ten_length, ten_velocity, ten_j, ..PassiveState::default() };
     let mut forces = PassiveForces {
         qfrc_spring: &mut d.qfrc_spring,
         qfrc_damper: &mut d.qfrc_damper,

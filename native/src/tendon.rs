@@ -4,7 +4,9 @@
 
 use specula_engine::dynamics::constraint::tendon::TendonRowModel;
 use specula_engine::dynamics::constraint::ConstraintModel;
+use specula_engine::dynamics::reference::sparse_dot;
 use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput};
+use specula_engine::dynamics::PassiveModel;
 use specula_model::Model;
 
 use crate::model::NativeModel;
@@ -29,6 +31,12 @@ pub struct TendonFlat {
     pub jnt_qposadr: Vec<i32>,
     /// `jnt_dofadr` as `i32`.
     pub jnt_dofadr: Vec<i32>,
+    /// `tendon_stiffnesspoly` (`2 ntendon`).
+    pub stiffnesspoly: Vec<f64>,
+    /// `tendon_dampingpoly` (`2 ntendon`).
+    pub dampingpoly: Vec<f64>,
+    /// `tendon_lengthspring` (`2 ntendon`).
+    pub lengthspring: Vec<f64>,
 }
 
 impl TendonFlat {
@@ -43,6 +51,9 @@ impl TendonFlat {
             solimp_fri: m.tendon_solimp_fri.concat(),
             jnt_qposadr: m.jnt_qposadr.iter().map(|&a| a as i32).collect(),
             jnt_dofadr: m.jnt_dofadr.iter().map(|&a| a as i32).collect(),
+            stiffnesspoly: m.tendon_stiffnesspoly.concat(),
+            dampingpoly: m.tendon_dampingpoly.concat(),
+            lengthspring: m.tendon_lengthspring.concat(),
         }
     }
 }
@@ -60,6 +71,8 @@ pub struct TendonData {
     pub ten_wrapnum: Vec<i32>,
     /// First constraint row of each tendon, -1 for none (`ntendon`).
     pub tendon_efcadr: Vec<i32>,
+    /// Velocity of each tendon, `ten_J qvel` (`ntendon`).
+    pub ten_velocity: Vec<f64>,
 }
 
 impl TendonData {
@@ -72,6 +85,7 @@ impl TendonData {
             ten_wrapadr: vec![0; nt],
             ten_wrapnum: vec![0; nt],
             tendon_efcadr: vec![-1; nt],
+            ten_velocity: vec![0.0; nt],
         }
     }
 }
@@ -125,6 +139,35 @@ impl NativeModel {
     }
 }
 
+impl NativeModel {
+    /// The tendon fields of `mj_passive`'s view (the rest default).
+    pub(crate) fn tendon_passive(&self) -> PassiveModel<'_> {
+        let (m, t) = (&self.model, &self.tendons);
+        PassiveModel {
+            tendon_stiffness: &m.tendon_stiffness,
+            tendon_stiffnesspoly: &t.stiffnesspoly,
+            tendon_lengthspring: &t.lengthspring,
+            tendon_plasticadr: &m.tendon_plasticadr,
+            tendon_damping: &m.tendon_damping,
+            tendon_dampingpoly: &t.dampingpoly,
+            tendon_actuatorid: &m.tendon_actuatorid,
+            ten_j_rownnz: &m.ten_j_rownnz,
+            ten_j_rowadr: &m.ten_j_rowadr,
+            ten_j_colind: &m.ten_j_colind,
+            ..PassiveModel::default()
+        }
+    }
+}
+
+/// The tendon velocities `ten_J qvel` (`mj_fwdVelocity`: a sparse row product per tendon).
+pub(crate) fn tendon_velocity(nm: &NativeModel, qvel: &[f64], t: &mut TendonData) {
+    let m = &nm.model;
+    for (i, v) in t.ten_velocity.iter_mut().enumerate() {
+        let (adr, nnz) = (m.ten_j_rowadr[i] as usize, m.ten_j_rownnz[i] as usize);
+        *v = sparse_dot(&t.ten_j[adr..adr + nnz], &m.ten_j_colind[adr..adr + nnz], qvel);
+    }
+}
+
 /// `mj_tendon` at the data's `qpos`.
 pub(crate) fn tendon_step(nm: &NativeModel, qpos: &[f64], t: &mut TendonData) {
     let mut out = TendonOutput {
@@ -137,8 +180,8 @@ pub(crate) fn tendon_step(nm: &NativeModel, qpos: &[f64], t: &mut TendonData) {
 }
 
 /// Refuses tendons outside the native subset: any specula's compiler left uncompiled (spatial
-/// tendons), and fixed tendons with springs, dampers or armature (their passive forces and
-/// inertia are not on the native route yet).
+/// tendons), and fixed tendons with dampers or armature (their implicit terms and inertia are
+/// not on the native route yet; springs are).
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });
     if m.ntendon == 0 {
@@ -148,10 +191,9 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         return refuse(format!("{} tendons ({why})", m.ntendon), "these tendons in specula's compiler");
     }
     for i in 0..m.ntendon {
-        let spring = m.tendon_stiffness[i] != 0.0 || m.tendon_stiffnesspoly[i].iter().any(|&k| k != 0.0);
         let damper = m.tendon_damping[i] != 0.0 || m.tendon_dampingpoly[i].iter().any(|&k| k != 0.0);
-        if spring || damper {
-            return refuse(format!("stiffness or damping on tendon {i}"), "tendon springs and dampers in mj_passive");
+        if damper {
+            return refuse(format!("damping on tendon {i}"), "tendon dampers (their implicit terms)");
         }
         if m.tendon_armature[i] != 0.0 {
             return refuse(format!("armature on tendon {i}"), "tendon armature in mj_makeM");
