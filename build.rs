@@ -56,6 +56,7 @@ fn main() {
         "mj_implicitSkip",
         "mj_RungeKutta",
         "mj_fwdConstraint",
+        "mj_tendon",
         "mj_deleteModel",
         "mj_copyModel",
         "mjv_copyModel",

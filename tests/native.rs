@@ -86,7 +86,7 @@ fn derived(nm: &NativeModel) -> Vec<(&'static str, Vec<f64>)> {
     let l = &nm.layout;
     let k = &nm.consts;
     let s = &k.stat;
-    vec![
+    let mut out = vec![
         // the compiler's own fields the route reads, compared here too
         ("body_subtreemass", nm.model.body_subtreemass.clone()),
         ("qpos_spring", nm.model.qpos_spring.clone()),
@@ -113,7 +113,12 @@ fn derived(nm: &NativeModel) -> Vec<(&'static str, Vec<f64>)> {
         ("stat.meansize", vec![s.meansize]),
         ("stat.extent", vec![s.extent]),
         ("stat.center", s.center.to_vec()),
-    ]
+    ];
+    // tendons specula's compiler compiled (fixed ones)
+    if nm.model.tendon_unsupported.is_none() {
+        out.push(("tendon_invweight0", k.tendon_invweight0.clone()));
+    }
+    out
 }
 
 /// The C model's value of a derived field.
@@ -197,7 +202,7 @@ fn derived_fields_of_scenes_and_corpus_equal_mujoco_bit_for_bit() {
         let mut skip = Vec::new();
         (armature as usize + statistic as usize > 0).then(|| extras += 1);
         if armature {
-            skip.extend(["dof_M0", "body_invweight0", "dof_invweight0", "stat.meaninertia"]);
+            skip.extend(["dof_M0", "body_invweight0", "dof_invweight0", "tendon_invweight0", "stat.meaninertia"]);
         }
         if statistic {
             skip.extend(["stat.meaninertia", "stat.meanmass", "stat.meansize", "stat.extent", "stat.center"]);

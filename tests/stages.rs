@@ -69,7 +69,7 @@ fn stage_names_parse_and_unknown_ones_are_refused() {
     let crb: StageSet = "crb".parse().unwrap();
     assert!(crb.contains(Stage::Crb) && !crb.contains(Stage::FactorM));
     assert_eq!(
-        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit,fwdConstraint,RungeKutta"
+        " crb , factorM,comVel, rne,fwdAcceleration,comPos,passive,transmission,fwdActuation,makeConstraint,island,projectConstraint,referenceConstraint,kinematics,euler,implicit,fwdConstraint,RungeKutta,tendon"
             .parse::<StageSet>()
             .unwrap(),
         StageSet::all()
@@ -266,7 +266,8 @@ fn the_stage_bench_times_every_stage_on_the_same_states() {
             "euler",
             "implicit",
             "fwdConstraint",
-            "RungeKutta"
+            "RungeKutta",
+            "tendon"
         ]
     );
     for r in &rows {

@@ -64,7 +64,7 @@ fn rows_join_trees_into_islands() {
         efc_d: &values,
         efc_r: &values,
         contact_geom: &geom,
-        jac: Default::default(),
+        jacobian: Default::default(),
     };
     let mut s = IslandScratch::default();
     let part = partition(&view(&m), &rows, &mut s).expect("rigid rows");
@@ -145,10 +145,10 @@ fn other_rows_are_refused() {
             efc_d: &values,
             efc_r: &values,
             contact_geom: &geom,
-            jac: Default::default(),
+            jacobian: Default::default(),
         };
-        // an equality the view does not hold and tendon rows are the library's; a contact between
-        // two static sides is its error
+        // an equality the view does not hold is the library's; a tendon row without Jacobian
+        // entries and a contact between two static sides are its errors
         assert!(partition(&view(&m), &r, &mut IslandScratch::default()).is_err());
     }
 }

@@ -159,6 +159,10 @@ pub struct Model {
     pub neq: usize,
     /// Number of tendons.
     pub ntendon: usize,
+    /// Number of tendon path objects (wraps).
+    pub nwrap: usize,
+    /// Number of non-zeros of the sparse tendon Jacobian (MuJoCo's `nJten`).
+    pub njten: usize,
     /// Number of sensors.
     pub nsensor: usize,
     /// Number of keyframes.
@@ -527,6 +531,79 @@ pub struct Model {
     /// scale and, for a body weld, 1 when the relative pose comes from `qpos0`; as `mj_setConst`
     /// leaves them.
     pub eq_data: Vec<[f64; 12]>,
+    // ------------------------------------------------------------------ tendons
+    /// Why the tendon arrays below were left empty (a tendon kind specula's compiler does not
+    /// produce yet); `None` when every tendon was compiled.
+    pub tendon_unsupported: Option<String>,
+    /// Per tendon: first path object.
+    pub tendon_adr: Vec<i32>,
+    /// Per tendon: number of path objects.
+    pub tendon_num: Vec<i32>,
+    /// Per tendon: material (-1: none).
+    pub tendon_matid: Vec<i32>,
+    /// Per tendon: group.
+    pub tendon_group: Vec<i32>,
+    /// Per tendon: the actuator with this tendon as transmission (-1: none).
+    pub tendon_actuatorid: Vec<i32>,
+    /// Per tendon: plastic state address (-1: none).
+    pub tendon_plasticadr: Vec<i32>,
+    /// Per tendon: number of kinematic trees the path touches.
+    pub tendon_treenum: Vec<i32>,
+    /// Per tendon: the first two trees the path touches (-1: none).
+    pub tendon_treeid: Vec<[i32; 2]>,
+    /// Per tendon: non-zeros of its row of the sparse Jacobian `ten_J`.
+    pub ten_j_rownnz: Vec<i32>,
+    /// Per tendon: start of its row in `ten_J`.
+    pub ten_j_rowadr: Vec<i32>,
+    /// Column (dof) of each non-zero of `ten_J`, ascending within a row (`njten`).
+    pub ten_j_colind: Vec<i32>,
+    /// Per tendon: whether the length is limited to `tendon_range`.
+    pub tendon_limited: Vec<bool>,
+    /// Per tendon: whether the actuator force on it is clamped to `tendon_actfrcrange`.
+    pub tendon_actfrclimited: Vec<bool>,
+    /// Per tendon: rendering width.
+    pub tendon_width: Vec<f64>,
+    /// Per tendon: limit solref.
+    pub tendon_solref_lim: Vec<[f64; 2]>,
+    /// Per tendon: limit solimp.
+    pub tendon_solimp_lim: Vec<[f64; 5]>,
+    /// Per tendon: friction-loss solref.
+    pub tendon_solref_fri: Vec<[f64; 2]>,
+    /// Per tendon: friction-loss solimp.
+    pub tendon_solimp_fri: Vec<[f64; 5]>,
+    /// Per tendon: length range.
+    pub tendon_range: Vec<[f64; 2]>,
+    /// Per tendon: actuator force range.
+    pub tendon_actfrcrange: Vec<[f64; 2]>,
+    /// Per tendon: limit margin.
+    pub tendon_margin: Vec<f64>,
+    /// Per tendon: spring stiffness.
+    pub tendon_stiffness: Vec<f64>,
+    /// Per tendon: polynomial spring stiffness terms.
+    pub tendon_stiffnesspoly: Vec<[f64; 2]>,
+    /// Per tendon: damping.
+    pub tendon_damping: Vec<f64>,
+    /// Per tendon: polynomial damping terms.
+    pub tendon_dampingpoly: Vec<[f64; 2]>,
+    /// Per tendon: inertia of the tendon's motion.
+    pub tendon_armature: Vec<f64>,
+    /// Per tendon: friction loss.
+    pub tendon_frictionloss: Vec<f64>,
+    /// Per tendon: spring rest length range (at `qpos_spring` when not given).
+    pub tendon_lengthspring: Vec<[f64; 2]>,
+    /// Per tendon: spring yield (plasticity).
+    pub tendon_springyield: Vec<f64>,
+    /// Per tendon: length at `qpos0`.
+    pub tendon_length0: Vec<f64>,
+    /// Per tendon: colour.
+    pub tendon_rgba: Vec<[f32; 4]>,
+    /// Per path object: `mjtWrap` type.
+    pub wrap_type: Vec<i32>,
+    /// Per path object: joint, site or geom id (-1 for a pulley).
+    pub wrap_objid: Vec<i32>,
+    /// Per path object: joint coefficient, pulley divisor or wrapping side site (-1: none).
+    pub wrap_prm: Vec<f64>,
+
     // ------------------------------------------------------------------ actuators
     /// Why the actuator arrays below were left empty (an actuator kind or derived value specula's
     /// compiler does not produce yet); `None` when every actuator was compiled.

@@ -11,9 +11,10 @@ use specula_engine::dynamics::constraint::contact::{self as ccontact, ContactMod
 use specula_engine::dynamics::constraint::equality_jdot::jdotv;
 use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
 use specula_engine::dynamics::constraint::jacobian::JacState;
+use specula_engine::dynamics::constraint::tendon::{self, TendonRowState};
 use specula_engine::dynamics::constraint::{equality, limits, super_sparse, ConstraintModel, EfcRows};
 use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
-use specula_engine::dynamics::island_equality::RowJacobian;
+use specula_engine::dynamics::island_scan::IslandJacobian;
 use specula_engine::dynamics::project::{self, Factor};
 use specula_engine::dynamics::reference::{reference_constraint_with, ContactRef, Jacobian, ReferenceInput};
 use specula_engine::dynamics::solver::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands};
@@ -183,12 +184,12 @@ macro_rules! jacobian {
 macro_rules! row_jacobian {
     ($e:expr, $sparse:expr) => {{
         let (n, nj) = ($e.nefc, $e.nj);
-        RowJacobian {
+        IslandJacobian {
             sparse: $sparse,
             efc_j: &$e.efc_j[..nj],
-            rownnz: &$e.efc_j_rownnz[..n],
-            rowadr: &$e.efc_j_rowadr[..n],
-            colind: &$e.efc_j_colind[..if $sparse { nj } else { 0 }],
+            efc_j_rownnz: &$e.efc_j_rownnz[..n],
+            efc_j_rowadr: &$e.efc_j_rowadr[..n],
+            efc_j_colind: &$e.efc_j_colind[..if $sparse { nj } else { 0 }],
         }
     }};
 }
@@ -245,12 +246,18 @@ pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
     let ctm = contact_model(nm);
     let est = crate::equality::equality_state!(d);
     let eq = equality::count(&cm.equality, &ctm.jac, &est, sparse, &mut d.equality.rows);
+    let tm = nm.tendon_rows();
+    let ts = TendonRowState { ten_length: &d.tendon.ten_length, ten_j: &d.tendon.ten_j };
     let fr = limits::count_friction(&cm, sparse);
+    let tfr = tendon::count_friction(&tm, sparse);
     let li = limits::count_limits(&cm, &d.qpos, sparse);
+    let tli = tendon::count_limits(&tm, &ts, sparse);
     let (nc, nnzc) =
         if contacts_on { ccontact::count(&ctm, &d.contacts, sparse, pyramidal, &mut e.contact) } else { (0, 0) };
-    let nalloc = eq.rows + fr.rows + li.rows + nc;
-    let nj = if sparse { eq.nnz + fr.nnz + li.nnz + nnzc } else { nv * nalloc };
+    let nalloc = eq.rows + fr.rows + tfr.rows + li.rows + tli.rows + nc;
+    let nj = if sparse { eq.nnz + fr.nnz + tfr.nnz + li.nnz + tli.nnz + nnzc } else { nv * nalloc };
+    let efcadr = &mut d.tendon.tendon_efcadr;
+    efcadr.fill(-1);
     e.jac.resize(nv, 0.0);
     let mut rows = EfcRows {
         sparse,
@@ -272,7 +279,9 @@ pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
     };
     equality::instantiate(&cm.equality, &ctm.jac, &est, sparse, &mut rows, &mut d.equality.rows);
     limits::instantiate_friction(&cm, &mut rows, &mut e.jac);
+    tendon::instantiate_friction(&tm, &ts, &mut rows, &mut e.jac, efcadr);
     limits::instantiate_limits(&cm, &d.qpos, &mut rows, &mut e.jac);
+    tendon::instantiate_limits(&tm, &ts, &mut rows, &mut e.jac, efcadr);
     if contacts_on && nv > 0 {
         let st = ContactState { jac: JacState { cdof: &d.cdof, subtree_com: &d.subtree_com } };
         ccontact::instantiate(&ctm, &st, &mut d.contacts, sparse, pyramidal, &mut rows, &mut e.contact);
@@ -320,7 +329,7 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         efc_d: &e.efc_d[..n],
         efc_r: &e.efc_r[..n],
         contact_geom: &e.geoms,
-        jac: row_jacobian!(e, is_sparse(nm)),
+        jacobian: row_jacobian!(e, is_sparse(nm)),
     };
     let part = island::partition(&im, &rows, &mut e.island).map_err(|u| NativeError::Unsupported {
         what: format!("constraint row {} (type {}) in mj_island", u.row, e.efc_type[u.row]),
@@ -362,7 +371,7 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         efc_d: &e.efc_d[..n],
         efc_r: &e.efc_r[..n],
         contact_geom: &e.geoms,
-        jac: row_jacobian!(e, is_sparse(nm)),
+        jacobian: row_jacobian!(e, is_sparse(nm)),
     };
     island::fill(&im, &rows, &mut e.island, &mut out);
     Ok(())

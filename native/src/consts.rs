@@ -5,9 +5,9 @@
 //! only translate) and the statistics `meaninertia`, `meanmass`, `meansize`, `extent`, `center`
 //! (from the frames at `qpos0`), plus `dof_length`.
 //!
-//! Not here: `tendon_invweight0`, `actuator_acc0` and `actuator_length0` (the native route takes
-//! no tendons or actuators: empty); the armature of actuators (in `dof_M0`) and of tendons (in
-//! `M`, hence the inverse weights), which specula's compiler does not produce; and values an MJCF
+//! `tendon_invweight0` is each fixed tendon's `J M^-1 J'` at `qpos0`. Not here: `actuator_acc0`
+//! and `actuator_length0`; the armature of actuators (in `dof_M0`) and of tendons (in `M`, hence
+//! the inverse weights), which specula's compiler does not produce; and values an MJCF
 //! `<statistic>` element overrides (specula's compiler does not read it; the automatic values are
 //! returned).
 
@@ -50,6 +50,8 @@ pub struct Consts {
     pub body_invweight0: Vec<f64>,
     /// Inverse weight of each dof (`nv`).
     pub dof_invweight0: Vec<f64>,
+    /// Inverse weight of each tendon: `J M^-1 J'` of its Jacobian row (`ntendon`).
+    pub tendon_invweight0: Vec<f64>,
     /// Length scale of each dof: 1 for translations, its body's size for rotations (`nv`).
     pub dof_length: Vec<f64>,
     /// The model statistics.
@@ -142,8 +144,24 @@ impl Consts {
             }
         }
 
+        // tendons: the dense Jacobian row, M^-1 times it, their dot product (no dofs: zero)
+        // (none for tendons the compiler left out, `tendon_unsupported`)
+        let mut tendon_invweight0 = vec![0.0; m.tendon_adr.len()];
+        if nv > 0 {
+            for (i, w) in tendon_invweight0.iter_mut().enumerate() {
+                let mut row = vec![0.0; nv];
+                let (adr, nnz) = (m.ten_j_rowadr[i] as usize, m.ten_j_rownnz[i] as usize);
+                for k in adr..adr + nnz {
+                    row[m.ten_j_colind[k] as usize] = d.tendon.ten_j[k];
+                }
+                let mut x = row.clone();
+                solve(&mut x);
+                *w = dot(&row, &x);
+            }
+        }
+
         let (stat, dof_length) = statistic(nm, &d);
-        Consts { dof_m0, body_invweight0, dof_invweight0, dof_length, stat }
+        Consts { dof_m0, body_invweight0, dof_invweight0, tendon_invweight0, dof_length, stat }
     }
 }
 

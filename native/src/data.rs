@@ -119,6 +119,8 @@ pub struct Data {
     pub contacts: Vec<Contact>,
     /// The constraint rows, islands and solver outputs.
     pub efc: Efc,
+    /// The tendon lengths, Jacobian and first rows.
+    pub tendon: crate::tendon::TendonData,
     /// The collision stage's buffers.
     pub(crate) collider: CollisionStage,
     /// The frames the collision stage reads.
@@ -209,6 +211,7 @@ impl Data {
             collided: Vec::new(),
             contacts: Vec::new(),
             efc: Efc::default(),
+            tendon: crate::tendon::TendonData::new(m),
             collider: CollisionStage::new(),
             frames: Default::default(),
             rne: RneScratch::default(),

@@ -35,8 +35,6 @@ pub struct Equalities {
     pub eq_solimp: Vec<f64>,
     /// Data (`12 neq`), as `mj_setConst` leaves it.
     pub eq_data: Vec<f64>,
-    /// First dof of each tree (for the island stage's Jacobian scan).
-    pub tree_dofadr: Vec<i32>,
 }
 
 /// The equality stages' buffers, reused from step to step.
@@ -63,7 +61,6 @@ impl Equalities {
             eq_solref: m.eq_solref.iter().flatten().copied().collect(),
             eq_solimp: m.eq_solimp.iter().flatten().copied().collect(),
             eq_data: m.eq_data.iter().flatten().copied().collect(),
-            tree_dofadr: m.tree_dofadr.iter().map(|&a| a as i32).collect(),
         }
     }
 
@@ -136,7 +133,6 @@ impl NativeModel {
             eq_obj2id: &e.eq_obj2id,
             eq_objtype: &e.eq_objtype,
             site_bodyid: &f.site_bodyid,
-            tree_dofadr: &e.tree_dofadr,
         }
     }
 }

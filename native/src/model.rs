@@ -35,6 +35,8 @@ pub struct NativeModel {
     pub actuators: crate::actuation::Actuators,
     /// The equality arrays in `mjModel`'s layout.
     pub equalities: crate::equality::Equalities,
+    /// The tendon arrays in `mjModel`'s layout.
+    pub tendons: crate::tendon::TendonFlat,
 }
 
 /// No actuator arrays: the native route takes models without actuators.
@@ -50,6 +52,7 @@ impl NativeModel {
         let collision = CollisionModel::from(&model);
         let flg_adhesion = model.geom_adhesion.iter().chain(&model.pair_adhesion).any(|&a| a != 0.0);
         let actuators = crate::actuation::Actuators::new(&model);
+        let tendons = crate::tendon::TendonFlat::new(&model);
         let mut nm = NativeModel {
             model,
             flat,
@@ -59,6 +62,7 @@ impl NativeModel {
             flg_adhesion,
             actuators,
             equalities: Default::default(),
+            tendons,
         };
         nm.consts = Consts::new(&nm);
         let mut eqs = crate::equality::Equalities::new(&nm);
@@ -158,7 +162,7 @@ impl NativeModel {
             dof_jntid: &f.dof_jntid,
             dof_damping: &m.dof_damping,
             dof_dampingpoly: &f.dof_dampingpoly,
-            ..PassiveModel::default()
+            ..self.tendon_passive()
         }
     }
 
@@ -225,6 +229,7 @@ impl NativeModel {
             body_invweight0: &k.body_invweight0,
             geom_bodyid: &f.geom_bodyid,
             equality: self.equality(),
+            ..self.tendon_constraint()
         }
     }
 

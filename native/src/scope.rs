@@ -145,7 +145,10 @@ pub fn rows_possible(m: &Model) -> bool {
     let limits = constraints && flags & DSBL_LIMIT == 0 && m.jnt_limited.iter().any(|&l| l);
     let friction = constraints && flags & DSBL_FRICTIONLOSS == 0 && m.dof_frictionloss.iter().any(|&f| f > 0.0);
     let equalities = constraints && flags & DSBL_EQUALITY == 0 && m.eq_active0.iter().any(|&a| a != 0);
-    limits || friction || equalities || contacts_possible(m)
+    let tendon_limits = constraints && flags & DSBL_LIMIT == 0 && m.tendon_limited.iter().any(|&l| l);
+    let tendon_friction =
+        constraints && flags & DSBL_FRICTIONLOSS == 0 && m.tendon_frictionloss.iter().any(|&f| f > 0.0);
+    limits || friction || equalities || tendon_limits || tendon_friction || contacts_possible(m)
 }
 
 /// Whether `m` can have contacts.
@@ -180,9 +183,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         unsupported(format!("enable flags {:#x}", m.opt.enableflags & ENBL_REFUSED), "sleep and IPC")?;
     }
     crate::actuation::check(m)?;
-    if m.ntendon > 0 {
-        unsupported(format!("{} tendons", m.ntendon), "tendon parameters in specula's compiler")?;
-    }
+    crate::tendon::check(m)?;
     if m.nsensor > 0 {
         unsupported(format!("{} sensors", m.nsensor), "sensor parameters in specula's compiler")?;
     }
@@ -205,8 +206,8 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
             "contacts"
         } else if equalities {
             "equality constraints"
-        } else if limits {
-            "joint limits"
+        } else if limits || m.tendon_limited.iter().any(|&l| l) {
+            "limits"
         } else {
             "friction loss"
         };

@@ -31,7 +31,8 @@ fn check(field: &'static str, v: &[f64]) -> Result<(), NativeError> {
     }
 }
 
-/// `mj_kinematics` then `mj_comPos`: world frames, subtree centres of mass, `cinert`, `cdof`.
+/// `mj_kinematics`, `mj_comPos` and `mj_tendon`: world frames, subtree centres of mass,
+/// `cinert`, `cdof`, tendon lengths and Jacobians.
 pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
     let state = KinematicsState { qpos: &d.qpos, mocap_pos: &d.mocap_pos, mocap_quat: &d.mocap_quat };
     let mut out = PoseOutput {
@@ -54,6 +55,7 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
     let pose = PoseInput { xmat: &d.xmat, xipos: &d.xipos, ximat: &d.ximat, xanchor: &d.xanchor, xaxis: &d.xaxis };
     let mut com = ComOutput { subtree_com: &mut d.subtree_com, cinert: &mut d.cinert, cdof: &mut d.cdof };
     com_pos(&nm.tree(), &pose, &mut com);
+    crate::tendon::tendon_step(nm, &d.qpos, &mut d.tendon);
 }
 
 /// `mj_forward` on the native subset (the caller checked the model with
@@ -80,7 +82,11 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
     island(nm, d)?;
     // velocity: body velocities, passive forces, bias forces
     com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
-    let state = PassiveState { qpos: &d.qpos, qvel: &d.qvel, ..PassiveState::default() };
+    crate::tendon::tendon_velocity(nm, &d.qvel, &mut d.tendon);
+    let t = &d.tendon;
+    let (ten_length, ten_velocity, ten_j) = (&t.ten_length[..], &t.ten_velocity[..], &t.ten_j[..]);
+    let state =
+        PassiveState { qpos: &d.qpos, qvel: &d.qvel, ten_length, ten_velocity, ten_j, ..PassiveState::default() };
     let mut forces = PassiveForces {
         qfrc_spring: &mut d.qfrc_spring,
         qfrc_damper: &mut d.qfrc_damper,

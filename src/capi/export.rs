@@ -277,3 +277,14 @@ pub unsafe extern "C-unwind" fn mj_RungeKutta(m: *const sys::mjModel, d: *mut sy
     // SAFETY: MuJoCo passes a valid model and data.
     unsafe { run(Stage::RungeKutta, m, d, Args { order: n, ..Args::NONE }) }
 }
+
+/// The exported `mj_tendon`: as [`mj_crb`], for tendon lengths and Jacobians.
+///
+/// # Safety
+/// Called by MuJoCo with a valid model and data.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn mj_tendon(m: *const sys::mjModel, d: *mut sys::mjData) {
+    use crate::mj::stages::{run, Args, Stage};
+    // SAFETY: MuJoCo passes a valid model and data.
+    unsafe { run(Stage::Tendon, m, d, Args::NONE) }
+}

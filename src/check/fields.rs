@@ -88,6 +88,10 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
             eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data,
         ));
     }
+    // tendons: compared when specula's compiler produced them (see `tendon_unsupported`)
+    if m.tendon_adr.len() == m.ntendon && m.tendon_unsupported.is_none() {
+        out.extend(super::tendon_fields::rust_tendon_fields(m));
+    }
     out.extend(with_opt_names!(opt_fields, m.opt));
     finish(out)
 }

@@ -4,6 +4,7 @@
 mod compare;
 mod fields;
 mod flat;
+mod tendon_fields;
 
 pub use compare::{close, Comparison, Field, FieldKind, Mismatch, TOL};
 
@@ -109,6 +110,9 @@ pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::
             }
             if let Some(why) = &rm.eq_unsupported {
                 cmp.notes.push(format!("equality parameters not compared: {why}"));
+            }
+            if let Some(why) = &rm.tendon_unsupported {
+                cmp.notes.push(format!("tendon parameters not compared: {why}"));
             }
             CheckOutcome::Compared(cmp)
         }

@@ -62,8 +62,9 @@ pub struct IslandRows<'a> {
     pub efc_r: &'a [f64],
     /// The two geoms of each contact (-1 for a flex side).
     pub contact_geom: &'a [[i32; 2]],
-    /// The Jacobian, for the rows whose trees come from a scan of it.
-    pub jac: super::island_equality::RowJacobian<'a>,
+    /// The Jacobian, scanned for the trees of rows without a shortcut (tendon rows, joint
+    /// equalities).
+    pub jacobian: super::island_scan::IslandJacobian<'a>,
 }
 
 /// A row the Rust stage does not handle, or an input the library reports as an error (a
@@ -96,6 +97,8 @@ pub struct IslandScratch {
     count: Vec<i32>,
     /// Dofs in some island, as the partition summed them over its trees.
     nidof: i32,
+    /// The trees of one row found by a Jacobian scan.
+    trees: Vec<i32>,
 }
 
 /// The island arrays [`fill`] writes (MuJoCo's names and lengths).
@@ -194,17 +197,9 @@ fn at(a: &[i32], id: i32) -> Option<i32> {
 
 /// The trees of row `i`'s constraint: the one tree of a dof friction or joint limit row (the
 /// second -1), the two sides of a geom-geom contact; `None` for any other row.
-fn row_trees(m: &IslandModel, rows: &IslandRows, kind: i32, id: i32, row: usize) -> Option<(i32, i32)> {
+fn row_trees(m: &IslandModel, rows: &IslandRows, kind: i32, id: i32) -> Option<(i32, i32)> {
     match kind {
-        cnstr::EQUALITY => super::island_equality::equality_trees(
-            m.dof_treeid,
-            m.body_treeid,
-            m.tree_dofnum,
-            &m.equality,
-            &rows.jac,
-            id,
-            row,
-        ),
+        cnstr::EQUALITY => super::island_equality::equality_trees(m.body_treeid, &m.equality, id),
         cnstr::FRICTION_DOF => Some((at(m.dof_treeid, id)?, -1)),
         cnstr::LIMIT_JOINT => Some((at(m.dof_treeid, at(m.jnt_dofadr, id)?)?, -1)),
         cnstr::CONTACT_FRICTIONLESS | cnstr::CONTACT_PYRAMIDAL | cnstr::CONTACT_ELLIPTIC => {
@@ -238,7 +233,27 @@ pub fn partition(m: &IslandModel, rows: &IslandRows, s: &mut IslandScratch) -> R
             continue;
         }
         (kind, id) = (rows.efc_type[i], rows.efc_id[i]);
-        let (tree1, tree2) = row_trees(m, rows, kind, id, i).ok_or(Unsupported { row: i })?;
+        let scan = kind == cnstr::FRICTION_TENDON
+            || kind == cnstr::LIMIT_TENDON
+            || (kind == cnstr::EQUALITY && !super::island_equality::by_bodies(&m.equality, id));
+        if scan {
+            // no shortcut: the distinct trees of the row's dofs, chained pairwise (D47, D52)
+            s.trees.clear();
+            super::island_scan::row_trees_scan(m.dof_treeid, &rows.jacobian, i, &mut s.trees);
+            let Some(&first) = s.trees.first() else { return Err(Unsupported { row: i }) };
+            if s.trees.iter().any(|&t| t < 0 || !valid(t)) {
+                return Err(Unsupported { row: i });
+            }
+            s.efc_tree[i] = first;
+            if s.trees.len() == 1 {
+                merge(&mut s.parent, first, -1);
+            }
+            for k in 1..s.trees.len() {
+                merge(&mut s.parent, s.trees[k - 1], s.trees[k]);
+            }
+            continue;
+        }
+        let (tree1, tree2) = row_trees(m, rows, kind, id).ok_or(Unsupported { row: i })?;
         // the row belongs to its first dynamic side; a row between two static sides (or a
         // tree id out of range) is the library's error
         let tree = if tree1 >= 0 { tree1 } else { tree2 };

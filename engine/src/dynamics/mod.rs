@@ -29,6 +29,7 @@ pub mod implicit_full;
 pub mod integrate;
 pub mod island;
 pub mod island_equality;
+pub mod island_scan;
 pub mod passive;
 pub mod project;
 pub mod project_sparse;
@@ -37,6 +38,7 @@ pub mod rk4;
 pub mod rne;
 pub mod solver;
 mod spatial;
+pub mod tendon;
 pub mod transmission;
 
 pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};

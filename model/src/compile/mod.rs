@@ -42,6 +42,7 @@ pub mod ranges;
 pub mod refs;
 pub mod spec;
 pub mod springdamper;
+pub mod tendon;
 pub mod texture;
 pub mod tree;
 pub mod validate;
@@ -297,6 +298,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     let sd: Vec<[f64; 2]> = bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.spec.springdamper)).collect();
     springdamper::apply(&mut m, &sd);
+    tendon::compile_tendons(root, &sources[0].defaults, cs.autolimits, &ex.materials, &mut m)?;
     for s in sections("custom") {
         custom::read_custom(s, &mut m)?;
     }

@@ -15,10 +15,11 @@ use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::constraint::contact::{self, ContactScratch};
 use specula_engine::dynamics::constraint::equality::{self, EqualityScratch};
 use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
-use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel, Contact, EfcRows};
+use specula_engine::dynamics::constraint::{limits, super_sparse, tendon, ConstraintModel, Contact, EfcRows};
 
 use super::constraint_contact::{contact_model, contact_state, contacts_in_scope, read_contacts, write_contacts};
 use super::constraint_equality::{equalities_in_scope, equality_model, equality_state};
+use super::constraint_tendon::{tendon_row_model, tendon_row_state};
 use super::fields::Field;
 use super::reference::is_sparse;
 use super::{byte, bytes, slice, slice_mut, Args, Fallback, Stage};
@@ -47,8 +48,8 @@ fn disabled(m: &sys::mjModel, flag: sys::mjtDisableBit) -> bool {
 
 /// Why `mj_makeConstraint` must stay MuJoCo's for this model and state, if it must
 /// (`docs/measurements.md` D10): unless the constraints are disabled (the library then only
-/// zeroes the sizes), tendon or flex equality constraints (D50), tendon friction or
-/// limits, flexes, sleep with asleep trees, MuJoCo's locked thread-pool stack, and contacts
+/// zeroes the sizes), tendon or flex equality constraints (D50), flexes, sleep with asleep
+/// trees, MuJoCo's locked thread-pool stack, and contacts
 /// the Rust contact rows do not cover (a flex side, an unusual condim). Scalars and per-tendon
 /// flags only, read on every call.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
@@ -67,20 +68,13 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     if let Some(&(_, why)) = why.iter().find(|w| w.0) {
         return Some(why);
     }
-    let nt = m.ntendon as usize;
-    // SAFETY: per-tendon arrays of ntendon entries.
-    let (limited, frictionloss) = unsafe { (bytes(m.tendon_limited, nt), slice(m.tendon_frictionloss, nt)) };
-    if (!disabled(m, sys::mjDSBL_LIMIT) && limited.iter().any(|&l| l != 0))
-        || (!disabled(m, sys::mjDSBL_FRICTIONLOSS) && frictionloss.iter().any(|&f| f != 0.0))
-    {
-        return Some(Fallback::TendonRows);
-    }
     (!disabled(m, sys::mjDSBL_CONTACT) && d.ncon > 0 && !contacts_in_scope(m, d)).then_some(Fallback::Contact)
 }
 
 /// The friction, limit and impedance steps' view of MuJoCo's model.
 fn constraint_model(m: &sys::mjModel) -> ConstraintModel<'_> {
     let (nv, njnt, nbody, ngeom) = (m.nv as usize, m.njnt as usize, m.nbody as usize, m.ngeom as usize);
+    let nt = m.ntendon as usize;
     let (nref, nimp) = (sys::mjNREF as usize, sys::mjNIMP as usize);
     // SAFETY: every array has the length mjmodel.h gives it.
     unsafe {
@@ -107,6 +101,11 @@ fn constraint_model(m: &sys::mjModel) -> ConstraintModel<'_> {
             body_invweight0: slice(m.body_invweight0, 2 * nbody),
             geom_bodyid: slice(m.geom_bodyid, ngeom),
             equality: equality_model(m),
+            tendon_invweight0: slice(m.tendon_invweight0, nt),
+            tendon_solref_lim: slice(m.tendon_solref_lim, nref * nt),
+            tendon_solimp_lim: slice(m.tendon_solimp_lim, nimp * nt),
+            tendon_solref_fri: slice(m.tendon_solref_fri, nref * nt),
+            tendon_solimp_fri: slice(m.tendon_solimp_fri, nimp * nt),
         }
     }
 }
@@ -225,9 +224,13 @@ fn make(m: &sys::mjModel, d: &mut sys::mjData, s: &mut Scratch) -> bool {
     let eq = equality::count(&cm.equality, &jm, &est, sparse, &mut s.equality);
     let fr = limits::count_friction(&cm, sparse);
     let li = limits::count_limits(&cm, qpos, sparse);
+    let (tm, ts) = (tendon_row_model(m), tendon_row_state(m, d));
+    let tfr = tendon::count_friction(&tm, sparse);
+    let tli = tendon::count_limits(&tm, &ts, sparse);
     let (nc, nnzc) =
         if contacts_on { contact::count(&ctm, &s.contacts, sparse, pyramidal, &mut s.contact) } else { (0, 0) };
-    let n = Counts { ne: eq.rows, nf: fr.rows, nl: li.rows, nc, nnz: eq.nnz + fr.nnz + li.nnz + nnzc };
+    let (nf, nl) = (fr.rows + tfr.rows, li.rows + tli.rows);
+    let n = Counts { ne: eq.rows, nf, nl, nc, nnz: eq.nnz + fr.nnz + tfr.nnz + li.nnz + tli.nnz + nnzc };
     let nefc = (n.ne + n.nf + n.nl + n.nc) as i32;
     let nj = if sparse { n.nnz as i32 } else { (m.nv as i32).wrapping_mul(nefc) };
 
@@ -300,10 +303,9 @@ fn instantiate(
 ) {
     let (nv, ntendon) = (cm.nv, m.ntendon.max(0) as usize);
     let (nalloc, nj) = (d.nefc.max(0) as usize, d.nJ.max(0) as usize);
-    if ntendon > 0 {
-        // SAFETY: tendon_efcadr was just placed with ntendon entries.
-        unsafe { slice_mut(d.tendon_efcadr, ntendon) }.fill(-1);
-    }
+    // SAFETY: tendon_efcadr was just placed with ntendon entries, apart from the efc arrays.
+    let efcadr = unsafe { slice_mut(d.tendon_efcadr, ntendon) };
+    efcadr.fill(-1);
     d.nefc = 0;
     s.jac.resize(nv, 0.0);
     let est = equality_state(m, d);
@@ -330,8 +332,11 @@ fn instantiate(
         }
     };
     equality::instantiate(&cm.equality, &contact_model(m).jac, &est, sparse, &mut rows, &mut s.equality);
+    let (tm, ts) = (tendon_row_model(m), tendon_row_state(m, d));
     limits::instantiate_friction(cm, &mut rows, &mut s.jac);
+    tendon::instantiate_friction(&tm, &ts, &mut rows, &mut s.jac, efcadr);
     limits::instantiate_limits(cm, qpos, &mut rows, &mut s.jac);
+    tendon::instantiate_limits(&tm, &ts, &mut rows, &mut s.jac, efcadr);
     if contacts_on && nv > 0 {
         let ctm = contact_model(m);
         let st = contact_state(m, d);

@@ -4,7 +4,7 @@
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::constraint::equality::{self, EqualityModel, EqualityState, NEQDATA};
-use specula_engine::dynamics::island_equality::{IslandEquality, RowJacobian};
+use specula_engine::dynamics::island_equality::IslandEquality;
 
 use super::constraint_contact::contact_state;
 use super::{bytes, slice};
@@ -76,22 +76,6 @@ pub(super) fn island_equality(m: &sys::mjModel) -> IslandEquality<'_> {
             eq_obj2id: slice(m.eq_obj2id, neq),
             eq_objtype: slice(m.eq_objtype, neq),
             site_bodyid: slice(m.site_bodyid, nsite),
-            tree_dofadr: slice(m.tree_dofadr, ntree),
-        }
-    }
-}
-
-/// The constraint Jacobian `mj_makeConstraint` wrote, for the island stage's scans.
-pub(super) fn row_jacobian<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> RowJacobian<'a> {
-    let (nefc, nj) = (d.nefc.max(0) as usize, d.nJ.max(0) as usize);
-    // SAFETY: the arena's efc arrays of nefc rows and nJ non-zeros, read only.
-    unsafe {
-        RowJacobian {
-            sparse: super::reference::is_sparse(m),
-            efc_j: slice(d.efc_J, nj),
-            rownnz: slice(d.efc_J_rownnz, nefc),
-            rowadr: slice(d.efc_J_rowadr, nefc),
-            colind: slice(d.efc_J_colind, nj),
         }
     }
 }

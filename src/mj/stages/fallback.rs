@@ -35,8 +35,8 @@ pub enum Fallback {
     Equality,
     /// Tendons (islands: their rows' trees come from the Jacobian).
     Tendon,
-    /// Tendon limits or friction loss (constraint rows specula does not build).
-    TendonRows,
+    /// Spatial tendons (`mj_tendon`: sites, wrapping geoms and pulleys are the library's).
+    SpatialTendon,
     /// A contact with a flex, or a `condim` other than 1, 3, 4 or 6.
     Contact,
     /// The discrete integrator.
@@ -93,7 +93,7 @@ impl Fallback {
         Fallback::Actuator,
         Fallback::Equality,
         Fallback::Tendon,
-        Fallback::TendonRows,
+        Fallback::SpatialTendon,
         Fallback::Contact,
         Fallback::Discrete,
         Fallback::ExactDiagonal,
@@ -134,7 +134,7 @@ impl Fallback {
             Fallback::Actuator => "actuator types outside the rigid subset",
             Fallback::Equality => "tendon or flex equalities",
             Fallback::Tendon => "tendons",
-            Fallback::TendonRows => "tendon limits or friction loss",
+            Fallback::SpatialTendon => "spatial tendons",
             Fallback::Contact => "flex contacts or condim outside 1/3/4/6",
             Fallback::Discrete => "the discrete integrator",
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",

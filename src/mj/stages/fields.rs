@@ -82,6 +82,7 @@ pub(super) fn outputs(stage: Stage, m: &sys::mjModel, d: &sys::mjData) -> Vec<Fi
         Stage::Implicit => implicit::outputs(m, d),
         Stage::FwdConstraint => solver::outputs(m, d),
         Stage::RungeKutta => rk4::outputs(m, d),
+        Stage::Tendon => super::tendon::outputs(m, d),
         _ => Vec::new(),
     }
 }

@@ -7,6 +7,7 @@ use std::cell::RefCell;
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::island::{self, IslandModel, IslandOutput, IslandRows, IslandScratch, Partition};
+use specula_engine::dynamics::island_scan::IslandJacobian;
 use specula_engine::dynamics::project::Arena;
 
 use super::fields::Field;
@@ -16,8 +17,8 @@ use super::{byte, library, slice, slice_mut, Args, Fallback, Stage};
 /// D12). Islands disabled is in scope (the library only zeroes the two counts), and so is a
 /// call without rows on a model without flexes. Otherwise: flexes (their contacts, equality
 /// rows and stiffness couple trees through the flex's bodies) and the discrete integrator (it
-/// couples trees through tendons, actuators and flex stiffness too), tendons (their rows'
-/// trees come from a scan of the Jacobian), tendon or flex equalities (D52), plugins, sleep with asleep trees,
+/// couples trees through tendons, actuators and flex stiffness too), tendon or flex equalities
+/// (D52), plugins, sleep with asleep trees,
 /// and a data on the thread pool's locked stack. Scalars only, read on every call.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
@@ -31,7 +32,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     let why = [
         (m.nflex > 0, Fallback::Flex),
         (opt.integrator == sys::mjINT_DISCRETE as i32, Fallback::Discrete),
-        (m.ntendon > 0, Fallback::Tendon),
         (d.ne > 0 && !super::constraint_equality::equalities_in_scope(m), Fallback::Equality),
         (m.nplugin > 0, Fallback::Plugin),
         (asleep, Fallback::Asleep),
@@ -96,7 +96,25 @@ fn rows_view<'a>(m: &sys::mjModel, d: &'a sys::mjData, geom: &'a [[i32; 2]]) -> 
             efc_d: slice(d.efc_D, nefc),
             efc_r: slice(d.efc_R, nefc),
             contact_geom: geom,
-            jac: super::constraint_equality::row_jacobian(m, d),
+            jacobian: jacobian_view(m, d),
+        }
+    }
+}
+
+/// The constraint Jacobian, which the trees of rows without a shortcut (tendon rows, joint
+/// equalities) are read from.
+fn jacobian_view<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> IslandJacobian<'a> {
+    let (nefc, nj) = (d.nefc.max(0) as usize, d.nJ.max(0) as usize);
+    let sparse = super::reference::is_sparse(m);
+    // SAFETY: the arena's efc arrays: nJ Jacobian entries, nefc rows (the row structure only
+    // when sparse), read only.
+    unsafe {
+        IslandJacobian {
+            sparse,
+            efc_j: slice(d.efc_J, nj),
+            efc_j_rownnz: if sparse { slice(d.efc_J_rownnz, nefc) } else { &[] },
+            efc_j_rowadr: if sparse { slice(d.efc_J_rowadr, nefc) } else { &[] },
+            efc_j_colind: if sparse { slice(d.efc_J_colind, nj) } else { &[] },
         }
     }
 }

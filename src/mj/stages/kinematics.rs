@@ -147,7 +147,6 @@ fn library_fn(name: &std::ffi::CStr, slot: &std::sync::OnceLock<usize>) -> Optio
 pub(crate) unsafe fn fwd_kinematics(m: *const sys::mjModel, d: *mut sys::mjData) {
     static WHOLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     static CAMLIGHT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    static TENDON: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     if m.is_null() || d.is_null() {
         return;
     }
@@ -165,14 +164,14 @@ pub(crate) unsafe fn fwd_kinematics(m: *const sys::mjModel, d: *mut sys::mjData)
         return;
     }
     // SAFETY: as above; each call is the exported function MuJoCo's own makes at this point
-    // (`mj_comPos` through this binary's export, so its stage runs where asked).
+    // (`mj_comPos` and `mj_tendon` through this binary's exports, so their stages run where
+    // asked).
     unsafe {
         super::run(Stage::Kinematics, m, d, super::Args::NONE);
         crate::capi::export::mj_comPos(m, d);
-        for (name, slot) in [(c"mj_camlight", &CAMLIGHT), (c"mj_tendon", &TENDON)] {
-            if let Some(f) = library_fn(name, slot) {
-                f(m, d);
-            }
+        if let Some(f) = library_fn(c"mj_camlight", &CAMLIGHT) {
+            f(m, d);
         }
+        crate::capi::export::mj_tendon(m, d);
     }
 }

@@ -31,6 +31,7 @@ mod compare;
 mod constraint;
 mod constraint_contact;
 mod constraint_equality;
+mod constraint_tendon;
 mod euler;
 mod fallback;
 mod fields;
@@ -48,6 +49,7 @@ mod solver_noslip;
 mod solver_pgs;
 mod solver_sparse;
 mod stack;
+mod tendon;
 pub(crate) mod views;
 
 use compare::{compare, panicked};
@@ -101,10 +103,12 @@ pub enum Stage {
     /// `mj_RungeKutta`: RK4's stage states, orientation correction and weighted sums around
     /// MuJoCo's forward passes, and the advance.
     RungeKutta,
+    /// `mj_tendon`: fixed tendons' lengths `ten_length` and sparse Jacobian `ten_J`.
+    Tendon,
 }
 
 /// Number of stages.
-pub const NSTAGE: usize = 18;
+pub const NSTAGE: usize = 19;
 
 /// The arguments a stage's function takes besides the model and data (only `mj_rne` has any).
 #[derive(Clone, Copy, Debug)]
@@ -145,6 +149,7 @@ impl Stage {
         Stage::Implicit,
         Stage::FwdConstraint,
         Stage::RungeKutta,
+        Stage::Tendon,
     ];
 
     /// The stage's name: MuJoCo's function without `mj_`.
@@ -168,6 +173,7 @@ impl Stage {
             Stage::Implicit => "implicit",
             Stage::FwdConstraint => "fwdConstraint",
             Stage::RungeKutta => "RungeKutta",
+            Stage::Tendon => "tendon",
         }
     }
 
@@ -191,6 +197,7 @@ impl Stage {
             Stage::Implicit => c"mj_implicitSkip",
             Stage::FwdConstraint => c"mj_fwdConstraint",
             Stage::RungeKutta => c"mj_RungeKutta",
+            Stage::Tendon => c"mj_tendon",
         }
     }
 
@@ -373,6 +380,7 @@ fn out_of_scope(stage: Stage, m: &sys::mjModel, d: &sys::mjData, args: Args) -> 
         Stage::Implicit => implicit::out_of_scope(m, d),
         Stage::FwdConstraint => solver::out_of_scope(m, d),
         Stage::RungeKutta => rk4::out_of_scope(m, d, args.order),
+        Stage::Tendon => tendon::out_of_scope(m, d),
         Stage::Crb | Stage::FactorM | Stage::ComVel | Stage::Rne | Stage::FwdAcceleration | Stage::ComPos => {
             tree_out_of_scope(stage, m, d)
         }
@@ -528,7 +536,8 @@ fn scope_and_run(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args
         | Stage::Euler
         | Stage::Implicit
         | Stage::FwdConstraint
-        | Stage::RungeKutta => {
+        | Stage::RungeKutta
+        | Stage::Tendon => {
             let why = out_of_scope(stage, m, d, args);
             if why.is_none() {
                 replace(stage, m, d, args);
@@ -647,6 +656,7 @@ fn replace(stage: Stage, m: &sys::mjModel, d: &mut sys::mjData, args: Args) {
         Stage::Implicit => implicit::replace(m, d, args.skipfactor != 0),
         Stage::FwdConstraint => solver::replace(m, d),
         Stage::RungeKutta => rk4::replace(m, d),
+        Stage::Tendon => tendon::replace(m, d),
         _ => views::with(m, |v| replace_tree(stage, &v.tree, m, d, args)),
     }
 }

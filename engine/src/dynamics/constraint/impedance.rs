@@ -62,6 +62,7 @@ pub fn diag_approx(m: &ConstraintModel, contacts: &[Contact], efc_type: &[i32], 
             }
             cnstr::FRICTION_DOF => diag_a[i] = m.dof_invweight0[id],
             cnstr::LIMIT_JOINT => diag_a[i] = m.dof_invweight0[m.jnt_dofadr[id] as usize],
+            cnstr::FRICTION_TENDON | cnstr::LIMIT_TENDON => diag_a[i] = m.tendon_invweight0[id],
             t @ (cnstr::CONTACT_FRICTIONLESS | cnstr::CONTACT_PYRAMIDAL | cnstr::CONTACT_ELLIPTIC) => {
                 let con = &contacts[id];
                 let dim = con.dim as usize;
@@ -140,6 +141,16 @@ fn sol_params(
         cnstr::FRICTION_DOF => {
             SolParams { solref: pair(m.dof_solref, id), solreffriction: [0.0; 2], solimp: five(m.dof_solimp, id) }
         }
+        cnstr::LIMIT_TENDON => SolParams {
+            solref: pair(m.tendon_solref_lim, id),
+            solreffriction: [0.0; 2],
+            solimp: five(m.tendon_solimp_lim, id),
+        },
+        cnstr::FRICTION_TENDON => SolParams {
+            solref: pair(m.tendon_solref_fri, id),
+            solreffriction: [0.0; 2],
+            solimp: five(m.tendon_solimp_fri, id),
+        },
         cnstr::CONTACT_FRICTIONLESS | cnstr::CONTACT_PYRAMIDAL | cnstr::CONTACT_ELLIPTIC => {
             let c = &contacts[id];
             SolParams { solref: c.solref, solreffriction: c.solreffriction, solimp: c.solimp }

@@ -19,6 +19,7 @@ pub mod impedance;
 pub mod jacobian;
 pub mod limits;
 mod rows;
+pub mod tendon;
 
 pub use rows::{cnstr, count_rows, EfcRows, Rows};
 
@@ -71,6 +72,16 @@ pub struct ConstraintModel<'a> {
     pub geom_bodyid: &'a [i32],
     /// The equality constraints.
     pub equality: equality::EqualityModel<'a>,
+    /// Inverse inertia of each tendon in the reference pose (`ntendon`; tendon rows only).
+    pub tendon_invweight0: &'a [f64],
+    /// Reference of each tendon's limit rows (`2 ntendon`).
+    pub tendon_solref_lim: &'a [f64],
+    /// Impedance of each tendon's limit rows (`5 ntendon`).
+    pub tendon_solimp_lim: &'a [f64],
+    /// Reference of each tendon's friction-loss row (`2 ntendon`).
+    pub tendon_solref_fri: &'a [f64],
+    /// Impedance of each tendon's friction-loss row (`5 ntendon`).
+    pub tendon_solimp_fri: &'a [f64],
 }
 
 /// Sizes each row's supernode in `rowsuper` (`nefc`): how many rows after it share its sparsity

@@ -1,0 +1,301 @@
+//! Tendons: the `tendon_*`, `wrap_*` and `ten_J_*` arrays of MuJoCo 4.0.0's compiler for fixed
+//! tendons (a weighted sum of joint positions), with class defaults.
+//!
+//! MuJoCo fills part of these arrays in `mj_setConst` rather than in the compiler proper: the
+//! trees a tendon touches (`tendon_treenum`, `tendon_treeid`), the sparsity of the tendon
+//! Jacobian (one column per path joint's first dof, sorted), `tendon_length0` (the length at
+//! `qpos0`) and `tendon_lengthspring` when not given (the length at `qpos_spring`). A fixed
+//! tendon's length is `0 + c_0 q_0 + c_1 q_1 + ...` in path order, as `mj_tendon` sums it.
+//!
+//! Not compiled (the arrays stay empty, [`Model::tendon_unsupported`] says why): spatial tendons
+//! (their lengths at `qpos0` need site kinematics), tendons added by `replicate` or `attach`,
+//! per-tendon `user` data, and tendon transmissions that add armature or damping (they set
+//! `tendon_actuatorid`). `tendon_invweight0` needs the inertia at `qpos0` and is computed with
+//! the other `mj_setConst` constants by the native route.
+
+use super::attrs::{err_at, Res};
+use super::ranges::numbers;
+use super::spec::Defaults;
+use crate::model::Model;
+use crate::xml::Element;
+
+/// `mjWRAP_JOINT`.
+pub const WRAP_JOINT: i32 = 1;
+
+/// `mjLIMITED_FALSE`, `mjLIMITED_TRUE`, `mjLIMITED_AUTO`.
+#[derive(Clone, Copy, PartialEq)]
+enum Limited {
+    False,
+    True,
+    Auto,
+}
+
+/// One compiled tendon before it is stored.
+struct Tendon {
+    path: Vec<(i32, f64)>,
+    matid: i32,
+    group: i32,
+    limited: bool,
+    actfrclimited: bool,
+    width: f64,
+    solref_lim: [f64; 2],
+    solimp_lim: [f64; 5],
+    solref_fri: [f64; 2],
+    solimp_fri: [f64; 5],
+    range: [f64; 2],
+    actfrcrange: [f64; 2],
+    margin: f64,
+    stiffness: [f64; 3],
+    damping: [f64; 3],
+    armature: f64,
+    frictionloss: f64,
+    springlength: [f64; 2],
+    springyield: f64,
+    rgba: [f32; 4],
+}
+
+/// MuJoCo's default solref and solimp.
+const SOLREF: [f64; 2] = [0.02, 1.0];
+const SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
+
+/// Reads `attr` (element, else class default) into the first entries of `dst`.
+fn fill<const N: usize>(t: &Element, defs: &Defaults, class: usize, attr: &str, dst: &mut [f64; N]) -> usize {
+    let v = numbers(t, defs, class, "tendon", attr).unwrap_or_default();
+    for (d, x) in dst.iter_mut().zip(&v) {
+        *d = *x;
+    }
+    v.len().min(N)
+}
+
+/// The `limited`-style keyword of `attr` (element, else class default).
+fn limited_flag(t: &Element, defs: &Defaults, class: usize, attr: &str, default: Limited) -> Limited {
+    let raw = t.attr(attr).map(|a| a.value.as_str()).or_else(|| defs.classes.get(class)?.raw_attr("tendon", attr));
+    match raw {
+        Some("true") => Limited::True,
+        Some("false") => Limited::False,
+        Some("auto") => Limited::Auto,
+        _ => default,
+    }
+}
+
+/// Whether a `limited` flag is on: `auto` is on with autolimits and a range other than `0 0`.
+fn is_limited(flag: Limited, range: [f64; 2], autolimits: bool) -> bool {
+    match flag {
+        Limited::Auto => autolimits && !(range[0] == 0.0 && range[1] == 0.0),
+        f => f == Limited::True,
+    }
+}
+
+/// Reads one `fixed` tendon, or says why it is outside the compiled subset.
+fn read_fixed(
+    t: &Element,
+    defs: &Defaults,
+    autolimits: bool,
+    m: &Model,
+    materials: &[String],
+) -> Res<Result<Tendon, String>> {
+    let class = defs.class_of(t, 0)?;
+    if numbers(t, defs, class, "tendon", "user").is_some() {
+        return Ok(Err("tendon user data".into()));
+    }
+    let mut path = Vec::new();
+    for w in t.children.iter().filter(|w| w.name == "joint") {
+        let name = w.attr("joint").map_or("", |a| a.value.as_str());
+        let Some(j) = m.jnt_names.iter().rposition(|n| n == name) else {
+            return Err(err_at(w, format!("unknown joint '{name}' in tendon")));
+        };
+        let coef = w.attr("coef").and_then(|a| crate::xml::values::parse_real(a.value.trim()).ok()).unwrap_or(0.0);
+        path.push((j as i32, coef));
+    }
+    let matid = match t
+        .attr("material")
+        .map(|a| a.value.as_str())
+        .or_else(|| defs.classes[class].raw_attr("tendon", "material"))
+    {
+        None | Some("") => -1,
+        Some(name) => match materials.iter().position(|n| n == name) {
+            Some(i) => i as i32,
+            None => return Err(err_at(t, format!("material '{name}' not found in tendon"))),
+        },
+    };
+    let group = numbers(t, defs, class, "tendon", "group").map_or(0, |v| v[0] as i32);
+    let mut x = Tendon {
+        path,
+        matid,
+        group,
+        limited: false,
+        actfrclimited: false,
+        width: 0.003,
+        solref_lim: SOLREF,
+        solimp_lim: SOLIMP,
+        solref_fri: SOLREF,
+        solimp_fri: SOLIMP,
+        range: [0.0; 2],
+        actfrcrange: [0.0; 2],
+        margin: 0.0,
+        stiffness: [0.0; 3],
+        damping: [0.0; 3],
+        armature: 0.0,
+        frictionloss: 0.0,
+        springlength: [-1.0; 2],
+        springyield: 0.0,
+        rgba: [0.5, 0.5, 0.5, 1.0],
+    };
+    let one = |attr: &str, dst: &mut f64| {
+        let mut a = [*dst];
+        fill(t, defs, class, attr, &mut a);
+        *dst = a[0];
+    };
+    one("width", &mut x.width);
+    one("margin", &mut x.margin);
+    one("armature", &mut x.armature);
+    one("frictionloss", &mut x.frictionloss);
+    one("springyield", &mut x.springyield);
+    fill(t, defs, class, "solreflimit", &mut x.solref_lim);
+    fill(t, defs, class, "solimplimit", &mut x.solimp_lim);
+    fill(t, defs, class, "solreffriction", &mut x.solref_fri);
+    fill(t, defs, class, "solimpfriction", &mut x.solimp_fri);
+    fill(t, defs, class, "range", &mut x.range);
+    fill(t, defs, class, "actuatorfrcrange", &mut x.actfrcrange);
+    fill(t, defs, class, "stiffness", &mut x.stiffness);
+    fill(t, defs, class, "damping", &mut x.damping);
+    if fill(t, defs, class, "springlength", &mut x.springlength) == 1 {
+        x.springlength[1] = x.springlength[0];
+    }
+    let mut rgba = [0.5, 0.5, 0.5, 1.0];
+    fill(t, defs, class, "rgba", &mut rgba);
+    x.rgba = rgba.map(|v| v as f32);
+    x.limited = is_limited(limited_flag(t, defs, class, "limited", Limited::Auto), x.range, autolimits);
+    // auto by default in 4.0.0 (measured: `actuatorfrcrange` alone clamps, tests/tendon_cases/fixed.xml)
+    let flag = limited_flag(t, defs, class, "actuatorfrclimited", Limited::Auto);
+    x.actfrclimited = is_limited(flag, x.actfrcrange, autolimits);
+    Ok(Ok(x))
+}
+
+/// Why the tendons of `root` are outside the compiled subset, if they are.
+fn unsupported(root: &Element, tendons: &[&Element], ntendon: usize, defs: &Defaults) -> Option<String> {
+    if tendons.len() != ntendon {
+        return Some("tendons added or copied by replicate or attach".into());
+    }
+    if tendons.iter().any(|t| t.name == "spatial") {
+        return Some("spatial tendons (their length at qpos0 needs site kinematics)".into());
+    }
+    // an actuator on a tendon with armature or damping sets tendon_actuatorid
+    let actuators = root.children.iter().filter(|c| c.name == "actuator").flat_map(|s| &s.children);
+    for a in actuators.filter(|a| a.attr("tendon").is_some()) {
+        let class = defs.class_of(a, 0).unwrap_or(0);
+        let nonzero =
+            |attr: &str| numbers(a, defs, class, "actuator", attr).is_some_and(|v| v.iter().any(|&x| x != 0.0));
+        if nonzero("armature") || nonzero("damping") || a.name == "damper" {
+            return Some("a tendon transmission with armature or damping (tendon_actuatorid)".into());
+        }
+    }
+    None
+}
+
+/// Compiles the tendons of `root` into `m` (joints, trees and `qpos0` must be set), or leaves the
+/// arrays empty with `m.tendon_unsupported` set.
+pub fn compile_tendons(
+    root: &Element,
+    defs: &Defaults,
+    autolimits: bool,
+    materials: &[String],
+    m: &mut Model,
+) -> Res<()> {
+    let sections = root.children.iter().filter(|c| c.name == "tendon");
+    let tendons: Vec<&Element> =
+        sections.flat_map(|s| &s.children).filter(|t| t.name == "spatial" || t.name == "fixed").collect();
+    if let Some(why) = unsupported(root, &tendons, m.ntendon, defs) {
+        m.tendon_unsupported = Some(why);
+        return Ok(());
+    }
+    let mut compiled = Vec::with_capacity(tendons.len());
+    for t in &tendons {
+        match read_fixed(t, defs, autolimits, m, materials)? {
+            Ok(x) => compiled.push(x),
+            Err(why) => {
+                m.tendon_unsupported = Some(why);
+                return Ok(());
+            }
+        }
+    }
+    store(&compiled, m);
+    Ok(())
+}
+
+/// Length of a fixed tendon at joint positions `q`, summed in path order as `mj_tendon` does.
+fn fixed_length(path: &[(i32, f64)], m: &Model, q: &[f64]) -> f64 {
+    let mut len = 0.0;
+    for &(j, coef) in path {
+        len += coef * q[m.jnt_qposadr[j as usize]];
+    }
+    len
+}
+
+/// The trees a path touches: how many, and the first two.
+fn trees(path: &[(i32, f64)], m: &Model) -> (i32, [i32; 2]) {
+    let mut seen: Vec<i32> = Vec::new();
+    for &(j, _) in path {
+        let tree = m.body_treeid[m.jnt_bodyid[j as usize]];
+        if tree != -1 && !seen.contains(&tree) {
+            seen.push(tree);
+        }
+    }
+    (seen.len() as i32, [seen.first().copied().unwrap_or(-1), seen.get(1).copied().unwrap_or(-1)])
+}
+
+/// Writes the compiled tendons into `m`'s arrays.
+fn store(ts: &[Tendon], m: &mut Model) {
+    let mut adr = 0;
+    for t in ts {
+        m.tendon_adr.push(adr);
+        m.tendon_num.push(t.path.len() as i32);
+        adr += t.path.len() as i32;
+        m.tendon_matid.push(t.matid);
+        m.tendon_group.push(t.group);
+        m.tendon_actuatorid.push(-1);
+        m.tendon_plasticadr.push(-1);
+        let (num, ids) = trees(&t.path, m);
+        m.tendon_treenum.push(num);
+        m.tendon_treeid.push(ids);
+        // one Jacobian column per path joint's first dof, sorted ascending (mj_setConst)
+        m.ten_j_rowadr.push(m.ten_j_colind.len() as i32);
+        m.ten_j_rownnz.push(t.path.len() as i32);
+        let mut cols: Vec<i32> = t.path.iter().map(|&(j, _)| m.jnt_dofadr[j as usize] as i32).collect();
+        cols.sort_unstable();
+        m.ten_j_colind.extend(cols);
+        m.tendon_limited.push(t.limited);
+        m.tendon_actfrclimited.push(t.actfrclimited);
+        m.tendon_width.push(t.width);
+        m.tendon_solref_lim.push(t.solref_lim);
+        m.tendon_solimp_lim.push(t.solimp_lim);
+        m.tendon_solref_fri.push(t.solref_fri);
+        m.tendon_solimp_fri.push(t.solimp_fri);
+        m.tendon_range.push(t.range);
+        m.tendon_actfrcrange.push(t.actfrcrange);
+        m.tendon_margin.push(t.margin);
+        m.tendon_stiffness.push(t.stiffness[0]);
+        m.tendon_stiffnesspoly.push([t.stiffness[1], t.stiffness[2]]);
+        m.tendon_damping.push(t.damping[0]);
+        m.tendon_dampingpoly.push([t.damping[1], t.damping[2]]);
+        m.tendon_armature.push(t.armature);
+        m.tendon_frictionloss.push(t.frictionloss);
+        let spring = if t.springlength == [-1.0, -1.0] {
+            let l = fixed_length(&t.path, m, &m.qpos_spring);
+            [l, l]
+        } else {
+            t.springlength
+        };
+        m.tendon_lengthspring.push(spring);
+        m.tendon_springyield.push(t.springyield);
+        m.tendon_length0.push(fixed_length(&t.path, m, &m.qpos0));
+        m.tendon_rgba.push(t.rgba);
+        for &(j, coef) in &t.path {
+            m.wrap_type.push(WRAP_JOINT);
+            m.wrap_objid.push(j);
+            m.wrap_prm.push(coef);
+        }
+    }
+    m.nwrap = m.wrap_type.len();
+    m.njten = m.ten_j_colind.len();
+}

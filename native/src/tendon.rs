@@ -1,0 +1,203 @@
+//! Fixed tendons on the native route: the model's tendon arrays in `mjModel`'s layout, the
+//! tendon state (`mj_tendon`'s outputs and `tendon_efcadr`), and the engine views of both
+//! (`docs/measurements.md` D45, D46).
+
+use specula_engine::dynamics::constraint::tendon::TendonRowModel;
+use specula_engine::dynamics::constraint::ConstraintModel;
+use specula_engine::dynamics::reference::sparse_dot;
+use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput};
+use specula_engine::dynamics::PassiveModel;
+use specula_model::Model;
+
+use crate::model::NativeModel;
+use crate::scope::{NativeError, DSBL_FRICTIONLOSS, DSBL_LIMIT};
+
+/// The tendon arrays the engine reads, flattened as `mjModel` holds them.
+#[derive(Clone, Debug, Default)]
+pub struct TendonFlat {
+    /// `tendon_limited` as bytes.
+    pub limited: Vec<u8>,
+    /// `tendon_range` (`2 ntendon`).
+    pub range: Vec<f64>,
+    /// `tendon_solref_lim` (`2 ntendon`).
+    pub solref_lim: Vec<f64>,
+    /// `tendon_solimp_lim` (`5 ntendon`).
+    pub solimp_lim: Vec<f64>,
+    /// `tendon_solref_fri` (`2 ntendon`).
+    pub solref_fri: Vec<f64>,
+    /// `tendon_solimp_fri` (`5 ntendon`).
+    pub solimp_fri: Vec<f64>,
+    /// `jnt_qposadr` as `i32`.
+    pub jnt_qposadr: Vec<i32>,
+    /// `jnt_dofadr` as `i32`.
+    pub jnt_dofadr: Vec<i32>,
+    /// `tendon_stiffnesspoly` (`2 ntendon`).
+    pub stiffnesspoly: Vec<f64>,
+    /// `tendon_dampingpoly` (`2 ntendon`).
+    pub dampingpoly: Vec<f64>,
+    /// `tendon_lengthspring` (`2 ntendon`).
+    pub lengthspring: Vec<f64>,
+}
+
+impl TendonFlat {
+    /// The flat arrays of `m`'s tendons.
+    pub fn new(m: &Model) -> TendonFlat {
+        TendonFlat {
+            limited: m.tendon_limited.iter().map(|&l| u8::from(l)).collect(),
+            range: m.tendon_range.concat(),
+            solref_lim: m.tendon_solref_lim.concat(),
+            solimp_lim: m.tendon_solimp_lim.concat(),
+            solref_fri: m.tendon_solref_fri.concat(),
+            solimp_fri: m.tendon_solimp_fri.concat(),
+            jnt_qposadr: m.jnt_qposadr.iter().map(|&a| a as i32).collect(),
+            jnt_dofadr: m.jnt_dofadr.iter().map(|&a| a as i32).collect(),
+            stiffnesspoly: m.tendon_stiffnesspoly.concat(),
+            dampingpoly: m.tendon_dampingpoly.concat(),
+            lengthspring: m.tendon_lengthspring.concat(),
+        }
+    }
+}
+
+/// The tendon state.
+#[derive(Clone, Debug, Default)]
+pub struct TendonData {
+    /// Length of each tendon (`ntendon`).
+    pub ten_length: Vec<f64>,
+    /// Jacobian non-zeros (`nJten`).
+    pub ten_j: Vec<f64>,
+    /// First wrap point of each tendon (`ntendon`).
+    pub ten_wrapadr: Vec<i32>,
+    /// Number of wrap points of each tendon (`ntendon`).
+    pub ten_wrapnum: Vec<i32>,
+    /// First constraint row of each tendon, -1 for none (`ntendon`).
+    pub tendon_efcadr: Vec<i32>,
+    /// Velocity of each tendon, `ten_J qvel` (`ntendon`).
+    pub ten_velocity: Vec<f64>,
+}
+
+impl TendonData {
+    /// Zeroed state for `m`.
+    pub fn new(m: &Model) -> TendonData {
+        let nt = m.ntendon;
+        TendonData {
+            ten_length: vec![0.0; nt],
+            ten_j: vec![0.0; m.njten],
+            ten_wrapadr: vec![0; nt],
+            ten_wrapnum: vec![0; nt],
+            tendon_efcadr: vec![-1; nt],
+            ten_velocity: vec![0.0; nt],
+        }
+    }
+}
+
+impl NativeModel {
+    /// `mj_tendon`'s view.
+    pub(crate) fn tendon(&self) -> TendonModel<'_> {
+        let (m, t) = (&self.model, &self.tendons);
+        TendonModel {
+            tendon_adr: &m.tendon_adr,
+            tendon_num: &m.tendon_num,
+            wrap_type: &m.wrap_type,
+            wrap_objid: &m.wrap_objid,
+            wrap_prm: &m.wrap_prm,
+            jnt_qposadr: &t.jnt_qposadr,
+            jnt_dofadr: &t.jnt_dofadr,
+            ten_j_rownnz: &m.ten_j_rownnz,
+            ten_j_rowadr: &m.ten_j_rowadr,
+            ten_j_colind: &m.ten_j_colind,
+        }
+    }
+
+    /// The tendon rows' view.
+    pub(crate) fn tendon_rows(&self) -> TendonRowModel<'_> {
+        let (m, t) = (&self.model, &self.tendons);
+        TendonRowModel {
+            nv: m.nv,
+            disable_frictionloss: m.opt.disableflags & DSBL_FRICTIONLOSS != 0,
+            disable_limit: m.opt.disableflags & DSBL_LIMIT != 0,
+            tendon_limited: &t.limited,
+            tendon_frictionloss: &m.tendon_frictionloss,
+            tendon_range: &t.range,
+            tendon_margin: &m.tendon_margin,
+            ten_j_rownnz: &m.ten_j_rownnz,
+            ten_j_rowadr: &m.ten_j_rowadr,
+            ten_j_colind: &m.ten_j_colind,
+        }
+    }
+
+    /// The tendon fields of the impedance's view (the rest default).
+    pub(crate) fn tendon_constraint(&self) -> ConstraintModel<'_> {
+        let t = &self.tendons;
+        ConstraintModel {
+            tendon_invweight0: &self.consts.tendon_invweight0,
+            tendon_solref_lim: &t.solref_lim,
+            tendon_solimp_lim: &t.solimp_lim,
+            tendon_solref_fri: &t.solref_fri,
+            tendon_solimp_fri: &t.solimp_fri,
+            ..ConstraintModel::default()
+        }
+    }
+}
+
+impl NativeModel {
+    /// The tendon fields of `mj_passive`'s view (the rest default).
+    pub(crate) fn tendon_passive(&self) -> PassiveModel<'_> {
+        let (m, t) = (&self.model, &self.tendons);
+        PassiveModel {
+            tendon_stiffness: &m.tendon_stiffness,
+            tendon_stiffnesspoly: &t.stiffnesspoly,
+            tendon_lengthspring: &t.lengthspring,
+            tendon_plasticadr: &m.tendon_plasticadr,
+            tendon_damping: &m.tendon_damping,
+            tendon_dampingpoly: &t.dampingpoly,
+            tendon_actuatorid: &m.tendon_actuatorid,
+            ten_j_rownnz: &m.ten_j_rownnz,
+            ten_j_rowadr: &m.ten_j_rowadr,
+            ten_j_colind: &m.ten_j_colind,
+            ..PassiveModel::default()
+        }
+    }
+}
+
+/// The tendon velocities `ten_J qvel` (`mj_fwdVelocity`: a sparse row product per tendon).
+pub(crate) fn tendon_velocity(nm: &NativeModel, qvel: &[f64], t: &mut TendonData) {
+    let m = &nm.model;
+    for (i, v) in t.ten_velocity.iter_mut().enumerate() {
+        let (adr, nnz) = (m.ten_j_rowadr[i] as usize, m.ten_j_rownnz[i] as usize);
+        *v = sparse_dot(&t.ten_j[adr..adr + nnz], &m.ten_j_colind[adr..adr + nnz], qvel);
+    }
+}
+
+/// `mj_tendon` at the data's `qpos`.
+pub(crate) fn tendon_step(nm: &NativeModel, qpos: &[f64], t: &mut TendonData) {
+    let mut out = TendonOutput {
+        ten_length: &mut t.ten_length,
+        ten_j: &mut t.ten_j,
+        ten_wrapadr: &mut t.ten_wrapadr,
+        ten_wrapnum: &mut t.ten_wrapnum,
+    };
+    tendon(&nm.tendon(), qpos, &mut out);
+}
+
+/// Refuses tendons outside the native subset: any specula's compiler left uncompiled (spatial
+/// tendons), and fixed tendons with dampers or armature (their implicit terms and inertia are
+/// not on the native route yet; springs are).
+pub fn check(m: &Model) -> Result<(), NativeError> {
+    let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });
+    if m.ntendon == 0 {
+        return Ok(());
+    }
+    if let Some(why) = &m.tendon_unsupported {
+        return refuse(format!("{} tendons ({why})", m.ntendon), "these tendons in specula's compiler");
+    }
+    for i in 0..m.ntendon {
+        let damper = m.tendon_damping[i] != 0.0 || m.tendon_dampingpoly[i].iter().any(|&k| k != 0.0);
+        if damper {
+            return refuse(format!("damping on tendon {i}"), "tendon dampers (their implicit terms)");
+        }
+        if m.tendon_armature[i] != 0.0 {
+            return refuse(format!("armature on tendon {i}"), "tendon armature in mj_makeM");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,53 @@
+//! `specula check` on tendon parameters: fixed tendons with class defaults match MuJoCo 4.0.0's
+//! compiled `tendon_*`, `wrap_*` and `ten_J_*` fields, a perturbed field is reported by name, and
+//! a spatial tendon is named in a note rather than compared.
+
+mod common;
+use common::root;
+
+use specula::check::{check_file, check_file_tampered, CheckOutcome};
+
+fn case(name: &str) -> std::path::PathBuf {
+    root().join("tests/tendon_cases").join(name)
+}
+
+#[test]
+fn fixed_tendons_match_mujoco_field_by_field() {
+    for name in ["fixed.xml", "limits.xml", "springs.xml"] {
+        let CheckOutcome::Compared(cmp) = check_file(&case(name)) else { panic!("{name}: both compile") };
+        assert!(cmp.matched(), "{name}: {:?}", cmp.mismatches);
+        assert!(cmp.notes.is_empty(), "{name}: {:?}", cmp.notes);
+    }
+}
+
+/// A change to the Rust model, by the field it touches.
+type Tamper = (&'static str, fn(&mut specula_model::Model));
+
+#[test]
+fn a_perturbed_tendon_field_is_reported_by_name() {
+    let tampers: [Tamper; 7] = [
+        ("tendon_length0", |m| m.tendon_length0[1] *= 1.0 + 1e-6),
+        ("tendon_lengthspring", |m| m.tendon_lengthspring[3][0] += 1e-3),
+        ("tendon_solimp_lim", |m| m.tendon_solimp_lim[2][1] += 1e-3),
+        ("tendon_actfrclimited", |m| m.tendon_actfrclimited[1] = !m.tendon_actfrclimited[1]),
+        ("ten_J_colind", |m| m.ten_j_colind.swap(1, 2)),
+        ("tendon_treeid", |m| m.tendon_treeid[2][1] = -1),
+        ("wrap_prm", |m| m.wrap_prm[0] += 1e-9),
+    ];
+    for (field, tamper) in tampers {
+        let CheckOutcome::Compared(cmp) = check_file_tampered(&case("fixed.xml"), tamper) else {
+            panic!("both compile")
+        };
+        assert!(cmp.mismatches.iter().any(|m| m.field == field), "{field}: {:?}", cmp.mismatches);
+    }
+}
+
+#[test]
+fn a_spatial_tendon_is_named_in_a_note() {
+    let Some(corpus) = common::corpus() else { return };
+    let CheckOutcome::Compared(cmp) = check_file(&corpus.join("doc/_static/tendon.xml")) else {
+        panic!("both compile")
+    };
+    assert!(cmp.matched(), "{:?}", cmp.mismatches);
+    assert!(cmp.notes.iter().any(|n| n.contains("spatial tendons")), "{:?}", cmp.notes);
+}

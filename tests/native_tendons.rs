@@ -1,0 +1,121 @@
+//! Fixed tendons on the native route: lengths, Jacobians, `tendon_invweight0`, springs, limit and
+//! friction-loss rows and their islands, stepped beside `mj_step` (MuJoCo as oracle) and
+//! compared bit for bit after every step; tampered tendon inputs are seen; tendons outside the
+//! subset are refused by name.
+
+mod common;
+mod native_steps;
+use common::root;
+use native_steps::*;
+
+use specula::mj::Model as CModel;
+use specula_native::{Native, NativeError};
+
+fn case(name: &str) -> String {
+    std::fs::read_to_string(root().join("tests/tendon_cases").join(name)).expect("case file")
+}
+
+#[test]
+fn fixed_tendon_springs_limits_and_friction_loss_step_like_mj_step_bit_for_bit() {
+    for xml in [case("limits.xml"), case("springs.xml")] {
+        for integrator in ["Euler", "implicitfast"] {
+            // (the native route solves dense Jacobians only; the sparse rows are checked on the C route)
+            for (jacobian, solver) in [("dense", "Newton"), ("dense", "PGS")] {
+                let xml = with_integrator(&xml, integrator).replacen(
+                    "<option ",
+                    &format!("<option jacobian=\"{jacobian}\" solver=\"{solver}\" "),
+                    1,
+                );
+                let (native, c) = native_and_c(&xml);
+                let native = native.expect("inside the native subset");
+                let tendon_rows = {
+                    let o = step_both_full(native, &c, 1000);
+                    assert_eq!(o.refused, None);
+                    assert_eq!(
+                        o.diff, None,
+                        "{integrator}, {jacobian}, {solver}: first difference (step, field, index)"
+                    );
+                    o.rows.0
+                };
+                // friction-loss rows on every step, limits some of the time
+                assert_eq!(tendon_rows, 1000, "{integrator}, {jacobian}, {solver}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_tendon_limits_become_active() {
+    // the limit rows (type 4) appear on the native side, so the comparison above covers them
+    let (native, _) = native_and_c(&case("limits.xml"));
+    let mut native = native.unwrap();
+    let mut seen = 0;
+    for step in 0..1000 {
+        let t = step as f64 * 0.01;
+        for i in 0..native.model.model.nv {
+            native.data.qfrc_applied[i] = 0.5 * (t * (i + 1) as f64).sin();
+        }
+        native.step().unwrap();
+        let e = &native.data.efc;
+        seen += e.efc_type[..e.nefc].iter().filter(|&&t| t == 4).count();
+    }
+    assert!(seen > 100, "only {seen} tendon-limit rows");
+}
+
+#[test]
+fn the_humanoid_with_limited_tendons_steps_like_mj_step_for_1000_steps() {
+    let Some(corpus) = common::corpus() else {
+        eprintln!("corpus absent: skipped");
+        return;
+    };
+    for file in ["model/humanoid/humanoid.xml", "test/engine/testdata/collision_driver/humanoid.xml"] {
+        let path = corpus.join(file);
+        let native = Native::load_file(&path).expect("inside the native subset");
+        assert_eq!(native.model.model.ntendon, 2);
+        let c = CModel::from_xml_path(&path).expect("MuJoCo compiles it");
+        let o = step_both_full(native, &c, 1000);
+        assert_eq!((o.refused, o.diff), (None, None), "{file}: first difference (step, field, index)");
+    }
+}
+
+#[test]
+fn tampered_tendon_inputs_make_the_run_differ() {
+    let xml = case("limits.xml");
+    let springs = case("springs.xml");
+    let (diff, _) = run_both(&springs, 1000, |n: &mut Native| ulp(&mut n.model.model.tendon_stiffness[1]));
+    assert!(diff.is_some(), "a one-ulp change of a tendon stiffness went unseen: {diff:?}");
+    let tampers: [(&str, Tamper); 4] = [
+        ("coefficient", Box::new(|n: &mut Native| ulp(&mut n.model.model.wrap_prm[1]))),
+        ("invweight0", Box::new(|n: &mut Native| ulp(&mut n.model.consts.tendon_invweight0[1]))),
+        ("range", Box::new(|n: &mut Native| ulp(&mut n.model.tendons.range[0]))),
+        ("friction loss", Box::new(|n: &mut Native| ulp(&mut n.model.model.tendon_frictionloss[2]))),
+    ];
+    for (what, tamper) in tampers {
+        let (diff, _) = run_both(&xml, 1000, tamper);
+        assert!(diff.is_some(), "a one-ulp change of the tendon {what} went unseen");
+    }
+}
+
+#[test]
+fn tendons_outside_the_subset_are_refused_by_name() {
+    let xml = case("limits.xml");
+    for (edit, needs) in [(r#"frictionloss="0.2""#, "dampers"), (r#"margin="0.01""#, "armature")] {
+        let changed = match needs {
+            "dampers" => xml.replacen(edit, r#"frictionloss="0.2" damping="3""#, 1),
+            _ => xml.replacen(edit, r#"margin="0.01" armature="0.1""#, 1),
+        };
+        let (native, _) = native_and_c(&changed);
+        match native {
+            Err(NativeError::Unsupported { needs: n, .. }) => assert!(n.contains(needs), "{n}"),
+            other => panic!("{needs}: not refused: {:?}", other.err()),
+        }
+    }
+    // a spatial tendon: the compiler leaves it out, the route names it
+    let spatial = r#"<mujoco><worldbody><site name="s0"/><body pos="0 0 -1"><joint axis="0 1 0"/>
+      <geom size="0.1"/><site name="s1"/></body></worldbody>
+      <tendon><spatial><site site="s0"/><site site="s1"/></spatial></tendon></mujoco>"#;
+    match Native::load_str(spatial, std::path::Path::new("."), "inline.xml") {
+        Err(NativeError::Unsupported { what, .. }) => assert!(what.contains("spatial"), "{what}"),
+        other => panic!("spatial tendon not refused: {:?}", other.err()),
+    }
+}
