@@ -67,7 +67,7 @@ pub(super) fn equality_state<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Equali
 
 /// The island stage's view of the equalities.
 pub(super) fn island_equality(m: &sys::mjModel) -> IslandEquality<'_> {
-    let (neq, nsite, ntree) = (m.neq.max(0) as usize, m.nsite as usize, m.ntree as usize);
+    let (neq, nsite) = (m.neq.max(0) as usize, m.nsite as usize);
     // SAFETY: every array has the length mjmodel.h gives it.
     unsafe {
         IslandEquality {
