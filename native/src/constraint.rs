@@ -14,7 +14,9 @@ use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel
 use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
 use specula_engine::dynamics::project::{self, Factor};
 use specula_engine::dynamics::reference::{reference_constraint, ContactRef, Jacobian, ReferenceInput};
-use specula_engine::dynamics::solver::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands};
+use specula_engine::dynamics::solver::frame::{
+    solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, Primal,
+};
 use specula_engine::dynamics::solver::pgs::{self, solve_pgs, PgsModel, PgsOutput, PgsScratch};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 
@@ -406,6 +408,7 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         iterations: m.opt.iterations,
         ls_iterations: m.opt.ls_iterations,
         elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
+        primal: Primal::Newton,
     };
     let ni = e.nisland;
     let islands = Islands {
@@ -512,6 +515,7 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
             iterations: m.opt.iterations,
             ls_iterations: m.opt.ls_iterations,
             elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
+            primal: Primal::Newton,
         },
         iterations: m.opt.iterations,
         use_islands: m.opt.disableflags & DSBL_ISLAND == 0 && ni > 0,
