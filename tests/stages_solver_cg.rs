@@ -18,7 +18,9 @@ fn scene(option: &str, tilt: bool) -> String {
         .map(|i| {
             let condim = [1, 3, 4, 6][i % 4];
             let (x, y) = (0.25 * (i % 4) as f64 - 0.4, 0.25 * (i / 4) as f64);
-            format!(r#"<body pos="{x} {y} .099"><freejoint/><geom type="box" size=".1 .1 .1" condim="{condim}"/></body>"#)
+            format!(
+                r#"<body pos="{x} {y} .099"><freejoint/><geom type="box" size=".1 .1 .1" condim="{condim}"/></body>"#
+            )
         })
         .collect();
     let gravity = if tilt { r#" gravity="12 0 -9.81""# } else { "" };
@@ -65,6 +67,26 @@ fn cg_calls_match_mujoco_and_one_ulp_in_them_is_reported() {
         let first = first.expect("a tampered CG call must differ");
         assert_eq!((first.stage, first.field, first.step), (Stage::FwdConstraint, "qacc", 1), "{option}");
         assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
+    }
+}
+
+#[test]
+fn project_scenes_under_cg_match_mujoco() {
+    // resting and thrown contacts whose warm start meets CG's certificate (the gap alone, D30)
+    // while the gradient test fails: a Newton-style certificate would iterate them
+    let i = Stage::FwdConstraint.index();
+    let stages = StageSet::NONE.with(Stage::FwdConstraint);
+    for (name, xml) in [
+        ("chain", include_str!("../scenes/chain.xml")),
+        ("ball_plate", include_str!("../scenes/ball_plate.xml")),
+        ("resting", include_str!("../scenes/resting.xml")),
+    ] {
+        let xml = xml.replacen(r#"<option timestep"#, r#"<option solver="CG" timestep"#, 1);
+        let model = Model::from_xml_str(&xml).unwrap();
+        let r =
+            diff_stages(&model, &StageDiffOptions { steps: 200, start: Start::Qpos0, stages, tamper: None }).unwrap();
+        assert!(r.matches(), "{name}: {:?} {:?}", r.first, r.trajectory);
+        assert_eq!((r.compared[i], r.skipped[i]), (200, 0), "{name}: {r:?}");
     }
 }
 

@@ -47,8 +47,6 @@ pub enum Fallback {
     EmptyRow,
     /// PGS without `efc_AR` or with a sparse `efc_AR` row lacking its diagonal (`fwdConstraint`).
     SolverPgs,
-    /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
-    SolverCg,
     /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
     /// not yet in Rust; dense ones are).
     SolverNewton,
@@ -77,7 +75,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 33;
+pub const NFALLBACK: usize = 32;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -103,7 +101,6 @@ impl Fallback {
         Fallback::ExactDiagonal,
         Fallback::EmptyRow,
         Fallback::SolverPgs,
-        Fallback::SolverCg,
         Fallback::SolverNewton,
         Fallback::SolverElliptic,
         Fallback::SolverNoslip,
@@ -146,7 +143,6 @@ impl Fallback {
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS without efc_AR or its diagonal",
-            Fallback::SolverCg => "CG solver (not yet in Rust)",
             Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
             Fallback::SolverElliptic => "elliptic cones in the solver (PGS: condim 6; not yet in Rust)",
             Fallback::SolverNoslip => "noslip (not yet in Rust)",

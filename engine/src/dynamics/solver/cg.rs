@@ -172,7 +172,8 @@ pub fn iterate(p: &Problem, it: &mut Iterate, s: &mut CgScratch, mut stat: impl 
         let nchange = (0..nefc).filter(|&i| it.state[i] != s.oldstate[i]).count() as i32;
         let improvement = p.scale * ls.improvement;
         let gradient = p.scale * norm(it.grad);
-        let st = SolverStat { improvement, gradient, lineslope: ls.slope, nactive, nchange, neval: ls.neval, nupdate: 0 };
+        let st =
+            SolverStat { improvement, gradient, lineslope: ls.slope, nactive, nchange, neval: ls.neval, nupdate: 0 };
         stat(iter as usize, st);
         iter += 1;
         if (improvement > 0.0 && improvement < p.tolerance) || gradient < p.tolerance {

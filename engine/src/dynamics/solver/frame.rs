@@ -518,7 +518,13 @@ fn cg_island(
             colind: &s.block_j_colind,
             j: &s.block_j,
         };
-        let jt = Jacobian::Sparse { rownnz: &s.jt_rownnz, rowadr: &s.jt_rowadr, rowsuper: &[], colind: &s.jt_colind, j: &s.jt };
+        let jt = Jacobian::Sparse {
+            rownnz: &s.jt_rownnz,
+            rowadr: &s.jt_rowadr,
+            rowsuper: &[],
+            colind: &s.jt_colind,
+            j: &s.jt,
+        };
         (j, jt)
     } else {
         (Jacobian::Dense { nv, j: &s.block_j }, Jacobian::Dense { nv, j: &s.block_j })
