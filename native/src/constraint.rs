@@ -1,7 +1,7 @@
 //! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (dof friction
 //! loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
 //! each on the engine's stage code, over arrays [`Efc`] owns (MuJoCo's arena arrays, under its
-//! names). `mj_projectConstraint` does nothing for the Newton solver without the exact diagonal
+//! names). `mj_projectConstraint` does nothing for Newton or CG without the exact diagonal
 //! (the only configuration [`crate::scope::check`] lets through with rows), so it is not called.
 //!
 //! A state the engine cannot finish yet is refused at the step with a typed
@@ -408,7 +408,7 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         iterations: m.opt.iterations,
         ls_iterations: m.opt.ls_iterations,
         elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
-        primal: Primal::Newton,
+        primal: if m.opt.solver == specula_model::types::Solver::Cg { Primal::Cg } else { Primal::Newton },
     };
     let ni = e.nisland;
     let islands = Islands {

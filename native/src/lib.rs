@@ -11,11 +11,11 @@
 //!   island ([`constraint`]), comVel, passive (joint springs and dampers), referenceConstraint,
 //!   rne, transmission and fwdActuation ([`actuation`]: affine actuators on hinge and slide
 //!   joints driven by `ctrl`), fwdAcceleration with `qfrc_applied`, fwdConstraint (no rows, or
-//!   Newton or PGS over islands), and the Euler step implicit in joint damping or `implicitfast`.
+//!   Newton, CG or PGS over islands), and the Euler step implicit in joint damping or `implicitfast`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
 //! other actuators ([`actuation::check`]), tendons, sensors and equality constraints (specula's
-//! compiler does not produce their parameters yet), the CG solver, noslip and the other solver
+//! compiler does not produce their parameters yet), noslip and the other solver
 //! options the Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep,
 //! RK4, implicit and discrete integration, `implicitfast` on lone free bodies, and (from the
 //! MJCF, [`Native::load_file`]) plasticity. A step the engine cannot finish (Newton iterations on
