@@ -41,7 +41,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
     drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
     // Newton with a dense Jacobian (pyramidal; elliptic with gravity tilted so that the boxes
-    // slide, on the cone); PGS (the projection's work) with elliptic cones and a sparse one
+    // slide, on the cone); PGS (the projection's work) and CG with elliptic cones and a sparse one
     // and implicitfast, without the lone free box (whose 6x6 correction is MuJoCo's); and, with
     // constraints disabled, the solver's path without rows in Rust
     let lone_box = r#"<body pos=".5 0 .05"><freejoint/><geom type="box" size=".05 .05 .05" condim="6"/></body>"#;
@@ -49,6 +49,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
         r#"cone="pyramidal""#,
         r#"cone="elliptic" gravity="12 0 -9.81""#,
         r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
+        r#"solver="CG" cone="elliptic" jacobian="sparse" gravity="12 0 -9.81""#,
         r#"integrator="implicitfast""#,
         r#"integrator="RK4""#,
         r#"><flag constraint="disable"/></option><option"#,
