@@ -315,14 +315,14 @@ fn models_outside_the_subset_are_refused() {
             "island-free) Newton and CG",
         ),
         (
-            "rk4",
-            r#"<option integrator="RK4"/><worldbody><body><joint/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
+            "discrete",
+            r#"<option integrator="discrete"/><worldbody><body><joint/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
             "integrator",
         ),
         (
             "noslip",
-            r#"<option noslip_iterations="2"/><worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
-            "noslip",
+            r#"<option noslip_iterations="2" jacobian="sparse"/><worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
+            "noslip on a sparse",
         ),
         (
             "islands off",

@@ -84,11 +84,12 @@ fn constrained_inline_scenes_step_like_mj_step() {
     let pgs = r#"<option solver="PGS"/>"#;
     let (pgs_limit, pgs_friction, pgs_contact) = (option(LIMIT, pgs), option(FRICTION, pgs), option(CONTACT, pgs));
     let pgs_monolithic = option(CONTACT, r#"<option solver="PGS"><flag island="disable"/></option>"#);
-    // PGS's elliptic cones in Rust take condim 3 and 4 (condim 6 is refused by name)
-    let pgs_elliptic = option(
-        &CONTACT.replace(r#"condim="6""#, r#"condim="3""#),
-        r#"<option solver="PGS" cone="elliptic" impratio="2"/>"#,
-    );
+    // PGS's elliptic cones of every condim (the scene's condim 6 through the general QCQP)
+    let pgs_elliptic = option(CONTACT, r#"<option solver="PGS" cone="elliptic" impratio="2"/>"#);
+    // noslip after Newton and after PGS, pyramidal and elliptic
+    let noslip = option(CONTACT, r#"<option noslip_iterations="3"/>"#);
+    let noslip_friction = option(FRICTION, r#"<option noslip_iterations="3"/>"#);
+    let noslip_pgs = option(CONTACT, r#"<option solver="PGS" cone="elliptic" noslip_iterations="3"/>"#);
     // CG (D30) over islands, dense or sparse, pyramidal or elliptic: never refused
     let cg = r#"<option solver="CG"/>"#;
     let (cg_limit, cg_friction, cg_contact) = (option(LIMIT, cg), option(FRICTION, cg), option(CONTACT, cg));
@@ -105,6 +106,9 @@ fn constrained_inline_scenes_step_like_mj_step() {
         ("contact, PGS", &pgs_contact),
         ("contact, PGS, islands off", &pgs_monolithic),
         ("contact, PGS, elliptic", &pgs_elliptic),
+        ("contact, noslip", &noslip),
+        ("friction, noslip", &noslip_friction),
+        ("contact, PGS, elliptic, noslip", &noslip_pgs),
         ("limit, CG", &cg_limit),
         ("friction, CG", &cg_friction),
         ("contact, CG", &cg_contact),
@@ -230,13 +234,7 @@ fn scenes_and_corpus_inside_the_subset_step_like_mj_step() {
                 rust.opt.solver = specula_model::types::Solver::Pgs;
                 c.raw_mut().expect("unshared model").opt.solver = 0;
             }
-            let tree = specula_model::xml::parse_file(&path).expect("parsed once already");
-            let arena = |rust: &specula_model::Model| match specula_native::scope::rows_possible(rust) {
-                true => specula_native::scope::check_mjcf_arena(&tree),
-                false => Ok(()),
-            };
-            let checks = specula_native::scope::check_mjcf(&tree).and_then(|()| arena(&rust));
-            let native = match checks.and_then(|()| Native::new(rust)) {
+            let native = match native_for(&path, rust) {
                 Ok(n) => n,
                 Err(NativeError::Unsupported { needs, .. }) => {
                     *refusals.entry(needs).or_insert(0) += 1;

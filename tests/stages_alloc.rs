@@ -41,22 +41,23 @@ fn the_rust_stages_allocate_nothing_per_step() {
     drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
     // Newton with a dense Jacobian (pyramidal; elliptic with gravity tilted so that the boxes
-    // slide, on the cone); PGS (the projection's work) and CG with elliptic cones and a sparse one
-    // and implicitfast, without the lone free box (whose 6x6 correction is MuJoCo's); and, with
+    // slide, on the cone; with noslip after it); PGS (the projection's work) with elliptic cones
+    // (condim 6 among them) and a sparse one; CG with elliptic cones and a sparse one; implicitfast
+    // (the lone free box's own 6x6 solve included) and implicit; and, with
     // constraints disabled, the solver's path without rows in Rust
-    let lone_box = r#"<body pos=".5 0 .05"><freejoint/><geom type="box" size=".05 .05 .05" condim="6"/></body>"#;
     for option in [
         r#"cone="pyramidal""#,
         r#"cone="elliptic" gravity="12 0 -9.81""#,
         r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
+        r#"cone="elliptic" gravity="12 0 -9.81" noslip_iterations="3""#,
         r#"solver="CG" cone="elliptic" jacobian="sparse" gravity="12 0 -9.81""#,
         r#"integrator="implicitfast""#,
+        r#"integrator="implicit""#,
         r#"integrator="RK4""#,
         r#"><flag constraint="disable"/></option><option"#,
     ] {
-        let implicit = option.contains("implicitfast");
-        let xml = if implicit { scene(option).replace(lone_box, "") } else { scene(option) };
-        assert!(!implicit || !xml.contains(lone_box));
+        let implicit = option.contains("implicit");
+        let xml = scene(option);
         let model = Model::from_xml_str(&xml).unwrap();
         let mut data = Data::new(&model).unwrap();
         data.reset_keyframe(0).unwrap();
@@ -92,8 +93,8 @@ fn the_rust_stages_allocate_nothing_per_step() {
         let solver = Stage::FwdConstraint.index();
         assert!(counts.rust[solver] + counts.fallback[solver] >= 201, "{option}: {counts:?}");
         let disabled = option.contains("disable");
-        // every call in Rust but PGS's (Newton on a dense Jacobian iterates in Rust)
-        assert_eq!(counts.rust[solver] >= 201, !option.contains("PGS"), "{option}: {counts:?}");
+        // every call in Rust (Newton on a dense Jacobian iterates in Rust)
+        assert_eq!((counts.rust[solver] >= 201, counts.fallback[solver]), (true, 0), "{option}: {counts:?}");
         assert_eq!(data.mj().nefc > 0, !disabled, "{option}: constraint rows");
         assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with the Rust stages");
     }
@@ -118,15 +119,16 @@ fn the_rust_stages_allocate_nothing_per_step() {
     let solver = Stage::FwdConstraint.index();
     assert!(counts.rust[solver] >= 100, "chain: {counts:?}");
     assert_eq!(allocations, 0, "chain: heap allocations in 100 steps with the Rust stages");
-    // the PGS solver with rows (dense and sparse efc_AR, islands): every call in Rust
-    // (elliptic too, without the condim-6 box, whose contact is MuJoCo's)
+    // the PGS solver with rows (dense and sparse efc_AR, islands, elliptic with the condim-6
+    // box, noslip after it): every call in Rust
     for option in [
         r#"solver="PGS" cone="pyramidal""#,
         r#"solver="PGS" cone="pyramidal" jacobian="sparse""#,
         r#"solver="PGS" cone="elliptic""#,
+        r#"solver="PGS" cone="pyramidal" noslip_iterations="3""#,
+        r#"solver="PGS" cone="elliptic" jacobian="sparse" noslip_iterations="3""#,
     ] {
         let xml = scene(option);
-        let xml = if option.contains("elliptic") { xml.replace(r#"condim="6""#, r#"condim="4""#) } else { xml };
         let model = Model::from_xml_str(&xml).unwrap();
         let mut data = Data::new(&model).unwrap();
         data.reset_keyframe(0).unwrap();

@@ -39,8 +39,8 @@ fn scene(option: &str, tilt: bool) -> String {
 
 /// The option sets the tests run: both Jacobians and cones, no warm start, tolerance 0 (every
 /// call to the iteration limit: the direction's restarts and its lower bound), and a short line
-/// search.
-const OPTIONS: [(&str, bool); 8] = [
+/// search, and noslip after CG.
+const OPTIONS: [(&str, bool); 9] = [
     (r#"jacobian="dense""#, false),
     (r#"jacobian="sparse""#, false),
     (r#"cone="elliptic" jacobian="dense""#, true),
@@ -49,6 +49,7 @@ const OPTIONS: [(&str, bool); 8] = [
     (r#"cone="elliptic" jacobian="sparse" tolerance="0" iterations="30""#, true),
     (r#"jacobian="dense" tolerance="0" iterations="30""#, false),
     (r#"cone="elliptic" jacobian="dense" ls_iterations="3""#, true),
+    (r#"cone="elliptic" jacobian="dense" noslip_iterations="3""#, true),
 ];
 
 #[test]
@@ -129,5 +130,5 @@ fn cg_iterations_statistics_and_stack_marks_are_mujocos() {
             .unwrap();
         }
     }
-    assert!(calls == 800 && iterated > 300 && iterations > 3 * iterated, "{calls} {iterated} {iterations}");
+    assert!(calls == 900 && iterated > 300 && iterations > 3 * iterated, "{calls} {iterated} {iterations}");
 }

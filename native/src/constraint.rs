@@ -1,8 +1,8 @@
 //! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (dof friction
 //! loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
 //! each on the engine's stage code, over arrays [`Efc`] owns (MuJoCo's arena arrays, under its
-//! names). `mj_projectConstraint` does nothing for Newton or CG without the exact diagonal
-//! (the only configuration [`crate::scope::check`] lets through with rows), so it is not called.
+//! names). `mj_projectConstraint` runs (dense) for PGS and noslip only: for Newton or CG without
+//! noslip it does nothing (the exact diagonal is refused by [`crate::scope::check`]).
 //!
 //! A state the engine cannot finish yet is refused at the step with a typed
 //! [`NativeError::Unsupported`] naming the missing piece (never a silent difference).
@@ -17,6 +17,7 @@ use specula_engine::dynamics::reference::{reference_constraint, ContactRef, Jaco
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, Primal,
 };
+use specula_engine::dynamics::solver::noslip::{dual_finish, noslip, NoslipModel, NoslipParts, NoslipScratch};
 use specula_engine::dynamics::solver::pgs::{self, solve_pgs, PgsModel, PgsOutput, PgsScratch};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 
@@ -151,6 +152,8 @@ pub struct Efc {
     frame: FrameScratch,
     /// PGS's buffers.
     pgs_scratch: PgsScratch,
+    /// The noslip pass's buffers.
+    noslip: NoslipScratch,
     /// The projection's `sqrt(1 / D)` and `Y'` work arrays.
     sqrt_inv_d: Vec<f64>,
     /// See `sqrt_inv_d`.
@@ -387,6 +390,10 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     if nm.model.opt.solver == specula_model::types::Solver::Pgs {
         return fwd_constraint_pgs(nm, d);
     }
+    if nm.model.opt.noslip_iterations > 0 {
+        // noslip reads efc_AR (mj_isDual; dense: the scope refuses noslip on a sparse Jacobian)
+        project_dense(nm, d);
+    }
     let e = &mut d.efc;
     let n = e.nefc;
     let m = &nm.model;
@@ -461,6 +468,8 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         what: "a constrained state whose warm start is not already optimal, on a sparse Jacobian".into(),
         needs: "the Newton solver's iterations on a sparse Jacobian",
     })?;
+    let ar = &e.efc_ar[..if m.opt.noslip_iterations > 0 { n * n } else { 0 }];
+    noslip_after(m, &fm, true, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;
     d.qacc.copy_from_slice(&e.solved.qacc);
     d.qfrc_constraint.copy_from_slice(&e.solved.qfrc_constraint);
     keep_rows(e, Solved::Newton);
@@ -486,7 +495,7 @@ fn project_dense(nm: &NativeModel, d: &mut Data) {
 }
 
 /// `mj_fwdConstraint` with rows for PGS (dense Jacobian; over islands or all rows at once):
-/// the projection, then the engine's PGS. A condim-6 elliptic contact is refused.
+/// the projection, then the engine's PGS (and noslip).
 fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     project_dense(nm, d);
     let e = &mut d.efc;
@@ -554,14 +563,39 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     solve_pgs(&pm, &inp, &ar, &mut e.pgs_scratch, &mut e.pgs).map_err(|u| NativeError::Unsupported {
         what: format!("PGS on this state ({u:?})"),
         needs: match u {
-            pgs::Unsupported::Condim6 => "PGS on elliptic contacts of condim 6",
             pgs::Unsupported::NoDiagonal => "PGS on a sparse efc_AR",
         },
     })?;
+    noslip_after(m, &pm.frame, pm.use_islands, &inp, &e.efc_ar[..n * n], &mut e.noslip, e.pgs.noslip_parts())?;
     d.qacc.copy_from_slice(&e.pgs.qacc);
     d.qfrc_constraint.copy_from_slice(&e.pgs.qfrc_constraint);
     keep_rows(e, Solved::Pgs);
     d.solver_niter.copy_from_slice(&e.pgs.solver_niter);
+    Ok(())
+}
+
+/// The noslip pass after either solver on the dense `efc_AR` (`nefc x nefc` in `ar`), then
+/// `mj_dualFinish`; nothing without noslip (D37).
+fn noslip_after(
+    m: &specula_model::Model,
+    fm: &FrameModel,
+    use_islands: bool,
+    inp: &FrameInput,
+    ar: &[f64],
+    scratch: &mut NoslipScratch,
+    (mut st, qfrc_constraint, qacc): NoslipParts,
+) -> Result<(), NativeError> {
+    let opt = &m.opt;
+    if opt.noslip_iterations <= 0 {
+        return Ok(());
+    }
+    let nsm = NoslipModel { iterations: opt.noslip_iterations, tolerance: opt.noslip_tolerance, use_islands };
+    let ar = Jacobian::Dense { nv: inp.aref.len(), j: ar };
+    noslip(fm, &nsm, inp, &ar, scratch, &mut st).map_err(|u| NativeError::Unsupported {
+        what: format!("noslip on this state ({u:?})"),
+        needs: "noslip on a sparse efc_AR",
+    })?;
+    dual_finish(fm, inp, st.efc_force, qfrc_constraint, qacc);
     Ok(())
 }
 
@@ -598,7 +632,7 @@ pub fn arena_check(nm: &NativeModel, d: &Data) -> Result<(), NativeError> {
     let (n, nv) = (e.nefc, nm.model.nv);
     // mjContact is 568 bytes in 4.0.0; 640 leaves room for alignment
     let mut bytes = d.contacts.len() * 640 + n * (4 * 12 + 8 * 20) + e.nj * 12 + nv * 4 * 8;
-    if nm.model.opt.solver == specula_model::types::Solver::Pgs {
+    if nm.model.opt.solver == specula_model::types::Solver::Pgs || nm.model.opt.noslip_iterations > 0 {
         bytes += n * nv * 8 + n * n * 8;
     }
     if bytes > ARENA_BOUND {

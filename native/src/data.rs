@@ -110,6 +110,8 @@ pub struct Data {
     pub qh_diag_inv: Vec<f64>,
     /// The velocity derivative of the smooth forces (`implicitfast`, `nD`).
     pub qderiv: Vec<f64>,
+    /// `M - h qDeriv` on the `D` pattern and its LU factor (`implicit`, `nD`).
+    pub qlu: Vec<f64>,
     /// The contacts of the last collision, as the engine's collision stage lists them.
     pub collided: Vec<specula_engine::contact::Contact>,
     /// The same contacts as `mjData.contact` holds them after `mj_makeConstraint`
@@ -127,6 +129,10 @@ pub struct Data {
     pub(crate) euler_qacc: Vec<f64>,
     /// The force `implicitfast` solves for (`nv`).
     pub(crate) implicit_qfrc: Vec<f64>,
+    /// RK4's stage vectors.
+    pub(crate) rk4: crate::rk4::Rk4Scratch,
+    /// The `implicit` integrator's derivative and factor scratch.
+    pub(crate) implicit_full: specula_engine::dynamics::implicit_full::FullImplicitScratch,
 }
 
 impl Data {
@@ -195,6 +201,7 @@ impl Data {
             qh: z(nc),
             qh_diag_inv: z(nv),
             qderiv: z(nm.layout.d.nnz()),
+            qlu: z(nm.layout.d.nnz()),
             collided: Vec::new(),
             contacts: Vec::new(),
             efc: Efc::default(),
@@ -203,6 +210,8 @@ impl Data {
             rne: RneScratch::default(),
             euler_qacc: z(nv),
             implicit_qfrc: z(nv),
+            rk4: crate::rk4::Rk4Scratch::new(m.nq, nv, m.na),
+            implicit_full: Default::default(),
         }
     }
 }

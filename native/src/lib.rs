@@ -11,15 +11,16 @@
 //!   island ([`constraint`]), comVel, passive (joint springs and dampers), referenceConstraint,
 //!   rne, transmission and fwdActuation ([`actuation`]: affine actuators on hinge and slide
 //!   joints driven by `ctrl`), fwdAcceleration with `qfrc_applied`, fwdConstraint (no rows, or
-//!   Newton, CG or PGS over islands), and the Euler step implicit in joint damping or `implicitfast`.
+//!   Newton, CG or PGS over islands), and the Euler step implicit in joint damping, `implicitfast`,
+//!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`).
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
 //! other actuators ([`actuation::check`]), tendons, sensors and equality constraints (specula's
-//! compiler does not produce their parameters yet), noslip and the other solver
-//! options the Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep,
-//! RK4, implicit and discrete integration, `implicitfast` on lone free bodies, and (from the
-//! MJCF, [`Native::load_file`]) plasticity. A step the engine cannot finish (Newton iterations on
-//! a sparse Jacobian, a geom pair without a Rust collider) is refused at that step.
+//! compiler does not produce their parameters yet), noslip on a sparse Jacobian
+//! and the other solver options the Rust solver does not cover, adhesion, gravity compensation,
+//! fluid forces, sleep, discrete integration, and (from the MJCF, [`Native::load_file`])
+//! plasticity. A step the engine cannot finish (Newton iterations on a sparse Jacobian, a geom
+//! pair without a Rust collider) is refused at that step.
 
 pub mod actuation;
 pub mod collision;
@@ -27,8 +28,10 @@ pub mod constraint;
 pub mod consts;
 pub mod data;
 pub mod flat;
+mod implicit;
 pub mod layout;
 pub mod model;
+mod rk4;
 pub mod scope;
 pub mod step;
 
@@ -86,8 +89,8 @@ impl Native {
         self.data = Data::new(&self.model);
     }
 
-    /// `mj_resetDataKeyframe`: the reset state, then time, positions, velocities and mocap poses
-    /// from keyframe `key`.
+    /// `mj_resetDataKeyframe`: the reset state, then time, positions, velocities, activations,
+    /// controls and mocap poses from keyframe `key`.
     pub fn reset_keyframe(&mut self, key: usize) -> Result<(), NativeError> {
         let m = &self.model.model;
         if key >= m.nkey {
@@ -95,10 +98,12 @@ impl Native {
         }
         self.reset();
         let (m, d) = (&self.model.model, &mut self.data);
-        let (nq, nv, nmocap) = (m.nq, m.nv, m.nmocap);
+        let (nq, nv, nmocap, na, nu) = (m.nq, m.nv, m.nmocap, m.na, m.nu);
         d.time = m.key_time[key];
         d.qpos.copy_from_slice(&m.key_qpos[key * nq..(key + 1) * nq]);
         d.qvel.copy_from_slice(&m.key_qvel[key * nv..(key + 1) * nv]);
+        d.act.copy_from_slice(&m.key_act[key * na..(key + 1) * na]);
+        d.actuation.ctrl.copy_from_slice(&m.key_ctrl[key * nu..(key + 1) * nu]);
         d.mocap_pos.copy_from_slice(&m.key_mpos[3 * key * nmocap..3 * (key + 1) * nmocap]);
         d.mocap_quat.copy_from_slice(&m.key_mquat[4 * key * nmocap..4 * (key + 1) * nmocap]);
         Ok(())

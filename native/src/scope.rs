@@ -2,7 +2,7 @@
 //! native subset (rigid trees, limits, friction loss, contacts) is refused before stepping, with
 //! what is missing named.
 
-use specula_model::types::{Integrator, JointType};
+use specula_model::types::Integrator;
 use specula_model::Model;
 use thiserror::Error;
 
@@ -165,15 +165,6 @@ fn arena_bytes(v: &str) -> Option<u64> {
     num.trim().parse::<u64>().ok().map(|n| n << shift)
 }
 
-/// A free joint alone on its body in a tree of exactly six dofs: `implicitfast` corrects such a
-/// body's acceleration with a 6x6 solve of its own (`docs/measurements.md` K8).
-fn lone_free_joint(m: &Model) -> Option<usize> {
-    (0..m.njnt).find(|&j| {
-        let b = m.jnt_bodyid[j];
-        m.jnt_type[j] == JointType::Free && m.body_jntnum[b] == 1 && m.tree_dofnum[m.dof_treeid[m.jnt_dofadr[j]]] == 6
-    })
-}
-
 /// Refuses a model outside the native route's subset: Euler or implicitfast integration of a
 /// rigid tree with joint springs and dampers, gravity and applied joint forces, joint limits,
 /// dof friction loss and contacts solved by Newton over islands.
@@ -181,16 +172,8 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     let flags = m.opt.disableflags;
     let constraints = flags & DSBL_CONSTRAINT == 0;
     match m.opt.integrator {
-        Integrator::Euler => {}
-        Integrator::ImplicitFast => {
-            if let Some(j) = lone_free_joint(m) {
-                unsupported(
-                    format!("implicitfast with the lone free body of joint {j}"),
-                    "implicitfast's 6x6 correction of lone free bodies",
-                )?;
-            }
-        }
-        other => unsupported(format!("integrator {other:?}"), "the RK4, implicit and discrete integrators")?,
+        Integrator::Euler | Integrator::Rk4 | Integrator::Implicit | Integrator::ImplicitFast => {}
+        other => unsupported(format!("integrator {other:?}"), "the discrete integrator")?,
     }
     if m.opt.enableflags & ENBL_REFUSED != 0 {
         unsupported(format!("enable flags {:#x}", m.opt.enableflags & ENBL_REFUSED), "sleep and IPC")?;
@@ -242,14 +225,14 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
 
 /// Refuses solver settings the native route's `mj_fwdConstraint` does not cover (`what` names
 /// the rows that need the solver): Newton or CG over islands, or PGS on a dense Jacobian (islands
-/// or not), with warm starts, no noslip and no exact diagonal.
+/// or not), with warm starts and no exact diagonal; noslip after any of them on a dense Jacobian.
 fn solver_in_scope(m: &Model, what: &str) -> Result<(), NativeError> {
     use specula_model::types::{Jacobian, Solver};
     let (flags, opt) = (m.opt.disableflags, &m.opt);
     let sparse = opt.jacobian == Jacobian::Sparse || (opt.jacobian == Jacobian::Auto && m.nv >= 60);
     let why = [
         (opt.solver == Solver::Pgs && sparse, "PGS on a sparse Jacobian (a sparse efc_AR)"),
-        (opt.noslip_iterations > 0, "the noslip solver"),
+        (opt.noslip_iterations > 0 && sparse, "noslip on a sparse Jacobian (a sparse efc_AR)"),
         (opt.solver != Solver::Pgs && flags & DSBL_ISLAND != 0, "the monolithic (island-free) Newton and CG path"),
         (flags & DSBL_WARMSTART != 0, "the solver without warm start"),
         (opt.enableflags & ENBL_DIAGEXACT != 0, "the exact diagonal in mj_projectConstraint"),

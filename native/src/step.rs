@@ -1,12 +1,11 @@
-//! `mj_forward` and `mj_step` (Euler, implicitfast) stage by stage on the engine's code:
+//! `mj_forward` and `mj_step` (Euler, implicitfast, implicit, RK4) stage by stage on the engine's code:
 //! kinematics, comPos, crb, factorM, collision, makeConstraint, island, comVel, passive,
 //! referenceConstraint, rne, transmission and fwdActuation ([`crate::actuation`]),
 //! fwdAcceleration, fwdConstraint (no rows: `qacc = qacc_smooth`; rows: the Newton or PGS
-//! solver), then the Euler step with implicit joint damping and the advance
-//! (`docs/measurements.md` N5 to N11).
+//! solver), then the Euler step with implicit joint damping, `implicitfast`, `implicit`
+//! (`implicit.rs`) or RK4 (`rk4.rs`) and the advance (`docs/measurements.md` N5 to
+//! N11, K13).
 
-use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
-use specula_engine::dynamics::integrate::{euler, EulerState};
 use specula_engine::dynamics::solver::without_rows;
 use specula_engine::dynamics::{
     com_pos, com_vel, crb, factor_m, fwd_acceleration, passive, rne, ComOutput, PassiveForces, PassiveState, PoseInput,
@@ -62,6 +61,13 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
 pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     check("qpos", &d.qpos)?;
     check("qvel", &d.qvel)?;
+    forward_skip(nm, d)?;
+    check("qacc", &d.qacc)
+}
+
+/// [`forward`] without the state checks (`mj_forwardSkip`, which RK4's stages call: a stage
+/// state beyond `mjMAXVAL` is not a warning there).
+pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     let tree = nm.tree();
     // position: poses, com frames, the inertia and its factor
     position(nm, d);
@@ -111,44 +117,18 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     } else {
         fwd_constraint(nm, d)?;
     }
-    check("qacc", &d.qacc)
+    Ok(())
 }
 
-/// `mj_step` with the Euler or implicitfast integrator: [`forward`], then the semi-implicit Euler
-/// step (implicit in joint damping) or `implicitfast` (implicit in the damping's velocity
-/// derivative and the actuators' velocity terms), and the advance of velocities, positions and time.
+/// `mj_step`: [`forward`], then the semi-implicit Euler step (implicit in joint damping),
+/// `implicitfast` (implicit in the damping's velocity derivative and the actuators' velocity
+/// terms), `implicit` (the bias forces' derivative too) or RK4, and the advance of velocities,
+/// positions and time.
 pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
-    let mut s = EulerState {
-        mass: &d.m,
-        qfrc_smooth: &d.qfrc_smooth,
-        qfrc_constraint: &d.qfrc_constraint,
-        qacc: &d.qacc,
-        act_dot: &d.act_dot,
-        qh: &mut d.qh,
-        qh_diag_inv: &mut d.qh_diag_inv,
-        act: &mut d.act,
-        qvel: &mut d.qvel,
-        qpos: &mut d.qpos,
-        time: &mut d.time,
-        qacc_warmstart: &mut d.qacc_warmstart,
-    };
-    let am = nm.actuator_model();
-    let (tm, pm, im) = (nm.tree(), nm.passive(), nm.integrator());
-    if nm.model.opt.integrator == Integrator::ImplicitFast {
-        let x = DerivInput {
-            ctrl: &d.actuation.ctrl,
-            actuator_force: &d.actuation.actuator_force,
-            qfrc_actuator: &d.qfrc_actuator,
-            moment_rownnz: &d.actuation.moment_rownnz,
-            moment_rowadr: &d.actuation.moment_rowadr,
-            moment_colind: &d.actuation.moment_colind,
-            actuator_moment: &d.actuation.actuator_moment,
-        };
-        let scratch = (&mut d.implicit_qfrc[..], &mut d.euler_qacc[..]);
-        implicit_fast(&tm, &pm, &am, &im, false, &x, &mut d.qderiv, &mut s, scratch);
-    } else {
-        euler(&tm, &pm, &am, &im, false, &mut s, &mut d.euler_qacc);
+    if nm.model.opt.integrator == Integrator::Rk4 {
+        return crate::rk4::rk4(nm, d);
     }
+    crate::implicit::integrate(nm, d);
     Ok(())
 }

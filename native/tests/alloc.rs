@@ -28,10 +28,10 @@ const CHAIN: &str = r#"<mujoco>
 
 #[test]
 fn native_step_allocates_nothing_after_the_first() {
-    // implicitfast without the lone free body, which it refuses
-    let implicitfast = CHAIN
-        .replace("<default>", "<option integrator=\"implicitfast\"/><default>")
-        .replace(r#"<body pos="1 0 1"><freejoint/><geom type="sphere"/></body>"#, "");
+    // implicitfast (its lone free body solved on its own), implicit and RK4
+    let with =
+        |integrator: &str| CHAIN.replace("<default>", &format!("<option integrator=\"{integrator}\"/><default>"));
+    let (implicitfast, implicit, rk4) = (with("implicitfast"), with("implicit"), with("RK4"));
     // joint actuators driven by ctrl (a filter state included), under both integrators
     let actuated = implicitfast
         .replace(
@@ -40,7 +40,8 @@ fn native_step_allocates_nothing_after_the_first() {
         )
         .replace(r#"<joint type="hinge" axis="0 1 0""#, r#"<joint name="a" type="hinge" axis="0 1 0""#);
     let actuated_euler = actuated.replace("implicitfast", "Euler");
-    for xml in [CHAIN, &implicitfast, &actuated, &actuated_euler] {
+    let actuated_implicit = actuated.replace("implicitfast", "implicit");
+    for xml in [CHAIN, &implicitfast, &implicit, &rk4, &actuated, &actuated_euler, &actuated_implicit] {
         steps_without_allocating(xml);
     }
     // in the same test: the counter is global, so a second test running beside it would count
@@ -77,18 +78,26 @@ const RESTING: &str = r#"<mujoco>
   </worldbody>
 </mujoco>"#;
 
-/// A constrained scene steps without allocating once its buffers have grown.
+/// A constrained scene steps without allocating once its buffers have grown: Newton, and noslip
+/// after Newton and after PGS on elliptic cones of condim 6.
 fn constrained_step_allocates_nothing_once_its_buffers_have_grown() {
-    let mut native = Native::load_str(RESTING, Path::new("."), "resting.xml").unwrap();
-    // settle: the buffers grow to the scene's largest row and contact counts
-    for _ in 0..500 {
-        native.step().unwrap();
+    let noslip = RESTING.replace("<worldbody>", r#"<option noslip_iterations="3"/><worldbody>"#);
+    let pgs = RESTING.replace(
+        "<worldbody>",
+        r#"<option solver="PGS" cone="elliptic" noslip_iterations="3"/><default><geom condim="6"/></default><worldbody>"#,
+    );
+    for xml in [RESTING, &noslip, &pgs] {
+        let mut native = Native::load_str(xml, Path::new("."), "resting.xml").unwrap();
+        // settle: the buffers grow to the scene's largest row and contact counts
+        for _ in 0..500 {
+            native.step().unwrap();
+        }
+        assert!(native.data.efc.nefc > 0 && !native.data.contacts.is_empty(), "no rows to check");
+        let region = Region::new(GLOBAL);
+        for _ in 0..100 {
+            native.step().unwrap();
+        }
+        let stats = region.change();
+        assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
     }
-    assert!(native.data.efc.nefc > 0 && !native.data.contacts.is_empty(), "no rows to check");
-    let region = Region::new(GLOBAL);
-    for _ in 0..100 {
-        native.step().unwrap();
-    }
-    let stats = region.change();
-    assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
 }

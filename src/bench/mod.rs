@@ -8,6 +8,7 @@
 //! passes, divided by the number of states, are the reported times per call. Build with
 //! `--release` for numbers that mean anything.
 
+pub mod native;
 pub mod stages;
 pub mod suite;
 

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::native::{bench_native, NativeBenchError, NativeStepReport};
 use super::{bench, bench_step, BenchReport, StepReport};
 use crate::sim::{self, Start};
 use specula_model::types::SpeculativeMode;
@@ -25,6 +26,8 @@ pub struct SuiteScene {
     pub steps: usize,
     /// Whether the whole step is also timed on both routes.
     pub step_row: bool,
+    /// Whether `bench --suite --route native` times the native step on it.
+    pub native_row: bool,
 }
 
 /// The benchmark set under the repository `root`, and a line for each scene left out.
@@ -35,6 +38,7 @@ pub fn scenes(root: &Path) -> (Vec<SuiteScene>, Vec<String>) {
         key: key.map(str::to_string),
         steps,
         step_row,
+        native_row: false,
     };
     let project = |f: &str| root.join("scenes").join(f);
     let own = |f: &str| root.join("benches/scenes").join(f);
@@ -65,6 +69,9 @@ pub fn scenes(root: &Path) -> (Vec<SuiteScene>, Vec<String>) {
                 path.display()
             ));
         }
+    }
+    for s in &mut set {
+        s.native_row = ["pile_50", "impact_200", "corpus humanoid"].iter().any(|n| s.name.starts_with(n));
     }
     (set, skipped)
 }
@@ -146,6 +153,49 @@ pub fn table(rows: &[SuiteRow]) -> String {
                 "| {} | {} | {:.0} ns | {:.0} ns | {:.2}{miss} |\n",
                 r.scene.name, st.steps, st.c_ns, st.rust_ns, st.ratio
             );
+        }
+    }
+    s
+}
+
+/// The native step on one scene of the set: its times, or why the native route refuses it.
+pub type NativeRow = (SuiteScene, Result<NativeStepReport, String>);
+
+/// Times the native step against `mj_step` on `scene` (as the scene has its speculative mode);
+/// a scene the native route refuses gives its reason instead of times.
+pub fn run_native_scene(scene: &SuiteScene, passes: usize) -> Result<NativeRow, crate::Error> {
+    let start = scene.key.clone().map_or(Start::Qpos0, Start::Key);
+    let c = crate::mj::Model::from_xml_path(&scene.path)?;
+    let mut native = match crate::native::load(&scene.path, None) {
+        Ok(n) => n,
+        Err(e) => return Ok((scene.clone(), Err(e.to_string()))),
+    };
+    let r = match bench_native(&c, &mut native, &start, scene.steps, passes) {
+        Ok(r) => Ok(r),
+        Err(NativeBenchError::Mj(e)) => return Err(e.into()),
+        Err(e) => Err(e.to_string()),
+    };
+    Ok((scene.clone(), r))
+}
+
+/// The native rows as a Markdown table, marked where the native step is slower than `mj_step`
+/// (the goal of issue 15: at most 1.0 x C in MuJoCo-compatible mode).
+pub fn native_table(rows: &[NativeRow]) -> String {
+    let mut s = String::from(
+        "| scene (native step) | steps | mj_step | native step | ratio | trajectories |\n|---|---|---|---|---|---|\n",
+    );
+    for (scene, r) in rows {
+        match r {
+            Ok(r) => {
+                let miss = if r.ratio > 1.0 { " ✗" } else { "" };
+                let refused = r.refused.as_ref().map_or(String::new(), |(k, e)| format!(" (refused at step {k}: {e})"));
+                let same = if r.same_trajectory { "equal" } else { "differ" };
+                s += &format!(
+                    "| {} | {}{refused} | {:.0} ns | {:.0} ns | {:.2}{miss} | {same} |\n",
+                    scene.name, r.steps, r.c_ns, r.native_ns, r.ratio
+                );
+            }
+            Err(e) => s += &format!("| {} | refused: {e} | | | | |\n", scene.name),
         }
     }
     s

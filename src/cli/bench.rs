@@ -4,10 +4,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use specula::bench::native::bench_native;
 use specula::bench::stages::bench_stages;
 use specula::bench::{bench, suite};
 use specula::mj::stages::StageSet;
-use specula::sim::{load_pair, Start};
+use specula::report::Start;
+use specula::sim::load_pair;
 
 use specula_model::types::{Integrator, SpeculativeMode};
 
@@ -40,6 +42,11 @@ pub struct BenchArgs {
     /// stage (a comma-separated list of stage names, or `all`).
     #[arg(long, value_name = "STAGES", conflicts_with = "suite")]
     pub stages: Option<StageSet>,
+    /// `native`: time specula's native step (pure Rust) against MuJoCo's `mj_step`, step by step
+    /// from the same states, instead of the collision stage (with --suite: on the set's 50-box
+    /// pile, 200-sphere impact and corpus humanoid).
+    #[arg(long, value_enum, conflicts_with = "stages")]
+    pub route: Option<super::RouteArg>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -50,8 +57,20 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
     if cfg!(debug_assertions) {
         eprintln!("specula bench: this is a debug build; build with --release for meaningful times");
     }
-    let Some(scene) = &args.scene else { return run_suite(&args) };
+    let native = match args.route {
+        None => false,
+        Some(super::RouteArg::Native) => true,
+        Some(_) => {
+            return Err("bench --route takes native (without it, the rust collision stage is timed against C's)".into())
+        }
+    };
+    let Some(scene) = &args.scene else {
+        return if native { run_native_suite(&args) } else { run_suite(&args) };
+    };
     let file = scene.display().to_string();
+    if native {
+        return run_native(scene, &args);
+    }
     let (c, rust) = load_pair(scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     if let Some(set) = args.stages {
@@ -77,9 +96,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs `specula bench --suite`: every scene of the set, a line of progress each on stderr, then
-/// the tables (or one JSON array).
-fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
+/// The benchmark set, after checking that no option overrides what it sets per scene; a line on
+/// stderr for each scene left out.
+fn suite_scenes(args: &BenchArgs) -> Result<Vec<suite::SuiteScene>, String> {
     if args.key.is_some() || args.integrator.is_some() || args.speculative.is_some() {
         return Err(
             "--suite sets each scene's keyframe and modes itself: drop --key, --integrator and --speculative".into()
@@ -89,6 +108,13 @@ fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
     for s in &skipped {
         eprintln!("specula bench --suite: {s}");
     }
+    Ok(scenes)
+}
+
+/// Runs `specula bench --suite`: every scene of the set, a line of progress each on stderr, then
+/// the tables (or one JSON array).
+fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
+    let scenes = suite_scenes(args)?;
     let mut rows = Vec::with_capacity(scenes.len());
     for s in &scenes {
         eprintln!("specula bench --suite: {} ({} states, {} passes)", s.name, s.steps, args.passes);
@@ -110,6 +136,65 @@ fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
         outln!("{}", serde_json::Value::Array(json));
     } else {
         outln!("{}", suite::table(&rows));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `specula bench SCENE --route native`: the native step against `mj_step`, one line (or
+/// JSON object).
+fn run_native(scene: &std::path::Path, args: &BenchArgs) -> Result<ExitCode, String> {
+    let file = scene.display().to_string();
+    let (c, mut native) = super::load_native_pair(scene, args.integrator, args.speculative)?;
+    let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
+    let r = bench_native(&c, &mut native, &start, args.steps, args.passes).map_err(|e| format!("{file}: {e}"))?;
+    if args.json {
+        let refused = r.refused.as_ref().map(|(k, e)| serde_json::json!({"step": k, "reason": e}));
+        outln!(
+            "{}",
+            serde_json::json!({"scene": file, "route": "native", "c_ns": r.c_ns, "native_ns": r.native_ns, "ratio": r.ratio,
+                "steps": r.steps, "passes": r.passes, "same_trajectory": r.same_trajectory, "refused": refused})
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!(
+        "{file}: mj_step {:.0} ns, native step {:.0} ns per step: ratio {:.2} ({} steps, each the median of {} passes; trajectories {})",
+        r.c_ns,
+        r.native_ns,
+        r.ratio,
+        r.steps,
+        r.passes,
+        if r.same_trajectory { "equal bit for bit" } else { "differ" }
+    );
+    if let Some((k, e)) = &r.refused {
+        outln!("  the native route refused step {k} ({e}): only the {} steps before it are timed", r.steps);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `specula bench --suite --route native`: the native step on the set's scenes that have
+/// a native row, as a table (or one JSON array).
+fn run_native_suite(args: &BenchArgs) -> Result<ExitCode, String> {
+    let scenes = suite_scenes(args)?;
+    let mut rows = Vec::new();
+    for s in scenes.iter().filter(|s| s.native_row) {
+        eprintln!("specula bench --suite --route native: {} ({} steps, {} passes)", s.name, s.steps, args.passes);
+        rows.push(suite::run_native_scene(s, args.passes).map_err(|e| format!("{}: {e}", s.path.display()))?);
+    }
+    if args.json {
+        let json: Vec<_> = rows
+            .iter()
+            .map(|(s, r)| match r {
+                Ok(r) => serde_json::json!({
+                    "scene": s.name, "steps": r.steps, "passes": r.passes, "c_ns": r.c_ns, "native_ns": r.native_ns,
+                    "ratio": r.ratio, "same_trajectory": r.same_trajectory,
+                    "refused": r.refused.as_ref().map(|(k, e)| serde_json::json!({"step": k, "reason": e})),
+                }),
+                Err(e) => serde_json::json!({"scene": s.name, "refused": {"step": null, "reason": e}}),
+            })
+            .collect();
+        outln!("{}", serde_json::Value::Array(json));
+    } else {
+        outln!("{}", suite::native_table(&rows));
     }
     Ok(ExitCode::SUCCESS)
 }

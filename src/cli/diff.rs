@@ -37,6 +37,9 @@ pub struct DiffArgs {
     /// Override the scene's constraint Jacobian (with `--stages`).
     #[arg(long, value_enum)]
     pub jacobian: Option<Jacobian>,
+    /// Override the scene's noslip iterations (with `--stages`; 0 turns noslip off).
+    #[arg(long, value_name = "N")]
+    pub noslip: Option<u32>,
     /// Compare these Rust dynamics stages with MuJoCo's functions instead of the collision
     /// stages: at every call, both on the same inputs, every array the stage writes bit for bit
     /// (a comma-separated list of stage names, or `all`).
@@ -63,10 +66,10 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
         _ => {}
     }
     let (mut c, rust) = load_pair(&args.scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
-    let options = (args.solver, args.cone, args.jacobian);
-    if options != (None, None, None) {
+    let options = (args.solver, args.cone, args.jacobian, args.noslip);
+    if options != (None, None, None, None) {
         if args.stages.is_none() {
-            return Err("--solver, --cone and --jacobian apply to `diff --stages` only".into());
+            return Err("--solver, --cone, --jacobian and --noslip apply to `diff --stages` only".into());
         }
         let m = c.raw_mut().ok_or("the model is shared")?;
         if let Some(s) = args.solver {
@@ -77,6 +80,9 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
         }
         if let Some(j) = args.jacobian {
             m.opt.jacobian = j as i32;
+        }
+        if let Some(n) = args.noslip {
+            m.opt.noslip_iterations = i32::try_from(n).map_err(|_| "--noslip: too many iterations")?;
         }
     }
     if let Some(stages) = args.stages {
@@ -101,18 +107,7 @@ fn run_native(args: &DiffArgs) -> Result<ExitCode, String> {
             "{file}: --speculative robust has no counterpart in MuJoCo's mj_step to compare the native route with"
         ));
     }
-    let mut sim = specula::native::load(&args.scene, args.integrator).map_err(|e| match e {
-        specula::native::NativeError::Mjcf(e) => e.to_string(),
-        e => format!("{file}: {e}"),
-    })?;
-    let mut c = specula::mj::Model::from_xml_path(&args.scene).map_err(|e| e.to_string())?;
-    if let Some(i) = args.integrator {
-        c.set_integrator(i as i32).map_err(|e| format!("{file}: {e}"))?;
-    }
-    if let Some(mode) = args.speculative {
-        c.set_speculative(mode != SpeculativeMode::Off).map_err(|e| format!("{file}: {e}"))?;
-        sim.set_speculative(mode);
-    }
+    let (c, mut sim) = super::load_native_pair(&args.scene, args.integrator, args.speculative)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     // test hook (`NativeDiffOptions::tamper`): SPECULA_TAMPER_NATIVE=STEP flips a bit of the
     // native qvel before that step, so the tests can see this diff fail

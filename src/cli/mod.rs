@@ -73,7 +73,7 @@ pub enum RouteArg {
     C,
     /// specula's Rust collision stage inside MuJoCo's step.
     Rust,
-    /// specula's native step: pure Rust, no MuJoCo C (constraint-free scenes so far).
+    /// specula's native step: pure Rust, no MuJoCo C (the subset `specula diff --route native` checks).
     Native,
 }
 
@@ -101,6 +101,31 @@ fn print_stage_notes(mujoco_hulls: u64, fallback_pairs: u64) {
             "  {fallback_pairs} geom pairs were computed by MuJoCo's own pair function: specula has no collider for them (height fields, SDFs, and convex pairs with nativeccd disabled)"
         );
     }
+}
+
+/// MuJoCo's compilation of `scene` and the native route's, the integrator and speculative
+/// overrides applied to both (robust mode, which MuJoCo lacks, leaves MuJoCo in its compatible
+/// mode); `Err` says why either refuses it.
+#[cfg(feature = "mujoco")]
+fn load_native_pair(
+    scene: &std::path::Path,
+    integrator: Option<specula_model::types::Integrator>,
+    speculative: Option<specula_model::types::SpeculativeMode>,
+) -> Result<(specula::mj::Model, specula::native::Native), String> {
+    let file = scene.display();
+    let mut native = specula::native::load(scene, integrator).map_err(|e| match e {
+        specula::native::NativeError::Mjcf(e) => e.to_string(),
+        e => format!("{file}: {e}"),
+    })?;
+    let mut c = specula::mj::Model::from_xml_path(scene).map_err(|e| e.to_string())?;
+    if let Some(i) = integrator {
+        c.set_integrator(i as i32).map_err(|e| format!("{file}: {e}"))?;
+    }
+    if let Some(mode) = speculative {
+        c.set_speculative(mode != specula_model::types::SpeculativeMode::Off).map_err(|e| format!("{file}: {e}"))?;
+        native.set_speculative(mode);
+    }
+    Ok((c, native))
 }
 
 /// Runs the parsed command; `Err` is a one-line message for stderr (exit code 2).

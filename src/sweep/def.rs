@@ -311,5 +311,5 @@ pub fn fnv64(bytes: &[u8]) -> u64 {
 
 /// The route called `name`.
 pub fn parse_route(name: &str) -> Option<Route> {
-    [Route::C, Route::Rust].into_iter().find(|r| r.name() == name)
+    [Route::C, Route::Rust, Route::Native].into_iter().find(|r| r.name() == name)
 }

@@ -29,6 +29,7 @@ use crate::mj::{Data, MjError, Model, ObjType};
 use crate::route::RustStage;
 use crate::sim::Route;
 use crate::tunnel::TunnelDetector;
+use specula_native::Native;
 
 use super::scene::{self, Part, SceneKind, PLATE_HALF, PLATE_TOP};
 use super::RunSpec;
@@ -105,9 +106,32 @@ pub struct RunResult {
     pub user: Option<super::user::UserResult>,
 }
 
-/// One step (the route is installed around the whole run by [`run_one`]).
-fn step(data: &mut Data, _route: Route) -> Result<(), MjError> {
-    data.step()
+/// How a run advances MuJoCo's data by one step: `mj_step` (with the route's collision stage
+/// installed around the whole run by [`on_route`]), or specula's native step.
+pub enum Stepper<'a> {
+    /// MuJoCo's `mj_step`.
+    Mj,
+    /// The native step: the data's time, `qpos` and `qvel` are handed to the native route,
+    /// stepped there and handed back, so the run reads MuJoCo's data as on the other routes
+    /// (its poses recomputed by `mj_kinematics`, which the run calls after every step).
+    Native(&'a mut Native),
+}
+
+impl Stepper<'_> {
+    /// One step of `data` on this route.
+    pub fn step(&mut self, data: &mut Data) -> Result<(), MjError> {
+        let Stepper::Native(native) = self else { return data.step() };
+        let n = &mut native.data;
+        n.qpos.copy_from_slice(data.qpos());
+        n.qvel.copy_from_slice(data.qvel());
+        n.time = data.time();
+        native.step().map_err(|e| MjError::Invalid(format!("native step: {e}")))?;
+        let n = &native.data;
+        data.qpos_mut().copy_from_slice(&n.qpos);
+        data.qvel_mut().copy_from_slice(&n.qvel);
+        let time = n.time;
+        data.with_mj(|_, d| d.time = time)
+    }
 }
 
 /// Runs `r` on `model` (compiled from [`scene::mjcf`] and set up for `r.mode`); the rust route
@@ -118,24 +142,25 @@ pub fn run_one(
     detector: TunnelDetector,
     r: &RunSpec,
 ) -> Result<RunResult, MjError> {
-    let go = || match r.scene {
-        SceneKind::A | SceneKind::B => run_plate(model, detector, r),
-        SceneKind::C => run_two_body(model, detector, r),
+    let go = |stepper: &mut Stepper| match r.scene {
+        SceneKind::A | SceneKind::B => run_plate(model, detector, r, stepper),
+        SceneKind::C => run_two_body(model, detector, r, stepper),
         SceneKind::User => Err(MjError::Invalid("a scene run needs its setup (user::Setup::run)".into())),
     };
     on_route(rust, r, model, go)
 }
 
-/// Calls `go` with `r`'s collision route installed on `model`: MuJoCo's own, or specula's Rust
-/// stage (from `rust`, specula's compilation of the same scene) in `r`'s mode.
+/// Calls `go` with `r`'s route installed on `model`: MuJoCo's own collision, specula's Rust
+/// collision stage, or the native step (both from `rust`, specula's compilation of the same
+/// scene), in `r`'s mode.
 pub fn on_route(
     rust: Option<&specula_model::Model>,
     r: &RunSpec,
     model: &Model,
-    go: impl FnOnce() -> Result<RunResult, MjError>,
+    go: impl FnOnce(&mut Stepper) -> Result<RunResult, MjError>,
 ) -> Result<RunResult, MjError> {
     match (r.route, rust) {
-        (Route::C, _) => go(),
+        (Route::C, _) => go(&mut Stepper::Mj),
         (Route::Rust, Some(rust)) => {
             let mut stage = RustStage::new(rust);
             stage.set_robust(r.mode == super::SpeculativeMode::Robust);
@@ -143,19 +168,30 @@ pub fn on_route(
             let mut replace = |m: &mujoco_sys::mjModel, d: &mut mujoco_sys::mjData| {
                 stage.replace_or_library(m, d, &mut error.borrow_mut())
             };
-            let out = with_collision(model.raw(), &mut replace, go).0;
+            let out = with_collision(model.raw(), &mut replace, || go(&mut Stepper::Mj)).0;
             match error.into_inner() {
                 Some(e) => Err(MjError::Invalid(format!("rust collision stage: {e}"))),
                 None => out,
             }
         }
-        (Route::Rust, None) => Err(MjError::Invalid("the rust route needs specula's compiled model".into())),
-        (Route::Native, _) => Err(MjError::Invalid("sweeps run on the c and rust routes only".into())),
+        (Route::Native, Some(rust)) => {
+            let mut native = Native::new(rust.clone()).map_err(|e| MjError::Invalid(format!("native route: {e}")))?;
+            native.set_speculative(r.mode);
+            go(&mut Stepper::Native(&mut native))
+        }
+        (Route::Rust | Route::Native, None) => {
+            Err(MjError::Invalid(format!("the {} route needs specula's compiled model", r.route.name())))
+        }
     }
 }
 
 /// Scene C: both balls start `offset` of one step's relative travel apart (2·v·h), closing at v each.
-fn run_two_body(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result<RunResult, MjError> {
+fn run_two_body(
+    model: &Model,
+    mut detector: TunnelDetector,
+    r: &RunSpec,
+    stepper: &mut Stepper,
+) -> Result<RunResult, MjError> {
     let radius = match r.part {
         Part::Ball { r } => r,
         _ => return Err(MjError::Invalid("scene C runs two balls".into())),
@@ -174,7 +210,7 @@ fn run_two_body(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Res
     let total = (r.duration / r.timestep).round() as usize;
     let mut closest = f64::INFINITY;
     for _ in 0..total {
-        step(&mut data, r.route)?;
+        stepper.step(&mut data)?;
         data.kinematics()?;
         detector.observe(&data);
         let q = data.qpos();
@@ -197,7 +233,12 @@ fn run_two_body(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Res
 }
 
 /// Scenes A and B: a part onto a static plate.
-fn run_plate(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result<RunResult, MjError> {
+fn run_plate(
+    model: &Model,
+    mut detector: TunnelDetector,
+    r: &RunSpec,
+    stepper: &mut Stepper,
+) -> Result<RunResult, MjError> {
     let part = model
         .id(ObjType::Body, "part")
         .ok_or_else(|| MjError::Invalid("the sweep scene has no body named 'part'".into()))?;
@@ -221,7 +262,7 @@ fn run_plate(model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result
     // set once the part is completely below the plate (the run stops there)
     let mut below = None;
     while steps < total {
-        step(&mut data, r.route)?;
+        stepper.step(&mut data)?;
         // mj_step leaves the pre-step poses; recompute them for the new state.
         data.kinematics()?;
         detector.observe(&data);

@@ -87,7 +87,7 @@ fn model_key(r: &RunSpec) -> String {
 pub struct Compiled {
     /// MuJoCo's compilation, set up for the mode and timestep.
     pub model: Model,
-    /// specula's compilation of the same scene (rust route).
+    /// specula's compilation of the same scene (rust and native routes).
     pub rust: Option<specula_model::Model>,
     /// A fresh tunnel detector for the model.
     pub detector: TunnelDetector,
@@ -102,12 +102,15 @@ impl Compiled {
             None => {
                 let xml = scene::mjcf(r);
                 let model = Model::from_xml_str(&xml)?;
+                let (dir, name) = (std::path::Path::new("."), "sweep.xml");
                 let rust = match r.route {
-                    Route::Rust => Some(
-                        specula_model::load_str(&xml, std::path::Path::new("."), "sweep.xml")
-                            .map_err(|e| MjError::Invalid(e.to_string()))?,
-                    ),
-                    Route::C | Route::Native => None,
+                    Route::Rust => {
+                        Some(specula_model::load_str(&xml, dir, name).map_err(|e| MjError::Invalid(e.to_string()))?)
+                    }
+                    Route::Native => Some(native_model(specula_model::xml::parse_str(&xml, dir, name), || {
+                        specula_model::load_str(&xml, dir, name)
+                    })?),
+                    Route::C => None,
                 };
                 (model, rust)
             }
@@ -117,7 +120,10 @@ impl Compiled {
                     Route::Rust => {
                         Some(specula_model::load_file(&case.scene).map_err(|e| MjError::Invalid(e.to_string()))?)
                     }
-                    Route::C | Route::Native => None,
+                    Route::Native => Some(native_model(specula_model::xml::parse_file(&case.scene), || {
+                        specula_model::load_file(&case.scene)
+                    })?),
+                    Route::C => None,
                 };
                 // The run's timestep replaces the scene's (both compilations: the Rust stage sweeps
                 // with its own copy of the options).
@@ -138,11 +144,28 @@ impl Compiled {
     pub fn run(&self, r: &RunSpec) -> Result<RunResult, MjError> {
         match &self.setup {
             None => exec::run_one(&self.model, self.rust.as_ref(), self.detector.clone(), r),
-            Some(setup) => {
-                exec::on_route(self.rust.as_ref(), r, &self.model, || setup.run(&self.model, self.detector.clone(), r))
-            }
+            Some(setup) => exec::on_route(self.rust.as_ref(), r, &self.model, |stepper| {
+                setup.run(&self.model, self.detector.clone(), r, stepper)
+            }),
         }
     }
+}
+
+/// specula's compilation of an MJCF scene (`tree` parsed, `compile` to compile it) for the
+/// native route, after the route's checks of the MJCF itself (plugins, plasticity, a small
+/// arena), which the compiled model does not show.
+fn native_model(
+    tree: Result<specula_model::xml::Element, specula_model::MjcfError>,
+    compile: impl FnOnce() -> Result<specula_model::Model, specula_model::MjcfError>,
+) -> Result<specula_model::Model, MjError> {
+    let invalid = |e: &dyn std::fmt::Display| MjError::Invalid(format!("native route: {e}"));
+    let tree = tree.map_err(|e| invalid(&e))?;
+    specula_native::scope::check_mjcf(&tree).map_err(|e| invalid(&e))?;
+    let model = compile().map_err(|e| invalid(&e))?;
+    if specula_native::scope::rows_possible(&model) {
+        specula_native::scope::check_mjcf_arena(&tree).map_err(|e| invalid(&e))?;
+    }
+    Ok(model)
 }
 
 /// The runs of shard `i` of `n` (1-based): every n-th run starting with the i-th.

@@ -360,8 +360,14 @@ impl Setup {
     }
 
     /// Runs `r` on `model` (compiled from the case's scene with the run's timestep and mode),
-    /// inside whatever collision route the caller installed.
-    pub fn run(&self, model: &Model, mut detector: TunnelDetector, r: &RunSpec) -> Result<RunResult, MjError> {
+    /// stepped by `stepper` inside whatever collision route the caller installed.
+    pub fn run(
+        &self,
+        model: &Model,
+        mut detector: TunnelDetector,
+        r: &RunSpec,
+        stepper: &mut super::exec::Stepper,
+    ) -> Result<RunResult, MjError> {
         let case = r.user.as_deref().ok_or_else(|| MjError::Invalid("a scene run needs its case".into()))?;
         let (mut data, start) = self.start(model, case, r)?;
         let d = start.dir;
@@ -370,7 +376,7 @@ impl Setup {
         let (mut dip, mut rebound, mut approached) = (0.0f64, None::<f64>, false);
         let (mut steps, mut beyond) = (0, false);
         while steps < total {
-            data.step()?;
+            stepper.step(&mut data)?;
             // mj_step leaves the pre-step poses; recompute them for the new state.
             data.kinematics()?;
             detector.observe(&data);

@@ -132,3 +132,26 @@ pub fn run_dropin(
     assert!(out.status.success(), "{} {args:?} failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
     out
 }
+
+/// Two free bodies alone in their trees (one with two welded children, its centre of mass off its
+/// origin and a composite inertia; one ellipsoid), spinning over a plane from keyframe 0:
+/// `implicitfast`'s own 6x6 solve for each (`docs/measurements.md` K14).
+pub const FREE_BODIES: &str = r#"<mujoco>
+  <option timestep="0.002" gravity="0.2 -0.1 -9.81"/>
+  <worldbody>
+    <geom type="plane" size="3 3 0.1"/>
+    <body name="a" pos="0 0 1" quat="0.9 0.2 -0.3 0.1">
+      <freejoint/>
+      <geom type="box" size="0.2 0.1 0.05" pos="0.05 -0.02 0.01"/>
+      <body name="w1" pos="0.3 0.1 0" euler="10 20 30">
+        <geom type="capsule" fromto="0 0 0 0.2 0.1 0" size="0.03"/>
+        <body name="w2" pos="0.2 0.1 0"><geom type="sphere" size="0.06" pos="0 0 0.05"/></body>
+      </body>
+    </body>
+    <body name="b" pos="1 0 0.5">
+      <freejoint/>
+      <geom type="ellipsoid" size="0.1 0.2 0.05"/>
+    </body>
+  </worldbody>
+  <keyframe><key qpos="0 0 1 0.9 0.2 -0.3 0.1 1 0 0.5 1 0 0 0" qvel="0.3 -0.2 0.1 7 -5 9  0 0 0 -3 12 2"/></keyframe>
+</mujoco>"#;

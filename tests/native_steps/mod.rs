@@ -208,6 +208,18 @@ pub fn run_both(
     step_both(native, &c, steps)
 }
 
+/// The native route on `rust`, the model compiled from `path` (and changed by the caller), after
+/// the MJCF-level checks of [`Native::load_file`] (and its arena check when rows are possible).
+pub fn native_for(path: &Path, rust: Model) -> Result<Native, NativeError> {
+    let tree = specula_model::xml::parse_file(path).expect("parsed once already");
+    specula_native::scope::check_mjcf(&tree)
+        .and_then(|()| match specula_native::scope::rows_possible(&rust) {
+            true => specula_native::scope::check_mjcf_arena(&tree),
+            false => Ok(()),
+        })
+        .and_then(|()| Native::new(rust))
+}
+
 /// `xml` with the integrator set to `integrator`.
 pub fn with_integrator(xml: &str, integrator: &str) -> String {
     if xml.contains("<option ") {

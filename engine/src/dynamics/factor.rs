@@ -2,12 +2,19 @@
 //! it (`mj_factorI`; `docs/measurements.md` D2).
 
 use super::TreeModel;
+use crate::dynamics::avx::avx_dispatch;
 use crate::math::MINVAL;
 
-/// Factorises the row-sparse lower triangle `mat` in place (strictly lower part becomes `L`, the
-/// diagonal `D`) and writes `1 / D` to `diag_inv`. A diagonal below `mjMINVAL` is raised to it; the
-/// first row where that happened (counting from the last) is returned.
-pub fn factor_i(
+avx_dispatch! {
+    /// Factorises the row-sparse lower triangle `mat` in place (strictly lower part becomes `L`, the
+    /// diagonal `D`) and writes `1 / D` to `diag_inv`. A diagonal below `mjMINVAL` is raised to it; the
+    /// first row where that happened (counting from the last) is returned.
+    pub fn factor_i(mat: &mut [f64], diag_inv: &mut [f64], rownnz: &[i32], rowadr: &[i32], colind: &[i32]) -> Option<usize> => factor_i_any
+}
+
+/// [`factor_i`]'s body.
+#[inline(always)]
+fn factor_i_any(
     mat: &mut [f64],
     diag_inv: &mut [f64],
     rownnz: &[i32],

@@ -9,9 +9,13 @@
 //!    its gain's velocity term times its input plus its bias's velocity term; each dof's damping
 //!    subtracts its linearisation from the diagonal; `qH = (-h) qDeriv + M` on `M`'s pattern;
 //!    `L'DL` factor of `qH` (`mj_factorI`).
-//! 3. `qacc = qH^-1 f`, then the advance ([`super::integrate::advance`]).
+//!    The rows of a lone free body (its tree's only joint) are `M`'s.
+//! 3. `qacc = qH^-1 f`; each lone free body's six accelerations replaced by the solve of its own
+//!    6x6 block with the bias forces' derivative ([`super::free_body`], K14); then the advance
+//!    ([`super::integrate::advance`]).
 
 use super::actuation::{next_activation, ActuatorModel};
+use super::free_body::{factor_lu6, free_mhat, lone_free_joints, solve_lu6, FreeBodyFrames};
 use super::integrate::{advance, EulerState, IntegratorModel};
 use super::passive::{actuator_damping, DampedObject, PassiveModel};
 use super::{factor_i, solve_ld, TreeModel};
@@ -154,9 +158,31 @@ fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], qdv: &mut 
     }
 }
 
-/// `mj_implicitSkip` for `implicitfast` on all dofs (sleep off, no lone free bodies: the
-/// library corrects those with a 6x6 solve of its own). `qfrc` and `qacc` are scratch of `nv`
-/// entries; `qderiv` is MuJoCo's `qDeriv` (`nD`). Returns the dof of a near-singular pivot.
+/// `f = qfrc_smooth + qfrc_constraint`, the force both implicit integrators solve for.
+pub(super) fn total_force(s: &EulerState, f: &mut [f64]) {
+    for ((f, &a), &b) in f.iter_mut().zip(s.qfrc_smooth).zip(s.qfrc_constraint) {
+        *f = a + b;
+    }
+}
+
+/// `mjd_smooth_vel` without the bias part: `qDeriv` cleared, then the actuators' and the
+/// dampers' velocity derivatives.
+pub(super) fn smooth_vel(
+    pm: &PassiveModel,
+    am: &ActuatorModel,
+    im: &IntegratorModel,
+    s: &EulerState,
+    x: &DerivInput,
+    qderiv: &mut [f64],
+) {
+    qderiv.fill(0.0);
+    actuator_vel(am, im, s, x, qderiv);
+    passive_vel(pm, im, s.qvel, qderiv);
+}
+
+/// `mj_implicitSkip` for `implicitfast` on all dofs (sleep off), lone free bodies solved on their
+/// own with `frames` (K14). `qfrc` and `qacc` are scratch of `nv` entries; `qderiv` is MuJoCo's
+/// `qDeriv` (`nD`). Returns the dof of a near-singular pivot.
 #[allow(clippy::too_many_arguments)]
 pub fn implicit_fast(
     tm: &TreeModel,
@@ -164,20 +190,16 @@ pub fn implicit_fast(
     am: &ActuatorModel,
     im: &IntegratorModel,
     skipfactor: bool,
-    x: &DerivInput,
+    (x, frames): (&DerivInput, &FreeBodyFrames),
     qderiv: &mut [f64],
     s: &mut EulerState,
     (qfrc, qacc): (&mut [f64], &mut [f64]),
 ) -> Option<usize> {
     let (nv, nc) = (tm.nv(), tm.nc());
-    for ((f, &a), &b) in qfrc[..nv].iter_mut().zip(s.qfrc_smooth).zip(s.qfrc_constraint) {
-        *f = a + b;
-    }
+    total_force(s, &mut qfrc[..nv]);
     let mut singular = None;
     if !skipfactor {
-        qderiv.fill(0.0);
-        actuator_vel(am, im, s, x, qderiv);
-        passive_vel(pm, im, s.qvel, qderiv);
+        smooth_vel(pm, am, im, s, x, qderiv);
         if im.map_d2m.is_empty() {
             s.qh[..nc].copy_from_slice(&qderiv[..nc]);
         } else {
@@ -189,10 +211,26 @@ pub fn implicit_fast(
         for (h, &mk) in s.qh[..nc].iter_mut().zip(s.mass) {
             *h = minus_h * *h + mk;
         }
+        // a lone free body's rows stay M's (its block is solved below)
+        for j in lone_free_joints(tm, im) {
+            let adr = im.jnt_dofadr[j] as usize;
+            for r in adr..adr + 6 {
+                let (ra, rn) = (tm.m_rowadr[r] as usize, tm.m_rownnz[r] as usize);
+                s.qh[ra..ra + rn].copy_from_slice(&s.mass[ra..ra + rn]);
+            }
+        }
         singular = factor_i(&mut s.qh[..nc], &mut s.qh_diag_inv[..nv], tm.m_rownnz, tm.m_rowadr, tm.m_colind);
     }
     qacc[..nv].copy_from_slice(&qfrc[..nv]);
     solve_ld(&mut qacc[..nv], s.qh, s.qh_diag_inv, tm.m_rownnz, tm.m_rowadr, tm.m_colind);
+    for j in lone_free_joints(tm, im) {
+        let mut a = free_mhat(tm, im, frames, s, qderiv, j);
+        let mut pivot = [0; 6];
+        if factor_lu6(&mut a, &mut pivot) {
+            let adr = im.jnt_dofadr[j] as usize;
+            qacc[adr..adr + 6].copy_from_slice(&solve_lu6(&a, &qfrc[adr..adr + 6], &pivot));
+        }
+    }
     advance(tm, am, im, s, &qacc[..nv]);
     singular
 }

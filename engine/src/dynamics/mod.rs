@@ -16,12 +16,16 @@
 pub mod acceleration;
 pub mod actuation;
 pub mod arena;
+pub(crate) mod avx;
 pub mod com_pos;
 pub mod com_vel;
 pub mod constraint;
 pub mod crb;
+pub mod derivative;
 pub mod factor;
+pub mod free_body;
 pub mod implicit;
+pub mod implicit_full;
 pub mod integrate;
 pub mod island;
 pub mod passive;

@@ -10,6 +10,7 @@
 /// running lanes while four more entries remain, reduced `(l0 + l2) + (l1 + l3)`, the last one to
 /// three entries summed among themselves and added to that; under four entries the sum is added to
 /// `+0` (so a `-0` sum becomes `+0`).
+#[inline(always)]
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     dot_lanes(a, b)
 }
@@ -224,7 +225,7 @@ impl Jacobian<'_> {
 /// of MuJoCo's order then fit one register, as in the library's own build; each lane's
 /// operations and the reduction are the same, so are the bits.
 #[inline]
-fn dense_rows(nv: usize, j: &[f64], v: &[f64], res: &mut [f64]) {
+pub(crate) fn dense_rows(nv: usize, j: &[f64], v: &[f64], res: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
         // SAFETY: the CPU has AVX, just checked; the function is safe code otherwise.

@@ -45,16 +45,12 @@ pub enum Fallback {
     ExactDiagonal,
     /// A sparse Jacobian row without entries.
     EmptyRow,
-    /// PGS without `efc_AR` or with a sparse `efc_AR` row lacking its diagonal (`fwdConstraint`).
+    /// A dual solver (PGS, noslip) without `efc_AR` or with a sparse `efc_AR` row lacking its
+    /// diagonal (`fwdConstraint`).
     SolverPgs,
     /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
     /// not yet in Rust; dense ones are).
     SolverNewton,
-    /// Elliptic cones outside the Newton path in Rust, or elliptic contacts of condim 6 with PGS
-    /// (`fwdConstraint`: not yet in Rust).
-    SolverElliptic,
-    /// Noslip iterations (`fwdConstraint`: not yet in Rust).
-    SolverNoslip,
     /// The solver over all rows at once, without islands (`fwdConstraint`: not yet in Rust).
     SolverMonolithic,
     /// A solver number outside PGS, CG and Newton (the library reports it and solves nothing).
@@ -75,7 +71,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 32;
+pub const NFALLBACK: usize = 30;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -102,8 +98,6 @@ impl Fallback {
         Fallback::EmptyRow,
         Fallback::SolverPgs,
         Fallback::SolverNewton,
-        Fallback::SolverElliptic,
-        Fallback::SolverNoslip,
         Fallback::SolverMonolithic,
         Fallback::SolverUnknown,
         Fallback::Panicked,
@@ -142,10 +136,8 @@ impl Fallback {
             Fallback::Discrete => "the discrete integrator",
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
-            Fallback::SolverPgs => "PGS without efc_AR or its diagonal",
+            Fallback::SolverPgs => "PGS or noslip without efc_AR or its diagonal",
             Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
-            Fallback::SolverElliptic => "elliptic cones in the solver (PGS: condim 6; not yet in Rust)",
-            Fallback::SolverNoslip => "noslip (not yet in Rust)",
             Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",

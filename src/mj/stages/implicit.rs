@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 
 use mujoco_sys as sys;
+use specula_engine::dynamics::free_body::FreeBodyFrames;
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 
 use super::euler::advance_out_of_scope;
@@ -17,38 +18,14 @@ thread_local! {
     static SCRATCH: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// Whether joint `j` is the free joint of a body alone in its tree: `implicitfast` keeps `M`'s
-/// rows for its dofs and corrects its acceleration with a 6x6 solve (K8), left to the library.
-fn lone_free_body(m: &sys::mjModel, j: usize) -> bool {
-    let (nbody, njnt, nv) = (m.nbody as usize, m.njnt as usize, m.nv as usize);
-    // SAFETY: model arrays of their documented lengths, read only.
-    let (jnt_type, jnt_bodyid, jnt_dofadr, body_jntnum, body_jntadr, dof_treeid, tree_dofnum) = unsafe {
-        (
-            slice(m.jnt_type, njnt),
-            slice(m.jnt_bodyid, njnt),
-            slice(m.jnt_dofadr, njnt),
-            slice(m.body_jntnum, nbody),
-            slice(m.body_jntadr, nbody),
-            slice(m.dof_treeid, nv),
-            slice(m.tree_dofnum, m.ntree as usize),
-        )
-    };
-    let b = jnt_bodyid[j] as usize;
-    let first = body_jntadr[b] as usize;
-    jnt_type[j] == 0
-        && body_jntnum[b] == 1
-        && jnt_type[first] == 0
-        && tree_dofnum[dof_treeid[jnt_dofadr[first] as usize] as usize] == 6
-}
-
-/// Why `mj_implicitSkip` is left to the library: the advance's reasons; the `implicit`
-/// integrator (its RNE derivative and LU factor); tendons and fluid forces (their derivatives);
-/// actuators other than fixed or affine gains and biases on joints; lone free bodies.
+/// Why `mj_implicitSkip` is left to the library: the advance's reasons; tendons and fluid forces (their derivatives);
+/// actuators other than fixed or affine gains and biases on joints.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     if let Some(why) = advance_out_of_scope(m) {
         return Some(why);
     }
-    if m.opt.integrator != sys::mjINT_IMPLICITFAST as i32 {
+    let full = m.opt.integrator == sys::mjINT_IMPLICIT as i32;
+    if m.opt.integrator != sys::mjINT_IMPLICITFAST as i32 && !full {
         return Some(Fallback::Integrator);
     }
     if m.ntendon > 0 {
@@ -68,28 +45,26 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     if (0..nact).any(|a| !matches!(gaintype[a], 0 | 1) || !matches!(biastype[a], 0 | 1)) {
         return Some(Fallback::Actuator);
     }
-    if (0..m.njnt as usize).any(|j| lone_free_body(m, j)) {
-        return Some(Fallback::FreeBody);
-    }
     // SAFETY: the flag's byte, read as a byte.
     if unsafe { byte(&raw const d.threadlock) } != 0 {
         return Some(Fallback::ThreadLock);
     }
     let nv = m.nv as usize;
+    if full {
+        return super::implicit_full::stack(m, d, false).is_none().then_some(Fallback::StackFull);
+    }
     stack_marks(d, &[8 * nv, 8 * nv]).is_none().then_some(Fallback::StackFull)
 }
 
-/// Runs the Rust stage on MuJoCo's data in place of `mj_implicitSkip(m, d, skipfactor)`.
-pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
-    let t0 = clock();
-    let (nv, nu) = (m.nv as usize, m.nu as usize);
-    let nact = m.nactuator as usize;
-    let Some((stack, arena)) = stack_marks(d, &[8 * nv, 8 * nv]) else { return };
-    let time = d.time;
-    // SAFETY: mjData's arrays of the documented lengths (the moment rows: `nJmom` entries); the
-    // inputs are read, qDeriv, qH, qHDiagInv, act, qvel, qpos and qacc_warmstart written.
-    let (x, qderiv) = unsafe {
-        let njmom = m.nJmom as usize;
+/// The actuator state the derivative reads, and `qDeriv`.
+///
+/// # Safety
+/// No other reference to `d.qDeriv` is live while the returned slice is.
+pub(super) unsafe fn deriv_input<'a>(m: &sys::mjModel, d: &sys::mjData) -> (DerivInput<'a>, &'a mut [f64]) {
+    let (nv, nu, nact) = (m.nv as usize, m.nu as usize, m.nactuator as usize);
+    let njmom = m.nJmom as usize;
+    // SAFETY: mjData's arrays of the documented lengths (the moment rows: `nJmom` entries).
+    unsafe {
         let x = DerivInput {
             ctrl: slice(d.ctrl, nu),
             actuator_force: slice(d.actuator_force, nact),
@@ -100,6 +75,30 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
             actuator_moment: slice(d.actuator_moment, njmom),
         };
         (x, slice_mut(d.qDeriv, m.nD as usize))
+    }
+}
+
+/// Runs the Rust stage on MuJoCo's data in place of `mj_implicitSkip(m, d, skipfactor)`.
+pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
+    if m.opt.integrator == sys::mjINT_IMPLICIT as i32 {
+        return super::implicit_full::replace(m, d, skipfactor);
+    }
+    let t0 = clock();
+    let nv = m.nv as usize;
+    let Some((stack, arena)) = stack_marks(d, &[8 * nv, 8 * nv]) else { return };
+    let time = d.time;
+    // SAFETY: the inputs are read, qDeriv written (and, through the Euler state, qH, qHDiagInv,
+    // act, qvel, qpos and qacc_warmstart).
+    let (x, qderiv) = unsafe { deriv_input(m, d) };
+    let nbody = m.nbody as usize;
+    // SAFETY: the position stage's arrays of their documented lengths, read only.
+    let frames = unsafe {
+        FreeBodyFrames {
+            xpos: slice(d.xpos, 3 * nbody),
+            xmat: slice(d.xmat, 9 * nbody),
+            subtree_com: slice(d.subtree_com, 3 * nbody),
+            crb: slice(d.crb, 10 * nbody),
+        }
     };
     let mut s = super::euler::state(m, d);
     let singular = SCRATCH.with(|sc| {
@@ -107,15 +106,30 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
         qfrc.resize(nv, 0.0);
         qacc.resize(nv, 0.0);
         views::with(m, |v| {
-            implicit_fast(&v.tree, &v.passive, &v.actuator, &v.integrator, skipfactor, &x, qderiv, &mut s, (qfrc, qacc))
+            let input = (&x, &frames);
+            implicit_fast(
+                &v.tree,
+                &v.passive,
+                &v.actuator,
+                &v.integrator,
+                skipfactor,
+                input,
+                qderiv,
+                &mut s,
+                (qfrc, qacc),
+            )
         })
     });
     super::euler::finish(d, singular, time, (stack, arena), t0);
 }
 
-/// The arrays `mj_implicitSkip` writes for `implicitfast`: the velocity derivative and Euler's.
+/// The arrays `mj_implicitSkip` writes: the velocity derivative (and for `implicit` its LU
+/// factor) and Euler's.
 pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
     let mut fields = vec![Field::f64("qDeriv", d.qDeriv, m.nD as usize)];
+    if m.opt.integrator == sys::mjINT_IMPLICIT as i32 {
+        fields.push(Field::f64("qLU", d.qLU, m.nD as usize));
+    }
     fields.extend(super::euler::outputs(m, d));
     fields
 }

@@ -34,6 +34,7 @@ mod euler;
 mod fallback;
 mod fields;
 mod implicit;
+mod implicit_full;
 mod island;
 mod kinematics;
 mod passive;
@@ -42,7 +43,9 @@ mod rk4;
 mod set;
 mod snapshot;
 mod solver;
+mod solver_noslip;
 mod solver_pgs;
+mod solver_sparse;
 mod stack;
 pub(crate) mod views;
 

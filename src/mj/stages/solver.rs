@@ -30,10 +30,11 @@ thread_local! {
 /// with the effective metric on the discrete integrator the library corrects the smooth force for
 /// gyroscopic terms after every call (`mj_discreteGyro`); with rows, PGS as `solver_pgs.rs`
 /// says, and everything else but the Newton and CG solvers over islands (pyramidal or elliptic,
-/// dense or sparse Jacobian), without noslip, the effective metric or the thread pool's locked
-/// stack, and, there, on a sparse Jacobian the calls where some island's warm start needs Newton
-/// iterations (found by running the call on copies; dense ones iterate in Rust, D18 to D21; CG
-/// iterates in Rust on both, D30). A solver number outside 0 to 2 the library reports and skips.
+/// dense or sparse Jacobian, noslip after them included), without the effective metric or the
+/// thread pool's locked stack, and, there, on a sparse Jacobian the calls where some island's
+/// warm start needs Newton iterations (found by running the call on copies; dense ones iterate in
+/// Rust, D18 to D21; CG iterates in Rust on both, D30). A solver number outside 0 to 2 the
+/// library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     if opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {
@@ -52,7 +53,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     let locked = unsafe { byte(&raw const d.threadlock) } != 0;
     let why = [
         (opt.solver != SOL_NEWTON && opt.solver != SOL_CG, Fallback::SolverUnknown),
-        (opt.noslip_iterations > 0, Fallback::SolverNoslip),
         (d.efm_active != 0, Fallback::EffectiveMetric),
         (!islands, Fallback::SolverMonolithic),
         (locked, Fallback::ThreadLock),
@@ -62,10 +62,10 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     }
     SCRATCH.with(|s| {
         let (scratch, out, cones) = &mut *s.borrow_mut();
-        if run(m, d, scratch, out, cones).is_err() {
-            return Some(Fallback::SolverNewton);
+        if let Err(why) = run(m, d, scratch, out, cones) {
+            return Some(why);
         }
-        super::stack::replay(d, &out.frames).err().map(|_| Fallback::StackFull)
+        super::solver_noslip::replay(d, &out.frames).err().map(|_| Fallback::StackFull)
     })
 }
 
@@ -141,14 +141,15 @@ pub(super) unsafe fn frame_input<'a>(m: &'a sys::mjModel, d: &'a sys::mjData, co
     }
 }
 
-/// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written).
+/// The call on MuJoCo's data, into `out` (nothing of MuJoCo's is written); the reason when it
+/// must stay the library's.
 fn run(
     m: &sys::mjModel,
     d: &sys::mjData,
     scratch: &mut FrameScratch,
     out: &mut FrameOutput,
     cones: &mut Vec<Cone>,
-) -> Result<(), NeedsIterations> {
+) -> Result<(), Fallback> {
     let nefc = d.nefc.max(0) as usize;
     cones.clear();
     // SAFETY: the ncon contacts at d->contact.
@@ -163,7 +164,11 @@ fn run(
     // SAFETY: efc_state has nefc entries.
     out.efc_state.clear();
     out.efc_state.extend_from_slice(unsafe { slice(d.efc_state, nefc) });
-    solve(&fm, &inp, scratch, out)
+    solve(&fm, &inp, scratch, out).map_err(|NeedsIterations| Fallback::SolverNewton)?;
+    // noslip after the Newton solver (over islands: the scope test required them)
+    let nm = super::solver_noslip::model(m, true);
+    let ar = (!d.efc_AR.is_null()).then(|| super::solver_pgs::ar(m, d));
+    super::solver_noslip::after_solver(&fm, &nm, &inp, ar.as_ref(), out.noslip_parts()).map_err(|_| Fallback::SolverPgs)
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdConstraint` (a state the scope test
@@ -183,7 +188,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
             let (scratch, out, cones) = &mut *s.borrow_mut();
             // the scope test ran the same call: it succeeds
             if run(m, d, scratch, out, cones).is_ok() {
-                if let Ok(arena) = super::stack::replay(d, &out.frames) {
+                if let Ok(arena) = super::solver_noslip::replay(d, &out.frames) {
                     commit(d, out, &arena);
                 }
             }
@@ -259,7 +264,7 @@ pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! The solver's pieces alone against the library's exported helpers, bit for bit.
     use super::*;
     use crate::mj::{Data, Model};
@@ -337,10 +342,11 @@ mod tests {
       </body></body></worldbody></mujoco>"#;
 
     /// A deterministic stream of doubles in [-1, 1) (xorshift).
-    struct Stream(u64);
+    pub(crate) struct Stream(pub(crate) u64);
 
     impl Stream {
-        fn next(&mut self) -> f64 {
+        /// The next double.
+        pub(crate) fn next(&mut self) -> f64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;

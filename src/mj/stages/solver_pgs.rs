@@ -20,15 +20,13 @@ thread_local! {
     static SCRATCH: RefCell<(PgsScratch, PgsOutput, Vec<Cone>)> = RefCell::default();
 }
 
-/// Why a PGS call with rows must stay MuJoCo's (D13, D25-D28): elliptic cones, noslip, the
-/// effective metric, the thread pool's locked stack, a missing `efc_AR`, a sparse `efc_AR` row
-/// without its diagonal, or a stack too small (found by running the call on copies).
+/// Why a PGS call with rows must stay MuJoCo's (D13, D25-D29): the effective metric, the thread
+/// pool's locked stack, a missing `efc_AR`, a sparse `efc_AR` row without its diagonal, or a
+/// stack too small (found by running the call, noslip included, on copies).
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
-    let opt = &m.opt;
     // SAFETY: the flag's byte (any value but 0 takes the locked path).
     let locked = unsafe { byte(&raw const d.threadlock) } != 0;
     let why = [
-        (opt.noslip_iterations > 0, Fallback::SolverNoslip),
         (d.efm_active != 0, Fallback::EffectiveMetric),
         (locked, Fallback::ThreadLock),
         (d.efc_AR.is_null(), Fallback::SolverPgs),
@@ -39,16 +37,15 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     SCRATCH.with(|s| {
         let (scratch, out, cones) = &mut *s.borrow_mut();
         match run(m, d, scratch, out, cones) {
-            Err(Unsupported::Condim6) => return Some(Fallback::SolverElliptic),
             Err(Unsupported::NoDiagonal) => return Some(Fallback::SolverPgs),
             Ok(()) => {}
         }
-        super::stack::replay(d, &out.frames).err().map(|_| Fallback::StackFull)
+        super::solver_noslip::replay(d, &out.frames).err().map(|_| Fallback::StackFull)
     })
 }
 
 /// `efc_AR` in MuJoCo's data, dense (`nefc x nefc`) or sparse as the library treats it.
-fn ar<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Jacobian<'a> {
+pub(super) fn ar<'a>(m: &sys::mjModel, d: &'a sys::mjData) -> Jacobian<'a> {
     let nefc = d.nefc.max(0) as usize;
     // SAFETY: mjData's AR arrays of their documented lengths (nA non-zeros when sparse, nefc x
     // nefc when dense), read only; the scope test checked efc_AR is there.
@@ -97,7 +94,10 @@ fn run(
     // SAFETY: efc_state has nefc entries.
     out.efc_state.clear();
     out.efc_state.extend_from_slice(unsafe { slice(d.efc_state, nefc) });
-    solve_pgs(&pm, &inp, &ar(m, d), scratch, out)
+    let ar = ar(m, d);
+    solve_pgs(&pm, &inp, &ar, scratch, out)?;
+    let nm = super::solver_noslip::model(m, pm.use_islands);
+    super::solver_noslip::after_solver(&pm.frame, &nm, &inp, Some(&ar), out.noslip_parts())
 }
 
 /// Runs the Rust PGS call on MuJoCo's data in place of `mj_fwdConstraint`'s (a state with rows
@@ -107,7 +107,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
         let (scratch, out, cones) = &mut *s.borrow_mut();
         // the scope test ran the same call: it succeeds
         if run(m, d, scratch, out, cones).is_ok() {
-            if let Ok(arena) = super::stack::replay(d, &out.frames) {
+            if let Ok(arena) = super::solver_noslip::replay(d, &out.frames) {
                 commit(d, out, &arena);
             }
         }

@@ -4,13 +4,20 @@
 // Indexed loops follow the library's row and column walk; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
+use crate::dynamics::avx::avx_dispatch;
 use crate::dynamics::reference::dot;
 use crate::math::MINVAL;
 
-/// `mju_cholFactor`: the lower triangle of the row-major `n x n` matrix `mat` becomes `L` with
-/// `L L' = mat`, column by column; a pivot under `mindiag` is raised to it, its column below
-/// zeroed and the rank lowered. The upper triangle is left as it was. Returns the rank.
-pub fn chol_factor(mat: &mut [f64], n: usize, mindiag: f64) -> usize {
+avx_dispatch! {
+    /// `mju_cholFactor`: the lower triangle of the row-major `n x n` matrix `mat` becomes `L` with
+    /// `L L' = mat`, column by column; a pivot under `mindiag` is raised to it, its column below
+    /// zeroed and the rank lowered. The upper triangle is left as it was. Returns the rank.
+    pub fn chol_factor(mat: &mut [f64], n: usize, mindiag: f64) -> usize => chol_factor_any
+}
+
+/// [`chol_factor`]'s body.
+#[inline(always)]
+fn chol_factor_any(mat: &mut [f64], n: usize, mindiag: f64) -> usize {
     let mut rank = n;
     for j in 0..n {
         let mut pivot = mat[j * (n + 1)];
@@ -40,10 +47,16 @@ pub fn chol_factor(mat: &mut [f64], n: usize, mindiag: f64) -> usize {
     rank
 }
 
-/// `mju_cholSolve`: `res = (L L') \ vec` with the factor in the lower triangle of the row-major
-/// `n x n` `mat` (forward substitution with `mju_dot`'s order, then backward substitution
-/// column by column from the last, D18).
-pub fn chol_solve(res: &mut [f64], mat: &[f64], vec: &[f64]) {
+avx_dispatch! {
+    /// `mju_cholSolve`: `res = (L L') \ vec` with the factor in the lower triangle of the row-major
+    /// `n x n` `mat` (forward substitution with `mju_dot`'s order, then backward substitution
+    /// column by column from the last, D18).
+    pub fn chol_solve(res: &mut [f64], mat: &[f64], vec: &[f64]) => chol_solve_any
+}
+
+/// [`chol_solve`]'s body.
+#[inline(always)]
+fn chol_solve_any(res: &mut [f64], mat: &[f64], vec: &[f64]) {
     let n = res.len();
     res.copy_from_slice(vec);
     for i in 0..n {
@@ -58,17 +71,23 @@ pub fn chol_solve(res: &mut [f64], mat: &[f64], vec: &[f64]) {
         res[i] /= mat[i * (n + 1)];
         let x = res[i];
         if i > 0 && x != 0.0 {
-            for j in 0..i {
-                res[j] = -x * mat[i * n + j] + res[j];
+            for (r, &l) in res[..i].iter_mut().zip(&mat[i * n..i * n + i]) {
+                *r = -x * l + *r;
             }
         }
     }
 }
 
-/// `mju_cholUpdate`: the factor in the lower triangle of `mat` becomes that of `L L' + x x'`
-/// (`plus`) or `L L' - x x'`, one rotation per nonzero entry of `x` (which is overwritten); a
-/// pivot under `1e-15` is raised to it and the rank lowered. Returns the rank.
-pub fn chol_update(mat: &mut [f64], x: &mut [f64], plus: bool) -> usize {
+avx_dispatch! {
+    /// `mju_cholUpdate`: the factor in the lower triangle of `mat` becomes that of `L L' + x x'`
+    /// (`plus`) or `L L' - x x'`, one rotation per nonzero entry of `x` (which is overwritten); a
+    /// pivot under `1e-15` is raised to it and the rank lowered. Returns the rank.
+    pub fn chol_update(mat: &mut [f64], x: &mut [f64], plus: bool) -> usize => chol_update_any
+}
+
+/// [`chol_update`]'s body.
+#[inline(always)]
+fn chol_update_any(mat: &mut [f64], x: &mut [f64], plus: bool) -> usize {
     let n = x.len();
     let mut rank = n;
     for k in 0..n {

@@ -11,9 +11,12 @@
 
 pub mod cg;
 pub mod chol;
+pub mod chol_sparse;
 pub mod frame;
 pub mod linesearch;
 pub mod newton;
+pub mod noslip;
+pub mod order;
 pub mod pgs;
 mod pgs_cone;
 pub mod products;

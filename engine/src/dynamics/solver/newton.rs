@@ -21,7 +21,7 @@ use super::linesearch::{prepare, search_norm, Line, Outcome};
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm, sqr_mat_td};
 use super::update::{constraint_update, state, Rows};
 use super::SolverStat;
-use crate::dynamics::reference::dot;
+use crate::dynamics::reference::{dense_rows, dot};
 use crate::math::MINVAL;
 
 /// The island's fixed data as `mj_solPrimal` sees it (MuJoCo's names).
@@ -225,9 +225,7 @@ pub fn iterate(
         // Step 2: line search (no step without a usable direction)
         let Some(snorm) = search_norm(&s.search) else { break };
         mul_sym_vec_sparse(&mut s.mv, p.m, &s.search, p.m_rownnz, p.m_rowadr, p.m_colind);
-        for r in 0..nefc {
-            s.jv[r] = dot(&p.j[r * nv..(r + 1) * nv], &s.search);
-        }
+        dense_rows(nv, p.j, &s.search, &mut s.jv);
         let mut gauss = [0.0; 3];
         prepare(&mut s.quad, &mut gauss, &s.search, it.ma, &s.mv, p.qfrc_smooth, it.jaref, &s.jv, &p.rows);
         let line = Line { rows: p.rows, jaref: it.jaref, jv: &s.jv, quad: &s.quad, quad_gauss: gauss };

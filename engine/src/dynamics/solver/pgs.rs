@@ -1,7 +1,7 @@
 //! `mj_fwdConstraint` with constraint rows for the PGS solver (projected Gauss-Seidel on the dual,
 //! `docs/measurements.md` D13, D25-D28): `efc_b`, PGS's warm start, the solver per island or over
-//! all rows at once, and the map back to joint space. Pyramidal cones only (every row is its own
-//! block); elliptic contacts are left to the caller's fallback.
+//! all rows at once, and the map back to joint space. Pyramidal cones (every row its own block)
+//! and elliptic ones (a contact's rows one block, D29).
 //!
 //! Algorithm (one call):
 //! 1. `efc_b = J qacc_smooth - aref`.
@@ -72,11 +72,9 @@ pub struct PgsScratch {
     momentum: Vec<f64>,
 }
 
-/// A call PGS in Rust does not cover.
+/// A call PGS (or noslip) in Rust does not cover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unsupported {
-    /// An elliptic contact of condim 6 (the library's general `mju_QCQP`).
-    Condim6,
     /// A sparse `efc_AR` row without its diagonal.
     NoDiagonal,
 }
@@ -90,11 +88,6 @@ pub fn solve_pgs(
     out: &mut PgsOutput,
 ) -> Result<(), Unsupported> {
     let (nv, nefc) = (inp.qacc_smooth.len(), inp.aref.len());
-    for i in 0..nefc {
-        if inp.rows.efc_type[i] == CONTACT_ELLIPTIC && !matches!(cone(inp, i).dim, 3 | 4) {
-            return Err(Unsupported::Condim6);
-        }
-    }
     out.qfrc_constraint.resize(nv, 0.0);
     out.qacc.resize(nv, 0.0);
     out.efc_b.resize(nefc, 0.0);
@@ -126,13 +119,25 @@ pub fn solve_pgs(
         out.nnz_written = 1;
     }
     // Step 4: back to joint space
-    jt_force(&mut out.qfrc_constraint, &inp.j, &out.efc_force);
-    out.qacc.copy_from_slice(&out.qfrc_constraint);
-    solve_ld(&mut out.qacc, inp.qld, inp.qld_diag_inv, m.frame.m_rownnz, m.frame.m_rowadr, m.frame.m_colind);
-    for i in 0..nv {
-        out.qacc[i] = out.qacc[i] + inp.qacc_smooth[i];
-    }
+    dual_finish(&m.frame, inp, &out.efc_force, &mut out.qfrc_constraint, &mut out.qacc);
     Ok(())
+}
+
+/// `mj_dualFinish` (D25): `qfrc_constraint = J' efc_force`, `qacc = qacc_smooth + M^-1
+/// qfrc_constraint` (every entry of both written).
+pub fn dual_finish(
+    fm: &FrameModel,
+    inp: &FrameInput,
+    efc_force: &[f64],
+    qfrc_constraint: &mut [f64],
+    qacc: &mut [f64],
+) {
+    jt_force(qfrc_constraint, &inp.j, efc_force);
+    qacc.copy_from_slice(qfrc_constraint);
+    solve_ld(qacc, inp.qld, inp.qld_diag_inv, fm.m_rownnz, fm.m_rowadr, fm.m_colind);
+    for i in 0..qacc.len() {
+        qacc[i] = qacc[i] + inp.qacc_smooth[i];
+    }
 }
 
 /// Step 2 (D25): `efc_force` from the warm start or zero, `efc_state` from the update.
@@ -181,12 +186,12 @@ impl Pcg {
 }
 
 /// The contact of an elliptic row.
-fn cone(inp: &FrameInput, i: usize) -> Cone {
+pub(super) fn cone(inp: &FrameInput, i: usize) -> Cone {
     inp.rows.contacts[inp.rows.efc_id[i] as usize]
 }
 
 /// The rows of the block starting at row `i`: an elliptic contact's `dim`, else 1.
-fn block_dim(inp: &FrameInput, i: usize) -> usize {
+pub(super) fn block_dim(inp: &FrameInput, i: usize) -> usize {
     if inp.rows.efc_type[i] == CONTACT_ELLIPTIC {
         cone(inp, i).dim as usize
     } else {
@@ -194,22 +199,41 @@ fn block_dim(inp: &FrameInput, i: usize) -> usize {
     }
 }
 
-/// `1 / AR[i][i]` for row `i` (`Err` when a sparse row stores no diagonal).
-fn ar_diag_inv(ar: &Jacobian, i: usize) -> Result<f64, Unsupported> {
+/// `AR[i][i]` for row `i` (`Err` when a sparse row stores no diagonal).
+pub(super) fn ar_diag(ar: &Jacobian, i: usize) -> Result<f64, Unsupported> {
     match *ar {
-        Jacobian::Dense { nv: n, j } => Ok(1.0 / j[i * (n + 1)]),
+        Jacobian::Dense { nv: n, j } => Ok(j[i * (n + 1)]),
         Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {
             let adr = rowadr[i] as usize;
             (adr..adr + rownnz[i].max(0) as usize)
                 .find(|&k| colind[k] as usize == i)
-                .map(|k| 1.0 / j[k])
+                .map(|k| j[k])
                 .ok_or(Unsupported::NoDiagonal)
         }
     }
 }
 
+/// The dual solvers' scale `1 / max(1e-15, trace M)` over the island's dofs (all dofs for
+/// `island = -1`, D26).
+pub(super) fn dual_scale(fm: &FrameModel, inp: &FrameInput, island: i32) -> f64 {
+    let diag = |dof: usize| inp.mass[(fm.m_rowadr[dof] + fm.m_rownnz[dof] - 1) as usize];
+    let mut trace = 0.0;
+    if island >= 0 {
+        let isl = &inp.islands;
+        let adr = isl.idofadr[island as usize] as usize;
+        for k in 0..isl.nv[island as usize].max(0) as usize {
+            trace = trace + diag(isl.idof2dof[adr + k] as usize);
+        }
+    } else {
+        for dof in 0..inp.qacc_smooth.len() {
+            trace = trace + diag(dof);
+        }
+    }
+    1.0 / if 1e-15 > trace { 1e-15 } else { trace }
+}
+
 /// Row `i` of `AR f` (`mju_dot` over the dense row, `mju_dotSparse` over the sparse one).
-fn ar_row_dot(ar: &Jacobian, i: usize, f: &[f64]) -> f64 {
+pub(super) fn ar_row_dot(ar: &Jacobian, i: usize, f: &[f64]) -> f64 {
     match *ar {
         Jacobian::Dense { nv: n, j } => dot(&j[i * n..(i + 1) * n], f),
         Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {
@@ -220,7 +244,7 @@ fn ar_row_dot(ar: &Jacobian, i: usize, f: &[f64]) -> f64 {
 }
 
 /// The dual state of the listed rows from their forces (D27); the number of active rows.
-fn dual_state(
+pub(super) fn dual_state(
     inp: &FrameInput,
     force: &[f64],
     st: &mut [i32],
@@ -289,23 +313,10 @@ fn sol_pgs(
     s.momentum.resize(nefc, 0.0);
     // the scale: 1 / the trace of M over the island's dofs (all dofs without islands)
     let fm = &m.frame;
-    let diag = |dof: usize| inp.mass[(fm.m_rowadr[dof] + fm.m_rownnz[dof] - 1) as usize];
-    let mut trace = 0.0;
-    if island >= 0 {
-        let isl = &inp.islands;
-        let adr = isl.idofadr[island as usize] as usize;
-        for k in 0..isl.nv[island as usize].max(0) as usize {
-            trace = trace + diag(isl.idof2dof[adr + k] as usize);
-        }
-    } else {
-        for dof in 0..inp.qacc_smooth.len() {
-            trace = trace + diag(dof);
-        }
-    }
-    let scale = 1.0 / if 1e-15 > trace { 1e-15 } else { trace };
+    let scale = dual_scale(fm, inp, island);
     s.ar_inv.clear();
     for c in 0..nefc {
-        s.ar_inv.push(ar_diag_inv(ar, at(c))?);
+        s.ar_inv.push(1.0 / ar_diag(ar, at(c))?);
     }
     dual_state(inp, force, &mut out.efc_state, counts, rows);
     s.blockstart.clear();

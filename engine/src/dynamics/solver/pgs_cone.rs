@@ -1,11 +1,11 @@
 //! PGS's elliptic contacts (`docs/measurements.md` D29): one contact's rows form one block, moved
 //! along its own force (the ray update) or along the normal alone, then its friction solved as a
 //! small quadratic program on the friction ellipsoid (`mju_QCQP2` for condim 3, `mju_QCQP3` for
-//! condim 4); condim 6 (the library's general `mju_QCQP`) is not in Rust.
+//! condim 4, the library's general `mju_QCQP` for condim 6, D35).
 // Indexed loops follow the library's block layout; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
-use super::qcqp::{qcqp2, qcqp3};
+use super::qcqp::{qcqp, qcqp2, qcqp3};
 use super::update::state;
 use crate::dynamics::reference::{dot, Jacobian};
 
@@ -113,26 +113,36 @@ pub(super) fn update(force: &mut [f64], old: &[f64], res: &[f64], a: &[f64; 36],
         return;
     }
     let mut v = [0.0; 5];
+    friction_qcqp(&mut v[..nf], &ac, &bc, mu, force[0]);
+    force[1..].copy_from_slice(&v[..nf]);
+}
+
+/// The friction `v` (`dim - 1` entries) of an elliptic contact with normal force `normal`: the
+/// QCQP on the ellipsoid (`mju_QCQP2`, `mju_QCQP3` or the general `mju_QCQP` by size, `ac` the
+/// row-major block, `d = mu`), scaled onto the ellipsoid when the constraint is active.
+pub(super) fn friction_qcqp(v: &mut [f64], ac: &[f64; 25], bc: &[f64; 5], mu: &[f64; 5], normal: f64) {
+    let nf = v.len();
     let active = match nf {
         2 => {
             let mut r = [0.0; 2];
-            let act = qcqp2(&mut r, &[ac[0], ac[1], ac[2], ac[3]], &[bc[0], bc[1]], &[mu[0], mu[1]], force[0]);
-            v[..2].copy_from_slice(&r);
+            let act = qcqp2(&mut r, &[ac[0], ac[1], ac[2], ac[3]], &[bc[0], bc[1]], &[mu[0], mu[1]], normal);
+            v.copy_from_slice(&r);
             act
         }
-        _ => {
+        3 => {
             let mut r = [0.0; 3];
             let mut a3 = [0.0; 9];
             a3.copy_from_slice(&ac[..9]);
-            let act = qcqp3(&mut r, &a3, &[bc[0], bc[1], bc[2]], &[mu[0], mu[1], mu[2]], force[0]);
-            v[..3].copy_from_slice(&r);
+            let act = qcqp3(&mut r, &a3, &[bc[0], bc[1], bc[2]], &[mu[0], mu[1], mu[2]], normal);
+            v.copy_from_slice(&r);
             act
         }
+        // condim 6 (5 friction rows; the sizes were checked by the caller's block layout)
+        _ => qcqp(v, &ac[..nf * nf], &bc[..nf], &mu[..nf], normal).unwrap_or(false),
     };
     if active {
-        project_ellipsoid(&mut v[..nf], force[0], &mu[..nf], false);
+        project_ellipsoid(v, normal, &mu[..nf], false);
     }
-    force[1..].copy_from_slice(&v[..nf]);
 }
 
 /// The cost change of one block (`0.5 delta' A delta + delta' res`, `mju_mulVecMatVec` then

@@ -7,6 +7,7 @@
 // Indexed loops walk rows and columns as the library does; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
+use crate::dynamics::avx::avx_dispatch;
 use crate::dynamics::reference::dot;
 
 /// `mju_norm`: the square root of `dot(v, v)` (`mju_dot`'s order).
@@ -22,34 +23,50 @@ pub fn mul_sym_vec_sparse(res: &mut [f64], mat: &[f64], vec: &[f64], rownnz: &[i
     res.fill(0.0);
     for i in 0..res.len() {
         let (adr, nnz) = (rowadr[i] as usize, rownnz[i] as usize);
-        res[i] = vec[i] * mat[adr + nnz - 1];
-        for k in (0..nnz.saturating_sub(1)).rev() {
-            let (j, val) = (colind[adr + k] as usize, mat[adr + k]);
-            res[i] = val * vec[j] + res[i];
-            res[j] = val * vec[i] + res[j];
+        let (vi, off) = (vec[i], nnz.saturating_sub(1));
+        let mut ri = vi * mat[adr + nnz - 1];
+        // the row's off-diagonal entries as slices (fewer bounds checks); `res[i]` is kept in
+        // `ri` meanwhile: an off-diagonal column is always below `i`, never `i` itself
+        for (&j, &val) in colind[adr..adr + off].iter().zip(&mat[adr..adr + off]).rev() {
+            let j = j as usize;
+            ri = val * vec[j] + ri;
+            res[j] = val * vi + res[j];
         }
+        res[i] = ri;
     }
 }
 
-/// `mju_mulMatTVec`: `res = mat' vec` for the row-major `nr x nc` `mat` (`nr = vec.len()`,
-/// `nc = res.len()`).
-pub fn mul_mat_t_vec(res: &mut [f64], mat: &[f64], vec: &[f64]) {
+avx_dispatch! {
+    /// `mju_mulMatTVec`: `res = mat' vec` for the row-major `nr x nc` `mat` (`nr = vec.len()`,
+    /// `nc = res.len()`).
+    pub fn mul_mat_t_vec(res: &mut [f64], mat: &[f64], vec: &[f64]) => mul_mat_t_vec_any
+}
+
+/// [`mul_mat_t_vec`]'s body.
+#[inline(always)]
+fn mul_mat_t_vec_any(res: &mut [f64], mat: &[f64], vec: &[f64]) {
     let nc = res.len();
     res.fill(0.0);
     for (r, &v) in vec.iter().enumerate() {
         if v != 0.0 {
-            let row = &mat[r * nc..(r + 1) * nc];
-            for k in 0..nc {
-                res[k] = v * row[k] + res[k];
+            // zipped slices: no bounds checks, so the loop vectorises (same operations)
+            for (x, &m) in res.iter_mut().zip(&mat[r * nc..(r + 1) * nc]) {
+                *x = v * m + *x;
             }
         }
     }
 }
 
-/// `mju_sqrMatTD_impl`: `res = mat' diag(diag) mat` (`nc x nc`, `nc = res.len() / nc`) for the
-/// row-major `nr x nc` `mat`; the lower triangle is accumulated and, with `upper`, mirrored to
-/// the upper one (otherwise the upper triangle stays zero).
-pub fn sqr_mat_td(res: &mut [f64], mat: &[f64], diag: &[f64], nc: usize, upper: bool) {
+avx_dispatch! {
+    /// `mju_sqrMatTD_impl`: `res = mat' diag(diag) mat` (`nc x nc`, `nc = res.len() / nc`) for the
+    /// row-major `nr x nc` `mat`; the lower triangle is accumulated and, with `upper`, mirrored to
+    /// the upper one (otherwise the upper triangle stays zero).
+    pub fn sqr_mat_td(res: &mut [f64], mat: &[f64], diag: &[f64], nc: usize, upper: bool) => sqr_mat_td_any
+}
+
+/// [`sqr_mat_td`]'s body.
+#[inline(always)]
+fn sqr_mat_td_any(res: &mut [f64], mat: &[f64], diag: &[f64], nc: usize, upper: bool) {
     res[..nc * nc].fill(0.0);
     for (j, &dj) in diag.iter().enumerate() {
         if dj == 0.0 {
@@ -60,8 +77,10 @@ pub fn sqr_mat_td(res: &mut [f64], mat: &[f64], diag: &[f64], nc: usize, upper: 
             let tmp = row[i];
             if tmp != 0.0 {
                 let scl = tmp * dj;
-                for k in 0..=i {
-                    res[i * nc + k] = scl * row[k] + res[i * nc + k];
+                // slices, not indices: without bounds checks the loop vectorises (each entry is
+                // still its own multiply and add)
+                for (r, &m) in res[i * nc..=i * nc + i].iter_mut().zip(&row[..=i]) {
+                    *r = scl * m + *r;
                 }
             }
         }

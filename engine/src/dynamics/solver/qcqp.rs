@@ -1,7 +1,12 @@
 //! The small quadratically constrained problems of the dual solvers (PGS and noslip on elliptic
-//! cones) as MuJoCo 4.0.0's exported `mju_QCQP2` and `mju_QCQP3` solve them (`docs/measurements.md`
-//! D15): `min 0.5 x'Ax + x'b` subject to `sum (x_i/d_i)^2 <= r^2`, by Newton's method on the
-//! multiplier of the scaled problem.
+//! cones) as MuJoCo 4.0.0's exported `mju_QCQP2` and `mju_QCQP3` and its local general `mju_QCQP`
+//! solve them (`docs/measurements.md` D15, D35): `min 0.5 x'Ax + x'b` subject to
+//! `sum (x_i/d_i)^2 <= r^2`, by Newton's method on the multiplier of the scaled problem.
+// Indexed loops follow the library's row-major layout; `x = x * y` keeps its operand order.
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+
+use super::chol::{chol_factor, chol_solve};
+use crate::dynamics::reference::dot;
 
 /// Iterations of the multiplier's Newton method.
 const ITERATIONS: usize = 20;
@@ -89,4 +94,56 @@ pub fn qcqp3(res: &mut [f64; 3], a: &[f64; 9], b: &[f64; 3], d: &[f64; 3], r: f6
     }
     *res = [v[0] * d[0], v[1] * d[1], v[2] * d[2]];
     la != 0.0
+}
+
+/// The largest problem [`qcqp`] takes (the friction of a condim-6 contact).
+pub const QCQP_MAX: usize = 5;
+
+/// `mju_QCQP`: as [`qcqp2`] in `n = res.len()` dimensions (`n <= 5`, `a` row-major `n x n`), with
+/// `A + la` factored by `mju_cholFactor` (pivots under the threshold count as a lost rank) and
+/// solved by `mju_cholSolve` (D35). `None` when `n` is over [`QCQP_MAX`] or an input is short.
+pub fn qcqp(res: &mut [f64], a: &[f64], b: &[f64], d: &[f64], r: f64) -> Option<bool> {
+    let n = res.len();
+    if n > QCQP_MAX || a.len() < n * n || b.len() < n || d.len() < n {
+        return None;
+    }
+    let (mut sa, mut ala, mut sb, mut tmp) = ([0.0; 25], [0.0; 25], [0.0; 5], [0.0; 5]);
+    // the scaled problem: constraint x'x <= r^2
+    for i in 0..n {
+        sb[i] = b[i] * d[i];
+        for j in 0..n {
+            sa[i * n + j] = a[i * n + j] * d[i] * d[j];
+        }
+    }
+    let (sa, ala, sb, tmp) = (&sa[..n * n], &mut ala[..n * n], &sb[..n], &mut tmp[..n]);
+    let mut la = 0.0;
+    for _ in 0..ITERATIONS {
+        ala.copy_from_slice(sa);
+        for i in 0..n {
+            ala[i * (n + 1)] += la;
+        }
+        if chol_factor(ala, n, TOL) < n {
+            res.fill(0.0);
+            return Some(false);
+        }
+        chol_solve(res, ala, sb);
+        for x in res.iter_mut() {
+            *x = *x * -1.0;
+        }
+        let val = dot(res, res) - r * r;
+        if val < TOL {
+            break;
+        }
+        chol_solve(tmp, ala, res);
+        let deriv = -2.0 * dot(res, tmp);
+        let delta = -val / deriv;
+        if delta < TOL {
+            break;
+        }
+        la += delta;
+    }
+    for i in 0..n {
+        res[i] = res[i] * d[i];
+    }
+    Some(la != 0.0)
 }
