@@ -505,6 +505,28 @@ pub struct Model {
     /// Key controls (nkey x nu).
     pub key_ctrl: Vec<f64>,
 
+    // ------------------------------------------------------------------ equalities
+    /// Why the equality arrays below were left empty (a kind specula's compiler does not produce
+    /// yet); `None` when every equality was compiled (see `compile::equality`).
+    pub eq_unsupported: Option<String>,
+    /// Constraint type (`mjtEq`).
+    pub eq_type: Vec<i32>,
+    /// First object (body, site or joint id).
+    pub eq_obj1id: Vec<i32>,
+    /// Second object (-1 for none; the world body for a connect or weld without one).
+    pub eq_obj2id: Vec<i32>,
+    /// Object type (`mjtObj`: body, site or joint).
+    pub eq_objtype: Vec<i32>,
+    /// Initially active.
+    pub eq_active0: Vec<u8>,
+    /// Constraint reference.
+    pub eq_solref: Vec<[f64; 2]>,
+    /// Constraint impedance.
+    pub eq_solimp: Vec<[f64; 5]>,
+    /// Numeric data (`mjNEQDATA` = 12 in 4.0.0): anchors, relative pose, polynomial, torque
+    /// scale and, for a body weld, 1 when the relative pose comes from `qpos0`; as `mj_setConst`
+    /// leaves them.
+    pub eq_data: Vec<[f64; 12]>,
     // ------------------------------------------------------------------ actuators
     /// Why the actuator arrays below were left empty (an actuator kind or derived value specula's
     /// compiler does not produce yet); `None` when every actuator was compiled.

@@ -1,5 +1,5 @@
-//! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (dof friction
-//! loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
+//! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (connect, weld
+//! and joint equalities, dof friction loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
 //! each on the engine's stage code, over arrays [`Efc`] owns (MuJoCo's arena arrays, under its
 //! names). `mj_projectConstraint` runs (dense) for PGS and noslip only: for Newton or CG without
 //! noslip it does nothing (the exact diagonal is refused by [`crate::scope::check`]).
@@ -8,12 +8,14 @@
 //! [`NativeError::Unsupported`] naming the missing piece (never a silent difference).
 
 use specula_engine::dynamics::constraint::contact::{self as ccontact, ContactModel, ContactScratch, ContactState};
+use specula_engine::dynamics::constraint::equality_jdot::jdotv;
 use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
 use specula_engine::dynamics::constraint::jacobian::JacState;
-use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel, EfcRows};
+use specula_engine::dynamics::constraint::{equality, limits, super_sparse, ConstraintModel, EfcRows};
 use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
+use specula_engine::dynamics::island_equality::RowJacobian;
 use specula_engine::dynamics::project::{self, Factor};
-use specula_engine::dynamics::reference::{reference_constraint, ContactRef, Jacobian, ReferenceInput};
+use specula_engine::dynamics::reference::{reference_constraint_with, ContactRef, Jacobian, ReferenceInput};
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, Primal,
 };
@@ -32,7 +34,7 @@ const CONE_PYRAMIDAL: i32 = 0;
 /// names (`nefc` rows; the Jacobian dense `nefc x nv` or sparse with `nJ` non-zeros).
 #[derive(Debug, Default)]
 pub struct Efc {
-    /// Equality rows (always 0 on this route).
+    /// Equality rows.
     pub ne: usize,
     /// Friction-loss rows.
     pub nf: usize,
@@ -178,6 +180,21 @@ macro_rules! jacobian {
     }};
 }
 
+/// The Jacobian of an [`Efc`] as the island stage's scan reads it, borrowing only its Jacobian
+/// fields.
+macro_rules! row_jacobian {
+    ($e:expr, $sparse:expr) => {{
+        let (n, nj) = ($e.nefc, $e.nj);
+        RowJacobian {
+            sparse: $sparse,
+            efc_j: &$e.efc_j[..nj],
+            rownnz: &$e.efc_j_rownnz[..n],
+            rowadr: &$e.efc_j_rowadr[..n],
+            colind: &$e.efc_j_colind[..if $sparse { nj } else { 0 }],
+        }
+    }};
+}
+
 /// `v` as `n` elements (the caller overwrites them; no allocation once grown).
 fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
     v.resize(n, T::default());
@@ -212,8 +229,8 @@ fn contact_model(nm: &NativeModel) -> ContactModel<'_> {
     }
 }
 
-/// `mj_makeConstraint`: counts the rows, sizes the arrays, appends friction, limit and contact
-/// rows, then their supernodes, approximate diagonal and impedance. `d.contacts` are the
+/// `mj_makeConstraint`: counts the rows, sizes the arrays, appends equality, friction, limit and
+/// contact rows, then their supernodes, approximate diagonal and impedance. `d.contacts` are the
 /// collision stage's contacts; their `efc_address`, `exclude` and `mu` are set here.
 pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
     let e = &mut d.efc;
@@ -228,12 +245,14 @@ pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
     let pyramidal = m.opt.cone as i32 == CONE_PYRAMIDAL;
     let contacts_on = m.opt.disableflags & DSBL_CONTACT == 0 && !d.contacts.is_empty();
     let ctm = contact_model(nm);
+    let est = crate::equality::equality_state!(d);
+    let eq = equality::count(&cm.equality, &ctm.jac, &est, sparse, &mut d.equality.rows);
     let fr = limits::count_friction(&cm, sparse);
     let li = limits::count_limits(&cm, &d.qpos, sparse);
     let (nc, nnzc) =
         if contacts_on { ccontact::count(&ctm, &d.contacts, sparse, pyramidal, &mut e.contact) } else { (0, 0) };
-    let nalloc = fr.rows + li.rows + nc;
-    let nj = if sparse { fr.nnz + li.nnz + nnzc } else { nv * nalloc };
+    let nalloc = eq.rows + fr.rows + li.rows + nc;
+    let nj = if sparse { eq.nnz + fr.nnz + li.nnz + nnzc } else { nv * nalloc };
     e.jac.resize(nv, 0.0);
     let mut rows = EfcRows {
         sparse,
@@ -253,6 +272,7 @@ pub fn make_constraint(nm: &NativeModel, d: &mut Data) {
         efc_margin: sized(&mut e.efc_margin, nalloc),
         efc_frictionloss: sized(&mut e.efc_frictionloss, nalloc),
     };
+    equality::instantiate(&cm.equality, &ctm.jac, &est, sparse, &mut rows, &mut d.equality.rows);
     limits::instantiate_friction(&cm, &mut rows, &mut e.jac);
     limits::instantiate_limits(&cm, &d.qpos, &mut rows, &mut e.jac);
     if contacts_on && nv > 0 {
@@ -302,6 +322,7 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         efc_d: &e.efc_d[..n],
         efc_r: &e.efc_r[..n],
         contact_geom: &e.geoms,
+        jac: row_jacobian!(e, is_sparse(nm)),
     };
     let part = island::partition(&im, &rows, &mut e.island).map_err(|u| NativeError::Unsupported {
         what: format!("constraint row {} (type {}) in mj_island", u.row, e.efc_type[u.row]),
@@ -343,12 +364,14 @@ pub fn island(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         efc_d: &e.efc_d[..n],
         efc_r: &e.efc_r[..n],
         contact_geom: &e.geoms,
+        jac: row_jacobian!(e, is_sparse(nm)),
     };
     island::fill(&im, &rows, &mut e.island, &mut out);
     Ok(())
 }
 
-/// `mj_referenceConstraint` (no equality rows on this route): `efc_vel` and `efc_aref`.
+/// `mj_referenceConstraint`: `efc_vel` and `efc_aref`, with the connect and weld rows'
+/// `Jdot v` correction (`mj_Jdotv`).
 pub fn reference(nm: &NativeModel, d: &mut Data) {
     let e = &mut d.efc;
     let n = e.nefc;
@@ -379,8 +402,13 @@ pub fn reference(nm: &NativeModel, d: &mut Data) {
         discrete: false,
         timestep: m.opt.timestep,
     };
-    let jac = jacobian!(e, is_sparse(nm), m.nv);
-    reference_constraint(&jac, &inp, &mut e.efc_vel[..n], &mut e.efc_aref[..n]);
+    let sparse = is_sparse(nm);
+    let jac = jacobian!(e, sparse, m.nv);
+    let (em, jm, st) = (nm.equality(), nm.jac(), crate::equality::equality_state!(d));
+    let (ids, jdot) = (&e.efc_id[..e.ne], &mut d.equality.jdot);
+    reference_constraint_with(&jac, &inp, &mut e.efc_vel[..n], &mut e.efc_aref[..n], |aref| {
+        jdotv(&em, &jm, &st, sparse, ids, aref, jdot);
+    });
 }
 
 /// `mj_fwdConstraint` with rows: the engine's frame (warm start, island gathers, each island's

@@ -125,6 +125,10 @@ pub struct Data {
     pub(crate) frames: crate::collision::Frames,
     /// `mj_rne`'s work arrays.
     pub(crate) rne: RneScratch,
+    /// Whether each equality is active (`neq`; `eq_active0` at reset).
+    pub eq_active: Vec<u8>,
+    /// The equality stages' buffers.
+    pub(crate) equality: crate::equality::EqualityBuffers,
     /// The acceleration the Euler step integrates (`nv`).
     pub(crate) euler_qacc: Vec<f64>,
     /// The force `implicitfast` solves for (`nv`).
@@ -208,6 +212,8 @@ impl Data {
             collider: CollisionStage::new(),
             frames: Default::default(),
             rne: RneScratch::default(),
+            eq_active: m.eq_active0.clone(),
+            equality: Default::default(),
             euler_qacc: z(nv),
             implicit_qfrc: z(nv),
             rk4: crate::rk4::Rk4Scratch::new(m.nq, nv, m.na),

@@ -15,18 +15,20 @@
 //!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`).
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
-//! other actuators ([`actuation::check`]), tendons, sensors and equality constraints (specula's
-//! compiler does not produce their parameters yet), noslip on a sparse Jacobian
-//! and the other solver options the Rust solver does not cover, adhesion, gravity compensation,
-//! fluid forces, sleep, discrete integration, and (from the MJCF, [`Native::load_file`])
-//! plasticity. A step the engine cannot finish (Newton iterations on a sparse Jacobian, a geom
-//! pair without a Rust collider) is refused at that step.
+//! other actuators ([`actuation::check`]), tendons, sensors and tendon or flex equalities
+//! (specula's compiler does not produce their parameters yet; connect, weld and joint equalities
+//! run, [`equality`]), noslip on a sparse Jacobian and the other solver options
+//! the Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep, discrete
+//! integration, and (from the MJCF, [`Native::load_file`]) plasticity. A step the engine cannot
+//! finish (Newton iterations on a sparse Jacobian, a geom pair without a Rust collider) is
+//! refused at that step.
 
 pub mod actuation;
 pub mod collision;
 pub mod constraint;
 pub mod consts;
 pub mod data;
+pub mod equality;
 pub mod flat;
 mod implicit;
 pub mod layout;

@@ -33,6 +33,8 @@ pub struct NativeModel {
     pub flg_adhesion: bool,
     /// The actuator arrays in `mjModel`'s layout.
     pub actuators: crate::actuation::Actuators,
+    /// The equality arrays in `mjModel`'s layout.
+    pub equalities: crate::equality::Equalities,
 }
 
 /// No actuator arrays: the native route takes models without actuators.
@@ -48,8 +50,25 @@ impl NativeModel {
         let collision = CollisionModel::from(&model);
         let flg_adhesion = model.geom_adhesion.iter().chain(&model.pair_adhesion).any(|&a| a != 0.0);
         let actuators = crate::actuation::Actuators::new(&model);
-        let mut nm = NativeModel { model, flat, layout, consts: Consts::default(), collision, flg_adhesion, actuators };
+        let mut nm = NativeModel {
+            model,
+            flat,
+            layout,
+            consts: Consts::default(),
+            collision,
+            flg_adhesion,
+            actuators,
+            equalities: Default::default(),
+        };
         nm.consts = Consts::new(&nm);
+        let mut eqs = crate::equality::Equalities::new(&nm);
+        if !eqs.eq_type.is_empty() {
+            // mj_setConst's equality data, from the pose at qpos0
+            let mut d = crate::data::Data::new(&nm);
+            crate::step::position(&nm, &mut d);
+            eqs.set_const(&d);
+        }
+        nm.equalities = eqs;
         nm
     }
 
@@ -205,6 +224,7 @@ impl NativeModel {
             jnt_solimp: &f.jnt_solimp,
             body_invweight0: &k.body_invweight0,
             geom_bodyid: &f.geom_bodyid,
+            equality: self.equality(),
         }
     }
 
@@ -217,6 +237,7 @@ impl NativeModel {
             body_treeid: &m.body_treeid,
             geom_bodyid: &f.geom_bodyid,
             tree_dofnum: &f.tree_dofnum,
+            equality: self.island_equality(),
         }
     }
 }

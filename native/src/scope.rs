@@ -9,7 +9,7 @@ use thiserror::Error;
 /// `mjDSBL_CONSTRAINT`.
 pub(crate) const DSBL_CONSTRAINT: u32 = 1;
 /// `mjDSBL_EQUALITY`.
-const DSBL_EQUALITY: u32 = 2;
+pub(crate) const DSBL_EQUALITY: u32 = 2;
 /// `mjDSBL_FRICTIONLOSS`.
 pub(crate) const DSBL_FRICTIONLOSS: u32 = 4;
 /// `mjDSBL_LIMIT`.
@@ -144,7 +144,8 @@ pub fn rows_possible(m: &Model) -> bool {
     let constraints = flags & DSBL_CONSTRAINT == 0;
     let limits = constraints && flags & DSBL_LIMIT == 0 && m.jnt_limited.iter().any(|&l| l);
     let friction = constraints && flags & DSBL_FRICTIONLOSS == 0 && m.dof_frictionloss.iter().any(|&f| f > 0.0);
-    limits || friction || contacts_possible(m)
+    let equalities = constraints && flags & DSBL_EQUALITY == 0 && m.eq_active0.iter().any(|&a| a != 0);
+    limits || friction || equalities || contacts_possible(m)
 }
 
 /// Whether `m` can have contacts.
@@ -185,8 +186,11 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     if m.nsensor > 0 {
         unsupported(format!("{} sensors", m.nsensor), "sensor parameters in specula's compiler")?;
     }
-    if m.neq > 0 && constraints && flags & DSBL_EQUALITY == 0 {
-        unsupported(format!("{} equality constraints", m.neq), "equality parameters and the constraint solver")?;
+    let equalities = m.neq > 0 && constraints && flags & DSBL_EQUALITY == 0;
+    if equalities {
+        if let Some(why) = &m.eq_unsupported {
+            unsupported(format!("equality constraints ({why})"), "tendon and flex equalities in specula's compiler")?;
+        }
     }
     if let Some(b) = m.body_gravcomp.iter().position(|&g| g != 0.0) {
         unsupported(format!("gravity compensation on body {b}"), "gravity compensation in mj_passive")?;
@@ -199,6 +203,8 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     if rows_possible(m) {
         let what = if contacts {
             "contacts"
+        } else if equalities {
+            "equality constraints"
         } else if limits {
             "joint limits"
         } else {

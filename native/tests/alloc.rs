@@ -100,4 +100,24 @@ fn constrained_step_allocates_nothing_once_its_buffers_have_grown() {
         let stats = region.change();
         assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
     }
+    equality_step_allocates_nothing_once_its_buffers_have_grown();
+}
+
+/// The project's equality scene (connect, welds, a joint coupling: equality rows, their islands
+/// and `Jdot v`) steps without allocating once its buffers have grown.
+fn equality_step_allocates_nothing_once_its_buffers_have_grown() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/equality.xml");
+    let mut native = Native::load_file(&path).unwrap();
+    native.reset_keyframe(0).unwrap();
+    // settle: the buffers grow to the scene's largest row and contact counts
+    for _ in 0..1000 {
+        native.step().unwrap();
+    }
+    assert!(native.data.efc.ne > 0, "no equality rows to check");
+    let region = Region::new(GLOBAL);
+    for _ in 0..100 {
+        native.step().unwrap();
+    }
+    let stats = region.change();
+    assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
 }

@@ -82,6 +82,12 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
             actuator_damping, actuator_length0, actuator_lengthrange, jnt_actuatorid,
         ));
     }
+    // equalities: compared when specula's compiler produced them (see `eq_unsupported`)
+    if m.eq_unsupported.is_none() {
+        out.extend(rust_arrays!(m;
+            eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data,
+        ));
+    }
     out.extend(with_opt_names!(opt_fields, m.opt));
     finish(out)
 }

@@ -107,6 +107,9 @@ pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::
             if let Some(why) = &rm.actuator_unsupported {
                 cmp.notes.push(format!("actuator parameters not compared: {why}"));
             }
+            if let Some(why) = &rm.eq_unsupported {
+                cmp.notes.push(format!("equality parameters not compared: {why}"));
+            }
             CheckOutcome::Compared(cmp)
         }
     }

@@ -1,10 +1,12 @@
 //! `mj_island` for the rigid subset: the constraint islands (groups of kinematic trees coupled
 //! by constraint rows) and the maps between the global dof and row orderings and the
 //! island-major ones, as MuJoCo 4.0.0 builds them from the rows `mj_makeConstraint` wrote
-//! (`docs/measurements.md` D12). Rows of dof friction, joint limits and geom-geom contacts name
-//! their trees directly (the library never reads the Jacobian for them); tendon, equality and
-//! flex rows, and the flex and discrete-integrator couplings, are the library's: the caller
-//! keeps those models away, and [`partition`] refuses any other row it meets.
+//! (`docs/measurements.md` D12). Rows of dof friction, joint limits, geom-geom contacts,
+//! connects and welds name their trees directly (the library never reads the Jacobian for
+//! them), joint equalities through a scan of their Jacobian row (D52,
+//! [`super::island_equality`]); tendon and flex rows, and the flex and discrete-integrator
+//! couplings, are the library's: the caller keeps those models away, and [`partition`] refuses
+//! any other row it meets.
 //!
 //! The work is split in two so that the caller can lay out the arena between them: the
 //! partition gives the island and dof counts the arena arrays are sized by, [`fill`] then writes
@@ -28,6 +30,8 @@ pub struct IslandModel<'a> {
     pub geom_bodyid: &'a [i32],
     /// Number of dofs of each tree (`ntree`).
     pub tree_dofnum: &'a [i32],
+    /// The equality constraints' objects.
+    pub equality: super::island_equality::IslandEquality<'a>,
 }
 
 impl IslandModel<'_> {
@@ -58,6 +62,8 @@ pub struct IslandRows<'a> {
     pub efc_r: &'a [f64],
     /// The two geoms of each contact (-1 for a flex side).
     pub contact_geom: &'a [[i32; 2]],
+    /// The Jacobian, for the rows whose trees come from a scan of it.
+    pub jac: super::island_equality::RowJacobian<'a>,
 }
 
 /// A row the Rust stage does not handle, or an input the library reports as an error (a
@@ -188,8 +194,17 @@ fn at(a: &[i32], id: i32) -> Option<i32> {
 
 /// The trees of row `i`'s constraint: the one tree of a dof friction or joint limit row (the
 /// second -1), the two sides of a geom-geom contact; `None` for any other row.
-fn row_trees(m: &IslandModel, rows: &IslandRows, kind: i32, id: i32) -> Option<(i32, i32)> {
+fn row_trees(m: &IslandModel, rows: &IslandRows, kind: i32, id: i32, row: usize) -> Option<(i32, i32)> {
     match kind {
+        cnstr::EQUALITY => super::island_equality::equality_trees(
+            m.dof_treeid,
+            m.body_treeid,
+            m.tree_dofnum,
+            &m.equality,
+            &rows.jac,
+            id,
+            row,
+        ),
         cnstr::FRICTION_DOF => Some((at(m.dof_treeid, id)?, -1)),
         cnstr::LIMIT_JOINT => Some((at(m.dof_treeid, at(m.jnt_dofadr, id)?)?, -1)),
         cnstr::CONTACT_FRICTIONLESS | cnstr::CONTACT_PYRAMIDAL | cnstr::CONTACT_ELLIPTIC => {
@@ -223,7 +238,7 @@ pub fn partition(m: &IslandModel, rows: &IslandRows, s: &mut IslandScratch) -> R
             continue;
         }
         (kind, id) = (rows.efc_type[i], rows.efc_id[i]);
-        let (tree1, tree2) = row_trees(m, rows, kind, id).ok_or(Unsupported { row: i })?;
+        let (tree1, tree2) = row_trees(m, rows, kind, id, i).ok_or(Unsupported { row: i })?;
         // the row belongs to its first dynamic side; a row between two static sides (or a
         // tree id out of range) is the library's error
         let tree = if tree1 >= 0 { tree1 } else { tree2 };

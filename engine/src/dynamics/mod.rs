@@ -28,6 +28,7 @@ pub mod implicit;
 pub mod implicit_full;
 pub mod integrate;
 pub mod island;
+pub mod island_equality;
 pub mod passive;
 pub mod project;
 pub mod project_sparse;

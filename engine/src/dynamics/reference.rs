@@ -1,7 +1,7 @@
 //! `mj_referenceConstraint`: constraint velocities `efc_vel = J qvel` (plus the contacts' surface
 //! velocities) and reference accelerations `efc_aref`, as MuJoCo 4.0.0 computes them
-//! (`docs/measurements.md` D11). The equality rows' `Jdot v` correction is the library's: the caller
-//! keeps models with equality rows away.
+//! (`docs/measurements.md` D11). The connect and weld rows' `Jdot v` correction comes from
+//! [`super::constraint::equality_jdot`] through [`reference_constraint_with`] (D51).
 // Indexed loops walk several arrays in step, as the library does; `x = y + x` keeps the library's
 // operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
@@ -297,9 +297,23 @@ pub struct ReferenceInput<'a> {
 }
 
 /// Writes `efc_vel` and `efc_aref` (`nefc` each) as 4.0.0's `mj_referenceConstraint` does for a
-/// model without equality rows.
+/// model without connect or weld rows.
 #[inline]
 pub fn reference_constraint(jac: &Jacobian, inp: &ReferenceInput, efc_vel: &mut [f64], efc_aref: &mut [f64]) {
+    reference_constraint_with(jac, inp, efc_vel, efc_aref, |_| {});
+}
+
+/// [`reference_constraint`] with the equality rows' `Jdot v` correction (`mj_Jdotv`,
+/// [`super::constraint::equality_jdot::jdotv`]) applied by `jdotv` to `efc_aref` where the
+/// library applies it: after the reference, before the discrete integrator's scaling.
+#[inline]
+pub fn reference_constraint_with(
+    jac: &Jacobian,
+    inp: &ReferenceInput,
+    efc_vel: &mut [f64],
+    efc_aref: &mut [f64],
+    jdotv: impl FnOnce(&mut [f64]),
+) {
     let nefc = efc_vel.len();
     if nefc > 0 {
         jac.mul_vec(inp.qvel, efc_vel);
@@ -317,6 +331,7 @@ pub fn reference_constraint(jac: &Jacobian, inp: &ReferenceInput, efc_vel: &mut 
         let pos = (pos - margin) + hh * vel;
         *aref = -b * vel - (k * imp) * pos;
     }
+    jdotv(efc_aref);
     if inp.discrete && nefc > 0 {
         let h = inp.timestep;
         let h2 = h * h;

@@ -29,6 +29,7 @@ pub mod body;
 pub mod bvh;
 pub mod contact;
 pub mod custom;
+pub mod equality;
 pub mod fluid;
 pub mod geom;
 pub mod hfield;
@@ -283,6 +284,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     let mut m = assemble::assemble(&bodies, &items, &ex)?;
     assemble::tendon_armature_bodies(&mut m, root, &sources[0].defaults)?;
     actuator_params::compile_actuators(root, &sources[0].defaults, cs.autolimits, &mut m)?;
+    equality::compile_equalities(root, &sources[0].defaults, &mut m)?;
     for (cm, prefix) in &child_keys {
         keyframe::append_attached_keys(&mut m, cm, prefix);
     }

@@ -45,6 +45,12 @@ fn poses(m: &Model) -> Poses {
     p
 }
 
+/// World position and orientation of every body at qpos0 (for `mj_setConst`'s equality data).
+pub(super) fn body_poses(m: &Model) -> (Vec<[f64; 3]>, Vec<[f64; 4]>) {
+    let p = poses(m);
+    (p.xpos, p.xquat)
+}
+
 fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }

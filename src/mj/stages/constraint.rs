@@ -13,10 +13,12 @@ use std::mem::offset_of;
 use mujoco_sys as sys;
 use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::constraint::contact::{self, ContactScratch};
+use specula_engine::dynamics::constraint::equality::{self, EqualityScratch};
 use specula_engine::dynamics::constraint::impedance::{self, ImpedanceRows};
 use specula_engine::dynamics::constraint::{limits, super_sparse, ConstraintModel, Contact, EfcRows};
 
 use super::constraint_contact::{contact_model, contact_state, contacts_in_scope, read_contacts, write_contacts};
+use super::constraint_equality::{equalities_in_scope, equality_model, equality_state};
 use super::fields::Field;
 use super::reference::is_sparse;
 use super::{byte, bytes, slice, slice_mut, Args, Fallback, Stage};
@@ -30,6 +32,8 @@ struct Scratch {
     jac: Vec<f64>,
     /// The contact rows' buffers.
     contact: ContactScratch,
+    /// The equality rows' buffers.
+    equality: EqualityScratch,
 }
 
 thread_local! {
@@ -43,7 +47,7 @@ fn disabled(m: &sys::mjModel, flag: sys::mjtDisableBit) -> bool {
 
 /// Why `mj_makeConstraint` must stay MuJoCo's for this model and state, if it must
 /// (`docs/measurements.md` D10): unless the constraints are disabled (the library then only
-/// zeroes the sizes), equality constraints (not disabled and `nemax` > 0), tendon friction or
+/// zeroes the sizes), tendon or flex equality constraints (D50), tendon friction or
 /// limits, flexes, sleep with asleep trees, MuJoCo's locked thread-pool stack, and contacts
 /// the Rust contact rows do not cover (a flex side, an unusual condim). Scalars and per-tendon
 /// flags only, read on every call.
@@ -58,7 +62,7 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         (sleeping, Fallback::Asleep),
         (locked, Fallback::ThreadLock),
         (m.nflex > 0, Fallback::Flex),
-        (!disabled(m, sys::mjDSBL_EQUALITY) && m.nemax != 0, Fallback::Equality),
+        (!disabled(m, sys::mjDSBL_EQUALITY) && m.nemax != 0 && !equalities_in_scope(m), Fallback::Equality),
     ];
     if let Some(&(_, why)) = why.iter().find(|w| w.0) {
         return Some(why);
@@ -102,6 +106,7 @@ fn constraint_model(m: &sys::mjModel) -> ConstraintModel<'_> {
             jnt_solimp: slice(m.jnt_solimp, nimp * njnt),
             body_invweight0: slice(m.body_invweight0, 2 * nbody),
             geom_bodyid: slice(m.geom_bodyid, ngeom),
+            equality: equality_model(m),
         }
     }
 }
@@ -170,9 +175,10 @@ fn clear_efc(d: &mut sys::mjData) {
     }
 }
 
-/// The rows the counting pass allots: (friction, limit, contact) rows and the Jacobian's
-/// sparse non-zeros.
+/// The rows the counting pass allots: (equality, friction, limit, contact) rows and the
+/// Jacobian's sparse non-zeros.
 struct Counts {
+    ne: usize,
     nf: usize,
     nl: usize,
     nc: usize,
@@ -214,17 +220,26 @@ fn make(m: &sys::mjModel, d: &mut sys::mjData, s: &mut Scratch) -> bool {
     let ctm = contact_model(m);
 
     // counting pass
+    let jm = ctm.jac;
+    let est = equality_state(m, d);
+    let eq = equality::count(&cm.equality, &jm, &est, sparse, &mut s.equality);
     let fr = limits::count_friction(&cm, sparse);
     let li = limits::count_limits(&cm, qpos, sparse);
     let (nc, nnzc) =
         if contacts_on { contact::count(&ctm, &s.contacts, sparse, pyramidal, &mut s.contact) } else { (0, 0) };
-    let n = Counts { nf: fr.rows, nl: li.rows, nc, nnz: fr.nnz + li.nnz + nnzc };
-    let nefc = (n.nf + n.nl + n.nc) as i32;
+    let n = Counts { ne: eq.rows, nf: fr.rows, nl: li.rows, nc, nnz: eq.nnz + fr.nnz + li.nnz + nnzc };
+    let nefc = (n.ne + n.nf + n.nl + n.nc) as i32;
     let nj = if sparse { n.nnz as i32 } else { (m.nv as i32).wrapping_mul(nefc) };
 
     // the memory the library would take, checked before anything changes
     let mut mem = super::stack::memory(d);
     let chain = (4 * nv, 4);
+    // the equality count's frame: two chains and 125 cell bodies when sparse, empty when dense
+    let eq_on = cm.equality.on;
+    let eq_count: &[(usize, usize)] = if sparse { &[chain, chain, (500, 4)] } else { &[] };
+    if eq_on && mem.frame(eq_count).is_err() {
+        return false;
+    }
     if contacts_on && mem.frame(&[chain]).is_err() {
         return false;
     }
@@ -236,7 +251,11 @@ fn make(m: &sys::mjModel, d: &mut sys::mjData, s: &mut Scratch) -> bool {
         let pair = (24 * nv, 8);
         // the contact rows' frame: six 3 x nv blocks after the 6 x nv one, a chain if sparse
         let blocks = [(48 * nv, 8), pair, pair, pair, pair, pair, pair, if sparse { chain } else { (0, 4) }];
+        // the equality rows' frame: three 6 x nv blocks, two chains when sparse
+        let six = (48 * nv, 8);
+        let eq_rows = [six, six, six, chain, chain];
         let frames = [
+            (eq_on, &eq_rows[..if sparse { 5 } else { 3 }]),
             (!cm.disable_frictionloss, &[row][..]),
             (!cm.disable_limit, &[row][..]),
             (contacts_on && nv > 0, &blocks[..]),
@@ -287,6 +306,7 @@ fn instantiate(
     }
     d.nefc = 0;
     s.jac.resize(nv, 0.0);
+    let est = equality_state(m, d);
     // SAFETY: the arrays were just placed in the arena with these lengths, distinct from one
     // another and from the contacts.
     let mut rows = unsafe {
@@ -309,6 +329,7 @@ fn instantiate(
             efc_frictionloss: slice_mut(d.efc_frictionloss, nalloc),
         }
     };
+    equality::instantiate(&cm.equality, &contact_model(m).jac, &est, sparse, &mut rows, &mut s.equality);
     limits::instantiate_friction(cm, &mut rows, &mut s.jac);
     limits::instantiate_limits(cm, qpos, &mut rows, &mut s.jac);
     if contacts_on && nv > 0 {

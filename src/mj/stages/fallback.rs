@@ -31,7 +31,7 @@ pub enum Fallback {
     /// An actuator outside the built-in rigid types (muscle, DC motor, PID, user types, control
     /// delays, tendon force limits) or asleep.
     Actuator,
-    /// Equality constraints.
+    /// Tendon or flex equality constraints (connect, weld and joint ones are in Rust).
     Equality,
     /// Tendons (islands: their rows' trees come from the Jacobian).
     Tendon,
@@ -129,7 +129,7 @@ impl Fallback {
             Fallback::Callback => "mjcb_passive",
             Fallback::Transmission => "non-joint transmissions",
             Fallback::Actuator => "actuator types outside the rigid subset",
-            Fallback::Equality => "equality constraints",
+            Fallback::Equality => "tendon or flex equalities",
             Fallback::Tendon => "tendons",
             Fallback::TendonRows => "tendon limits or friction loss",
             Fallback::Contact => "flex contacts or condim outside 1/3/4/6",
@@ -153,7 +153,7 @@ impl Fallback {
 /// Calls left to MuJoCo's function, per stage and reason.
 pub type FallbackCounts = [[u64; NFALLBACK]; super::NSTAGE];
 
-/// `"equality constraints: 70, asleep trees: 30"`: the reasons of one stage's fallbacks, most
+/// `"tendon or flex equalities: 70, asleep trees: 30"`: the reasons of one stage's fallbacks, most
 /// frequent first; empty when there were none.
 pub fn reasons(counts: &[u64; NFALLBACK]) -> String {
     listed(counts).iter().map(|(f, n)| format!("{}: {n}", f.describe())).collect::<Vec<_>>().join(", ")
@@ -186,7 +186,7 @@ mod tests {
         let mut c = [0; NFALLBACK];
         c[Fallback::Asleep.index()] = 30;
         c[Fallback::Equality.index()] = 70;
-        assert_eq!(reasons(&c), "equality constraints: 70, asleep trees: 30");
+        assert_eq!(reasons(&c), "tendon or flex equalities: 70, asleep trees: 30");
         assert_eq!(reasons(&[0; NFALLBACK]), "");
     }
 }

@@ -17,7 +17,7 @@ use super::{byte, library, slice, slice_mut, Args, Fallback, Stage};
 /// call without rows on a model without flexes. Otherwise: flexes (their contacts, equality
 /// rows and stiffness couple trees through the flex's bodies) and the discrete integrator (it
 /// couples trees through tendons, actuators and flex stiffness too), tendons (their rows'
-/// trees come from a scan of the Jacobian), equality rows, plugins, sleep with asleep trees,
+/// trees come from a scan of the Jacobian), tendon or flex equalities (D52), plugins, sleep with asleep trees,
 /// and a data on the thread pool's locked stack. Scalars only, read on every call.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
@@ -32,7 +32,7 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         (m.nflex > 0, Fallback::Flex),
         (opt.integrator == sys::mjINT_DISCRETE as i32, Fallback::Discrete),
         (m.ntendon > 0, Fallback::Tendon),
-        (d.ne > 0, Fallback::Equality),
+        (d.ne > 0 && !super::constraint_equality::equalities_in_scope(m), Fallback::Equality),
         (m.nplugin > 0, Fallback::Plugin),
         (asleep, Fallback::Asleep),
         (locked, Fallback::ThreadLock),
@@ -79,12 +79,13 @@ fn model_view(m: &sys::mjModel) -> IslandModel<'_> {
             body_treeid: slice(m.body_treeid, nbody),
             geom_bodyid: slice(m.geom_bodyid, ngeom),
             tree_dofnum: slice(m.tree_dofnum, ntree),
+            equality: super::constraint_equality::island_equality(m),
         }
     }
 }
 
 /// The rows `mj_makeConstraint` wrote, and the contacts' geoms copied into `geom`.
-fn rows_view<'a>(d: &'a sys::mjData, geom: &'a [[i32; 2]]) -> IslandRows<'a> {
+fn rows_view<'a>(m: &sys::mjModel, d: &'a sys::mjData, geom: &'a [[i32; 2]]) -> IslandRows<'a> {
     let nefc = d.nefc as usize;
     // SAFETY: the arena's efc arrays of nefc rows, read only.
     unsafe {
@@ -95,6 +96,7 @@ fn rows_view<'a>(d: &'a sys::mjData, geom: &'a [[i32; 2]]) -> IslandRows<'a> {
             efc_d: slice(d.efc_D, nefc),
             efc_r: slice(d.efc_R, nefc),
             contact_geom: geom,
+            jac: super::constraint_equality::row_jacobian(m, d),
         }
     }
 }
@@ -105,7 +107,7 @@ fn run(m: &sys::mjModel, d: &mut sys::mjData, s: &mut Scratch) -> bool {
     s.geom.clear();
     // SAFETY: the arena's ncon contacts, read only.
     s.geom.extend(unsafe { slice(d.contact, d.ncon.max(0) as usize) }.iter().map(|c| c.geom));
-    let part = match island::partition(&view, &rows_view(d, &s.geom), &mut s.island) {
+    let part = match island::partition(&view, &rows_view(m, d, &s.geom), &mut s.island) {
         Ok(part) => part,
         Err(_) => return false,
     };
@@ -124,7 +126,7 @@ fn run(m: &sys::mjModel, d: &mut sys::mjData, s: &mut Scratch) -> bool {
             set_pointers(d, &layout.place);
             d.parena = layout.parena;
             let mut out = output(m, d);
-            island::fill(&view, &rows_view(d, &s.geom), &mut s.island, &mut out);
+            island::fill(&view, &rows_view(m, d, &s.geom), &mut s.island, &mut out);
         }
     }
     true

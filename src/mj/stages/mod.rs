@@ -30,6 +30,7 @@ mod actuation;
 mod compare;
 mod constraint;
 mod constraint_contact;
+mod constraint_equality;
 mod euler;
 mod fallback;
 mod fields;
@@ -222,7 +223,7 @@ impl Default for StageCounts {
 
 impl StageCounts {
     /// One line per stage that was asked for: `makeConstraint: 300 in Rust, 200 fell back (200
-    /// equality constraints)`.
+    /// asleep trees)`.
     pub fn summary(&self, set: StageSet) -> Vec<String> {
         set.stages()
             .map(|s| {

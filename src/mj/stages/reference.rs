@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString};
 
 use mujoco_sys as sys;
+use specula_engine::dynamics::constraint::equality_jdot::{jdotv, JdotScratch};
 use specula_engine::dynamics::project::{self, Arena, Factor, StackOverflow};
 use specula_engine::dynamics::project_sparse::{self as sparse, Pattern};
 use specula_engine::dynamics::reference::{self as refc, ContactRef, Jacobian, ReferenceInput};
@@ -60,13 +61,27 @@ thread_local! {
     static CONTACTS: RefCell<Vec<ContactRef>> = const { RefCell::new(Vec::new()) };
     /// The projection's work arrays (MuJoCo's are on its stack).
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    /// `mj_Jdotv`'s work arrays.
+    static JDOT: RefCell<JdotScratch> = RefCell::new(JdotScratch::default());
 }
 
-/// Why `mj_referenceConstraint` must stay MuJoCo's, if it must: with equality rows (`ne > 0`) the library
-/// adds their `Jdot v` correction (`mj_Jdotv`), which specula leaves to it. Everything else the
-/// function does is row-generic.
-pub(super) fn reference_out_of_scope(_m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
-    (d.ne > 0).then_some(Fallback::Equality)
+/// Why `mj_referenceConstraint` must stay MuJoCo's, if it must: with equality rows (`ne > 0`)
+/// the library adds their `Jdot v` correction (`mj_Jdotv`, D51) in a stack frame, which specula
+/// does for connect, weld and joint equalities on MuJoCo's own stack (not the thread pool's)
+/// when the frame fits. Everything else the function does is row-generic.
+pub(super) fn reference_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
+    if d.ne <= 0 || m.nv <= 0 {
+        return None;
+    }
+    if !super::constraint_equality::equalities_in_scope(m) {
+        return Some(Fallback::Equality);
+    }
+    // SAFETY: the flag's byte (any value other than 0 takes the locked path).
+    if unsafe { byte(&raw const d.threadlock) } != 0 {
+        return Some(Fallback::ThreadLock);
+    }
+    let (blocks, n) = super::constraint_equality::jdotv_stack(m, d, is_sparse(m))?;
+    super::stack::memory(d).frame(&blocks[..n]).is_err().then_some(Fallback::StackFull)
 }
 
 /// Runs the Rust stage in place of `mj_referenceConstraint` if the state is inside its scope;
@@ -135,7 +150,30 @@ fn write_reference(m: &sys::mjModel, d: &mut sys::mjData, contacts: &[ContactRef
         };
         (inp, slice_mut(d.efc_vel, nefc), slice_mut(d.efc_aref, nefc))
     };
-    refc::reference_constraint(&jacobian(m, d), &inp, vel, aref);
+    if d.ne <= 0 {
+        return refc::reference_constraint(&jacobian(m, d), &inp, vel, aref);
+    }
+    // the equality rows' Jdot v, in mj_Jdotv's stack frame (checked by the scope test)
+    if let Some((blocks, n)) = super::constraint_equality::jdotv_stack(m, d, is_sparse(m)) {
+        let mut mem = super::stack::memory(d);
+        if mem.frame(&blocks[..n]).is_ok() {
+            d.maxuse_stack = mem.maxuse_stack as sys::mjtSize;
+            d.maxuse_arena = mem.maxuse_arena as sys::mjtSize;
+        }
+    }
+    let ne = d.ne as usize;
+    let em = super::constraint_equality::equality_model(m);
+    let st = super::constraint_equality::equality_state(m, d);
+    let jm = super::constraint_contact::contact_model(m).jac;
+    // SAFETY: efc_id has nefc >= ne rows, read only.
+    let ids = unsafe { slice(d.efc_id, ne) };
+    let sparse = is_sparse(m);
+    JDOT.with(|s| {
+        let s = &mut *s.borrow_mut();
+        refc::reference_constraint_with(&jacobian(m, d), &inp, vel, aref, |aref| {
+            jdotv(&em, &jm, &st, sparse, ids, aref, s);
+        });
+    });
 }
 
 /// The arrays `mj_referenceConstraint` writes.

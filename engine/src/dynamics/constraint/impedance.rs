@@ -55,6 +55,11 @@ pub fn diag_approx(m: &ConstraintModel, contacts: &[Contact], efc_type: &[i32], 
     while i < nefc {
         let id = efc_id[i] as usize;
         match efc_type[i] {
+            cnstr::EQUALITY => {
+                let (n, _) = super::equality::pos_dim(&m.equality, id, &[0.0; 6]);
+                super::equality::diag_approx(&m.equality, m.dof_invweight0, m.body_invweight0, id, &mut diag_a[i..]);
+                i += n - 1;
+            }
             cnstr::FRICTION_DOF => diag_a[i] = m.dof_invweight0[id],
             cnstr::LIMIT_JOINT => diag_a[i] = m.dof_invweight0[m.jnt_dofadr[id] as usize],
             t @ (cnstr::CONTACT_FRICTIONLESS | cnstr::CONTACT_PYRAMIDAL | cnstr::CONTACT_ELLIPTIC) => {
@@ -125,6 +130,10 @@ fn sol_params(
     let pair = |a: &[f64], k: usize| [a[2 * k], a[2 * k + 1]];
     let five = |a: &[f64], k: usize| [a[5 * k], a[5 * k + 1], a[5 * k + 2], a[5 * k + 3], a[5 * k + 4]];
     let mut p = match ty {
+        cnstr::EQUALITY => {
+            let (solref, solimp) = super::equality::sol_params(&m.equality, id);
+            SolParams { solref, solreffriction: [0.0; 2], solimp }
+        }
         cnstr::LIMIT_JOINT => {
             SolParams { solref: pair(m.jnt_solref, id), solreffriction: [0.0; 2], solimp: five(m.jnt_solimp, id) }
         }
@@ -223,7 +232,7 @@ pub struct ImpedanceRows<'a> {
     pub efc_r: &'a mut [f64],
 }
 
-/// The rows of the constraint starting at row `i` (`getposdim`; equality rows are not handled):
+/// The rows of the constraint starting at row `i` (`getposdim`; equality rows: [`super::equality::pos_dim`]):
 /// a contact's dimension, `2 (dim - 1)` pyramid edges, else 1.
 fn rows_of(contacts: &[Contact], ty: i32, id: usize) -> usize {
     match ty {
@@ -251,8 +260,12 @@ pub fn make_impedance(
     while i < nefc {
         let (ty, id) = (rows.efc_type[i], rows.efc_id[i] as usize);
         let p = sol_params(m, contacts, ty, id, &mut warn);
-        let dim = rows_of(contacts, ty, id);
-        let (imp, dimp) = impedance(&p.solimp, rows.efc_pos[i], rows.efc_margin[i]);
+        let (dim, pos) = if ty == cnstr::EQUALITY {
+            super::equality::pos_dim(&m.equality, id, &rows.efc_pos[i..])
+        } else {
+            (rows_of(contacts, ty, id), rows.efc_pos[i])
+        };
+        let (imp, dimp) = impedance(&p.solimp, pos, rows.efc_margin[i]);
         let (s1, solref, friction) = (p.solimp[1], p.solref, p.solreffriction);
         for j in 0..dim {
             r[i + j] = max(MINVAL, ((1.0 - imp) * rows.efc_diag_a[i + j]) / imp);

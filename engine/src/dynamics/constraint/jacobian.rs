@@ -90,6 +90,16 @@ fn last_dof(m: &JacModel, body: usize) -> Option<i32> {
 /// MuJoCo's `mj_mergeChain` with shared dofs skipped: the dofs moving either body but not both,
 /// increasing, into `chain`; returns their number.
 pub fn merge_chain(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize) -> usize {
+    merge_chain_with(m, chain, b1, b2, true)
+}
+
+/// MuJoCo's `mj_mergeChain` keeping the shared dofs: every dof moving either body, increasing.
+pub fn merge_chain_all(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize) -> usize {
+    merge_chain_with(m, chain, b1, b2, false)
+}
+
+/// `mj_mergeChain` with or without the shared dofs (`skip_common`).
+fn merge_chain_with(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize, skip_common: bool) -> usize {
     let (w1, w2) = (m.body_weldid[b1] as usize, m.body_weldid[b2] as usize);
     if m.body_dofnum[w1] == 0 && m.body_dofnum[w2] == 0 {
         return 0;
@@ -100,7 +110,7 @@ pub fn merge_chain(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize) -> usi
     let mut n = 0;
     while da1 >= 0 || da2 >= 0 {
         // the first shared ancestor: everything above it moves both bodies alike
-        if da1 == da2 {
+        if skip_common && da1 == da2 {
             break;
         }
         let da = da1.max(da2);
@@ -151,6 +161,22 @@ pub fn pair_columns(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize, spars
         merge_chain_simple(m, chain, b1, b2)
     } else {
         merge_chain(m, chain, b1, b2)
+    }
+}
+
+/// [`pair_columns`] without skipping the dofs both bodies share (`mj_jacDifPair` with
+/// `flg_skipcommon` = 0, as equality constraints call it).
+pub fn pair_columns_all(m: &JacModel, chain: &mut [i32], b1: usize, b2: usize, sparse: bool) -> usize {
+    if m.nv == 0 {
+        return 0;
+    }
+    if !sparse {
+        return m.nv;
+    }
+    if is_simple(m, b1, b2) {
+        merge_chain_simple(m, chain, b1, b2)
+    } else {
+        merge_chain_with(m, chain, b1, b2, false)
     }
 }
 

@@ -1,15 +1,20 @@
-//! `mj_makeConstraint` for the rigid subset: dof friction loss, joint limits and contacts, the
-//! Jacobian dense or sparse, and the impedance (`docs/measurements.md` D10).
+//! `mj_makeConstraint` for the rigid subset: connect, weld and joint equalities, dof friction
+//! loss, joint limits and contacts, the Jacobian dense or sparse, and the impedance
+//! (`docs/measurements.md` D10, D50).
 //!
 //! The library counts the rows first, allocates the `efc_*` arrays in `d->arena` for that
 //! count, then appends the rows and derives their parameters. The arena is the caller's, so
-//! the stage comes in steps the root crate calls in that order: [`limits::count_friction`],
+//! the stage comes in steps the root crate calls in that order: [`equality::count`],
+//! [`limits::count_friction`],
 //! [`limits::count_limits`] and [`contact::count`]; then [`limits::instantiate_friction`],
-//! [`limits::instantiate_limits`] and [`contact::instantiate`] through one [`EfcRows`]; then
+//! [`limits::instantiate_limits`] and [`contact::instantiate`] through one [`EfcRows`] (after
+//! [`equality::instantiate`]); then
 //! [`super_sparse`] (sparse Jacobian), [`impedance::diag_approx`] and
 //! [`impedance::make_impedance`].
 
 pub mod contact;
+pub mod equality;
+pub mod equality_jdot;
 pub mod impedance;
 pub mod jacobian;
 pub mod limits;
@@ -64,6 +69,8 @@ pub struct ConstraintModel<'a> {
     pub body_invweight0: &'a [f64],
     /// Body of each geom (`ngeom`).
     pub geom_bodyid: &'a [i32],
+    /// The equality constraints.
+    pub equality: equality::EqualityModel<'a>,
 }
 
 /// Sizes each row's supernode in `rowsuper` (`nefc`): how many rows after it share its sparsity
