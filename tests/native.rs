@@ -315,9 +315,9 @@ fn models_outside_the_subset_are_refused() {
             "PGS on a sparse",
         ),
         (
-            "cg",
-            r#"<option solver="CG"/><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
-            "CG",
+            "cg, islands off",
+            r#"<option solver="CG"><flag island="disable"/></option><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
+            "island-free) Newton and CG",
         ),
         (
             "discrete",

@@ -42,14 +42,15 @@ fn the_rust_stages_allocate_nothing_per_step() {
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
     // Newton with a dense Jacobian (pyramidal; elliptic with gravity tilted so that the boxes
     // slide, on the cone; with noslip after it); PGS (the projection's work) with elliptic cones
-    // (condim 6 among them) and a sparse one; implicitfast (the lone free box's own 6x6 solve
-    // included) and implicit; and, with
+    // (condim 6 among them) and a sparse one; CG with elliptic cones and a sparse one; implicitfast
+    // (the lone free box's own 6x6 solve included) and implicit; and, with
     // constraints disabled, the solver's path without rows in Rust
     for option in [
         r#"cone="pyramidal""#,
         r#"cone="elliptic" gravity="12 0 -9.81""#,
         r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
         r#"cone="elliptic" gravity="12 0 -9.81" noslip_iterations="3""#,
+        r#"solver="CG" cone="elliptic" jacobian="sparse" gravity="12 0 -9.81""#,
         r#"integrator="implicitfast""#,
         r#"integrator="implicit""#,
         r#"integrator="RK4""#,

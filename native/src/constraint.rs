@@ -1,8 +1,8 @@
 //! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (connect, weld
 //! and joint equalities, dof friction loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
 //! each on the engine's stage code, over arrays [`Efc`] owns (MuJoCo's arena arrays, under its
-//! names). `mj_projectConstraint` runs (dense) for PGS and noslip only: for Newton without noslip
-//! it does nothing (the exact diagonal is refused by [`crate::scope::check`]).
+//! names). `mj_projectConstraint` runs (dense) for PGS and noslip only: for Newton or CG without
+//! noslip it does nothing (the exact diagonal is refused by [`crate::scope::check`]).
 //!
 //! A state the engine cannot finish yet is refused at the step with a typed
 //! [`NativeError::Unsupported`] naming the missing piece (never a silent difference).
@@ -17,7 +17,9 @@ use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScr
 use specula_engine::dynamics::island_scan::IslandJacobian;
 use specula_engine::dynamics::project::{self, Factor};
 use specula_engine::dynamics::reference::{reference_constraint_with, ContactRef, Jacobian, ReferenceInput};
-use specula_engine::dynamics::solver::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands};
+use specula_engine::dynamics::solver::frame::{
+    solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, Primal,
+};
 use specula_engine::dynamics::solver::noslip::{dual_finish, noslip, NoslipModel, NoslipParts, NoslipScratch};
 use specula_engine::dynamics::solver::pgs::{self, solve_pgs, PgsModel, PgsOutput, PgsScratch};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
@@ -450,6 +452,7 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         iterations: m.opt.iterations,
         ls_iterations: m.opt.ls_iterations,
         elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
+        primal: if m.opt.solver == specula_model::types::Solver::Cg { Primal::Cg } else { Primal::Newton },
     };
     let ni = e.nisland;
     let islands = Islands {
@@ -558,6 +561,7 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
             iterations: m.opt.iterations,
             ls_iterations: m.opt.ls_iterations,
             elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
+            primal: Primal::Newton,
         },
         iterations: m.opt.iterations,
         use_islands: m.opt.disableflags & DSBL_ISLAND == 0 && ni > 0,

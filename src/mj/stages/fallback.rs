@@ -48,8 +48,6 @@ pub enum Fallback {
     /// A dual solver (PGS, noslip) without `efc_AR` or with a sparse `efc_AR` row lacking its
     /// diagonal (`fwdConstraint`).
     SolverPgs,
-    /// Constraint rows for the CG solver (`fwdConstraint`: not yet in Rust).
-    SolverCg,
     /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
     /// not yet in Rust; dense ones are).
     SolverNewton,
@@ -73,7 +71,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 31;
+pub const NFALLBACK: usize = 30;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -99,7 +97,6 @@ impl Fallback {
         Fallback::ExactDiagonal,
         Fallback::EmptyRow,
         Fallback::SolverPgs,
-        Fallback::SolverCg,
         Fallback::SolverNewton,
         Fallback::SolverMonolithic,
         Fallback::SolverUnknown,
@@ -140,7 +137,6 @@ impl Fallback {
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS or noslip without efc_AR or its diagonal",
-            Fallback::SolverCg => "CG solver (not yet in Rust)",
             Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
             Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use mujoco_sys as sys;
 use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::solver::frame::{
-    solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations,
+    solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations, Primal,
 };
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 use specula_engine::dynamics::solver::{self, NISLAND};
@@ -29,12 +29,12 @@ thread_local! {
 /// Why `mj_fwdConstraint` must stay MuJoCo's for this model and state, if it must (D13, D16):
 /// with the effective metric on the discrete integrator the library corrects the smooth force for
 /// gyroscopic terms after every call (`mj_discreteGyro`); with rows, PGS as `solver_pgs.rs`
-/// says, and everything else but the Newton solver over islands (pyramidal or elliptic, dense or
-/// sparse Jacobian, noslip after it included), without the effective metric or the thread pool's
-/// locked stack, and,
-/// there, on a sparse Jacobian the calls where some island's warm start needs Newton iterations
-/// (found by running the call on copies; dense ones iterate in Rust, D18 to D21). A solver
-/// number outside 0 to 2 the library reports and skips.
+/// says, and everything else but the Newton and CG solvers over islands (pyramidal or elliptic,
+/// dense or sparse Jacobian, noslip after them included), without the effective metric or the
+/// thread pool's locked stack, and, there, on a sparse Jacobian the calls where some island's
+/// warm start needs Newton iterations (found by running the call on copies; dense ones iterate in
+/// Rust, D18 to D21; CG iterates in Rust on both, D30). A solver number outside 0 to 2 the
+/// library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     if opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {
@@ -52,8 +52,7 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     // SAFETY: the flag's byte (any value but 0 takes the locked path).
     let locked = unsafe { byte(&raw const d.threadlock) } != 0;
     let why = [
-        (opt.solver == SOL_CG, Fallback::SolverCg),
-        (opt.solver != SOL_NEWTON, Fallback::SolverUnknown),
+        (opt.solver != SOL_NEWTON && opt.solver != SOL_CG, Fallback::SolverUnknown),
         (d.efm_active != 0, Fallback::EffectiveMetric),
         (!islands, Fallback::SolverMonolithic),
         (locked, Fallback::ThreadLock),
@@ -85,6 +84,7 @@ pub(super) fn frame_model(m: &sys::mjModel) -> FrameModel<'_> {
             iterations: m.opt.iterations,
             ls_iterations: m.opt.ls_iterations,
             elliptic: m.opt.cone == sys::mjCONE_ELLIPTIC as i32,
+            primal: if m.opt.solver == SOL_CG { Primal::Cg } else { Primal::Newton },
         }
     }
 }

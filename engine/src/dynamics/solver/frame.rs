@@ -1,9 +1,10 @@
-//! `mj_fwdConstraint` with constraint rows for the Newton solver, pyramidal or elliptic cones,
-//! over islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16 to D21): `efc_b`,
-//! the warm start, the island gathers, 4.0.0's `mj_solPrimal` for each island (its start and
-//! convergence certificate, and on a dense Jacobian its Newton iterations), and the scatter back.
-//! On a sparse Jacobian only calls where every island's warm start already satisfies the
-//! certificate are taken: [`solve`] reports the others, which the caller leaves to the library.
+//! `mj_fwdConstraint` with constraint rows for the Newton and CG solvers, pyramidal or elliptic
+//! cones, over islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16 to D21,
+//! D30, D31): `efc_b`, the warm start, the island gathers, 4.0.0's `mj_solPrimal` for each island
+//! (its start and convergence certificate, its CG iterations, and on a dense Jacobian its Newton
+//! iterations), and the scatter back. For Newton on a sparse Jacobian only calls where every
+//! island's warm start already satisfies the certificate are taken: [`solve`] reports the others,
+//! which the caller leaves to the library.
 //!
 //! Algorithm (one call):
 //! 1. `efc_b = J qacc_smooth - aref`.
@@ -14,12 +15,13 @@
 //! 3. Gathers into the island arrays.
 //! 4. Each island: `Ma`, `Jaref`, the constraint update, `grad`, the scale `1 / trace(M)`,
 //!    `M \ grad`; certified when `0.5 scale grad' M^-1 grad` and `scale |grad|` are both under the
-//!    tolerance (then no Hessian and no iteration); otherwise, dense, the Newton iterations
-//!    (`newton`).
+//!    tolerance (then no Hessian and no iteration; CG tests the gap alone, D30); otherwise the CG
+//!    iterations (`cg`) or, dense, the Newton iterations (`newton`).
 //! 5. Scatter of `qacc`, `qfrc_constraint` and `efc_force` back.
 // Indexed loops walk island maps and rows as the library does; `x = y + x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
+use super::cg::{self, CgScratch};
 use super::newton::{iterate, Iterate, NewtonScratch, Problem};
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm};
 use super::update::{constraint_update, Rows};
@@ -49,6 +51,17 @@ pub struct FrameModel<'a> {
     pub ls_iterations: i32,
     /// Elliptic cones (`opt.cone`).
     pub elliptic: bool,
+    /// The primal solver `mj_solPrimal` runs (`opt.solver`; PGS does not read it).
+    pub primal: Primal,
+}
+
+/// The two solvers of `mj_solPrimal` (`mjSOL_NEWTON`, `mjSOL_CG`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Primal {
+    /// Newton: the Hessian's factor preconditions the direction.
+    Newton,
+    /// Conjugate gradients preconditioned by the inertia (D30).
+    Cg,
 }
 
 /// The islands `mj_island` made (MuJoCo's names).
@@ -205,10 +218,11 @@ pub struct FrameScratch {
     grad: Vec<f64>,
     mgrad: Vec<f64>,
     newton: NewtonScratch,
+    cg: CgScratch,
 }
 
 /// An island on a sparse Jacobian whose warm start does not satisfy the certificate: its Newton
-/// iterations are not yet in Rust.
+/// iterations are not yet in Rust (CG's are).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NeedsIterations;
 
@@ -369,8 +383,11 @@ fn island_start(
     // the Jacobian block: the island's rows and dofs (sparse: columns renumbered, order kept)
     let sparse = matches!(inp.j, Jacobian::Sparse { .. });
     let nj = block_jacobian(&inp.j, isl, s, efcadr, nefc, dofs, nv_all);
-    // mj_solPrimal's context: doubles and ints, in one frame (D16)
-    let (nnum, nint) = if sparse {
+    // mj_solPrimal's context: doubles and ints, in one frame (D16; CG's D31)
+    let newton = m.primal == Primal::Newton;
+    let (nnum, nint) = if !newton {
+        cg::context(nefc, nv, nc, nj, sparse)
+    } else if sparse {
         let island = (2 * nc + nv + nj, 2 * nv + nc + 3 * nefc + nj);
         (5 * nefc + 5 * nv + island.0 + (nefc + 2 * nv + nj), island.1 + (nefc + 11 * nv + nj))
     } else {
@@ -378,7 +395,7 @@ fn island_start(
     };
     // elliptic: LTJ (6 nv) and, dense, Lcone (nv nv)
     let nnum = nnum
-        + if !m.elliptic {
+        + if !m.elliptic || !newton {
             0
         } else if sparse {
             6 * nv
@@ -402,8 +419,8 @@ fn island_start(
         contacts: isl.rows.contacts,
     };
     let (state, force) = (&mut out.iefc_state[efcadr..efcadr + nefc], &mut out.iefc_force[efcadr..efcadr + nefc]);
-    // with elliptic cones the first update writes the cone Hessians too (D21)
-    let h = m.elliptic.then_some(&mut out.contact_h[..]);
+    // with elliptic cones Newton's first update writes the cone Hessians too (D21; not CG's, D30)
+    let h = (m.elliptic && newton).then_some(&mut out.contact_h[..]);
     constraint_update(&rows, &s.jaref, state, force, true, h);
     let ncone = state.iter().filter(|&&s| s == super::update::state::CONE).count() as i32;
     let qfrc = &mut out.ifrc_constraint[dofadr..dofadr + nv];
@@ -424,14 +441,18 @@ fn island_start(
     s.mgrad.clear();
     s.mgrad.extend_from_slice(&s.grad);
     solve_ld(&mut s.mgrad, &s.block_qld, &s.block_diag_inv, &s.block_rownnz, &s.block_rowadr, &s.block_colind);
-    // the certificate: gap and gradient both under the tolerance (a NaN gap fails it)
+    // the certificate: gap and (Newton) gradient under the tolerance (a NaN gap fails it)
     let g = dot(&s.grad, &s.mgrad) * (scale * 0.5);
     let gap = if g <= 0.0 { 0.0 } else { g };
     let gradient = norm(&s.grad) * scale;
-    if m.tolerance > gap && m.tolerance > gradient {
-        if island < NISLAND {
-            out.solver_nnz[island] = nj as i32;
-        }
+    if island < NISLAND {
+        out.solver_nnz[island] = nj as i32;
+    }
+    if m.tolerance > gap && (!newton || m.tolerance > gradient) {
+        return Ok(());
+    }
+    if !newton {
+        cg_island(m, isl, s, out, (rows, sparse, scale), island);
         return Ok(());
     }
     if sparse {
@@ -475,6 +496,76 @@ fn island_start(
         out.solver_nnz[island] = (nv * nv) as i32;
     }
     Ok(())
+}
+
+/// The CG iterations of one island (D30) on the blocks `island_start` gathered, with their
+/// statistics.
+fn cg_island(
+    m: &FrameModel,
+    isl: &Islands,
+    s: &mut FrameScratch,
+    out: &mut FrameOutput,
+    (rows, sparse, scale): (Rows, bool, f64),
+    island: usize,
+) {
+    let (nv, dofadr) = (isl.nv[island] as usize, isl.idofadr[island] as usize);
+    let (nefc, efcadr) = (isl.nefc[island] as usize, isl.iefcadr[island] as usize);
+    let (j, jt) = if sparse {
+        let j = Jacobian::Sparse {
+            rownnz: &s.block_j_rownnz,
+            rowadr: &s.block_j_rowadr,
+            rowsuper: &[],
+            colind: &s.block_j_colind,
+            j: &s.block_j,
+        };
+        let jt = Jacobian::Sparse {
+            rownnz: &s.jt_rownnz,
+            rowadr: &s.jt_rowadr,
+            rowsuper: &[],
+            colind: &s.jt_colind,
+            j: &s.jt,
+        };
+        (j, jt)
+    } else {
+        (Jacobian::Dense { nv, j: &s.block_j }, Jacobian::Dense { nv, j: &s.block_j })
+    };
+    let p = cg::Problem {
+        rows,
+        j,
+        jt,
+        m: &s.block_m,
+        qld: &s.block_qld,
+        qld_diag_inv: &s.block_diag_inv,
+        m_rownnz: &s.block_rownnz,
+        m_rowadr: &s.block_rowadr,
+        m_colind: &s.block_colind,
+        qfrc_smooth: &out.ifrc_smooth[dofadr..dofadr + nv],
+        scale,
+        tolerance: m.tolerance,
+        ls_tolerance: m.ls_tolerance,
+        iterations: m.iterations,
+        ls_iterations: m.ls_iterations,
+    };
+    let mut it = Iterate {
+        qacc: &mut out.iacc[dofadr..dofadr + nv],
+        qfrc_constraint: &mut out.ifrc_constraint[dofadr..dofadr + nv],
+        force: &mut out.iefc_force[efcadr..efcadr + nefc],
+        state: &mut out.iefc_state[efcadr..efcadr + nefc],
+        ma: &mut s.ma,
+        jaref: &mut s.jaref,
+        grad: &mut s.grad,
+        mgrad: &mut s.mgrad,
+        contact_h: &mut [],
+    };
+    let stats = &mut out.stats;
+    let iter = cg::iterate(&p, &mut it, &mut s.cg, |k, st| {
+        if island < NISLAND && k < NSOLVER {
+            stats.push((island * NSOLVER + k, st));
+        }
+    });
+    if island < NISLAND {
+        out.solver_niter[island] += iter;
+    }
 }
 
 /// The island's Jacobian block into the scratch (dense `nefc x nv`, or sparse rows with the

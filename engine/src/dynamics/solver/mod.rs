@@ -6,9 +6,10 @@
 //! functions of the library, so the stage replaces the exported `mj_fwdConstraint` as a whole.
 //! So far in Rust: the frame's path without constraint rows (D13), and with rows the Newton
 //! solver over islands, pyramidal or elliptic cones (D16 to D21; its iterations on a dense
-//! Jacobian only), and PGS (D25 to D28). The root crate leaves every other call to the library, each
-//! with a named reason.
+//! Jacobian only), CG over islands (D30, D31), and PGS (D25 to D28). The root crate leaves every
+//! other call to the library, each with a named reason.
 
+pub mod cg;
 pub mod chol;
 pub mod chol_sparse;
 pub mod frame;
