@@ -86,8 +86,8 @@ impl Native {
         self.data = Data::new(&self.model);
     }
 
-    /// `mj_resetDataKeyframe`: the reset state, then time, positions, velocities and mocap poses
-    /// from keyframe `key`.
+    /// `mj_resetDataKeyframe`: the reset state, then time, positions, velocities, activations,
+    /// controls and mocap poses from keyframe `key`.
     pub fn reset_keyframe(&mut self, key: usize) -> Result<(), NativeError> {
         let m = &self.model.model;
         if key >= m.nkey {
@@ -95,10 +95,13 @@ impl Native {
         }
         self.reset();
         let (m, d) = (&self.model.model, &mut self.data);
-        let (nq, nv, nmocap) = (m.nq, m.nv, m.nmocap);
+        let (nq, nv, nmocap, na, nu) = (m.nq, m.nv, m.nmocap, m.na, m.nu);
         d.time = m.key_time[key];
         d.qpos.copy_from_slice(&m.key_qpos[key * nq..(key + 1) * nq]);
         d.qvel.copy_from_slice(&m.key_qvel[key * nv..(key + 1) * nv]);
+        // activations and controls too, as mj_resetDataKeyframe does
+        d.act.copy_from_slice(&m.key_act[key * na..(key + 1) * na]);
+        d.actuation.ctrl.copy_from_slice(&m.key_ctrl[key * nu..(key + 1) * nu]);
         d.mocap_pos.copy_from_slice(&m.key_mpos[3 * key * nmocap..3 * (key + 1) * nmocap]);
         d.mocap_quat.copy_from_slice(&m.key_mquat[4 * key * nmocap..4 * (key + 1) * nmocap]);
         Ok(())
