@@ -198,7 +198,7 @@ impl Dynamics {
 
 /// A fixed-base mechanism: a chain of one to four links on hinges, slides and balls, the first
 /// on the world, placed over the floor and obstacles, starting with some joint speed.
-fn mechanism(r: &mut Rng, k: usize, meshes: &mut Vec<MeshAsset>) -> Thrown {
+pub(super) fn mechanism(r: &mut Rng, k: usize, meshes: &mut Vec<MeshAsset>) -> Thrown {
     let joint = |r: &mut Rng| match r.below(5) {
         0 | 1 => Joint::Hinge(r.direction(), r.range(-5.0, 5.0)),
         2 | 3 => Joint::Slide(r.direction(), r.range(-0.5, 0.5)),
@@ -226,7 +226,7 @@ fn mechanism(r: &mut Rng, k: usize, meshes: &mut Vec<MeshAsset>) -> Thrown {
 }
 
 /// Joint properties for a joint of kind `j`.
-fn props(r: &mut Rng, j: &Joint) -> JointProps {
+pub(super) fn props(r: &mut Rng, j: &Joint) -> JointProps {
     let free = *j == Joint::Free;
     let angular = matches!(j, Joint::Hinge(..) | Joint::Ball(_));
     JointProps {
@@ -248,7 +248,7 @@ fn props(r: &mut Rng, j: &Joint) -> JointProps {
 }
 
 /// An actuator on `joint` (a hinge or a slide).
-fn actuator(r: &mut Rng, joint: String) -> ActuatorSpec {
+pub(super) fn actuator(r: &mut Rng, joint: String) -> ActuatorSpec {
     let gain = |r: &mut Rng| r.log(0.01, 50.0);
     let kind = match r.below(6) {
         0 => ActuatorKind::Motor,

@@ -1,0 +1,81 @@
+//! The generator's native subset (`specula fuzz --native-subset`): a generated scene moved into
+//! what the native route steps (`native/src/scope.rs`), still drawn at random from the seed: the
+//! Euler or implicitfast integrator, Newton or PGS with either friction cone, more fixed-base
+//! mechanisms, and joint properties and actuators on more joints. Drawn from a stream of its
+//! own, so the scene's geometry is the generator's.
+
+use super::dynamics::{actuator, mechanism, props};
+use super::scene::{Joint, Rng, Scene, Shape, SolverOptions, Surface};
+
+/// `scene` restricted to the native route's subset, with its own draws from the scene's seed.
+pub fn native_subset(mut sc: Scene) -> Scene {
+    let mut r = Rng::new(sc.seed ^ 0x6e61_7469_7665_5f73);
+    // more mechanisms: fixed-base chains of hinges, slides and balls carry the limits, friction
+    // loss and actuators the native route's constraint rows and actuation cover
+    let nmesh = sc.meshes.len();
+    for k in 0..r.below(3) {
+        let m = mechanism(&mut r, k + 10, &mut sc.meshes);
+        sc.bodies.push(m);
+    }
+    // the generator's tidying kept its mesh names while renumbering them: names of their own
+    for (k, m) in sc.meshes.iter_mut().enumerate().skip(nmesh) {
+        m.name = format!("s{k}");
+    }
+    let joints: Vec<(String, Joint)> = sc.joints().into_iter().map(|(n, j)| (n, j.clone())).collect();
+    for (name, j) in &joints {
+        if !sc.dynamics.joints.contains_key(name) && r.chance(0.5) {
+            sc.dynamics.joints.insert(name.clone(), props(&mut r, j));
+        }
+    }
+    let actuated: Vec<&String> =
+        joints.iter().filter(|(_, j)| matches!(j, Joint::Hinge(..) | Joint::Slide(..))).map(|(n, _)| n).collect();
+    if !actuated.is_empty() && r.chance(0.5) {
+        for _ in 0..1 + r.below(3) {
+            let j = actuated[r.below(actuated.len())].clone();
+            sc.dynamics.actuators.push(actuator(&mut r, j));
+        }
+    }
+    // height fields have no native collider: a box of the field's extent in its place
+    for o in &mut sc.obstacles {
+        if let Shape::Hfield(_, _, _, size) = &o.geom.shape {
+            o.geom.shape = Shape::Box([size[0], size[1], size[2].max(size[3])]);
+        }
+    }
+    // libccd (nativeccd off) is not reproduced: MuJoCo's own GJK and EPA
+    sc.opt.nativeccd = true;
+    // actuator damping and armature are outside the native route's actuation
+    for a in &mut sc.dynamics.actuators {
+        a.damping = None;
+        a.armature = None;
+    }
+    // implicitfast corrects a lone free body with a 6x6 solve the native route does not have:
+    // such scenes step with Euler
+    let lone_free = sc.bodies.iter().any(|b| b.root == Joint::Free && b.links.iter().all(|l| l.joint == Joint::Weld));
+    sc.opt.integrator = if !lone_free && r.chance(0.6) { "implicitfast" } else { "Euler" };
+    // Newton over islands or PGS, both on a dense Jacobian (the native Newton iterates on dense
+    // rows only; PGS needs a dense efc_AR)
+    let pgs = r.chance(0.4);
+    let elliptic = r.chance(0.5);
+    sc.opt.solver = Some(SolverOptions {
+        solver: if pgs { "PGS" } else { "Newton" },
+        cone: if elliptic { "elliptic" } else { "pyramidal" },
+        jacobian: "dense",
+        impratio: if r.chance(0.3) { r.log(0.5, 10.0) } else { 1.0 },
+    });
+    // PGS on elliptic cones covers condim 3 and 4, not 6 (rolling friction)
+    if pgs && elliptic {
+        let cap = |s: &mut Surface| {
+            if s.condim == Some(6) {
+                s.condim = Some(4);
+            }
+        };
+        sc.floor.iter_mut().for_each(|g| cap(&mut g.surface));
+        sc.obstacles.iter_mut().for_each(|o| cap(&mut o.geom.surface));
+        sc.pairs.iter_mut().for_each(|p| cap(&mut p.surface));
+        for b in &mut sc.bodies {
+            b.geoms.iter_mut().chain(b.links.iter_mut().flat_map(|l| &mut l.geoms)).for_each(|g| cap(&mut g.surface));
+        }
+    }
+    sc.tidy();
+    sc
+}
