@@ -182,19 +182,29 @@ pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> 
                 *v = f64::from_bits(v.to_bits() ^ 1);
             }
         }
+        // what mj_checkPos and mj_checkVel find in MuJoCo's state before this step
+        let pre_bad = ["qpos", "qvel"].into_iter().find_map(|f| {
+            let len = if f == "qpos" { native.data.qpos.len() } else { native.data.qvel.len() };
+            c_field(&cd, f, len).iter().position(|x| x.is_nan() || x.abs() > 1e10).map(|i| (f, i))
+        });
         let ours = native.step();
         cd.step()?;
         report.steps = step;
         if let Err(e) = ours {
-            let NativeError::BadState { field, .. } = e else { return Err(crate::native::Error::Native(e).into()) };
+            let NativeError::BadState { field, index, .. } = e else {
+                return Err(crate::native::Error::Native(e).into());
+            };
             // the native route stops where MuJoCo warns and resets: MuJoCo must have warned
-            // about the same array in this very step
+            // about the same array in this very step. Its counter says so, unless a later check
+            // of the same step warned again: the reset after that warning clears the counters,
+            // so a bad qpos or qvel entry MuJoCo's state held before the step stands for its
+            // warning (its checks of them are the native route's)
             let warning = match field {
                 "qpos" => mujoco_sys::mjWARN_BADQPOS,
                 "qvel" => mujoco_sys::mjWARN_BADQVEL,
                 _ => mujoco_sys::mjWARN_BADQACC,
             };
-            let warned = cd.mj().warning[warning as usize].number > 0;
+            let warned = cd.mj().warning[warning as usize].number > 0 || pre_bad == Some((field, index));
             if warned {
                 report.stopped = Some(format!("step {step}: {e}; MuJoCo warned about {field} in the same step"));
             } else {
