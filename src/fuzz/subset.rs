@@ -5,7 +5,8 @@
 //! own, so the scene's geometry is the generator's.
 
 use super::dynamics::{actuator, mechanism, props};
-use super::scene::{Joint, Rng, Scene, Shape, SolverOptions, Surface};
+use super::gen::geom;
+use super::scene::{Joint, Link, Rng, Scene, Shape, SolverOptions, Surface};
 
 /// `scene` restricted to the native route's subset, with its own draws from the scene's seed.
 pub fn native_subset(mut sc: Scene) -> Scene {
@@ -16,6 +17,30 @@ pub fn native_subset(mut sc: Scene) -> Scene {
     for k in 0..r.below(3) {
         let m = mechanism(&mut r, k + 10, &mut sc.meshes);
         sc.bodies.push(m);
+    }
+    // implicitfast corrects a lone free body with a 6x6 solve the native route does not have:
+    // in an implicitfast scene each free body gets a jointed link (a part on a hinge, slide or
+    // ball), so its tree has more than its six dofs
+    let implicitfast = r.chance(0.5);
+    sc.opt.integrator = if implicitfast { "implicitfast" } else { "Euler" };
+    if implicitfast {
+        for b in &mut sc.bodies {
+            if b.root == Joint::Free && b.links.iter().all(|l| l.joint == Joint::Weld) {
+                let name = format!("{}s", b.name);
+                let g = geom(&mut r, format!("{name}g0"), &mut sc.meshes);
+                let last = b.links.last().map_or(&b.geoms, |l| &l.geoms);
+                let reach = last.iter().map(|g| g.shape.reach(&sc.meshes)).fold(0.0, f64::max);
+                let d = g.shape.reach(&sc.meshes) + reach;
+                let dir = r.direction();
+                let joint = match r.below(3) {
+                    0 => Joint::Hinge(r.direction(), r.range(-5.0, 5.0)),
+                    1 => Joint::Slide(r.direction(), r.range(-0.5, 0.5)),
+                    _ => Joint::Ball([r.range(-3.0, 3.0), r.range(-3.0, 3.0), r.range(-3.0, 3.0)]),
+                };
+                let link = Link { name, pos: [dir[0] * d, dir[1] * d, dir[2] * d], joint, geoms: vec![g] };
+                b.links.push(link);
+            }
+        }
     }
     // the generator's tidying kept its mesh names while renumbering them: names of their own
     for (k, m) in sc.meshes.iter_mut().enumerate().skip(nmesh) {
@@ -48,10 +73,6 @@ pub fn native_subset(mut sc: Scene) -> Scene {
         a.damping = None;
         a.armature = None;
     }
-    // implicitfast corrects a lone free body with a 6x6 solve the native route does not have:
-    // such scenes step with Euler
-    let lone_free = sc.bodies.iter().any(|b| b.root == Joint::Free && b.links.iter().all(|l| l.joint == Joint::Weld));
-    sc.opt.integrator = if !lone_free && r.chance(0.6) { "implicitfast" } else { "Euler" };
     // Newton over islands or PGS, both on a dense Jacobian (the native Newton iterates on dense
     // rows only; PGS needs a dense efc_AR)
     let pgs = r.chance(0.4);
