@@ -6,7 +6,7 @@
 
 use super::dynamics::{actuator, mechanism, props};
 use super::gen::geom;
-use super::scene::{Joint, Link, Rng, Scene, Shape, SolverOptions, Surface};
+use super::scene::{joint_name, GeomSpec, Joint, Link, Rng, Scene, Shape, SolverOptions, Surface};
 
 /// `scene` restricted to the native route's subset, with its own draws from the scene's seed.
 pub fn native_subset(mut sc: Scene) -> Scene {
@@ -68,6 +68,20 @@ pub fn native_subset(mut sc: Scene) -> Scene {
     }
     // libccd (nativeccd off) is not reproduced: MuJoCo's own GJK and EPA
     sc.opt.nativeccd = true;
+    // an actuator's, a spring's or a damper's force on a part of a few milligrams (a 1 mm link)
+    // gives accelerations past mjMAXVAL in the first steps (mj_checkAcc reads the forward
+    // pass's, before implicit damping), and both routes stop there: actuators, joint springs
+    // and dampers act on parts of 1 cm or more
+    let small: Vec<String> = sc.dynamics.joints.keys().filter(|j| moved_reach(&sc, j) < 0.01).cloned().collect();
+    for j in small {
+        if let Some(p) = sc.dynamics.joints.get_mut(&j) {
+            p.stiffness = None;
+            p.damping = None;
+        }
+    }
+    let big: Vec<bool> = sc.dynamics.actuators.iter().map(|a| moved_reach(&sc, &a.joint) >= 0.01).collect();
+    let mut keep = big.into_iter();
+    sc.dynamics.actuators.retain(|_| keep.next().unwrap_or(false));
     // actuator damping and armature are outside the native route's actuation
     for a in &mut sc.dynamics.actuators {
         a.damping = None;
@@ -99,4 +113,21 @@ pub fn native_subset(mut sc: Scene) -> Scene {
     }
     sc.tidy();
     sc
+}
+
+/// The largest reach of the geoms joint `name` moves: its body's or link's and those of the
+/// links after it in the chain.
+fn moved_reach(sc: &Scene, name: &str) -> f64 {
+    let reach =
+        |geoms: &mut dyn Iterator<Item = &GeomSpec>| geoms.map(|g| g.shape.reach(&sc.meshes)).fold(0.0, f64::max);
+    for b in &sc.bodies {
+        let links = || b.links.iter().flat_map(|l| &l.geoms);
+        if joint_name(&b.name) == name {
+            return reach(&mut b.geoms.iter().chain(links()));
+        }
+        if let Some(i) = b.links.iter().position(|l| joint_name(&l.name) == name) {
+            return reach(&mut b.links[i..].iter().flat_map(|l| &l.geoms));
+        }
+    }
+    0.0
 }
