@@ -8,7 +8,7 @@ use crate::mj::{Data, Model};
 use crate::report::Start;
 
 /// The arrays compared after every step, by MuJoCo's names: the state and the forward pass's
-/// results (the time is compared too).
+/// results (the time and the number of contacts are compared too).
 pub const FIELDS: [&str; 20] = [
     "qpos",
     "qvel",
@@ -66,6 +66,9 @@ pub struct NativeDiffReport {
     pub steps: usize,
     /// Values compared bit for bit.
     pub values: u64,
+    /// Contacts the native route made over the compared steps (each step's count is compared
+    /// with MuJoCo's `ncon`).
+    pub contacts: u64,
     /// The first difference, if any.
     pub first: Option<NativeDifference>,
     /// Both routes found a diverged state (NaN or beyond `mjMAXVAL`) in the same step and the
@@ -90,6 +93,7 @@ impl NativeDiffReport {
             "steps": self.steps,
             "fields": FIELDS,
             "values": self.values,
+            "contacts": self.contacts,
             "first": first,
             "stopped": self.stopped,
         })
@@ -175,7 +179,7 @@ pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> 
     let mut cd = Data::new(c)?;
     crate::sim::start(&mut cd, &opts.start)?;
     crate::native::start(native, &opts.start)?;
-    let mut report = NativeDiffReport { steps: 0, values: 0, first: None, stopped: None };
+    let mut report = NativeDiffReport { steps: 0, values: 0, contacts: 0, first: None, stopped: None };
     for step in 1..=opts.steps {
         if opts.tamper == Some(step) {
             if let Some(v) = native.data.qvel.first_mut() {
@@ -224,6 +228,13 @@ pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> 
                 report.first = Some(NativeDifference { step, field, index: i, native: ours[i], c: theirs[i] });
                 return Ok(report);
             }
+        }
+        let (nn, nc) = (native.data.contacts.len(), cd.mj().ncon.max(0) as usize);
+        report.values += 1;
+        report.contacts += nn as u64;
+        if nn != nc {
+            report.first = Some(NativeDifference { step, field: "ncon", index: 0, native: nn as f64, c: nc as f64 });
+            return Ok(report);
         }
         let (tn, tc) = (native.data.time, cd.time());
         report.values += 1;

@@ -184,7 +184,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             "route": if native { "native" } else { "rust" }, "native_subset": args.native_subset,
             "native_refused": sum.native_refused, "native_reasons": sum.native_reasons,
             "native_steps": sum.native_steps, "native_values": sum.native_values,
-            "native_stopped": sum.native_stopped,
+            "native_stopped": sum.native_stopped, "native_contacts": sum.native_contacts,
+            "native_features": sum.native_features, "reject_reasons": sum.reject_reasons,
             "seconds": secs, "failures": failures,
         });
         outln!("{j}");
@@ -232,7 +233,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
 /// The counts of a `--route native` run, as text.
 fn print_native(args: &FuzzArgs, steps: usize, sum: &fuzz::FuzzSummary, secs: f64) {
     outln!(
-        "fuzz --route native{}: seeds {}..{}, {} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors), {} refused by the native route, {} refused by both; {} steps and {} values compared bit for bit with mj_step ({} runs stopped where both routes diverged); {:.1} s",
+        "fuzz --route native{}: seeds {}..{}, {} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors), {} refused by the native route, {} refused by both; {} steps and {} values compared bit for bit with mj_step, {} contacts ({} runs stopped where both routes diverged); {:.1} s",
         if args.native_subset { " --native-subset" } else { "" },
         args.seeds.start,
         args.seeds.end,
@@ -247,9 +248,12 @@ fn print_native(args: &FuzzArgs, steps: usize, sum: &fuzz::FuzzSummary, secs: f6
         sum.both_reject,
         sum.native_steps,
         sum.native_values,
+        sum.native_contacts,
         sum.native_stopped,
         secs
     );
+    let feats: Vec<String> = sum.native_features.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    outln!("  scenes compared with: {}", feats.join(", "));
     let mut reasons: Vec<_> = sum.native_reasons.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1));
     for (why, n) in reasons {

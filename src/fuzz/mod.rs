@@ -204,6 +204,10 @@ pub struct FuzzSummary {
     pub native_values: u64,
     /// Native comparisons that stopped where both routes found a diverged state.
     pub native_stopped: usize,
+    /// Contacts the native route made in its comparisons.
+    pub native_contacts: u64,
+    /// Native comparisons that ran (matched or differed) per feature ([`native::features`]).
+    pub native_features: std::collections::BTreeMap<&'static str, usize>,
     /// The failing scenes.
     pub failures: Vec<Failure>,
 }
@@ -593,6 +597,12 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
         sum.native_steps += native.steps;
         sum.native_values += native.values;
         sum.native_stopped += usize::from(native.stopped);
+        sum.native_contacts += native.contacts;
+        if opts.native && matches!(v, Verdict::Match | Verdict::Differ(_)) {
+            for f in native::features(&sc) {
+                *sum.native_features.entry(f).or_default() += 1;
+            }
+        }
         sum.stage_calls += stage_calls;
         sum.actuated += usize::from(!sc.dynamics.actuators.is_empty());
         sum.contacts += contacts;

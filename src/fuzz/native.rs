@@ -19,6 +19,8 @@ pub struct NativeCounts {
     pub steps: u64,
     /// Values compared bit for bit.
     pub values: u64,
+    /// Contacts the native route made (each step's count equal to MuJoCo's).
+    pub contacts: u64,
     /// Whether both routes found a diverged state in the same step and the run stopped there.
     pub stopped: bool,
 }
@@ -48,7 +50,12 @@ pub fn run_xml(xml: &str, name: &str, start: Start, steps: usize, tamper: Option
     let opts = NativeDiffOptions { steps, start, tamper };
     match diff_native(&c, &mut native, &opts) {
         Ok(rep) => {
-            let counts = NativeCounts { steps: rep.steps as u64, values: rep.values, stopped: rep.stopped.is_some() };
+            let counts = NativeCounts {
+                steps: rep.steps as u64,
+                values: rep.values,
+                contacts: rep.contacts,
+                stopped: rep.stopped.is_some(),
+            };
             let verdict = match &rep.first {
                 None => Verdict::Match,
                 Some(d) => Verdict::Differ(format!(
@@ -70,4 +77,48 @@ pub fn run_xml(xml: &str, name: &str, start: Start, steps: usize, tamper: Option
 pub fn reason_key(why: &str) -> String {
     let words: Vec<&str> = why.split(' ').filter(|w| !w.chars().all(|c| c.is_ascii_digit())).collect();
     words.join(" ").chars().take(140).collect()
+}
+
+/// What a scene exercises on the native route, by name, for the run's counts: joint kinds, joint
+/// properties, actuators, solver settings and integrators.
+pub fn features(sc: &super::scene::Scene) -> Vec<&'static str> {
+    use super::scene::Joint;
+    let mut f = Vec::new();
+    let joints = sc.joints();
+    for (name, test) in [
+        ("hinge", &(|j: &Joint| matches!(j, Joint::Hinge(..))) as &dyn Fn(&Joint) -> bool),
+        ("slide", &|j| matches!(j, Joint::Slide(..))),
+        ("ball", &|j| matches!(j, Joint::Ball(..))),
+        ("free", &|j| matches!(j, Joint::Free)),
+    ] {
+        if joints.iter().any(|(_, j)| test(j)) {
+            f.push(name);
+        }
+    }
+    let any = |p: &dyn Fn(&super::dynamics::JointProps) -> bool| sc.dynamics.joints.values().any(p);
+    for (name, on) in [
+        ("limit", any(&|p| p.range.is_some())),
+        ("frictionloss", any(&|p| p.frictionloss.is_some())),
+        ("stiffness", any(&|p| p.stiffness.is_some())),
+        ("damping", any(&|p| p.damping.is_some())),
+        ("armature", any(&|p| p.armature.is_some())),
+        ("actuator", !sc.dynamics.actuators.is_empty()),
+        ("activation", sc.dynamics.actuators.iter().any(|a| a.has_act())),
+        ("mesh", !sc.meshes.is_empty()),
+        ("speculative", sc.opt.speculative),
+    ] {
+        if on {
+            f.push(name);
+        }
+    }
+    f.push(match sc.opt.integrator {
+        "implicitfast" => "implicitfast",
+        "Euler" => "Euler",
+        _ => "other integrator",
+    });
+    if let Some(so) = &sc.opt.solver {
+        f.push(if so.solver == "PGS" { "PGS" } else { "Newton" });
+        f.push(if so.cone == "elliptic" { "elliptic" } else { "pyramidal" });
+    }
+    f
 }
