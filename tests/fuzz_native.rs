@@ -27,6 +27,15 @@ fn a_slice_of_native_subset_scenes_matches_mj_step_bit_for_bit() {
     assert!(sum.matched >= 12, "{} matched, refused: {:?}", sum.matched, sum.native_reasons);
     assert!(sum.native_steps >= 300, "{} steps compared", sum.native_steps);
     assert!(sum.native_values > 100_000, "{} values compared", sum.native_values);
+    assert!(sum.native_contacts > 1000, "{} contacts", sum.native_contacts);
+    // the compared scenes have every joint kind, limits, friction loss, actuators, both
+    // integrators, both solvers and both cones
+    for f in ["hinge", "slide", "ball", "free", "limit", "frictionloss", "actuator", "Euler", "implicitfast"] {
+        assert!(sum.native_features.get(f).is_some_and(|&n| n >= 2), "{f}: {:?}", sum.native_features);
+    }
+    for f in ["PGS", "Newton", "elliptic", "pyramidal"] {
+        assert!(sum.native_features.get(f).is_some_and(|&n| n >= 2), "{f}: {:?}", sum.native_features);
+    }
     // the subset holds what the native route steps: joint properties and actuators among them
     let scenes: Vec<_> = (0..16).map(|s| fuzz::scene(s, &native_opts(40))).collect();
     assert!(scenes.iter().all(|s| ["Euler", "implicitfast"].contains(&s.opt.integrator)));
