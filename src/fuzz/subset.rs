@@ -4,7 +4,7 @@
 //! mechanisms, and joint properties and actuators on more joints. Drawn from a stream of its
 //! own, so the scene's geometry is the generator's.
 
-use super::dynamics::{actuator, mechanism, props};
+use super::dynamics::{dress, mechanism};
 use super::gen::geom;
 use super::scene::{joint_name, GeomSpec, Joint, Link, Rng, Scene, Shape, SolverOptions, Surface};
 
@@ -46,20 +46,7 @@ pub fn native_subset(mut sc: Scene) -> Scene {
     for (k, m) in sc.meshes.iter_mut().enumerate().skip(nmesh) {
         m.name = format!("s{k}");
     }
-    let joints: Vec<(String, Joint)> = sc.joints().into_iter().map(|(n, j)| (n, j.clone())).collect();
-    for (name, j) in &joints {
-        if !sc.dynamics.joints.contains_key(name) && r.chance(0.5) {
-            sc.dynamics.joints.insert(name.clone(), props(&mut r, j));
-        }
-    }
-    let actuated: Vec<&String> =
-        joints.iter().filter(|(_, j)| matches!(j, Joint::Hinge(..) | Joint::Slide(..))).map(|(n, _)| n).collect();
-    if !actuated.is_empty() && r.chance(0.5) {
-        for _ in 0..1 + r.below(3) {
-            let j = actuated[r.below(actuated.len())].clone();
-            sc.dynamics.actuators.push(actuator(&mut r, j));
-        }
-    }
+    dress(&mut r, &mut sc, 0.5);
     // height fields have no native collider: a box of the field's extent in its place
     for o in &mut sc.obstacles {
         if let Shape::Hfield(_, _, _, size) = &o.geom.shape {
