@@ -193,16 +193,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         print_native(&args, steps, &sum, secs);
     } else {
         outln!(
-            "fuzz: seeds {}..{}, {} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors), {} refused by both (both compilers reject it, or both routes stop with the same error); {} contacts compared; {:.1} s",
-            args.seeds.start,
-            args.seeds.end,
-            steps,
-            sum.scenes,
-            sum.matched,
-            sum.failed(),
-            sum.compile,
-            sum.differ,
-            sum.errors,
+            "fuzz: {}, {} refused by both (both compilers reject it, or both routes stop with the same error); {} contacts compared; {:.1} s",
+            counts(&args, steps, &sum),
             sum.both_reject,
             sum.contacts,
             secs
@@ -230,20 +222,27 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     Ok(if sum.failed() == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// The counts of a `--route native` run, as text.
-fn print_native(args: &FuzzArgs, steps: usize, sum: &fuzz::FuzzSummary, secs: f64) {
-    outln!(
-        "fuzz --route native{}: seeds {}..{}, {} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors), {} refused by the native route, {} refused by both; {} steps and {} values compared bit for bit with mj_step, {} contacts ({} runs stopped where both routes diverged); {:.1} s",
-        if args.native_subset { " --native-subset" } else { "" },
+/// The seeds and the verdict counts of a run, as text.
+fn counts(args: &FuzzArgs, steps: usize, sum: &fuzz::FuzzSummary) -> String {
+    format!(
+        "seeds {}..{}, {steps} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors)",
         args.seeds.start,
         args.seeds.end,
-        steps,
         sum.scenes,
         sum.matched,
         sum.failed(),
         sum.compile,
         sum.differ,
-        sum.errors,
+        sum.errors
+    )
+}
+
+/// The counts of a `--route native` run, as text.
+fn print_native(args: &FuzzArgs, steps: usize, sum: &fuzz::FuzzSummary, secs: f64) {
+    outln!(
+        "fuzz --route native{}: {}, {} refused by the native route, {} refused by both; {} steps and {} values compared bit for bit with mj_step, {} contacts ({} runs stopped where both routes diverged); {:.1} s",
+        if args.native_subset { " --native-subset" } else { "" },
+        counts(args, steps, sum),
         sum.native_refused,
         sum.both_reject,
         sum.native_steps,
