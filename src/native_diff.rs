@@ -192,7 +192,13 @@ pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> 
             c_field(&cd, f, len).iter().position(|x| x.is_nan() || x.abs() > 1e10).map(|i| (f, i))
         });
         let ours = native.step();
-        cd.step()?;
+        let theirs = cd.step();
+        // a state the native route refuses is not compared, whatever MuJoCo made of it (its
+        // arena may run out in the same step)
+        if let Err(e @ NativeError::Unsupported { .. }) = ours {
+            return Err(crate::native::Error::Native(e).into());
+        }
+        theirs?;
         report.steps = step;
         if let Err(e) = ours {
             let NativeError::BadState { field, index, .. } = e else {

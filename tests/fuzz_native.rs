@@ -123,3 +123,15 @@ fn every_kept_native_regression_scene_matches_mj_step() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// A state the native route refuses in the very step where MuJoCo's arena runs out is the native
+/// route's refusal, not MuJoCo's error (seed 508,559).
+#[test]
+fn a_refusal_in_the_step_mujocos_arena_runs_out_is_the_native_routes() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_cases/native/refused/arena_full_pgs_508559.xml");
+    let mut sim = specula::native::load(&path, None).unwrap();
+    let c = Model::from_xml_path(&path).unwrap();
+    let opts = NativeDiffOptions { steps: 200, start: Start::Key("start".into()), tamper: None };
+    let err = diff_native(&c, &mut sim, &opts).unwrap_err().to_string();
+    assert!(err.contains("the native route does not implement") && err.contains("arena"), "{err}");
+}
