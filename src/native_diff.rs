@@ -8,7 +8,7 @@ use crate::mj::{Data, Model};
 use crate::report::Start;
 
 /// The arrays compared after every step, by MuJoCo's names: the state and the forward pass's
-/// results (the time is compared too).
+/// results (the time and the number of contacts are compared too).
 pub const FIELDS: [&str; 20] = [
     "qpos",
     "qvel",
@@ -66,6 +66,9 @@ pub struct NativeDiffReport {
     pub steps: usize,
     /// Values compared bit for bit.
     pub values: u64,
+    /// Contacts the native route made over the compared steps (each step's count is compared
+    /// with MuJoCo's `ncon`).
+    pub contacts: u64,
     /// The first difference, if any.
     pub first: Option<NativeDifference>,
     /// Both routes found a diverged state (NaN or beyond `mjMAXVAL`) in the same step and the
@@ -90,6 +93,7 @@ impl NativeDiffReport {
             "steps": self.steps,
             "fields": FIELDS,
             "values": self.values,
+            "contacts": self.contacts,
             "first": first,
             "stopped": self.stopped,
         })
@@ -175,26 +179,42 @@ pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> 
     let mut cd = Data::new(c)?;
     crate::sim::start(&mut cd, &opts.start)?;
     crate::native::start(native, &opts.start)?;
-    let mut report = NativeDiffReport { steps: 0, values: 0, first: None, stopped: None };
+    let mut report = NativeDiffReport { steps: 0, values: 0, contacts: 0, first: None, stopped: None };
     for step in 1..=opts.steps {
         if opts.tamper == Some(step) {
             if let Some(v) = native.data.qvel.first_mut() {
                 *v = f64::from_bits(v.to_bits() ^ 1);
             }
         }
+        // what mj_checkPos and mj_checkVel find in MuJoCo's state before this step
+        let pre_bad = ["qpos", "qvel"].into_iter().find_map(|f| {
+            let len = if f == "qpos" { native.data.qpos.len() } else { native.data.qvel.len() };
+            c_field(&cd, f, len).iter().position(|x| x.is_nan() || x.abs() > 1e10).map(|i| (f, i))
+        });
         let ours = native.step();
-        cd.step()?;
+        let theirs = cd.step();
+        // a state the native route refuses is not compared, whatever MuJoCo made of it (its
+        // arena may run out in the same step)
+        if let Err(e @ NativeError::Unsupported { .. }) = ours {
+            return Err(crate::native::Error::Native(e).into());
+        }
+        theirs?;
         report.steps = step;
         if let Err(e) = ours {
-            let NativeError::BadState { field, .. } = e else { return Err(crate::native::Error::Native(e).into()) };
+            let NativeError::BadState { field, index, .. } = e else {
+                return Err(crate::native::Error::Native(e).into());
+            };
             // the native route stops where MuJoCo warns and resets: MuJoCo must have warned
-            // about the same array in this very step
+            // about the same array in this very step. Its counter says so, unless a later check
+            // of the same step warned again: the reset after that warning clears the counters,
+            // so a bad qpos or qvel entry MuJoCo's state held before the step stands for its
+            // warning (its checks of them are the native route's)
             let warning = match field {
                 "qpos" => mujoco_sys::mjWARN_BADQPOS,
                 "qvel" => mujoco_sys::mjWARN_BADQVEL,
                 _ => mujoco_sys::mjWARN_BADQACC,
             };
-            let warned = cd.mj().warning[warning as usize].number > 0;
+            let warned = cd.mj().warning[warning as usize].number > 0 || pre_bad == Some((field, index));
             if warned {
                 report.stopped = Some(format!("step {step}: {e}; MuJoCo warned about {field} in the same step"));
             } else {
@@ -214,6 +234,13 @@ pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> 
                 report.first = Some(NativeDifference { step, field, index: i, native: ours[i], c: theirs[i] });
                 return Ok(report);
             }
+        }
+        let (nn, nc) = (native.data.contacts.len(), cd.mj().ncon.max(0) as usize);
+        report.values += 1;
+        report.contacts += nn as u64;
+        if nn != nc {
+            report.first = Some(NativeDifference { step, field: "ncon", index: 0, native: nn as f64, c: nc as f64 });
+            return Ok(report);
         }
         let (tn, tc) = (native.data.time, cd.time());
         report.values += 1;

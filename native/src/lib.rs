@@ -107,6 +107,7 @@ impl Native {
         d.time = m.key_time[key];
         d.qpos.copy_from_slice(&m.key_qpos[key * nq..(key + 1) * nq]);
         d.qvel.copy_from_slice(&m.key_qvel[key * nv..(key + 1) * nv]);
+        // activations and controls too, as mj_resetDataKeyframe does
         d.act.copy_from_slice(&m.key_act[key * na..(key + 1) * na]);
         d.actuation.ctrl.copy_from_slice(&m.key_ctrl[key * nu..(key + 1) * nu]);
         d.mocap_pos.copy_from_slice(&m.key_mpos[3 * key * nmocap..3 * (key + 1) * nmocap]);

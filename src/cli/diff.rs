@@ -128,7 +128,7 @@ fn print_native_report(file: &str, r: &NativeDiffReport, json: bool) {
     }
     let verdict = if r.matches() { "match" } else { "differ" };
     outln!(
-        "{file}: {verdict}: {} steps, the native route against MuJoCo C's mj_step: {} arrays and the time after every step, {} values compared bit for bit",
+        "{file}: {verdict}: {} steps, the native route against MuJoCo C's mj_step: {} arrays, the contact count and the time after every step, {} values compared bit for bit",
         r.steps,
         FIELDS.len(),
         r.values

@@ -38,6 +38,15 @@ pub struct FuzzArgs {
     /// (`all`, or a list as `run --rust-stages` takes).
     #[arg(long, default_value = "none")]
     pub stages: specula::mj::stages::StageSet,
+    /// What is compared with MuJoCo C: `rust` (the Rust collision stage in MuJoCo's step, contact by
+    /// contact; the default) or `native` (the native route's whole step against `mj_step`, every
+    /// array after every step, bit for bit).
+    #[arg(long, value_enum)]
+    pub route: Option<super::RouteArg>,
+    /// Draw scenes in the native route's subset (Euler or implicitfast, Newton or PGS, more
+    /// mechanisms, no actuator damping or armature); for `--route native`.
+    #[arg(long)]
+    pub native_subset: bool,
     /// Test hook: add 1e-3 to every Rust contact's distance (shows that a wrong collider is caught).
     #[arg(long, hide = true)]
     pub break_collider: bool,
@@ -106,18 +115,34 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         return run_mutate(&args);
     }
     let steps = args.steps as usize;
-    if args.print {
-        outln!("{}", fuzz::gen::generate(args.seeds.start, steps).to_mjcf());
-        return Ok(ExitCode::SUCCESS);
+    let native = match args.route {
+        None | Some(super::RouteArg::Rust) => false,
+        Some(super::RouteArg::Native) => true,
+        Some(super::RouteArg::C) => {
+            return Err("fuzz compares a route with the c route: --route rust (the default) or native".into())
+        }
+    };
+    if native && (args.stages != specula::mj::stages::StageSet::NONE || args.break_collider) {
+        return Err("--stages and --break-collider belong to the rust route, not --route native".into());
     }
-    fuzz::prepare_dir(&args.out).map_err(|e| e.to_string())?;
+    // test hook (`FuzzOptions::native_tamper`), as `diff --route native` has it:
+    // SPECULA_TAMPER_NATIVE=STEP flips a bit of the native qvel before that step
+    let native_tamper = std::env::var("SPECULA_TAMPER_NATIVE").ok().and_then(|s| s.parse().ok()).filter(|_| native);
     let opts = FuzzOptions {
         steps,
         shrink: !args.no_shrink,
         tamper: args.break_collider.then_some(break_contacts as fn(&mut Vec<_>)),
         stages: args.stages,
         stage_tamper: None,
+        native,
+        subset: args.native_subset,
+        native_tamper,
     };
+    if args.print {
+        outln!("{}", fuzz::scene(args.seeds.start, &opts).to_mjcf());
+        return Ok(ExitCode::SUCCESS);
+    }
+    fuzz::prepare_dir(&args.out).map_err(|e| e.to_string())?;
     let total = (args.seeds.end - args.seeds.start) as usize;
     let tty = std::io::stderr().is_terminal();
     let t0 = Instant::now();
@@ -156,21 +181,20 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             "speculative": sum.speculative, "integrators": sum.integrators, "contacts": sum.contacts,
             "mujoco_hulls": sum.mujoco_hulls, "stages": args.stages.to_string(),
             "stage_calls": sum.stage_calls, "actuated": sum.actuated,
+            "route": if native { "native" } else { "rust" }, "native_subset": args.native_subset,
+            "native_refused": sum.native_refused, "native_reasons": sum.native_reasons,
+            "native_steps": sum.native_steps, "native_values": sum.native_values,
+            "native_stopped": sum.native_stopped, "native_contacts": sum.native_contacts,
+            "native_features": sum.native_features, "reject_reasons": sum.reject_reasons,
             "seconds": secs, "failures": failures,
         });
         outln!("{j}");
+    } else if native {
+        print_native(&args, steps, &sum, secs);
     } else {
         outln!(
-            "fuzz: seeds {}..{}, {} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors), {} refused by both (both compilers reject it, or both routes stop with the same error); {} contacts compared; {:.1} s",
-            args.seeds.start,
-            args.seeds.end,
-            steps,
-            sum.scenes,
-            sum.matched,
-            sum.failed(),
-            sum.compile,
-            sum.differ,
-            sum.errors,
+            "fuzz: {}, {} refused by both (both compilers reject it, or both routes stop with the same error); {} contacts compared; {:.1} s",
+            counts(&args, steps, &sum),
             sum.both_reject,
             sum.contacts,
             secs
@@ -189,17 +213,61 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
                 sum.mujoco_hulls
             );
         }
-        let mut reasons: Vec<_> = sum.reject_reasons.iter().collect();
-        reasons.sort_by(|a, b| b.1.cmp(a.1));
-        for (why, n) in reasons.iter().take(3) {
-            outln!("  refused by both ({n}): {why}");
-        }
-        for (f, p) in sum.failures.iter().zip(&files) {
-            outln!("  seed {}: {}: {}", f.seed, f.verdict.kind(), f.verdict.detail());
-            outln!("    shrunk ({} steps): {} -> {}", f.steps, f.shrunk_verdict.detail(), p.display());
-        }
+        print_reasons(&sum);
+    }
+    for (f, p) in sum.failures.iter().zip(&files).filter(|_| !args.json) {
+        outln!("  seed {}: {}: {}", f.seed, f.verdict.kind(), f.verdict.detail());
+        outln!("    shrunk ({} steps): {} -> {}", f.steps, f.shrunk_verdict.detail(), p.display());
     }
     Ok(if sum.failed() == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The seeds and the verdict counts of a run, as text.
+fn counts(args: &FuzzArgs, steps: usize, sum: &fuzz::FuzzSummary) -> String {
+    format!(
+        "seeds {}..{}, {steps} steps each: {} scenes, {} match, {} failing ({} compile, {} differ, {} errors)",
+        args.seeds.start,
+        args.seeds.end,
+        sum.scenes,
+        sum.matched,
+        sum.failed(),
+        sum.compile,
+        sum.differ,
+        sum.errors
+    )
+}
+
+/// The counts of a `--route native` run, as text.
+fn print_native(args: &FuzzArgs, steps: usize, sum: &fuzz::FuzzSummary, secs: f64) {
+    outln!(
+        "fuzz --route native{}: {}, {} refused by the native route, {} refused by both; {} steps and {} values compared bit for bit with mj_step, {} contacts ({} runs stopped where both routes diverged); {:.1} s",
+        if args.native_subset { " --native-subset" } else { "" },
+        counts(args, steps, sum),
+        sum.native_refused,
+        sum.both_reject,
+        sum.native_steps,
+        sum.native_values,
+        sum.native_contacts,
+        sum.native_stopped,
+        secs
+    );
+    let feats: Vec<String> = sum.native_features.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    outln!("  scenes compared with: {}", feats.join(", "));
+    let mut reasons: Vec<_> = sum.native_reasons.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1));
+    for (why, n) in reasons {
+        outln!("  refused by the native route ({n}): {why}");
+    }
+    print_reasons(sum);
+}
+
+/// The commonest reasons both compilers refused scenes.
+fn print_reasons(sum: &fuzz::FuzzSummary) {
+    let mut reasons: Vec<_> = sum.reject_reasons.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1));
+    for (why, n) in reasons.iter().take(3) {
+        outln!("  refused by both ({n}): {why}");
+    }
 }
 
 /// One stage of a mutation case in the child process: `check` (only with a `--break` fault;

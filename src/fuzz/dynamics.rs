@@ -198,7 +198,7 @@ impl Dynamics {
 
 /// A fixed-base mechanism: a chain of one to four links on hinges, slides and balls, the first
 /// on the world, placed over the floor and obstacles, starting with some joint speed.
-fn mechanism(r: &mut Rng, k: usize, meshes: &mut Vec<MeshAsset>) -> Thrown {
+pub(super) fn mechanism(r: &mut Rng, k: usize, meshes: &mut Vec<MeshAsset>) -> Thrown {
     let joint = |r: &mut Rng| match r.below(5) {
         0 | 1 => Joint::Hinge(r.direction(), r.range(-5.0, 5.0)),
         2 | 3 => Joint::Slide(r.direction(), r.range(-0.5, 0.5)),
@@ -304,18 +304,24 @@ pub fn draw(seed: u64, sc: &mut Scene) {
         let m = mechanism(&mut r, k, &mut sc.meshes);
         sc.bodies.push(m);
     }
+    dress(&mut r, sc, 0.6);
+}
+
+/// Draws properties for half the joints of `sc` that have none, and with chance `p_actuated`
+/// one to three actuators on its hinges and slides.
+pub(super) fn dress(r: &mut Rng, sc: &mut Scene, p_actuated: f64) {
     let joints: Vec<(String, Joint)> = sc.joints().into_iter().map(|(n, j)| (n, j.clone())).collect();
     for (name, j) in &joints {
-        if r.chance(0.5) {
-            sc.dynamics.joints.insert(name.clone(), props(&mut r, j));
+        if !sc.dynamics.joints.contains_key(name) && r.chance(0.5) {
+            sc.dynamics.joints.insert(name.clone(), props(r, j));
         }
     }
     let actuated: Vec<&String> =
         joints.iter().filter(|(_, j)| matches!(j, Joint::Hinge(..) | Joint::Slide(..))).map(|(n, _)| n).collect();
-    if !actuated.is_empty() && r.chance(0.6) {
+    if !actuated.is_empty() && r.chance(p_actuated) {
         for _ in 0..1 + r.below(3) {
             let j = actuated[r.below(actuated.len())].clone();
-            sc.dynamics.actuators.push(actuator(&mut r, j));
+            sc.dynamics.actuators.push(actuator(r, j));
         }
     }
 }

@@ -276,6 +276,7 @@ pub fn generate(seed: u64, steps: usize) -> Scene {
                 [r.range(0.1, 1.2), r.range(0.1, 1.2), r.log(1e-3, 0.05), r.log(1e-5, 1e-3), r.log(1e-5, 1e-3)],
             )
         }),
+        solver: None,
     };
     let mut sc = Scene {
         seed,

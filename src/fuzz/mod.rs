@@ -13,7 +13,9 @@ pub mod mutate;
 pub mod mutate_base;
 pub mod mutate_child;
 pub mod mutate_tree;
+pub mod native;
 pub mod scene;
+pub mod subset;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -58,12 +60,14 @@ pub enum Verdict {
     Differ(String),
     /// `diff` could not run.
     Error(String),
+    /// The native route refuses the scene (`fuzz --route native`): what it lacks.
+    NativeRefused(String),
 }
 
 impl Verdict {
     /// Whether this verdict is a failure of specula.
     pub fn failed(&self) -> bool {
-        !matches!(self, Verdict::Match | Verdict::BothReject(_))
+        !matches!(self, Verdict::Match | Verdict::BothReject(_) | Verdict::NativeRefused(_))
     }
     /// The verdict's kind in one word.
     pub fn kind(&self) -> &'static str {
@@ -73,13 +77,18 @@ impl Verdict {
             Verdict::CompileDisagree(_) => "compile",
             Verdict::Differ(_) => "differ",
             Verdict::Error(_) => "error",
+            Verdict::NativeRefused(_) => "native-refused",
         }
     }
     /// The detail, in words.
     pub fn detail(&self) -> &str {
         match self {
             Verdict::Match => "",
-            Verdict::BothReject(s) | Verdict::CompileDisagree(s) | Verdict::Differ(s) | Verdict::Error(s) => s,
+            Verdict::BothReject(s)
+            | Verdict::CompileDisagree(s)
+            | Verdict::Differ(s)
+            | Verdict::Error(s)
+            | Verdict::NativeRefused(s) => s,
         }
     }
 }
@@ -100,11 +109,39 @@ pub struct FuzzOptions {
     /// Test hook: moves one output of this stage by one ulp in the stage comparison.
     #[doc(hidden)]
     pub stage_tamper: Option<crate::mj::stages::Stage>,
+    /// Compare the native route with `mj_step` instead of the Rust collision stage
+    /// ([`native::run_xml`]).
+    pub native: bool,
+    /// Draw scenes in the native route's subset ([`subset::native_subset`]).
+    pub subset: bool,
+    /// Test hook of the native comparison: flips a bit of the native `qvel` before this step.
+    #[doc(hidden)]
+    pub native_tamper: Option<usize>,
 }
 
 impl Default for FuzzOptions {
     fn default() -> Self {
-        FuzzOptions { steps: 120, shrink: true, tamper: None, stages: StageSet::NONE, stage_tamper: None }
+        FuzzOptions {
+            steps: 120,
+            shrink: true,
+            tamper: None,
+            stages: StageSet::NONE,
+            stage_tamper: None,
+            native: false,
+            subset: false,
+            native_tamper: None,
+        }
+    }
+}
+
+/// The scene of `seed` as `opts` asks: [`gen::generate`], restricted to the native subset with
+/// [`FuzzOptions::subset`].
+pub fn scene(seed: u64, opts: &FuzzOptions) -> Scene {
+    let sc = gen::generate(seed, opts.steps);
+    if opts.subset {
+        subset::native_subset(sc)
+    } else {
+        sc
     }
 }
 
@@ -123,6 +160,8 @@ pub struct Failure {
     pub shrunk_verdict: Verdict,
     /// Steps the shrunk scene needs to fail.
     pub steps: usize,
+    /// Whether it failed on the native route (`--route native`).
+    pub native: bool,
 }
 
 /// Totals of a run.
@@ -155,6 +194,20 @@ pub struct FuzzSummary {
     /// Scenes in which the Rust stage took a mesh hull from MuJoCo's model (specula's
     /// compiler could not put it in qhull's order).
     pub mujoco_hulls: usize,
+    /// Scenes the native route refused (`--route native`).
+    pub native_refused: usize,
+    /// What the native route lacked for them (numbers left out) and how often.
+    pub native_reasons: std::collections::BTreeMap<String, usize>,
+    /// Native comparisons: steps run on both routes, and values compared bit for bit.
+    pub native_steps: u64,
+    /// Values the native comparisons compared bit for bit.
+    pub native_values: u64,
+    /// Native comparisons that stopped where both routes found a diverged state.
+    pub native_stopped: usize,
+    /// Contacts the native route made in its comparisons.
+    pub native_contacts: u64,
+    /// Native comparisons that ran (matched or differed) per feature ([`native::features`]).
+    pub native_features: std::collections::BTreeMap<&'static str, usize>,
     /// The failing scenes.
     pub failures: Vec<Failure>,
 }
@@ -173,8 +226,17 @@ static LOAD: Mutex<()> = Mutex::new(());
 /// Compiles and diffs one scene; also returns the diff's report when there is one.
 pub fn run_scene(sc: &Scene, steps: usize, opts: &FuzzOptions) -> (Verdict, Option<DiffReport>) {
     let start = if sc.has_dofs() { Start::Key("start".into()) } else { Start::Qpos0 };
+    if opts.native {
+        return (run_native_scene(sc, steps, opts).0, None);
+    }
     let stages = (opts.stages, opts.stage_tamper);
     run_xml(&sc.to_mjcf(), &format!("fuzz-{}.xml", sc.seed), start, steps, opts.tamper, stages)
+}
+
+/// [`native::run_xml`] on a generated scene, from its start keyframe when it has one.
+pub fn run_native_scene(sc: &Scene, steps: usize, opts: &FuzzOptions) -> (Verdict, native::NativeCounts) {
+    let start = if sc.has_dofs() { Start::Key("start".into()) } else { Start::Qpos0 };
+    native::run_xml(&sc.to_mjcf(), &format!("fuzz-{}.xml", sc.seed), start, steps, opts.native_tamper)
 }
 
 /// [`run_scene`] for a scene file (a written failure, say), from its first keyframe if it has one.
@@ -432,6 +494,9 @@ fn signature(v: &Verdict) -> String {
         "extra".into()
     } else if d.contains("trajectories diverge") {
         "trajectories".into()
+    } else if let Some(i) = d.find("] differs: native") {
+        // the native route's array (`step N: qacc[3] differs: ...`)
+        d[..i].rsplit(": ").next().and_then(|a| a.split('[').next()).unwrap_or("").to_string()
     } else {
         String::new()
     };
@@ -483,6 +548,8 @@ struct SceneOutcome {
     mujoco_hulls: bool,
     /// Dynamics-stage calls compared.
     stage_calls: u64,
+    /// What the native comparison counted.
+    native: native::NativeCounts,
 }
 
 /// Runs the scenes of `seeds` (in parallel), shrinking the failing ones; `progress` is called
@@ -494,25 +561,48 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
     let results: Vec<SceneOutcome> = seeds
         .into_par_iter()
         .map(|seed| {
-            let sc = gen::generate(seed, opts.steps);
-            let (v, rep) = run_scene(&sc, opts.steps, opts);
+            let sc = scene(seed, opts);
+            let (v, rep, native) = if opts.native {
+                let (v, n) = run_native_scene(&sc, opts.steps, opts);
+                (v, None, n)
+            } else {
+                let (v, rep) = run_scene(&sc, opts.steps, opts);
+                (v, rep, native::NativeCounts::default())
+            };
             let (contacts, mujoco_hulls, stage_calls) =
                 rep.map_or((0, false, 0), |r| (r.contacts, r.mujoco_hulls > 0, r.stage_calls));
             let failure = v.failed().then(|| {
                 let (shrunk, shrunk_verdict, steps) =
                     if opts.shrink { shrink(&sc, &v, opts.steps, opts) } else { (sc.clone(), v.clone(), opts.steps) };
-                Failure { seed, verdict: v.clone(), full: sc.clone(), shrunk, shrunk_verdict, steps }
+                Failure {
+                    seed,
+                    verdict: v.clone(),
+                    full: sc.clone(),
+                    shrunk,
+                    shrunk_verdict,
+                    steps,
+                    native: opts.native,
+                }
             });
             use std::sync::atomic::Ordering::Relaxed;
             let n = done.fetch_add(1, Relaxed) + 1;
             let f = failed.fetch_add(usize::from(failure.is_some()), Relaxed) + usize::from(failure.is_some());
             progress(n, f);
-            SceneOutcome { scene: sc, verdict: v, failure, contacts, mujoco_hulls, stage_calls }
+            SceneOutcome { scene: sc, verdict: v, failure, contacts, mujoco_hulls, stage_calls, native }
         })
         .collect();
     let mut sum = FuzzSummary::default();
-    for SceneOutcome { scene: sc, verdict: v, failure, contacts, mujoco_hulls: hulls, stage_calls } in results {
+    for SceneOutcome { scene: sc, verdict: v, failure, contacts, mujoco_hulls: hulls, stage_calls, native } in results {
         sum.scenes += 1;
+        sum.native_steps += native.steps;
+        sum.native_values += native.values;
+        sum.native_stopped += usize::from(native.stopped);
+        sum.native_contacts += native.contacts;
+        if opts.native && matches!(v, Verdict::Match | Verdict::Differ(_)) {
+            for f in native::features(&sc) {
+                *sum.native_features.entry(f).or_default() += 1;
+            }
+        }
         sum.stage_calls += stage_calls;
         sum.actuated += usize::from(!sc.dynamics.actuators.is_empty());
         sum.contacts += contacts;
@@ -538,6 +628,10 @@ pub fn run(seeds: std::ops::Range<u64>, opts: &FuzzOptions, progress: &(dyn Fn(u
             Verdict::CompileDisagree(_) => sum.compile += 1,
             Verdict::Differ(_) => sum.differ += 1,
             Verdict::Error(_) => sum.errors += 1,
+            Verdict::NativeRefused(why) => {
+                sum.native_refused += 1;
+                *sum.native_reasons.entry(native::reason_key(&why)).or_default() += 1;
+            }
         }
         sum.failures.extend(failure);
     }
@@ -559,7 +653,10 @@ pub fn prepare_dir(dir: &Path) -> Result<(), FuzzError> {
 /// with a comment saying what failed and how to reproduce it; returns the shrunk file's path.
 pub fn write_failure(dir: &Path, f: &Failure, steps: usize) -> Result<PathBuf, FuzzError> {
     let write = |path: PathBuf, sc: &Scene, v: &Verdict, n: usize| -> Result<PathBuf, FuzzError> {
-        let key = if sc.has_dofs() { " --key start".to_string() } else { String::new() };
+        let mut key = if sc.has_dofs() { " --key start".to_string() } else { String::new() };
+        if f.native {
+            key.push_str(" --route native");
+        }
         let head = format!(
             "<!-- specula fuzz, seed {}: {} ({})\n     reproduce: specula diff {}{key} --steps {n} -->\n",
             f.seed,

@@ -311,6 +311,22 @@ pub struct SceneOptions {
     pub nativeccd: bool,
     /// `override` flag with its settings.
     pub override_: Option<Override>,
+    /// `solver`, `cone`, `jacobian` and `impratio` when not MuJoCo's defaults (the native
+    /// subset draws them, [`super::subset`]).
+    pub solver: Option<SolverOptions>,
+}
+
+/// Constraint solver settings: `solver`, `cone` and `jacobian` as MJCF spells them, `impratio`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverOptions {
+    /// `solver`.
+    pub solver: &'static str,
+    /// `cone`.
+    pub cone: &'static str,
+    /// `jacobian`.
+    pub jacobian: &'static str,
+    /// `impratio`.
+    pub impratio: f64,
 }
 
 /// A whole generated scene.
@@ -436,6 +452,16 @@ impl Scene {
                 fs(r),
                 fs(i),
                 fs(fr)
+            );
+        }
+        if let Some(so) = &o.solver {
+            let _ = write!(
+                s,
+                " solver=\"{}\" cone=\"{}\" jacobian=\"{}\" impratio=\"{}\"",
+                so.solver,
+                so.cone,
+                so.jacobian,
+                f(so.impratio)
             );
         }
         s.push_str(">\n    <flag");
