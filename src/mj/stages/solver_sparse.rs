@@ -107,8 +107,11 @@ mod tests {
         }
     }
 
+    /// The bits of `v`, every NaN as one pattern: which NaN an operation returns depends on the
+    /// operand order the compiler picks (the test profile and release differ), and the state is
+    /// invalid anyway, as the stage comparisons count NaN against NaN as equal.
     fn bits(v: &[f64]) -> Vec<u64> {
-        v.iter().map(|x| x.to_bits()).collect()
+        v.iter().map(|x| if x.is_nan() { f64::NAN.to_bits() } else { x.to_bits() }).collect()
     }
 
     /// A random symmetric bit adjacency of `n` nodes with about `density` of the pairs set.
