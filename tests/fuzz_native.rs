@@ -18,27 +18,27 @@ fn native_opts(steps: usize) -> FuzzOptions {
 
 #[test]
 fn a_slice_of_native_subset_scenes_matches_mj_step_bit_for_bit() {
-    let sum = fuzz::run(0..16, &native_opts(40), &|_, _| {});
+    let sum = fuzz::run(0..48, &native_opts(40), &|_, _| {});
     let lines: Vec<String> =
         sum.failures.iter().map(|f| format!("seed {}: {}: {}", f.seed, f.verdict.kind(), f.verdict.detail())).collect();
     assert!(lines.is_empty(), "{lines:#?}");
-    assert_eq!(sum.scenes, 16);
+    assert_eq!(sum.scenes, 48);
     // it compared something: most scenes ran, over many steps and values
-    assert!(sum.matched >= 12, "{} matched, refused: {:?}", sum.matched, sum.native_reasons);
-    assert!(sum.native_steps >= 300, "{} steps compared", sum.native_steps);
+    assert!(sum.matched >= 40, "{} matched, refused: {:?}", sum.matched, sum.native_reasons);
+    assert!(sum.native_steps >= 1000, "{} steps compared", sum.native_steps);
     assert!(sum.native_values > 100_000, "{} values compared", sum.native_values);
     assert!(sum.native_contacts > 1000, "{} contacts", sum.native_contacts);
-    // the compared scenes have every joint kind, limits, friction loss, actuators, both
-    // integrators, both solvers and both cones
-    for f in ["hinge", "slide", "ball", "free", "limit", "frictionloss", "actuator", "Euler", "implicitfast"] {
+    // the compared scenes have every joint kind, limits, friction loss, actuators, the four
+    // integrators, the three solvers and both cones
+    for f in ["hinge", "slide", "ball", "free", "limit", "frictionloss", "actuator"] {
         assert!(sum.native_features.get(f).is_some_and(|&n| n >= 2), "{f}: {:?}", sum.native_features);
     }
-    for f in ["PGS", "Newton", "elliptic", "pyramidal"] {
+    for f in ["Euler", "implicitfast", "implicit", "RK4", "PGS", "Newton", "CG", "elliptic", "pyramidal"] {
         assert!(sum.native_features.get(f).is_some_and(|&n| n >= 2), "{f}: {:?}", sum.native_features);
     }
     // the subset holds what the native route steps: joint properties and actuators among them
     let scenes: Vec<_> = (0..16).map(|s| fuzz::scene(s, &native_opts(40))).collect();
-    assert!(scenes.iter().all(|s| ["Euler", "implicitfast"].contains(&s.opt.integrator)));
+    assert!(scenes.iter().all(|s| ["Euler", "implicitfast", "implicit", "RK4"].contains(&s.opt.integrator)));
     assert!(scenes.iter().filter(|s| !s.dynamics.actuators.is_empty()).count() >= 4);
     assert!(scenes.iter().filter(|s| !s.dynamics.joints.is_empty()).count() >= 8);
 }

@@ -113,11 +113,17 @@ pub fn features(sc: &super::scene::Scene) -> Vec<&'static str> {
     }
     f.push(match sc.opt.integrator {
         "implicitfast" => "implicitfast",
+        "implicit" => "implicit",
+        "RK4" => "RK4",
         "Euler" => "Euler",
         _ => "other integrator",
     });
     if let Some(so) = &sc.opt.solver {
-        f.push(if so.solver == "PGS" { "PGS" } else { "Newton" });
+        f.push(match so.solver {
+            "PGS" => "PGS",
+            "CG" => "CG",
+            _ => "Newton",
+        });
         f.push(if so.cone == "elliptic" { "elliptic" } else { "pyramidal" });
     }
     f

@@ -1,12 +1,13 @@
 //! The generator's native subset (`specula fuzz --native-subset`): a generated scene moved into
 //! what the native route steps (`native/src/scope.rs`), still drawn at random from the seed: the
-//! Euler or implicitfast integrator, Newton or PGS with either friction cone, more fixed-base
+//! Euler, implicitfast, implicit or RK4 integrator, Newton, CG or PGS with either friction cone
+//! (condim 6 included), more fixed-base
 //! mechanisms, and joint properties and actuators on more joints. Drawn from a stream of its
 //! own, so the scene's geometry is the generator's.
 
 use super::dynamics::{dress, mechanism};
 use super::gen::geom;
-use super::scene::{joint_name, GeomSpec, Joint, Link, Rng, Scene, Shape, SolverOptions, Surface};
+use super::scene::{joint_name, GeomSpec, Joint, Link, Rng, Scene, Shape, SolverOptions};
 
 /// `scene` restricted to the native route's subset, with its own draws from the scene's seed.
 pub fn native_subset(mut sc: Scene) -> Scene {
@@ -18,12 +19,12 @@ pub fn native_subset(mut sc: Scene) -> Scene {
         let m = mechanism(&mut r, k + 10, &mut sc.meshes);
         sc.bodies.push(m);
     }
-    // implicitfast corrects a lone free body with a 6x6 solve the native route does not have:
-    // in an implicitfast scene each free body gets a jointed link (a part on a hinge, slide or
-    // ball), so its tree has more than its six dofs
-    let implicitfast = r.chance(0.5);
-    sc.opt.integrator = if implicitfast { "implicitfast" } else { "Euler" };
-    if implicitfast {
+    // every integrator the native route steps; half the scenes give each lone free body a jointed
+    // link (a part on a hinge, slide or ball), so that trees of free bodies with more than their
+    // six dofs are drawn too
+    sc.opt.integrator = ["Euler", "implicitfast", "implicit", "RK4"][r.below(4)];
+    let link_free = r.chance(0.5);
+    if link_free {
         for b in &mut sc.bodies {
             if b.root == Joint::Free && b.links.iter().all(|l| l.joint == Joint::Weld) {
                 let name = format!("{}s", b.name);
@@ -74,30 +75,16 @@ pub fn native_subset(mut sc: Scene) -> Scene {
         a.damping = None;
         a.armature = None;
     }
-    // Newton over islands or PGS, both on a dense Jacobian (the native Newton iterates on dense
-    // rows only; PGS needs a dense efc_AR)
-    let pgs = r.chance(0.4);
+    // Newton, CG (both over islands) or PGS, on a dense Jacobian (the native Newton iterates on
+    // dense rows only; PGS needs a dense efc_AR)
+    let solver = ["Newton", "Newton", "CG", "PGS", "PGS"][r.below(5)];
     let elliptic = r.chance(0.5);
     sc.opt.solver = Some(SolverOptions {
-        solver: if pgs { "PGS" } else { "Newton" },
+        solver,
         cone: if elliptic { "elliptic" } else { "pyramidal" },
         jacobian: "dense",
         impratio: if r.chance(0.3) { r.log(0.5, 10.0) } else { 1.0 },
     });
-    // PGS on elliptic cones covers condim 3 and 4, not 6 (rolling friction)
-    if pgs && elliptic {
-        let cap = |s: &mut Surface| {
-            if s.condim == Some(6) {
-                s.condim = Some(4);
-            }
-        };
-        sc.floor.iter_mut().for_each(|g| cap(&mut g.surface));
-        sc.obstacles.iter_mut().for_each(|o| cap(&mut o.geom.surface));
-        sc.pairs.iter_mut().for_each(|p| cap(&mut p.surface));
-        for b in &mut sc.bodies {
-            b.geoms.iter_mut().chain(b.links.iter_mut().flat_map(|l| &mut l.geoms)).for_each(|g| cap(&mut g.surface));
-        }
-    }
     sc.tidy();
     sc
 }
