@@ -120,12 +120,13 @@ fn contact_scenes_match_on_the_native_route_in_every_speculative_mode() {
 
 #[test]
 fn refused_scenes_name_what_the_native_route_lacks() {
-    // a tendon: specula's compiler does not produce tendon parameters yet
+    // a spatial tendon: specula's compiler produces fixed tendons only
     let file = std::env::temp_dir().join(format!("specula-cli-native-tendon-{}.xml", std::process::id()));
     std::fs::write(
         &file,
-        r#"<mujoco><worldbody><body><joint name="j"/><geom size=".1"/></body></worldbody>
-           <tendon><fixed name="t"><joint joint="j" coef="1"/></fixed></tendon></mujoco>"#,
+        r#"<mujoco><worldbody><site name="a" pos="0 0 1"/>
+           <body><joint name="j"/><geom size=".1"/><site name="b" pos=".1 0 0"/></body></worldbody>
+           <tendon><spatial name="t"><site site="a"/><site site="b"/></spatial></tendon></mujoco>"#,
     )
     .unwrap();
     let file = file.to_str().unwrap();
