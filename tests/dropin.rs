@@ -175,7 +175,7 @@ fn dynamics_stages_preloaded_give_mujocos_trajectory_bit_for_bit() {
     // iterations are MuJoCo's so far: counted, with their reason)
     let every: Vec<&str> = specula::mj::stages::Stage::ALL.iter().map(|s| s.name()).collect();
     assert_eq!(r["stages"]["selected"], every.join(","), "{r}");
-    assert_eq!(every.len(), 18);
+    assert_eq!(every.len(), 19);
     for (name, calls) in r["stages"]["calls"].as_object().unwrap() {
         let (rust, fallback) = (calls["rust"].as_u64().unwrap(), calls["fallback"].as_u64().unwrap());
         if ["euler", "implicit"].contains(&name.as_str()) {
