@@ -63,15 +63,13 @@ pub enum Fallback {
     History,
     /// Plasticity the advance updates.
     Plasticity,
-    /// An integrator variant the stage does not cover (`implicit`'s RNE derivative and LU; a
-    /// Runge-Kutta order other than 4).
+    /// An integrator variant the stage does not cover (a Runge-Kutta order other than 4; the
+    /// implicit stage under another integrator).
     Integrator,
-    /// A free body alone in its tree (`implicitfast`'s 6x6 correction).
-    FreeBody,
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 30;
+pub const NFALLBACK: usize = 29;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -105,7 +103,6 @@ impl Fallback {
         Fallback::History,
         Fallback::Plasticity,
         Fallback::Integrator,
-        Fallback::FreeBody,
     ];
 
     /// Position in [`Fallback::ALL`].
@@ -144,8 +141,7 @@ impl Fallback {
             Fallback::Sleep => "sleep enabled",
             Fallback::History => "history buffers",
             Fallback::Plasticity => "plasticity",
-            Fallback::Integrator => "the implicit integrator (RNE derivative)",
-            Fallback::FreeBody => "lone free bodies (6x6 correction)",
+            Fallback::Integrator => "an integrator variant (a Runge-Kutta order other than 4)",
         }
     }
 }
