@@ -1,8 +1,8 @@
 //! The Rust dynamics stages allocate nothing per step: steps with every stage in place of
 //! MuJoCo's functions (`mj_crb` to `mj_fwdConstraint`, `mj_kinematics`, `mj_EulerSkip`,
 //! `mj_implicitSkip`) are counted with a counting global
-//! allocator (MuJoCo's own allocations are not Rust's and are not seen). One
-//! test function: the counter is global to the process.
+//! allocator (MuJoCo's own allocations are not Rust's and are not seen). No test harness (`main`
+//! below): the counter is global to the process, and the harness's thread would be counted.
 
 use std::alloc::System;
 
@@ -34,7 +34,6 @@ fn scene(option: &str) -> String {
     )
 }
 
-#[test]
 fn the_rust_stages_allocate_nothing_per_step() {
     // The check can fail: an allocation inside a region is counted.
     let region = Region::new(GLOBAL);
@@ -62,18 +61,16 @@ fn the_rust_stages_allocate_nothing_per_step() {
         let mut data = Data::new(&model).unwrap();
         data.reset_keyframe(0).unwrap();
         let (allocations, counts) = with_stages(StageSet::all(), || {
-            data.step().unwrap();
-            let mut pass = || {
-                let region = Region::new(GLOBAL);
-                for _ in 0..100 {
-                    data.step().unwrap();
-                }
-                let change = region.change();
-                change.allocations + change.reallocations
-            };
-            // The counter is process-wide: the harness's own thread may allocate inside the first
-            // region while it starts up. An allocation of the stages recurs in every pass.
-            pass().min(pass())
+            // warm up: the buffers grow to the scene's largest row and contact counts
+            for _ in 0..100 {
+                data.step().unwrap();
+            }
+            let region = Region::new(GLOBAL);
+            for _ in 0..100 {
+                data.step().unwrap();
+            }
+            let change = region.change();
+            change.allocations + change.reallocations
         });
         // the Euler step or implicitfast's, as the integrator says; the solver's calls with
         // the solver's calls are counted below
@@ -87,14 +84,14 @@ fn the_rust_stages_allocate_nothing_per_step() {
         let steps = [Stage::Euler, Stage::Implicit, Stage::RungeKutta];
         let reached = |s: Stage| s != Stage::FwdConstraint && (s == integrator || !steps.contains(&s));
         for s in Stage::ALL.into_iter().filter(|&s| reached(s)) {
-            assert!(counts.rust[s.index()] >= 201, "{option} {}: {counts:?}", s.name());
+            assert!(counts.rust[s.index()] >= 101, "{option} {}: {counts:?}", s.name());
             assert_eq!(counts.fallback[s.index()], 0, "{option} {}: {counts:?}", s.name());
         }
         let solver = Stage::FwdConstraint.index();
-        assert!(counts.rust[solver] + counts.fallback[solver] >= 201, "{option}: {counts:?}");
+        assert!(counts.rust[solver] + counts.fallback[solver] >= 101, "{option}: {counts:?}");
         let disabled = option.contains("disable");
         // every call in Rust (Newton on a dense Jacobian iterates in Rust)
-        assert_eq!((counts.rust[solver] >= 201, counts.fallback[solver]), (true, 0), "{option}: {counts:?}");
+        assert_eq!((counts.rust[solver] >= 101, counts.fallback[solver]), (true, 0), "{option}: {counts:?}");
         assert_eq!(data.mj().nefc > 0, !disabled, "{option}: constraint rows");
         assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with the Rust stages");
     }
@@ -106,15 +103,12 @@ fn the_rust_stages_allocate_nothing_per_step() {
         for _ in 0..150 {
             data.step().unwrap();
         }
-        let mut pass = || {
-            let region = Region::new(GLOBAL);
-            for _ in 0..100 {
-                data.step().unwrap();
-            }
-            let change = region.change();
-            change.allocations + change.reallocations
-        };
-        pass().min(pass())
+        let region = Region::new(GLOBAL);
+        for _ in 0..100 {
+            data.step().unwrap();
+        }
+        let change = region.change();
+        change.allocations + change.reallocations
     });
     let solver = Stage::FwdConstraint.index();
     assert!(counts.rust[solver] >= 100, "chain: {counts:?}");
@@ -136,18 +130,22 @@ fn the_rust_stages_allocate_nothing_per_step() {
             for _ in 0..WARMUP {
                 data.step().unwrap();
             }
-            let mut pass = || {
-                let region = Region::new(GLOBAL);
-                for _ in 0..100 {
-                    data.step().unwrap();
-                }
-                let change = region.change();
-                change.allocations + change.reallocations
-            };
-            pass().min(pass())
+            let region = Region::new(GLOBAL);
+            for _ in 0..100 {
+                data.step().unwrap();
+            }
+            let change = region.change();
+            change.allocations + change.reallocations
         });
-        assert_eq!((counts.rust[solver], counts.fallback[solver]), (WARMUP as u64 + 200, 0), "{option}: {counts:?}");
+        assert_eq!((counts.rust[solver], counts.fallback[solver]), (WARMUP as u64 + 100, 0), "{option}: {counts:?}");
         assert!(data.mj().nefc > 0, "{option}: constraint rows");
         assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with PGS in Rust");
     }
+}
+
+/// Runs the check on the main thread with no test harness (`harness = false`): the counter is
+/// global, and the harness's own thread allocates while a test runs.
+fn main() {
+    the_rust_stages_allocate_nothing_per_step();
+    println!("test the_rust_stages_allocate_nothing_per_step ... ok");
 }
