@@ -37,6 +37,8 @@ pub mod layout;
 pub mod model;
 mod rk4;
 pub mod scope;
+pub mod sensor;
+pub mod sensor_acc;
 pub mod step;
 pub mod tendon;
 
