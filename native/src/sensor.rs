@@ -8,6 +8,7 @@
 //! forward pass, in that order (the order only matters for the lazily computed subtree
 //! velocities and `mj_rnePostConstraint`, which each group computes at most once per pass).
 
+use specula_engine::dynamics::rne_post::transform_motion;
 use specula_engine::math::{cross, mul_mat_t_vec3, mul_quat, neg_quat, normalize4, sub3};
 use specula_model::compile::sensor::{kind, OBJ_BODY, OBJ_GEOM, OBJ_SITE, OBJ_XBODY};
 use specula_model::Model;
@@ -71,7 +72,11 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
             TOUCH => "touch sensors (contact forces in the site's zone)",
             E_POTENTIAL | E_KINETIC => "energy sensors (mj_energyPos, mj_energyVel)",
             INSIDESITE => "insidesite sensors",
-            ACCELEROMETER | FORCE | TORQUE | FRAMELINACC | FRAMEANGACC => "mj_rnePostConstraint (cacc, cfrc_int)",
+            // 4.0.0's mj_rnePostConstraint turns a weld's torque by the bodies' orientations
+            // and reads joint equalities too (N27): only connect rows are covered
+            ACCELEROMETER | FORCE | TORQUE | FRAMELINACC | FRAMEANGACC if m.eq_type.iter().any(|&t| t != 0) => {
+                "weld and joint equalities in mj_rnePostConstraint"
+            }
             _ => continue,
         };
         let name = m.sensor_names.get(i).map_or("", String::as_str);
@@ -111,22 +116,6 @@ fn quat_of(m: &Model, d: &Data, ty: i32, id: usize) -> [f64; 4] {
         OBJ_BODY => mul_quat(&xq(id), &m.body_iquat[id]),
         OBJ_GEOM => mul_quat(&xq(m.geom_bodyid[id]), &m.geom_quat[id]),
         _ => mul_quat(&xq(m.site_bodyid[id]), &m.site_quat[id]),
-    }
-}
-
-/// `mju_transformSpatial` of a motion vector (`flg_force = 0`): `vec` about `oldpos` moved to
-/// `newpos`, rotated into `rot`'s frame when given.
-pub(crate) fn transform_motion(vec: &[f64], newpos: &[f64; 3], oldpos: &[f64; 3], rot: Option<&[f64; 9]>) -> [f64; 6] {
-    let ang = [vec[0], vec[1], vec[2]];
-    let dif = sub3(newpos, oldpos);
-    let c = cross(&dif, &ang);
-    let lin = sub3(&[vec[3], vec[4], vec[5]], &c);
-    match rot {
-        Some(r) => {
-            let (a, l) = (mul_mat_t_vec3(r, &ang), mul_mat_t_vec3(r, &lin));
-            [a[0], a[1], a[2], l[0], l[1], l[2]]
-        }
-        None => [ang[0], ang[1], ang[2], lin[0], lin[1], lin[2]],
     }
 }
 
