@@ -1,7 +1,7 @@
 //! Sensors: specula's compiler gives MuJoCo 4.0.0's `sensor_*` arrays (`specula check`), and the
 //! native route's `sensordata` equals `mj_step`'s bit for bit after every step (MuJoCo as oracle)
 //! on joint, tendon, actuator, frame, subtree, limit and `mj_rnePostConstraint` sensors, over
-//! contacts with both cones and connect rows; tampered inputs are seen; sensors outside the
+//! touch sensors over contacts with both cones, and connect rows; tampered inputs are seen; sensors outside the
 //! subset are refused by name.
 
 mod common;
@@ -122,11 +122,12 @@ fn every_sensor_value_moves() {
 fn tampered_sensor_inputs_make_the_run_differ() {
     let joints = case("joints.xml");
     let contacts = case("contacts.xml");
-    let tampers: [(&str, &str, Tamper); 4] = [
+    let tampers: [(&str, &str, Tamper); 5] = [
         ("magnetic field", &joints, Box::new(|n: &mut Native| ulp(&mut n.model.model.opt.magnetic[1]))),
         ("reference frame", &joints, Box::new(|n: &mut Native| n.model.model.sensor_refid[18] = -1)),
         ("site quaternion", &joints, Box::new(|n: &mut Native| ulp(&mut n.model.model.site_quat[0][1]))),
         ("accelerometer site", &contacts, Box::new(|n: &mut Native| n.model.model.sensor_objid[0] = 1)),
+        ("touch zone", &contacts, Box::new(|n: &mut Native| n.model.model.site_size[0][2] = 0.01)),
     ];
     for (what, xml, tamper) in tampers {
         let (diff, _) = run_both(xml, 400, tamper);
@@ -137,10 +138,10 @@ fn tampered_sensor_inputs_make_the_run_differ() {
 #[test]
 fn sensors_outside_the_subset_are_refused_by_name() {
     let joints = case("joints.xml");
-    let touch = joints.replacen("<clock/>", r#"<clock/><touch site="tip"/>"#, 1);
+    let energy = joints.replacen("<clock/>", r#"<clock/><e_kinetic/>"#, 1);
     let rangefinder = joints.replacen("<clock/>", r#"<clock/><rangefinder site="tip"/>"#, 1);
     let weld = case("contacts.xml").replacen("<equality>", r#"<equality><weld body1="box"/>"#, 1);
-    for (xml, needs) in [(touch, "touch"), (rangefinder, "rangefinder"), (weld, "weld")] {
+    for (xml, needs) in [(energy, "energy"), (rangefinder, "rangefinder"), (weld, "weld")] {
         match Native::load_str(&xml, std::path::Path::new("."), "inline.xml") {
             Err(NativeError::Unsupported { what, needs: n }) => {
                 assert!(n.contains(needs) || what.contains(needs), "{needs}: {what} ({n})")

@@ -69,7 +69,6 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     use kind::*;
     for (i, &t) in m.sensor_type.iter().enumerate() {
         let why = match t {
-            TOUCH => "touch sensors (contact forces in the site's zone)",
             E_POTENTIAL | E_KINETIC => "energy sensors (mj_energyPos, mj_energyVel)",
             INSIDESITE => "insidesite sensors",
             // 4.0.0's mj_rnePostConstraint turns a weld's torque by the bodies' orientations

@@ -1,11 +1,13 @@
-//! The acceleration-stage sensors of [`crate::sensor`]: accelerometer, force, torque, frame
+//! The acceleration-stage sensors of [`crate::sensor`]: touch, accelerometer, force, torque, frame
 //! linear and angular accelerations (through `mj_rnePostConstraint`), actuator, joint and
 //! tendon actuator forces and limit forces (`docs/measurements.md` N27).
 
 use specula_engine::dynamics::constraint::Contact;
 use specula_engine::dynamics::rne_post::{rne_post_constraint, transform_force, transform_motion};
 use specula_engine::dynamics::RneInput;
-use specula_engine::math::{cross, mul_mat_t_vec3, mul_mat_vec3};
+use specula_engine::math::{cross, mul_mat_t_vec3, mul_mat_vec3, normalize3};
+use specula_engine::narrowphase::Geom;
+use specula_engine::speculative::sight::ray_geom;
 use specula_model::compile::sensor::{kind, OBJ_SITE};
 use specula_model::types::Cone;
 use specula_model::Model;
@@ -154,6 +156,42 @@ fn rne_post(nm: &NativeModel, d: &mut Data) {
     d.sensor.post = post;
 }
 
+/// A touch sensor on site `site`: the normal forces of the contacts of the site's body whose
+/// force ray, from the contact point into the body, meets the site's volume.
+fn touch(nm: &NativeModel, d: &Data, site: usize) -> f64 {
+    let m = &nm.model;
+    let body = m.site_bodyid[site];
+    let zone = Geom {
+        ty: m.site_type[site],
+        size: m.site_size[site],
+        pos: v3(&d.site_xpos, site),
+        mat: crate::sensor::m9(&d.site_xmat, site),
+        rbound: 0.0,
+        hull: None,
+    };
+    let pyramidal = m.opt.cone == Cone::Pyramidal;
+    let mut sum = 0.0;
+    for con in d.contacts.iter().filter(|c| c.efc_address >= 0) {
+        let bodies = [m.geom_bodyid[con.geom[0] as usize], m.geom_bodyid[con.geom[1] as usize]];
+        if body != bodies[0] && body != bodies[1] {
+            continue;
+        }
+        let f = contact_force(con, &d.efc.efc_force, pyramidal);
+        if f[0] <= 0.0 {
+            continue;
+        }
+        let mut ray = [con.frame[0] * f[0], con.frame[1] * f[0], con.frame[2] * f[0]];
+        normalize3(&mut ray);
+        if body == bodies[1] {
+            ray = [ray[0] * -1.0, ray[1] * -1.0, ray[2] * -1.0];
+        }
+        if ray_geom(&zone, &con.pos, &ray) >= 0.0 {
+            sum += f[0];
+        }
+    }
+    sum
+}
+
 /// `mj_objectAcceleration`: the 6D acceleration (angular, linear) of a frame object at its
 /// origin, in the world orientation or (`local`) its own, with the rotating frame's correction.
 fn object_acceleration(m: &Model, d: &Data, ty: i32, id: usize, local: bool) -> [f64; 6] {
@@ -182,6 +220,7 @@ pub(crate) fn acceleration_sensor(nm: &NativeModel, d: &mut Data, i: usize, s: &
     }
     let force = &d.actuation.actuator_force;
     match ty {
+        TOUCH => s[0] = touch(nm, d, id),
         ACCELEROMETER => s.copy_from_slice(&object_acceleration(m, d, OBJ_SITE, id, true)[3..]),
         FORCE | TORQUE => {
             let b = m.site_bodyid[id];
