@@ -122,11 +122,13 @@ fn every_sensor_value_moves() {
 fn tampered_sensor_inputs_make_the_run_differ() {
     let joints = case("joints.xml");
     let contacts = case("contacts.xml");
-    let tampers: [(&str, &str, Tamper); 5] = [
+    let tampers: [(&str, &str, Tamper); 7] = [
         ("magnetic field", &joints, Box::new(|n: &mut Native| ulp(&mut n.model.model.opt.magnetic[1]))),
         ("reference frame", &joints, Box::new(|n: &mut Native| n.model.model.sensor_refid[18] = -1)),
         ("site quaternion", &joints, Box::new(|n: &mut Native| ulp(&mut n.model.model.site_quat[0][1]))),
         ("accelerometer site", &contacts, Box::new(|n: &mut Native| n.model.model.sensor_objid[0] = 1)),
+        ("joint velocity cutoff", &joints, Box::new(|n: &mut Native| ulp(&mut n.model.model.sensor_cutoff[1]))),
+        ("touch cutoff", &contacts, Box::new(|n: &mut Native| ulp(&mut n.model.model.sensor_cutoff[2]))),
         ("touch zone", &contacts, Box::new(|n: &mut Native| n.model.model.site_size[0][2] = 0.01)),
     ];
     for (what, xml, tamper) in tampers {

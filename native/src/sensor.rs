@@ -288,6 +288,13 @@ fn velocity_sensor(m: &Model, d: &mut Data, i: usize, s: &mut [f64]) {
     }
 }
 
+/// `a += b`, entry by entry.
+fn add_to(a: &mut [f64], b: &[f64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
 /// `mj_subtreeVel`: subtree linear velocities and angular momenta.
 fn subtree_vel(m: &Model, d: &mut Data) {
     let nbody = m.nbody;
@@ -301,8 +308,8 @@ fn subtree_vel(m: &Model, d: &mut Data) {
         }
         let r = m9(&d.ximat, b);
         let mut dv = mul_mat_t_vec3(&r, &[v[0], v[1], v[2]]);
-        for k in 0..3 {
-            dv[k] *= m.body_inertia[b][k];
+        for (x, i) in dv.iter_mut().zip(&m.body_inertia[b]) {
+            *x *= i;
         }
         let am = specula_engine::math::mul_mat_vec3(&r, &dv);
         sd.subtree_angmom[3 * b..3 * b + 3].copy_from_slice(&am);
@@ -325,9 +332,7 @@ fn subtree_vel(m: &Model, d: &mut Data) {
         let dv = sub3(&v3(&sd.body_vel[..], 2 * b + 1), &v3(&sd.subtree_linvel, b));
         let mass = m.body_mass[b];
         let dl = cross(&dx, &[dv[0] * mass, dv[1] * mass, dv[2] * mass]);
-        for k in 0..3 {
-            sd.subtree_angmom[3 * b + k] += dl[k];
-        }
+        add_to(&mut sd.subtree_angmom[3 * b..3 * b + 3], &dl);
         for k in 0..3 {
             sd.subtree_angmom[3 * p + k] += sd.subtree_angmom[3 * b + k];
         }
@@ -335,9 +340,7 @@ fn subtree_vel(m: &Model, d: &mut Data) {
         let dv = sub3(&v3(&sd.subtree_linvel, b), &v3(&sd.subtree_linvel, p));
         let ms = m.body_subtreemass[b];
         let dl = cross(&dx, &[dv[0] * ms, dv[1] * ms, dv[2] * ms]);
-        for k in 0..3 {
-            sd.subtree_angmom[3 * p + k] += dl[k];
-        }
+        add_to(&mut sd.subtree_angmom[3 * p..3 * p + 3], &dl);
     }
     sd.subtree_done = true;
     d.sensor = sd;

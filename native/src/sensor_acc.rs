@@ -183,7 +183,7 @@ fn touch(nm: &NativeModel, d: &Data, site: usize) -> f64 {
         let mut ray = [con.frame[0] * f[0], con.frame[1] * f[0], con.frame[2] * f[0]];
         normalize3(&mut ray);
         if body == bodies[1] {
-            ray = [ray[0] * -1.0, ray[1] * -1.0, ray[2] * -1.0];
+            ray = [-ray[0], -ray[1], -ray[2]];
         }
         if ray_geom(&zone, &con.pos, &ray) >= 0.0 {
             sum += f[0];
