@@ -66,7 +66,7 @@ fn diff_on_the_native_route_matches_mujoco_bit_for_bit_and_fails_when_tampered()
     let j = json(&out);
     assert_eq!(j["verdict"], "match", "{j}");
     assert_eq!(j["steps"], 1000);
-    // 20 arrays of a 14-qpos, 12-dof, 6-body model and the time, 1000 times
+    // 21 arrays (no sensordata here) of a 14-qpos, 12-dof, 6-body model and the time, 1000 times
     assert!(j["values"].as_u64().unwrap() > 100_000, "{j}");
     // from qpos0 too, text output
     let out = specula(&["diff", file, "--route", "native", "--steps", "300"], &[]);

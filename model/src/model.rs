@@ -667,6 +667,41 @@ pub struct Model {
     /// Feasible transmission length range.
     pub actuator_lengthrange: Vec<[f64; 2]>,
 
+    // ------------------------------------------------------------------ sensors
+    /// Why the sensor arrays below were left empty (a sensor kind specula's compiler does not
+    /// produce yet); `None` when every sensor was compiled (see `compile::sensor`).
+    pub sensor_unsupported: Option<String>,
+    /// Sensor type (`mjtSensor`).
+    pub sensor_type: Vec<i32>,
+    /// Data type (`mjtDataType`).
+    pub sensor_datatype: Vec<i32>,
+    /// Stage the sensor needs (`mjtStage`).
+    pub sensor_needstage: Vec<i32>,
+    /// Type of the measured object (`mjtObj`).
+    pub sensor_objtype: Vec<i32>,
+    /// Id of the measured object (-1: none).
+    pub sensor_objid: Vec<i32>,
+    /// Type of the reference frame object (`mjtObj`).
+    pub sensor_reftype: Vec<i32>,
+    /// Id of the reference frame object (-1: the world frame).
+    pub sensor_refid: Vec<i32>,
+    /// Integer parameters (`mjNSENS` = 3).
+    pub sensor_intprm: Vec<[i32; 3]>,
+    /// Number of values.
+    pub sensor_dim: Vec<i32>,
+    /// First value in `sensordata`.
+    pub sensor_adr: Vec<i32>,
+    /// Cutoff for real and positive data (0: none).
+    pub sensor_cutoff: Vec<f64>,
+    /// Noise standard deviation (metadata: MuJoCo adds no noise).
+    pub sensor_noise: Vec<f64>,
+    /// Number of user values per sensor.
+    pub nuser_sensor: usize,
+    /// User values (`nsensor x nuser_sensor`).
+    pub sensor_user: Vec<f64>,
+    /// Length of `sensordata`.
+    pub nsensordata: usize,
+
     // ------------------------------------------------------------------ names
     /// Model name.
     pub model_name: String,

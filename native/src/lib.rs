@@ -14,12 +14,12 @@
 //!   Newton, CG or PGS over islands), and the Euler step implicit in joint damping, `implicitfast`,
 //!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`); fixed tendons
 //!   ([`tendon`]: lengths, Jacobians, springs, limit and friction-loss rows); connect, weld and
-//!   joint equalities ([`equality`]).
+//!   joint equalities ([`equality`]); sensors ([`sensor`], [`sensor_acc`]).
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
 //! other actuators ([`actuation::check`]), spatial tendons, tendon dampers and armature
-//! ([`tendon::check`]), sensors and tendon or flex equalities (specula's compiler does not
-//! produce their parameters yet), noslip on a sparse Jacobian and the other solver options the
+//! ([`tendon::check`]), sensors outside [`sensor::check`]'s subset, tendon or flex equalities
+//! (specula's compiler does not produce their parameters yet), noslip on a sparse Jacobian and the other solver options the
 //! Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep, discrete
 //! integration, and (from the MJCF, [`Native::load_file`]) plasticity. A step the engine cannot
 //! finish (Newton iterations on a sparse Jacobian, a geom pair without a Rust collider) is
@@ -37,6 +37,8 @@ pub mod layout;
 pub mod model;
 mod rk4;
 pub mod scope;
+pub mod sensor;
+pub mod sensor_acc;
 pub mod step;
 pub mod tendon;
 

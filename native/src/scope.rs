@@ -184,9 +184,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     }
     crate::actuation::check(m)?;
     crate::tendon::check(m)?;
-    if m.nsensor > 0 {
-        unsupported(format!("{} sensors", m.nsensor), "sensor parameters in specula's compiler")?;
-    }
+    crate::sensor::check(m)?;
     let equalities = m.neq > 0 && constraints && flags & DSBL_EQUALITY == 0;
     if equalities {
         if let Some(why) = &m.eq_unsupported {

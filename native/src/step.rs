@@ -64,6 +64,7 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     check("qpos", &d.qpos)?;
     check("qvel", &d.qvel)?;
     forward_skip(nm, d)?;
+    crate::sensor::sensors(nm, d);
     check("qacc", &d.qacc)
 }
 

@@ -114,6 +114,9 @@ pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::
             if let Some(why) = &rm.tendon_unsupported {
                 cmp.notes.push(format!("tendon parameters not compared: {why}"));
             }
+            if let Some(why) = &rm.sensor_unsupported {
+                cmp.notes.push(format!("sensor parameters not compared: {why}"));
+            }
             CheckOutcome::Compared(cmp)
         }
     }

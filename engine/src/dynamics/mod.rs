@@ -36,6 +36,7 @@ pub mod project_sparse;
 pub mod reference;
 pub mod rk4;
 pub mod rne;
+pub mod rne_post;
 pub mod solver;
 mod spatial;
 pub mod tendon;

@@ -40,6 +40,7 @@ pub mod options;
 pub mod orient;
 pub mod ranges;
 pub mod refs;
+pub mod sensor;
 pub mod spec;
 pub mod springdamper;
 pub mod tendon;
@@ -299,6 +300,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     let sd: Vec<[f64; 2]> = bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.spec.springdamper)).collect();
     springdamper::apply(&mut m, &sd);
     tendon::compile_tendons(root, &sources[0].defaults, cs.autolimits, &ex.materials, &mut m)?;
+    sensor::compile_sensors(root, &mut m)?;
     for s in sections("custom") {
         custom::read_custom(s, &mut m)?;
     }
