@@ -101,6 +101,8 @@ impl Hinge {
             actuator_ctrllimited: &self.bytes,
             actuator_ctrlrange: ctrlrange,
             actuator_gear: gear,
+            actuator_acc0: &[1.0],
+            actuator_lengthrange: &[0.0, 1.0],
             ..ActuatorModel::default()
         }
     }

@@ -45,6 +45,10 @@ pub struct Actuators {
     delay: Vec<f64>,
     /// `actuator_gear` (`6 nactuator`).
     gear: Vec<f64>,
+    /// `actuator_acc0` (`nactuator`).
+    pub(crate) acc0: Vec<f64>,
+    /// `actuator_lengthrange` (`2 nactuator`).
+    lengthrange: Vec<f64>,
 }
 
 /// Flattens rows of `N` values.
@@ -90,6 +94,8 @@ impl Actuators {
             ranges: [rows(&m.actuator_actrange), rows(&m.actuator_forcerange), rows(&m.actuator_ctrlrange)],
             delay: vec![0.0; n],
             gear: rows(&m.actuator_gear),
+            acc0: vec![0.0; n],
+            lengthrange: rows(&m.actuator_lengthrange),
         }
     }
 }
@@ -146,6 +152,8 @@ impl NativeModel {
             actuator_ctrllimited: &a.flags[3],
             actuator_ctrlrange: &a.ranges[2],
             actuator_gear: &a.gear,
+            actuator_acc0: &a.acc0,
+            actuator_lengthrange: &a.lengthrange,
         }
     }
 }

@@ -34,6 +34,7 @@ pub mod equality;
 pub mod flat;
 mod implicit;
 pub mod layout;
+pub mod lengthrange;
 pub mod model;
 mod rk4;
 pub mod scope;
@@ -82,8 +83,12 @@ impl Native {
     /// Checks `model` against the native subset, derives its constant fields and resets the data.
     /// A [`specula_model::Model`] does not carry `springyield`: prefer [`Native::load_file`],
     /// which refuses it.
-    pub fn new(model: specula_model::Model) -> Result<Native, NativeError> {
+    pub fn new(mut model: specula_model::Model) -> Result<Native, NativeError> {
         scope::check(&model)?;
+        lengthrange::set_length_ranges(&mut model).map_err(|e| match e {
+            lengthrange::LengthRangeError::Native(n) => n,
+            other => NativeError::LengthRange(other.to_string()),
+        })?;
         let model = NativeModel::new(model);
         let data = Data::new(&model);
         Ok(Native { model, data })

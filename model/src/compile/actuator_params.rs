@@ -8,9 +8,12 @@
 //! `damper`, `timeconst` 1 and `area` 1 for `cylinder`, `gain` 1 for `adhesion`). It then writes
 //! them into the gain, bias and dynamics parameters as MuJoCo 4.0.0's shortcut setters do.
 //!
+//! Muscles get their parameters here; their length range, when not given, is found by a
+//! simulation the native crate runs (`specula_native::lengthrange`, D65), so this crate leaves
+//! `actuator_lengthrange` as written.
+//!
 //! Not compiled yet (the model's actuator arrays are left empty and
-//! `Model::actuator_unsupported` says why): muscles (their length range is found by
-//! simulation), PID, DC motor and orientation servos, a position servo's `dampratio` (converted
+//! `Model::actuator_unsupported` says why): PID, DC motor and orientation servos, a position servo's `dampratio` (converted
 //! with the effective mass at `qpos0`), transmissions other than hinge and slide joints (their
 //! `length0` needs tendon or site kinematics), and actuators changed by `replicate` or `attach`.
 
@@ -179,6 +182,7 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
             spec.params.biasprm[..3].copy_from_slice(&bias);
             spec.gainprm[0] = if diameter >= 0.0 { PI / 4.0 * diameter * diameter } else { area };
         }
+        "muscle" => muscle(spec, el, prev, src)?,
         "adhesion" => {
             let mut gain = if src { prev.gainprm[0] } else { 1.0 };
             num(el, "gain", &mut gain)?;
@@ -188,6 +192,49 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
         _ => {}
     }
     spec.params.kind = kind.to_string();
+    Ok(())
+}
+
+/// The built-in muscle parameters: range (2), force (-1: from `scale / acc0`), scale, lmin,
+/// lmax, vmax, fpmax, fvmax.
+const MUSCLE_PRM: [f64; 9] = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2];
+
+/// `muscle`: time constants (`dynprm[0..2]`, default 0.01 and 0.04) and `tausmooth`
+/// (`dynprm[2]`), the force-length-velocity parameters in both `gainprm` and `biasprm`. As
+/// 4.0.0's `mjs_setToMuscle`, every other parameter is cleared and only values >= 0 are applied
+/// (a negative `force` keeps -1); the starting values are the class's muscle default, if any.
+fn muscle(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) -> Res<()> {
+    let (mut dynprm, mut prm) = ([0.01, 0.04, 0.0], MUSCLE_PRM);
+    if src {
+        dynprm.copy_from_slice(&prev.dynprm[..3]);
+        prm.copy_from_slice(&prev.gainprm[..9]);
+    }
+    let mut tc = [-1.0; 2];
+    arr(el, "timeconst", &mut tc, true)?;
+    for k in 0..2 {
+        if tc[k] >= 0.0 {
+            dynprm[k] = tc[k];
+        }
+    }
+    num(el, "tausmooth", &mut dynprm[2])?;
+    let mut range = [-1.0; 2];
+    arr(el, "range", &mut range, true)?;
+    for k in 0..2 {
+        if range[k] >= 0.0 {
+            prm[k] = range[k];
+        }
+    }
+    for (k, name) in [(2, "force"), (3, "scale"), (4, "lmin"), (5, "lmax"), (6, "vmax"), (7, "fpmax"), (8, "fvmax")] {
+        let mut v = -1.0;
+        if num(el, name, &mut v)? && v >= 0.0 {
+            prm[k] = v;
+        }
+    }
+    spec.dynprm = [0.0; 10];
+    spec.dynprm[..3].copy_from_slice(&dynprm);
+    spec.gainprm = [0.0; 10];
+    spec.gainprm[..9].copy_from_slice(&prm);
+    spec.params.biasprm = spec.gainprm;
     Ok(())
 }
 
@@ -225,9 +272,9 @@ fn servo(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) 
 
 /// Why actuator `spec` cannot be compiled here yet, if it cannot.
 fn unsupported(spec: &ActuatorSpec, trn: &str) -> Option<String> {
-    if !matches!(spec.gaintype, GainType::Fixed | GainType::Affine | GainType::User)
-        || !matches!(spec.biastype, BiasType::None | BiasType::Affine | BiasType::User)
-        || matches!(spec.dyntype, DynType::Muscle | DynType::DcMotor | DynType::Pid)
+    if !matches!(spec.gaintype, GainType::Fixed | GainType::Affine | GainType::Muscle | GainType::User)
+        || !matches!(spec.biastype, BiasType::None | BiasType::Affine | BiasType::Muscle | BiasType::User)
+        || matches!(spec.dyntype, DynType::DcMotor | DynType::Pid)
     {
         return Some(format!("a {:?}/{:?}/{:?} actuator", spec.dyntype, spec.gaintype, spec.biastype));
     }
