@@ -200,40 +200,35 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
 const MUSCLE_PRM: [f64; 9] = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2];
 
 /// `muscle`: time constants (`dynprm[0..2]`, default 0.01 and 0.04) and `tausmooth`
-/// (`dynprm[2]`), the force-length-velocity parameters in both `gainprm` and `biasprm`. As
-/// 4.0.0's `mjs_setToMuscle`, every other parameter is cleared and only values >= 0 are applied
-/// (a negative `force` keeps -1); the starting values are the class's muscle default, if any.
+/// (`dynprm[2]`), the force-length-velocity parameters in both `gainprm` and `biasprm`. Each
+/// value is the element's, else the class's muscle default's; as 4.0.0's `mjs_setToMuscle`
+/// every other parameter is cleared, and a negative value gives the built-in one (measured: a
+/// `force="-3"` under a class with `force="12"` compiles to -1).
 fn muscle(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) -> Res<()> {
-    let (mut dynprm, mut prm) = ([0.01, 0.04, 0.0], MUSCLE_PRM);
+    const BUILTIN_TC: [f64; 2] = [0.01, 0.04];
+    let (mut tc, mut tausmooth, mut prm) = (BUILTIN_TC, 0.0, MUSCLE_PRM);
     if src {
-        dynprm.copy_from_slice(&prev.dynprm[..3]);
+        tc.copy_from_slice(&prev.dynprm[..2]);
+        tausmooth = prev.dynprm[2];
         prm.copy_from_slice(&prev.gainprm[..9]);
     }
-    let mut tc = [-1.0; 2];
     arr(el, "timeconst", &mut tc, true)?;
-    for k in 0..2 {
-        if tc[k] >= 0.0 {
-            dynprm[k] = tc[k];
-        }
-    }
-    num(el, "tausmooth", &mut dynprm[2])?;
-    let mut range = [-1.0; 2];
+    num(el, "tausmooth", &mut tausmooth)?;
+    let mut range = [prm[0], prm[1]];
     arr(el, "range", &mut range, true)?;
-    for k in 0..2 {
-        if range[k] >= 0.0 {
-            prm[k] = range[k];
-        }
-    }
+    prm[..2].copy_from_slice(&range);
     for (k, name) in [(2, "force"), (3, "scale"), (4, "lmin"), (5, "lmax"), (6, "vmax"), (7, "fpmax"), (8, "fvmax")] {
-        let mut v = -1.0;
-        if num(el, name, &mut v)? && v >= 0.0 {
-            prm[k] = v;
-        }
+        num(el, name, &mut prm[k])?;
     }
+    let keep = |v: f64, builtin: f64| if v >= 0.0 { v } else { builtin };
     spec.dynprm = [0.0; 10];
-    spec.dynprm[..3].copy_from_slice(&dynprm);
+    spec.dynprm[0] = keep(tc[0], BUILTIN_TC[0]);
+    spec.dynprm[1] = keep(tc[1], BUILTIN_TC[1]);
+    spec.dynprm[2] = tausmooth;
     spec.gainprm = [0.0; 10];
-    spec.gainprm[..9].copy_from_slice(&prm);
+    for k in 0..9 {
+        spec.gainprm[k] = keep(prm[k], MUSCLE_PRM[k]);
+    }
     spec.params.biasprm = spec.gainprm;
     Ok(())
 }

@@ -18,7 +18,7 @@ thread_local! {
 }
 
 /// `mjDYN_INTEGRATOR ..= mjDYN_FILTEREXACT`: the activation dynamics in the rigid subset.
-const DYN_RIGID: std::ops::RangeInclusive<i32> = 1..=3;
+const DYN_RIGID: std::ops::RangeInclusive<i32> = 1..=4;
 
 /// The stage's view of MuJoCo's model (besides the mass-matrix and damping views).
 pub(super) fn integrator_model(m: &sys::mjModel) -> IntegratorModel<'_> {
@@ -84,7 +84,7 @@ pub(super) fn advance_out_of_scope(m: &sys::mjModel) -> Option<Fallback> {
         let dynamic = DYN_RIGID.contains(&dyntype[a]);
         let joint = matches!(trntype[a], 0 | 1)
             && usize::try_from(trnid[2 * a]).is_ok_and(|j| jnt_type.get(j).is_some_and(|&t| t != 1));
-        (actnum[a] > 0 && !dynamic) || (dynamic && (!joint || !matches!(gaintype[a], 0 | 1)))
+        (actnum[a] > 0 && !dynamic) || (dynamic && (!joint || !matches!(gaintype[a], 0 | 1 | 2)))
     });
     odd.then_some(Fallback::Actuator)
 }
