@@ -33,15 +33,15 @@ const GAIN_USER: i32 = 6;
 /// `mjBIAS_USER`.
 const BIAS_USER: i32 = 5;
 
-/// Why a length range could not be computed (MuJoCo's compile errors, and the native route's
-/// refusal).
+/// Why a length range could not be computed (MuJoCo's compile errors, worded and formatted as
+/// MuJoCo's, and the native route's refusal).
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum LengthRangeError {
     /// The simulation went back to time 0 (MuJoCo resets the data of a diverged step).
     #[error("Unstable lengthrange simulation in actuator {0}")]
     Unstable(usize),
     /// The range found is empty or reversed.
-    #[error("Invalid lengthrange ({lo}, {hi}) in actuator {actuator}")]
+    #[error("Invalid lengthrange ({}, {}) in actuator {actuator}", g(*lo), g(*hi))]
     Invalid {
         /// Actuator index.
         actuator: usize,
@@ -50,11 +50,17 @@ pub enum LengthRangeError {
         /// Upper end.
         hi: f64,
     },
-    /// The length still moved by more than `tolrange` of the range over the last interval.
-    #[error("Lengthrange computation did not converge in actuator {actuator}: eval ({lo}, {hi}) range ({rlo}, {rhi})")]
+    /// The length still moved by more than `tolrange` of the range over the last interval of
+    /// side `side` (MuJoCo indents the range line of side 1 by one space only).
+    #[error(
+        "Lengthrange computation did not converge in actuator {actuator}:\n  eval ({}, {})\n{}range ({}, {})",
+        g(*lo), g(*hi), if *side == 0 { "  " } else { " " }, g(*rlo), g(*rhi)
+    )]
     NotConverged {
         /// Actuator index.
         actuator: usize,
+        /// The side (0: pulled shorter, 1: longer).
+        side: usize,
         /// Smallest length over the interval.
         lo: f64,
         /// Largest length over the interval.
@@ -67,6 +73,34 @@ pub enum LengthRangeError {
     /// The native route cannot run the simulation for this model.
     #[error("the lengthrange simulation needs the native route: {0}")]
     Native(#[from] NativeError),
+}
+
+/// `x` as C's `%g`: six significant digits, trailing zeros dropped, exponent form below 1e-4
+/// and from 1e6.
+fn g(x: f64) -> String {
+    if !x.is_finite() {
+        let s = if x.is_nan() { "nan" } else { "inf" };
+        return if x.is_sign_negative() { format!("-{s}") } else { s.to_string() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    let sci = format!("{x:.5e}");
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let trim = |s: &str| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mant), exp.abs())
+    } else {
+        trim(&format!("{x:.*}", (5 - exp) as usize))
+    }
 }
 
 /// Whether the options select actuator `i` for the computation (mode and `useexisting`).
@@ -173,9 +207,9 @@ fn simulate(nm: &NativeModel, o: &LengthRangeOpt, i: usize) -> Result<[f64; 2], 
     if 0.0 >= dif {
         return Err(LengthRangeError::Invalid { actuator: i, lo: range[0], hi: range[1] });
     }
-    for [lo, hi] in spread {
+    for (side, [lo, hi]) in spread.into_iter().enumerate() {
         if hi - lo > o.tolrange * dif {
-            return Err(LengthRangeError::NotConverged { actuator: i, lo, hi, rlo: range[0], rhi: range[1] });
+            return Err(LengthRangeError::NotConverged { actuator: i, side, lo, hi, rlo: range[0], rhi: range[1] });
         }
     }
     Ok(range)
@@ -251,4 +285,27 @@ pub(crate) fn actuator_acc0(nm: &NativeModel, d: &Data, solve: &dyn Fn(&mut [f64
             dot(&x, &x).sqrt()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::g;
+
+    #[test]
+    fn numbers_print_as_c_percent_g() {
+        let cases = [
+            (-181.0027413207507, "-181.003"),
+            (135.30084050462185, "135.301"),
+            (0.4, "0.4"),
+            (1e-5, "1e-05"),
+            (123456789.0, "1.23457e+08"),
+            (0.0001, "0.0001"),
+            (999999.5, "1e+06"),
+            (2.0, "2"),
+            (-0.0, "-0"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(g(x), want, "{x}");
+        }
+    }
 }
