@@ -55,7 +55,9 @@ const ARM: &str = r#"<mujoco model="muscle arm">
 fn arm_with_tendon() -> String {
     ARM.replace(
         "  <actuator>",
-        r#"  <tendon><fixed name="t1"><joint joint="shoulder" coef="0.5"/><joint joint="elbow" coef="-0.3"/></fixed></tendon>
+        r#"  <tendon>
+    <fixed name="t1"><joint joint="shoulder" coef="0.5"/><joint joint="elbow" coef="-0.3"/></fixed>
+  </tendon>
   <actuator>"#,
     )
     .replace(

@@ -9,12 +9,13 @@
 //! - [`Native`]: a [`Data`] with MuJoCo's arrays and `mj_forward`/`mj_step` ([`step`]) for the
 //!   rigid subset: kinematics, comPos, crb, factorM, collision ([`collision`]), makeConstraint,
 //!   island ([`constraint`]), comVel, passive (joint springs and dampers), referenceConstraint,
-//!   rne, transmission and fwdActuation ([`actuation`]: affine actuators on hinge and slide
+//!   rne, transmission and fwdActuation ([`actuation`]: affine and muscle actuators on hinge and slide
 //!   joints driven by `ctrl`), fwdAcceleration with `qfrc_applied`, fwdConstraint (no rows, or
 //!   Newton, CG or PGS over islands), and the Euler step implicit in joint damping, `implicitfast`,
 //!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`); fixed tendons
 //!   ([`tendon`]: lengths, Jacobians, springs, limit and friction-loss rows); connect, weld and
-//!   joint equalities ([`equality`]).
+//!   joint equalities ([`equality`]); muscles, with the compiler's length ranges found by
+//!   simulation on this step ([`lengthrange`]) and `actuator_acc0` from the pass at `qpos0`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
 //! other actuators ([`actuation::check`]), spatial tendons, tendon dampers and armature

@@ -1,8 +1,8 @@
 //! `mj_fwdActuation`: activation derivatives `act_dot`, actuator forces and the joint-space
 //! actuator force `qfrc_actuator`, as MuJoCo 4.0.0 computes them for affine and muscle actuators
 //! (fixed, affine or muscle gain, no, affine or muscle bias, no / integrator / filter /
-//! exact-filter / muscle dynamics; `docs/measurements.md`, "Dynamics stages", D63). The view of the actuator model here is shared with
-//! [`transmission`](super::transmission).
+//! exact-filter / muscle dynamics; `docs/measurements.md`, "Dynamics stages", D63, D64). The
+//! view of the actuator model here is shared with [`transmission`](super::transmission).
 
 use super::jnt;
 use super::muscle::{muscle_bias, muscle_dynamics, muscle_gain};

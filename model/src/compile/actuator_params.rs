@@ -13,8 +13,8 @@
 //! `actuator_lengthrange` as written.
 //!
 //! Not compiled yet (the model's actuator arrays are left empty and
-//! `Model::actuator_unsupported` says why): PID, DC motor and orientation servos, a position servo's `dampratio` (converted
-//! with the effective mass at `qpos0`), transmissions other than hinge and slide joints (their
+//! `Model::actuator_unsupported` says why): PID, DC motor and orientation servos, a position
+//! servo's `dampratio` (converted with the effective mass at `qpos0`), transmissions other than hinge and slide joints (their
 //! `length0` needs tendon or site kinematics), and actuators changed by `replicate` or `attach`.
 
 use std::f64::consts::PI;
