@@ -608,6 +608,9 @@ pub struct Model {
     /// Why the actuator arrays below were left empty (an actuator kind or derived value specula's
     /// compiler does not produce yet); `None` when every actuator was compiled.
     pub actuator_unsupported: Option<String>,
+    /// The `<compiler><lengthrange>` options, for the length-range computation the native crate
+    /// runs (`specula_native::lengthrange`).
+    pub lropt: crate::compile::lengthrange::LengthRangeOpt,
     /// Transmission type (`mjtTrn`).
     pub actuator_trntype: Vec<i32>,
     /// Dynamics type (`mjtDyn`).

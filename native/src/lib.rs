@@ -9,12 +9,13 @@
 //! - [`Native`]: a [`Data`] with MuJoCo's arrays and `mj_forward`/`mj_step` ([`step`]) for the
 //!   rigid subset: kinematics, comPos, crb, factorM, collision ([`collision`]), makeConstraint,
 //!   island ([`constraint`]), comVel, passive (joint springs and dampers), referenceConstraint,
-//!   rne, transmission and fwdActuation ([`actuation`]: affine actuators on hinge and slide
+//!   rne, transmission and fwdActuation ([`actuation`]: affine and muscle actuators on hinge and slide
 //!   joints driven by `ctrl`), fwdAcceleration with `qfrc_applied`, fwdConstraint (no rows, or
 //!   Newton, CG or PGS over islands), and the Euler step implicit in joint damping, `implicitfast`,
 //!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`); fixed tendons
 //!   ([`tendon`]: lengths, Jacobians, springs, limit and friction-loss rows); connect, weld and
-//!   joint equalities ([`equality`]); sensors ([`sensor`], [`sensor_acc`]).
+//!   joint equalities ([`equality`]); sensors ([`sensor`], [`sensor_acc`]); muscles, with the compiler's length ranges found by
+//!   simulation on this step ([`lengthrange`]) and `actuator_acc0` from the pass at `qpos0`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
 //! other actuators ([`actuation::check`]), spatial tendons, tendon dampers and armature
@@ -34,6 +35,7 @@ pub mod equality;
 pub mod flat;
 mod implicit;
 pub mod layout;
+pub mod lengthrange;
 pub mod model;
 mod rk4;
 pub mod scope;
@@ -84,8 +86,12 @@ impl Native {
     /// Checks `model` against the native subset, derives its constant fields and resets the data.
     /// A [`specula_model::Model`] does not carry `springyield`: prefer [`Native::load_file`],
     /// which refuses it.
-    pub fn new(model: specula_model::Model) -> Result<Native, NativeError> {
+    pub fn new(mut model: specula_model::Model) -> Result<Native, NativeError> {
         scope::check(&model)?;
+        lengthrange::set_length_ranges(&mut model).map_err(|e| match e {
+            lengthrange::LengthRangeError::Native(n) => n,
+            other => NativeError::LengthRange(other.to_string()),
+        })?;
         let model = NativeModel::new(model);
         let data = Data::new(&model);
         Ok(Native { model, data })

@@ -65,6 +65,7 @@ impl NativeModel {
             tendons,
         };
         nm.consts = Consts::new(&nm);
+        nm.actuators.acc0.clone_from(&nm.consts.actuator_acc0);
         let mut eqs = crate::equality::Equalities::new(&nm);
         if !eqs.eq_type.is_empty() {
             // mj_setConst's equality data, from the pose at qpos0

@@ -67,6 +67,10 @@ pub enum NativeError {
         /// Its value.
         value: f64,
     },
+    /// The compiler's length-range computation failed (`crate::lengthrange`), with MuJoCo's
+    /// message.
+    #[error("{0}")]
+    LengthRange(String),
 }
 
 fn unsupported(what: impl Into<String>, needs: &'static str) -> Result<(), NativeError> {

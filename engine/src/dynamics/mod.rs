@@ -30,6 +30,7 @@ pub mod integrate;
 pub mod island;
 pub mod island_equality;
 pub mod island_scan;
+pub mod muscle;
 pub mod passive;
 pub mod project;
 pub mod project_sparse;

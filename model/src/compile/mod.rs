@@ -34,6 +34,7 @@ pub mod fluid;
 pub mod geom;
 pub mod hfield;
 pub mod keyframe;
+pub mod lengthrange;
 pub mod math;
 pub mod mesh;
 pub mod options;
@@ -107,8 +108,12 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     let sections = |name: &'static str| root.children.iter().filter(move |c| c.name == name);
     let mut cs = CompilerSettings::default();
+    let mut lropt = lengthrange::LengthRangeOpt::default();
     for s in sections("compiler") {
         options::read_compiler(s, &mut cs)?;
+        for c in s.children.iter().filter(|c| c.name == "lengthrange") {
+            lengthrange::read_lengthrange(c, &mut lropt)?;
+        }
     }
     if cs.fusestatic {
         let s = root.children.iter().find(|c| c.name == "compiler").unwrap_or(root);
@@ -294,6 +299,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     hfield::fill_hfield_arrays(&mut m, &ex.hfields);
     bvh::fill_body_bvh(&mut m);
     m.opt = opt;
+    m.lropt = lropt;
     if cs.settotalmass > 0.0 {
         set_total_mass(&mut m, cs.settotalmass);
     }
