@@ -5,10 +5,12 @@
 use specula_engine::dynamics::constraint::tendon::TendonRowModel;
 use specula_engine::dynamics::constraint::ConstraintModel;
 use specula_engine::dynamics::reference::sparse_dot;
-use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput};
+use specula_engine::dynamics::constraint::jacobian::JacState;
+use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput, TendonScratch, TendonState};
 use specula_engine::dynamics::PassiveModel;
 use specula_model::Model;
 
+use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::{NativeError, DSBL_FRICTIONLOSS, DSBL_LIMIT};
 
@@ -73,6 +75,12 @@ pub struct TendonData {
     pub tendon_efcadr: Vec<i32>,
     /// Velocity of each tendon, `ten_J qvel` (`ntendon`).
     pub ten_velocity: Vec<f64>,
+    /// Object of each wrap point (`2 nwrap`).
+    pub wrap_obj: Vec<i32>,
+    /// Position of each wrap point (`6 nwrap`).
+    pub wrap_xpos: Vec<f64>,
+    /// `mj_tendon`'s work arrays.
+    pub scratch: TendonScratch,
 }
 
 impl TendonData {
@@ -86,6 +94,13 @@ impl TendonData {
             ten_wrapnum: vec![0; nt],
             tendon_efcadr: vec![-1; nt],
             ten_velocity: vec![0.0; nt],
+            wrap_obj: vec![0; 2 * m.nwrap],
+            wrap_xpos: vec![0.0; 6 * m.nwrap],
+            scratch: {
+                let mut s = TendonScratch::default();
+                s.resize(m.nv);
+                s
+            },
         }
     }
 }
@@ -105,6 +120,10 @@ impl NativeModel {
             ten_j_rownnz: &m.ten_j_rownnz,
             ten_j_rowadr: &m.ten_j_rowadr,
             ten_j_colind: &m.ten_j_colind,
+            site_bodyid: &self.flat.site_bodyid,
+            geom_bodyid: &self.flat.geom_bodyid,
+            geom_size: m.geom_size.as_flattened(),
+            jac: self.jac(),
         }
     }
 
@@ -168,15 +187,25 @@ pub(crate) fn tendon_velocity(nm: &NativeModel, qvel: &[f64], t: &mut TendonData
     }
 }
 
-/// `mj_tendon` at the data's `qpos`.
-pub(crate) fn tendon_step(nm: &NativeModel, qpos: &[f64], t: &mut TendonData) {
+/// `mj_tendon` at the data's positions (after kinematics and `mj_comPos`).
+pub(crate) fn tendon_step(nm: &NativeModel, d: &mut Data) {
+    let st = TendonState {
+        qpos: &d.qpos,
+        site_xpos: &d.site_xpos,
+        geom_xpos: &d.geom_xpos,
+        geom_xmat: &d.geom_xmat,
+        jac: JacState { cdof: &d.cdof, subtree_com: &d.subtree_com },
+    };
+    let t = &mut d.tendon;
     let mut out = TendonOutput {
         ten_length: &mut t.ten_length,
         ten_j: &mut t.ten_j,
         ten_wrapadr: &mut t.ten_wrapadr,
         ten_wrapnum: &mut t.ten_wrapnum,
+        wrap_obj: &mut t.wrap_obj,
+        wrap_xpos: &mut t.wrap_xpos,
     };
-    tendon(&nm.tendon(), qpos, &mut out);
+    tendon(&nm.tendon(), &st, &mut t.scratch, &mut out);
 }
 
 /// Refuses tendons outside the native subset: any specula's compiler left uncompiled (spatial

@@ -39,6 +39,8 @@ pub mod rne;
 pub mod solver;
 mod spatial;
 pub mod tendon;
+pub mod tendon_spatial;
+pub mod wrap;
 pub mod transmission;
 
 pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};
