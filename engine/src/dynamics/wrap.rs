@@ -38,29 +38,30 @@ fn normalize2(v: &mut [f64]) -> f64 {
     n
 }
 
-/// Whether the 2D segments `p1 p2` and `p3 p4` cross (parallel ones never do).
+/// Whether the 2D segments `p1 p2` and `p3 p4` cross, as 4.0.0 decides it without dividing:
+/// the two segment parameters' numerators, signed by the determinant, must lie in `[0, det]`
+/// (parallel segments never cross).
 fn segments_cross(p1: &[f64], p2: &[f64], p3: &[f64], p4: &[f64]) -> bool {
-    let det = (p4[1] - p3[1]) * (p2[0] - p1[0]) - (p4[0] - p3[0]) * (p2[1] - p1[1]);
+    let (ux, uy) = (p2[0] - p1[0], p2[1] - p1[1]);
+    let (vx, vy) = (p4[0] - p3[0], p4[1] - p3[1]);
+    let det = vy * ux - vx * uy;
     if det.abs() < MINVAL {
         return false;
     }
-    let a = ((p4[0] - p3[0]) * (p1[1] - p3[1]) - (p4[1] - p3[1]) * (p1[0] - p3[0])) / det;
-    let b = ((p2[0] - p1[0]) * (p1[1] - p3[1]) - (p2[1] - p1[1]) * (p1[0] - p3[0])) / det;
-    (0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b)
+    let sgn = if 0.0 < det { 1.0 } else { -1.0 };
+    let (wx, wy) = (p2[0] - p4[0], p2[1] - p4[1]);
+    let (ex, ey) = (p1[0] - p3[0], p1[1] - p3[1]);
+    let c1 = 0.0 > (vx * wy - vy * wx) * sgn;
+    let c2 = 0.0 <= (ux * ey - uy * ex) * sgn;
+    let c3 = 0.0 <= (vx * ey - vy * ex) * sgn;
+    let c4 = 0.0 > (ux * wy + uy * -wx) * sgn;
+    c1 && c2 && c3 && c4
 }
 
-/// Arc length on the circle of `radius` from `p0` to `p1`; `second` picks the solution whose
-/// arc goes the other way round when the turn direction disagrees with it.
-fn arc_length(p0: &[f64; 2], p1: &[f64; 2], second: bool, radius: f64) -> f64 {
-    let (mut u, mut v) = (*p0, *p1);
-    normalize2(&mut u);
-    normalize2(&mut v);
-    let mut angle = dot2(&u, &v).acos();
-    let turn = p0[1] * p1[0] - p0[0] * p1[1];
-    if (turn > 0.0 && second) || (turn < 0.0 && !second) {
-        angle = 2.0 * PI - angle;
-    }
-    radius * angle
+/// `atan2` of the cross and dot products of two 2-vectors: the signed angle from `a` to `b`.
+#[inline]
+fn angle(a: &[f64], b: &[f64]) -> f64 {
+    (a[0] * b[1] - a[1] * b[0]).atan2(a[0] * b[0] + a[1] * b[1])
 }
 
 /// Tangent-arc-tangent wrap in the plane: the tangent points into `pnt`, the arc length, or -1
@@ -78,9 +79,23 @@ fn wrap_circle(pnt: &mut [f64; 4], end: &[f64; 4], side: Option<&[f64; 2]>, radi
         return -1.0;
     }
     // the segment's point closest to the centre
-    let a = (-(dif[0] * end[0] + dif[1] * end[1]) / dd).clamp(0.0, 1.0);
+    let mut a = -(dif[0] * end[0] + dif[1] * end[1]) / dd;
+    if a < 0.0 {
+        a = 0.0;
+    } else if a > 1.0 {
+        a = 1.0;
+    }
     let near = [a * dif[0] + end[0], a * dif[1] + end[1]];
-    if near[0] * near[0] + near[1] * near[1] > sqr && side.is_none_or(|s| dot2(s, &near) >= 0.0) {
+    let clear = near[0] * near[0] + near[1] * near[1] > sqr;
+    // with a side site: the angles from the first end to the side and on to the second end
+    let mut turn = 0.0;
+    if let Some(sd) = side {
+        turn = angle(&end[0..2], sd) + angle(sd, &end[2..4]);
+        // the side lies within the ends' own angle: the straight segment is on its side
+        if clear && (turn - angle(&end[0..2], &end[2..4])).abs() < PI {
+            return -1.0;
+        }
+    } else if clear {
         return -1.0;
     }
     let r0 = (sq0 - sqr).sqrt();
@@ -88,53 +103,62 @@ fn wrap_circle(pnt: &mut [f64; 4], end: &[f64; 4], side: Option<&[f64; 2]>, radi
     let mut sol = [[[0.0; 2]; 2]; 2];
     let mut good = [0.0; 2];
     for (i, s) in sol.iter_mut().enumerate() {
-        let sgn = if i == 0 { 1.0 } else { -1.0 };
-        s[0][0] = (end[0] * sqr + sgn * radius * end[1] * r0) / sq0;
-        s[0][1] = (end[1] * sqr - sgn * radius * end[0] * r0) / sq0;
-        s[1][0] = (end[2] * sqr - sgn * radius * end[3] * r1) / sq1;
-        s[1][1] = (end[3] * sqr + sgn * radius * end[2] * r1) / sq1;
-        good[i] = match side {
-            Some(sd) => {
-                let mut mid = [s[0][0] + s[1][0], s[0][1] + s[1][1]];
-                normalize2(&mut mid);
-                dot2(&mid, sd)
-            }
-            None => {
-                let d = [s[0][0] - s[1][0], s[0][1] - s[1][1]];
-                -dot2(&d, &d)
-            }
-        };
+        let (k0, k1) = if i == 0 { (r0, -r1) } else { (-r0, r1) };
+        s[0][0] = (end[0] * sqr + radius * end[1] * k0) / sq0;
+        s[1][0] = (end[2] * sqr + radius * end[3] * k1) / sq1;
+        s[0][1] = (end[1] * sqr + radius * end[0] * -k0) / sq0;
+        s[1][1] = (end[3] * sqr + radius * end[2] * -k1) / sq1;
+        let d = [s[0][0] - s[1][0], s[0][1] - s[1][1]];
+        good[i] = -dot2(&d, &d);
         if segments_cross(&end[0..2], &s[0], &end[2..4], &s[1]) {
             good[i] = -10000.0;
         }
     }
-    let i = if good[0] > good[1] { 0 } else { 1 };
-    *pnt = [sol[i][0][0], sol[i][0][1], sol[i][1][0], sol[i][1][1]];
-    if segments_cross(&end[0..2], &pnt[0..2], &end[2..4], &pnt[2..4]) {
+    let i = match side {
+        Some(_) => usize::from(turn > 0.0),
+        None => usize::from(good[0] <= good[1]),
+    };
+    let (s0, s1) = (sol[i][0], sol[i][1]);
+    *pnt = [s0[0], s0[1], s1[0], s1[1]];
+    if segments_cross(&end[0..2], &s0, &end[2..4], &s1) {
         return -1.0;
     }
-    arc_length(&sol[i][0], &sol[i][1], i == 1, radius)
+    match side {
+        // the side's turn less the turns along the two tangent lines
+        Some(_) => ((turn - angle(&end[0..2], &s0)) - angle(&s1, &end[2..4])).abs() * radius,
+        None => {
+            let cross = s0[1] * s1[0] - s0[0] * s1[1];
+            let mut ang = cross.abs().atan2((s0[0] * s1[0] + s0[1] * s1[1]) + 0.0);
+            if ang > 1e-6 {
+                let flip = if i == 0 { !(cross >= 0.0) } else { 0.0 < cross };
+                if flip {
+                    ang = 2.0 * PI - ang;
+                }
+            }
+            radius * ang
+        }
+    }
 }
 
-/// `asin(A z) + asin(B z) - 2 asin(z) + G`, the inside wrap's angle equation.
+/// `asin(A s) + asin(B s) - 2 theta + G` at `s = sin(theta)`, the inside wrap's equation.
 #[inline]
-fn inside_f(a: f64, b: f64, g: f64, z: f64) -> f64 {
-    (a * z).asin() + (b * z).asin() - 2.0 * z.asin() + g
+fn inside_f(a: f64, b: f64, g: f64, theta: f64, s: f64) -> f64 {
+    (((s * a).asin() + (s * b).asin()) - (theta + theta)) + g
 }
 
 /// Inside wrap (the side site within the circle): one contact point on the circle, written
 /// twice into `pnt`; 0 when wrapped, -1 when the segment crosses the circle or an end is inside.
+/// 4.0.0 solves for the contact angle `theta` (from `pi/2`) rather than its sine.
 fn wrap_inside(pnt: &mut [f64; 4], end: &[f64; 4], radius: f64) -> f64 {
     const MAXITER: usize = 20;
-    const ZINIT: f64 = 1.0 - 1e-7;
     const TOL: f64 = 1e-6;
     let len0 = dot2(&end[0..2], &end[0..2]).sqrt();
     let len1 = dot2(&end[2..4], &end[2..4]).sqrt();
     let dif = [end[2] - end[0], end[3] - end[1]];
-    let dd = dif[0] * dif[0] + dif[1] * dif[1];
     if len0 <= radius || len1 <= radius || radius < MINVAL || len0 < MINVAL || len1 < MINVAL {
         return -1.0;
     }
+    let dd = dif[0] * dif[0] + dif[1] * dif[1];
     if dd > MINVAL {
         let a = -(dif[0] * end[0] + dif[1] * end[1]) / dd;
         if a > 0.0 && a < 1.0 {
@@ -151,48 +175,58 @@ fn wrap_inside(pnt: &mut [f64; 4], end: &[f64; 4], radius: f64) -> f64 {
     *pnt = [mid[0], mid[1], mid[0], mid[1]];
     let a = radius / len0;
     let b = radius / len1;
-    let cos_g = (len0 * len0 + len1 * len1 - dd) / (2.0 * len0 * len1);
+    let cos_g = (len0 * len0 + len1 * len1 - dd) / ((len0 + len0) * len1);
     if cos_g < -1.0 + MINVAL {
         return -1.0;
     } else if cos_g > 1.0 - MINVAL {
         return 0.0;
     }
     let g = cos_g.acos();
-    let mut z = ZINIT;
-    let mut f = inside_f(a, b, g, z);
+    let mut theta = PI / 2.0;
+    let mut s = 1.0;
+    let mut f = inside_f(a, b, g, theta, s);
     if f > 0.0 {
         return 0.0;
     }
-    let mut iter = 0;
-    while iter < MAXITER && f.abs() > TOL {
-        let df = a / MINVAL.max((1.0 - z * z * a * a).sqrt()) + b / MINVAL.max((1.0 - z * z * b * b).sqrt())
-            - 2.0 / MINVAL.max((1.0 - z * z).sqrt());
-        if df > -MINVAL {
-            return 0.0;
+    if f.abs() > TOL {
+        let mut iter = 0;
+        loop {
+            let c = theta.cos();
+            let ss = s * s;
+            let da = (ss * -a * a + 1.0).sqrt();
+            let db = (ss * -b * b + 1.0).sqrt();
+            let da = if MINVAL > da { MINVAL } else { da };
+            let db = if MINVAL > db { MINVAL } else { db };
+            let df = (a / da + b / db) * c + -2.0;
+            if df > -MINVAL {
+                return 0.0;
+            }
+            let t1 = theta - f / df;
+            if t1 > theta {
+                return 0.0;
+            }
+            theta = t1;
+            s = theta.sin();
+            f = inside_f(a, b, g, theta, s);
+            if f > TOL {
+                return 0.0;
+            }
+            iter += 1;
+            if iter >= MAXITER {
+                return 0.0;
+            }
+            if f.abs() <= TOL {
+                break;
+            }
         }
-        let z1 = z - f / df;
-        if z1 > z {
-            return 0.0;
-        }
-        z = z1;
-        f = inside_f(a, b, g, z);
-        if f > TOL {
-            return 0.0;
-        }
-        iter += 1;
-    }
-    if iter >= MAXITER {
-        return 0.0;
     }
     // rotate the direction of the end on the positive-turn side by the contact angle
-    let (mut v, ang) = if end[0] * end[3] - end[1] * end[2] > 0.0 {
-        ([end[0], end[1]], z.asin() - (a * z).asin())
-    } else {
-        ([end[2], end[3]], z.asin() - (b * z).asin())
-    };
+    let (mut v, k) = if end[0] * end[3] - end[1] * end[2] > 0.0 { ([end[0], end[1]], a) } else { ([end[2], end[3]], b) };
+    let ang = theta - (k * s).asin();
     normalize2(&mut v);
-    let p0 = radius * (ang.cos() * v[0] - ang.sin() * v[1]);
-    let p1 = radius * (ang.sin() * v[0] + ang.cos() * v[1]);
+    let (c, sn) = (ang.cos(), ang.sin());
+    let p0 = radius * (c * v[0] + sn * -v[1]);
+    let p1 = radius * (sn * v[0] + v[1] * c);
     *pnt = [p0, p1, p0, p1];
     0.0
 }
