@@ -64,6 +64,7 @@ impl NativeModel {
             equalities: Default::default(),
             tendons,
         };
+        crate::tendon::set_lengths(&mut nm);
         nm.consts = Consts::new(&nm);
         let mut eqs = crate::equality::Equalities::new(&nm);
         if !eqs.eq_type.is_empty() {

@@ -1,6 +1,7 @@
-//! Fixed tendons on the native route: the model's tendon arrays in `mjModel`'s layout, the
-//! tendon state (`mj_tendon`'s outputs and `tendon_efcadr`), and the engine views of both
-//! (`docs/measurements.md` D45, D46).
+//! Fixed and spatial tendons on the native route: the model's tendon arrays in `mjModel`'s
+//! layout, the tendon state (`mj_tendon`'s outputs, wrap points and `tendon_efcadr`), the
+//! engine views of both, and the tendon lengths `mj_setConst` takes from a kinematics pass
+//! (`docs/measurements.md` D45, D46, D58).
 
 use specula_engine::dynamics::constraint::tendon::TendonRowModel;
 use specula_engine::dynamics::constraint::ConstraintModel;
@@ -187,6 +188,33 @@ pub(crate) fn tendon_velocity(nm: &NativeModel, qvel: &[f64], t: &mut TendonData
     }
 }
 
+/// Fills the tendon lengths the compiler left to the kinematics
+/// ([`Model::tendon_length_pending`]): `tendon_length0` of spatial tendons at `qpos0`, and every
+/// `tendon_lengthspring` still at `(-1, -1)` with the length at `qpos_spring`, as `mj_setConst`
+/// does (`docs/measurements.md` D58).
+pub(crate) fn set_lengths(nm: &mut NativeModel) {
+    if !nm.model.tendon_length_pending {
+        return;
+    }
+    let mut d = Data::new(nm);
+    d.qpos.copy_from_slice(&nm.model.qpos0);
+    crate::step::position(nm, &mut d);
+    let len0 = d.tendon.ten_length.clone();
+    d.qpos.copy_from_slice(&nm.model.qpos_spring);
+    crate::step::position(nm, &mut d);
+    let m = &mut nm.model;
+    for i in 0..m.ntendon {
+        if m.wrap_type[m.tendon_adr[i] as usize] != specula_engine::dynamics::tendon::WRAP_JOINT {
+            m.tendon_length0[i] = len0[i];
+        }
+        if m.tendon_lengthspring[i] == [-1.0, -1.0] {
+            m.tendon_lengthspring[i] = [d.tendon.ten_length[i]; 2];
+        }
+    }
+    m.tendon_length_pending = false;
+    nm.tendons = TendonFlat::new(&nm.model);
+}
+
 /// `mj_tendon` at the data's positions (after kinematics and `mj_comPos`).
 pub(crate) fn tendon_step(nm: &NativeModel, d: &mut Data) {
     let st = TendonState {
@@ -208,8 +236,8 @@ pub(crate) fn tendon_step(nm: &NativeModel, d: &mut Data) {
     tendon(&nm.tendon(), &st, &mut t.scratch, &mut out);
 }
 
-/// Refuses tendons outside the native subset: any specula's compiler left uncompiled (spatial
-/// tendons), and fixed tendons with dampers or armature (their implicit terms and inertia are
+/// Refuses tendons outside the native subset: any specula's compiler left uncompiled, and
+/// tendons with dampers or armature (their implicit terms and inertia are
 /// not on the native route yet; springs are).
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });
