@@ -49,7 +49,8 @@ fn spatial_tendons_step_like_mj_step_bit_for_bit() {
     let xml = case("spatial.xml");
     for integrator in ["Euler", "implicitfast"] {
         for solver in ["Newton", "PGS"] {
-            let xml = with_integrator(&xml, integrator).replacen("<option ", &format!("<option solver=\"{solver}\" "), 1);
+            let xml =
+                with_integrator(&xml, integrator).replacen("<option ", &format!("<option solver=\"{solver}\" "), 1);
             let (native, c) = native_and_c(&xml);
             let o = step_both_full(native.expect("inside the native subset"), &c, 1000);
             assert_eq!((o.refused, o.diff), (None, None), "{integrator}, {solver}: first difference");

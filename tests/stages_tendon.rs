@@ -100,9 +100,9 @@ impl Rng {
     fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.next()
     }
-    /// A point at `lo..hi` from `c` in a random direction (flat in z with `flat`).
-    fn around(&mut self, c: &[f64; 3], lo: f64, hi: f64, flat: bool) -> [f64; 3] {
-        let (t, z) = (self.range(0.0, 6.283), if flat { 0.0 } else { self.range(-1.0, 1.0) });
+    /// A point at `lo..hi` from `c` in a random direction, its height jittered.
+    fn around(&mut self, c: &[f64; 3], lo: f64, hi: f64) -> [f64; 3] {
+        let (t, z) = (self.range(0.0, std::f64::consts::TAU), self.range(-1.0, 1.0));
         let (r, d) = ((1.0 - z * z).sqrt(), self.range(lo, hi));
         [c[0] + d * r * t.cos(), c[1] + d * r * t.sin(), c[2] + d * z + self.range(-0.3, 0.3)]
     }
@@ -134,12 +134,12 @@ fn mju_wrap_matches_the_library_on_random_segments() {
             2.0 * (y * z + w * x),
             1.0 - 2.0 * (x * x + y * y),
         ];
-        let x0 = rng.around(&xpos, 0.8 * radius, 4.0 * radius, false);
-        let x1 = rng.around(&xpos, 0.8 * radius, 4.0 * radius, false);
+        let x0 = rng.around(&xpos, 0.8 * radius, 4.0 * radius);
+        let x1 = rng.around(&xpos, 0.8 * radius, 4.0 * radius);
         let side = match n % 3 {
             0 => None,
-            1 => Some(rng.around(&xpos, 1.1 * radius, 3.0 * radius, false)),
-            _ => Some(rng.around(&xpos, 0.0, 0.9 * radius, false)),
+            1 => Some(rng.around(&xpos, 1.1 * radius, 3.0 * radius)),
+            _ => Some(rng.around(&xpos, 0.0, 0.9 * radius)),
         };
         let (mut c, mut r) = ([7.0; 6], [7.0; 6]);
         let sp = side.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
@@ -151,7 +151,13 @@ fn mju_wrap_matches_the_library_on_random_segments() {
         let lr = wrap(&mut r, &x0, &x1, &g, side.as_ref());
         assert_eq!(lr.to_bits(), lc.to_bits(), "case {n}: length {lr} (MuJoCo {lc})");
         assert_eq!(r.map(f64::to_bits), c.map(f64::to_bits), "case {n}: points {r:?} (MuJoCo {c:?})");
-        seen[if lc < 0.0 { 0 } else if lc > 0.0 { 1 } else { 2 }] += 1;
+        seen[if lc < 0.0 {
+            0
+        } else if lc > 0.0 {
+            1
+        } else {
+            2
+        }] += 1;
     }
     assert!(seen.iter().all(|&k| k > 1000), "outcomes {seen:?}");
 }

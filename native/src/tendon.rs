@@ -3,10 +3,10 @@
 //! engine views of both, and the tendon lengths `mj_setConst` takes from a kinematics pass
 //! (`docs/measurements.md` D45, D46, D58).
 
+use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::constraint::tendon::TendonRowModel;
 use specula_engine::dynamics::constraint::ConstraintModel;
 use specula_engine::dynamics::reference::sparse_dot;
-use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput, TendonScratch, TendonState};
 use specula_engine::dynamics::PassiveModel;
 use specula_model::Model;
@@ -203,9 +203,9 @@ pub(crate) fn set_lengths(nm: &mut NativeModel) {
     d.qpos.copy_from_slice(&nm.model.qpos_spring);
     crate::step::position(nm, &mut d);
     let m = &mut nm.model;
-    for i in 0..m.ntendon {
+    for (i, &l0) in len0.iter().enumerate() {
         if m.wrap_type[m.tendon_adr[i] as usize] != specula_engine::dynamics::tendon::WRAP_JOINT {
-            m.tendon_length0[i] = len0[i];
+            m.tendon_length0[i] = l0;
         }
         if m.tendon_lengthspring[i] == [-1.0, -1.0] {
             m.tendon_lengthspring[i] = [d.tendon.ten_length[i]; 2];

@@ -87,7 +87,8 @@ fn with_tendon_lengths(rm: specula_model::Model, cmp: &mut Comparison) -> specul
     if !rm.tendon_length_pending {
         return rm;
     }
-    cmp.notes.push("spatial tendon lengths (tendon_length0, tendon_lengthspring) from the native route's kinematics".into());
+    cmp.notes
+        .push("spatial tendon lengths (tendon_length0, tendon_lengthspring) from the native route's kinematics".into());
     specula_native::NativeModel::new(rm).model
 }
 

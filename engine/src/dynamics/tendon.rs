@@ -11,8 +11,8 @@
 //! 4. A spatial tendon walks its path of sites, wrapping geoms and pulleys
 //!    ([`super::tendon_spatial`]).
 
-use super::constraint::jacobian::{JacModel, PairBuffers};
 use super::constraint::jacobian::JacState;
+use super::constraint::jacobian::{JacModel, PairBuffers};
 
 /// `mjWRAP_JOINT`: the path objects of a fixed tendon.
 pub const WRAP_JOINT: i32 = 1;

@@ -79,12 +79,7 @@ fn wrap_circle(pnt: &mut [f64; 4], end: &[f64; 4], side: Option<&[f64; 2]>, radi
         return -1.0;
     }
     // the segment's point closest to the centre
-    let mut a = -(dif[0] * end[0] + dif[1] * end[1]) / dd;
-    if a < 0.0 {
-        a = 0.0;
-    } else if a > 1.0 {
-        a = 1.0;
-    }
+    let a = (-(dif[0] * end[0] + dif[1] * end[1]) / dd).clamp(0.0, 1.0);
     let near = [a * dif[0] + end[0], a * dif[1] + end[1]];
     let clear = near[0] * near[0] + near[1] * near[1] > sqr;
     // with a side site: the angles from the first end to the side and on to the second end
@@ -130,7 +125,8 @@ fn wrap_circle(pnt: &mut [f64; 4], end: &[f64; 4], side: Option<&[f64; 2]>, radi
             let cross = s0[1] * s1[0] - s0[0] * s1[1];
             let mut ang = cross.abs().atan2((s0[0] * s1[0] + s0[1] * s1[1]) + 0.0);
             if ang > 1e-6 {
-                let flip = if i == 0 { !(cross >= 0.0) } else { 0.0 < cross };
+                // (a NaN cross product gives a NaN angle, which is never flipped)
+                let flip = if i == 0 { cross < 0.0 } else { 0.0 < cross };
                 if flip {
                     ang = 2.0 * PI - ang;
                 }
@@ -221,7 +217,8 @@ fn wrap_inside(pnt: &mut [f64; 4], end: &[f64; 4], radius: f64) -> f64 {
         }
     }
     // rotate the direction of the end on the positive-turn side by the contact angle
-    let (mut v, k) = if end[0] * end[3] - end[1] * end[2] > 0.0 { ([end[0], end[1]], a) } else { ([end[2], end[3]], b) };
+    let (mut v, k) =
+        if end[0] * end[3] - end[1] * end[2] > 0.0 { ([end[0], end[1]], a) } else { ([end[2], end[3]], b) };
     let ang = theta - (k * s).asin();
     normalize2(&mut v);
     let (c, sn) = (ang.cos(), ang.sin());
