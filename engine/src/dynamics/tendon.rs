@@ -1,6 +1,6 @@
 //! `mj_tendon`: each tendon's length `ten_length` and its row of the sparse Jacobian `ten_J`,
 //! whose pattern (`ten_J_rownnz`, `ten_J_rowadr`, `ten_J_colind`) MuJoCo 4.0.0 stores in the
-//! model (`docs/measurements.md` D45), and the wrap points of spatial tendons (D57).
+//! model (`docs/measurements.md` D45), and the wrap points of spatial tendons (D57, D58).
 //!
 //! Algorithm (a fixed tendon is `L = sum c_k q_k` over its path joints):
 //! 1. Zero every length and every stored Jacobian entry.

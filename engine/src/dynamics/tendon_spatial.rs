@@ -1,4 +1,4 @@
-//! The spatial tendons of `mj_tendon` (`docs/measurements.md` D57): a path of sites, with
+//! The spatial tendons of `mj_tendon` (`docs/measurements.md` D58): a path of sites, with
 //! wrapping geoms (sphere, cylinder) between two sites and pulleys dividing it into branches.
 //!
 //! Algorithm, per tendon, walking its path objects `j` in order with a divisor starting at 1:

@@ -1,6 +1,7 @@
 //! Tendons: the `tendon_*`, `wrap_*` and `ten_J_*` arrays of MuJoCo 4.0.0's compiler for fixed
 //! tendons (a weighted sum of joint positions) and spatial tendons (a path of sites, wrapping
-//! spheres and cylinders, and pulleys), with class defaults (`docs/measurements.md` D45, D58).
+//! spheres and cylinders, and pulleys), with class defaults (`docs/measurements.md` D45, D58,
+//! M10).
 //!
 //! MuJoCo fills part of these arrays in `mj_setConst` rather than in the compiler proper: the
 //! trees a tendon touches (`tendon_treenum`, `tendon_treeid`: the distinct trees of the path

@@ -1,5 +1,5 @@
 //! `mj_tendon` in Rust inside MuJoCo's step, fixed and spatial tendons
-//! (`specula_engine::dynamics::tendon`, `docs/measurements.md` D45, D57). The library calls it
+//! (`specula_engine::dynamics::tendon`, `docs/measurements.md` D45, D57, D58). The library calls it
 //! through its symbol table from `mj_fwdKinematics` (and `mj_setConst`); specula's own
 //! `mj_fwdKinematics` calls the exported one too (`kinematics.rs`).
 
