@@ -5,7 +5,7 @@
 //! `mju_wrap` against the library's on random segments.
 
 mod common;
-use common::root;
+use common::{root, Rng};
 
 use specula::diff::{diff_stages, StageDiffOptions};
 use specula::mj::stages::{Stage, StageSet, Tamper};
@@ -87,30 +87,17 @@ unsafe extern "C" {
     ) -> f64;
 }
 
-/// A small deterministic generator of numbers in `[0, 1)`.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-    /// A point at `lo..hi` from `c` in a random direction, its height jittered.
-    fn around(&mut self, c: &[f64; 3], lo: f64, hi: f64) -> [f64; 3] {
-        let (t, z) = (self.range(0.0, std::f64::consts::TAU), self.range(-1.0, 1.0));
-        let (r, d) = ((1.0 - z * z).sqrt(), self.range(lo, hi));
-        [c[0] + d * r * t.cos(), c[1] + d * r * t.sin(), c[2] + d * z + self.range(-0.3, 0.3)]
-    }
+/// A point at `lo..hi` from `c` in a random direction, its height jittered.
+fn around(rng: &mut Rng, c: &[f64; 3], lo: f64, hi: f64) -> [f64; 3] {
+    let (t, z) = (rng.range(0.0, std::f64::consts::TAU), rng.range(-1.0, 1.0));
+    let (r, d) = ((1.0 - z * z).sqrt(), rng.range(lo, hi));
+    [c[0] + d * r * t.cos(), c[1] + d * r * t.sin(), c[2] + d * z + rng.range(-0.3, 0.3)]
 }
 
 #[test]
 fn mju_wrap_matches_the_library_on_random_segments() {
     use specula_engine::dynamics::wrap::{wrap, WrapGeom, WRAP_CYLINDER, WRAP_SPHERE};
+    use specula_engine::math::{normalize4, quat2mat};
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     // outcomes seen: no wrap, tangent-arc-tangent wrap, inside wrap (length 0)
     let mut seen = [0usize; 3];
@@ -120,26 +107,14 @@ fn mju_wrap_matches_the_library_on_random_segments() {
         let xpos = [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)];
         // a rotation from a random unit quaternion
         let mut q = [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)];
-        let nq = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-        q.iter_mut().for_each(|v| *v /= nq);
-        let [w, x, y, z] = q;
-        let xmat = [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - w * z),
-            2.0 * (x * z + w * y),
-            2.0 * (x * y + w * z),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - w * x),
-            2.0 * (x * z - w * y),
-            2.0 * (y * z + w * x),
-            1.0 - 2.0 * (x * x + y * y),
-        ];
-        let x0 = rng.around(&xpos, 0.8 * radius, 4.0 * radius);
-        let x1 = rng.around(&xpos, 0.8 * radius, 4.0 * radius);
+        normalize4(&mut q);
+        let xmat = quat2mat(&q);
+        let x0 = around(&mut rng, &xpos, 0.8 * radius, 4.0 * radius);
+        let x1 = around(&mut rng, &xpos, 0.8 * radius, 4.0 * radius);
         let side = match n % 3 {
             0 => None,
-            1 => Some(rng.around(&xpos, 1.1 * radius, 3.0 * radius)),
-            _ => Some(rng.around(&xpos, 0.0, 0.9 * radius)),
+            1 => Some(around(&mut rng, &xpos, 1.1 * radius, 3.0 * radius)),
+            _ => Some(around(&mut rng, &xpos, 0.0, 0.9 * radius)),
         };
         let (mut c, mut r) = ([7.0; 6], [7.0; 6]);
         let sp = side.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
