@@ -595,6 +595,10 @@ pub struct Model {
     pub tendon_springyield: Vec<f64>,
     /// Per tendon: length at `qpos0`.
     pub tendon_length0: Vec<f64>,
+    /// Whether spatial tendons' `tendon_length0` (left 0) and unspecified `tendon_lengthspring`
+    /// (left -1) still need the kinematics pass at `qpos0` and `qpos_spring`, which
+    /// `specula_native` runs (the compiler has no site kinematics).
+    pub tendon_length_pending: bool,
     /// Per tendon: colour.
     pub tendon_rgba: Vec<[f32; 4]>,
     /// Per path object: `mjtWrap` type.

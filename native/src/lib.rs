@@ -12,15 +12,16 @@
 //!   rne, transmission and fwdActuation ([`actuation`]: affine and muscle actuators on hinge and slide
 //!   joints driven by `ctrl`), fwdAcceleration with `qfrc_applied`, fwdConstraint (no rows, or
 //!   Newton, CG or PGS over islands), and the Euler step implicit in joint damping, `implicitfast`,
-//!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`); fixed tendons
-//!   ([`tendon`]: lengths, Jacobians, springs, limit and friction-loss rows); connect, weld and
-//!   joint equalities ([`equality`]); sensors ([`sensor`], [`sensor_acc`]); muscles, with the compiler's length ranges found by
+//!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`); fixed and spatial
+//!   tendons ([`tendon`]: lengths, Jacobians, wrapping and pulleys, springs, limit and
+//!   friction-loss rows); connect, weld and joint equalities ([`equality`]); sensors
+//!   ([`sensor`], [`sensor_acc`]); muscles, with the compiler's length ranges found by
 //!   simulation on this step ([`lengthrange`]) and `actuator_acc0` from the pass at `qpos0`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
-//! other actuators ([`actuation::check`]), spatial tendons, tendon dampers and armature
-//! ([`tendon::check`]), sensors outside [`sensor::check`]'s subset, tendon or flex equalities
-//! (specula's compiler does not produce their parameters yet), noslip on a sparse Jacobian and the other solver options the
+//! other actuators ([`actuation::check`]), tendon dampers and armature ([`tendon::check`]),
+//! sensors outside [`sensor::check`]'s subset, tendon or flex equalities (specula's compiler does
+//! not produce their parameters yet), noslip on a sparse Jacobian and the other solver options the
 //! Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep, discrete
 //! integration, and (from the MJCF, [`Native::load_file`]) plasticity. A step the engine cannot
 //! finish (Newton iterations on a sparse Jacobian, a geom pair without a Rust collider) is

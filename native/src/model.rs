@@ -64,6 +64,7 @@ impl NativeModel {
             equalities: Default::default(),
             tendons,
         };
+        crate::tendon::set_lengths(&mut nm);
         nm.consts = Consts::new(&nm);
         nm.actuators.acc0.clone_from(&nm.consts.actuator_acc0);
         let mut eqs = crate::equality::Equalities::new(&nm);

@@ -55,7 +55,7 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
     let pose = PoseInput { xmat: &d.xmat, xipos: &d.xipos, ximat: &d.ximat, xanchor: &d.xanchor, xaxis: &d.xaxis };
     let mut com = ComOutput { subtree_com: &mut d.subtree_com, cinert: &mut d.cinert, cdof: &mut d.cdof };
     com_pos(&nm.tree(), &pose, &mut com);
-    crate::tendon::tendon_step(nm, &d.qpos, &mut d.tendon);
+    crate::tendon::tendon_step(nm, d);
 }
 
 /// `mj_forward` on the native subset (the caller checked the model with

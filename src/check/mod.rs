@@ -80,6 +80,18 @@ pub fn model_arrays(m: &specula_model::Model) -> Vec<Field> {
     fields::rust_model_fields(m)
 }
 
+/// Specula's model with the tendon lengths its compiler leaves to the kinematics (spatial
+/// tendons, `tendon_length_pending`) filled in by the native route's pass at `qpos0` and
+/// `qpos_spring`, as `mj_setConst` fills MuJoCo's.
+fn with_tendon_lengths(rm: specula_model::Model, cmp: &mut Comparison) -> specula_model::Model {
+    if !rm.tendon_length_pending {
+        return rm;
+    }
+    cmp.notes
+        .push("spatial tendon lengths (tendon_length0, tendon_lengthspring) from the native route's kinematics".into());
+    specula_native::NativeModel::new(rm).model
+}
+
 /// Number of random configurations (besides `qpos0`) at which kinematics is compared.
 pub const RANDOM_POSES: usize = 5;
 
@@ -110,12 +122,13 @@ pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::
         (Err(c), Err(r)) => CheckOutcome::BothRejected { c: c.to_string(), rust: r },
         (Err(c), Ok(_)) => CheckOutcome::OneRejected { c: Some(c.to_string()), rust: None },
         (Ok(_), Err(r)) => CheckOutcome::OneRejected { c: None, rust: Some(r) },
-        (Ok(cm), Ok(mut rm)) => {
-            tamper(&mut rm);
+        (Ok(cm), Ok(rm)) => {
             let mut cmp = Comparison::default();
             if let Some(e) = lengthrange_note {
                 cmp.notes.push(format!("actuator length ranges not computed: {e}"));
             }
+            let mut rm = with_tendon_lengths(rm, &mut cmp);
+            tamper(&mut rm);
             let rust_fields = fields::rust_model_fields(&rm);
             let names: Vec<&str> = rust_fields.iter().map(|f| f.name.as_str()).collect();
             cmp.add_all(&fields::c_model_fields(&cm, &names), &rust_fields);
