@@ -299,6 +299,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     let sd: Vec<[f64; 2]> = bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.spec.springdamper)).collect();
     springdamper::apply(&mut m, &sd);
     tendon::compile_tendons(root, &sources[0].defaults, cs.autolimits, &ex.materials, &mut m)?;
+    actuator_params::tendon_actuator_lengths(&mut m);
     for s in sections("custom") {
         custom::read_custom(s, &mut m)?;
     }
