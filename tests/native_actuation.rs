@@ -196,6 +196,44 @@ const TENDON_DRIVEN: &str = r#"<mujoco model="tendon driven">
   </actuator>
 </mujoco>"#;
 
+/// A free body carrying a ball-jointed arm, driven through both joints in their own and their
+/// parent's frames (moment rows of 3 and 6 dofs), beside a tendon motor.
+const ROTATION_DRIVEN: &str = r#"<mujoco model="rotation driven">
+  <option timestep="0.002" gravity="0 0 -1"/>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body pos="0 0 1" euler="20 -10 5"><freejoint name="f"/><geom type="box" size="0.1 0.05 0.02"/>
+      <body pos="0.2 0 0"><joint name="b" type="ball" damping="0.05"/><geom type="capsule" size="0.02 0.1" euler="0 90 0"/>
+        <body pos="0.2 0 0"><joint name="h" axis="0 1 1"/><geom type="sphere" size="0.04"/></body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon><fixed name="t"><joint joint="h" coef="-2"/></fixed></tendon>
+  <actuator>
+    <motor joint="b" gear="0.5 -1 0.3"/>
+    <motor jointinparent="b" gear="-0.2 0.4 0.1"/>
+    <motor joint="f" gear="0.1 0.2 -0.3 0.05 -0.02 0.04"/>
+    <general jointinparent="f" gear="-0.1 0 0.2 0.03 0.01 -0.05" dyntype="filter" dynprm="0.05"/>
+    <position tendon="t" kp="2" kv="0.1"/>
+  </actuator>
+</mujoco>"#;
+
+/// Ball and free joint actuators, in the joint's frame and its parent's, step like `mj_step`
+/// bit for bit for 1000 steps (Euler and implicitfast), their `actuator_length0` MuJoCo's.
+#[test]
+fn ball_and_free_joint_actuators_step_like_mj_step_bit_for_bit_for_1000_steps() {
+    for integrator in ["Euler", "implicitfast"] {
+        let xml = with_integrator(ROTATION_DRIVEN, integrator);
+        let c = CModel::from_xml_str(&xml).expect("MuJoCo compiles it");
+        let native = Native::load_str(&xml, Path::new("."), "rotation.xml").expect("inside the native subset");
+        // SAFETY: actuator_length0 holds nout = 5 values.
+        let theirs = unsafe { std::slice::from_raw_parts(c.mj().actuator_length0, 5) };
+        let ours = &native.model.model.actuator_length0;
+        assert!(ours.iter().zip(theirs).all(|(a, b)| a.to_bits() == b.to_bits()), "{ours:?} {theirs:?}");
+        assert_eq!(step_both(native, &c, 1000), None, "{integrator}: first difference (step, field, index)");
+    }
+}
+
 /// Tendon-transmission actuators step like `mj_step` bit for bit for 1000 steps (Euler and
 /// implicitfast), and a one-ulp change of a tendon actuator's gear or of a tendon coefficient is
 /// seen.

@@ -89,7 +89,7 @@ fn corpus_scenes_with_tendon_site_and_slider_crank_actuators_run_in_rust() {
         "test/testdata/model.xml",
         "mjx/mujoco/mjx/test_data/pendula.xml",
     ] {
-        let m = Model::from_xml_path(&corpus.join(f)).unwrap();
+        let m = Model::from_xml_path(corpus.join(f)).unwrap();
         let stages = StageSet::NONE.with(Stage::Transmission);
         let r = diff_stages(&m, &StageDiffOptions { steps: 50, start: Start::Qpos0, stages, tamper: None }).unwrap();
         let i = Stage::Transmission.index();

@@ -1,8 +1,8 @@
-//! Actuators on the native route: joint- and tendon-transmission actuators driven by `ctrl`,
+//! Actuators on the native route: joint- (every joint type) and tendon-transmission actuators driven by `ctrl`,
 //! through the engine's `mj_transmission` and `mj_fwdActuation` stages.
 //!
 //! What is taken: actuators specula's compiler compiles (`Model::actuator_unsupported` is
-//! `None`) on hinge or slide joints or on tendons, with affine gain and bias and no, integrator, filter or
+//! `None`) on joints or tendons, with affine gain and bias and no, integrator, filter or
 //! exact-filter dynamics, one control each, adding neither armature nor damping to their joint
 //! (`jnt_actuatorid` all -1). Everything else is refused by [`check`].
 //!
@@ -47,15 +47,20 @@ pub struct Actuators {
     gear: Vec<f64>,
     /// `tendon_actfrclimited`, as bytes.
     ten_actfrclimited: Vec<u8>,
-    /// Moment non-zeros (`nJmom`): one per hinge or slide joint, a tendon's Jacobian row.
+    /// Moment non-zeros (`nJmom`).
     njmom: usize,
 }
 
-/// `nJmom`: the moment non-zeros of `m`'s actuators (joints one, tendons their Jacobian row).
+/// `nJmom`: the moment non-zeros of `m`'s actuators (a joint its dofs, a tendon its Jacobian
+/// row).
 fn moment_nnz(m: &Model) -> usize {
-    let row = |i: usize| match (m.actuator_trntype[i], m.actuator_trnid[i][0]) {
-        (3, t) => m.ten_j_rownnz.get(t as usize).map_or(0, |&n| n as usize),
-        _ => 1,
+    let row = |i: usize| match (m.actuator_trntype[i], m.actuator_trnid[i][0] as usize) {
+        (3, t) => m.ten_j_rownnz.get(t).map_or(0, |&n| n as usize),
+        (_, j) => match m.jnt_type.get(j) {
+            Some(JointType::Free) => 6,
+            Some(JointType::Ball) => 3,
+            _ => 1,
+        },
     };
     (0..m.actuator_trntype.len()).map(row).sum()
 }
@@ -234,12 +239,6 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     }
     if let Some(j) = m.jnt_actuatorid.iter().position(|&a| a != -1) {
         return refuse(format!("actuator armature or damping on joint {j}"));
-    }
-    for (i, t) in m.actuator_trnid.iter().enumerate() {
-        let tendon = m.actuator_trntype[i] == 3;
-        if !tendon && !matches!(m.jnt_type[t[0] as usize], JointType::Hinge | JointType::Slide) {
-            return refuse(format!("actuator {i} on a ball or free joint"));
-        }
     }
     let nm = NativeModel::new(m.clone());
     let am = nm.actuator_model();

@@ -7,6 +7,7 @@ use specula_engine::dynamics::constraint::ConstraintModel;
 use specula_engine::dynamics::reference::sparse_dot;
 use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput};
 use specula_engine::dynamics::PassiveModel;
+use specula_model::types::Integrator;
 use specula_model::Model;
 
 use crate::model::NativeModel;
@@ -180,8 +181,9 @@ pub(crate) fn tendon_step(nm: &NativeModel, qpos: &[f64], t: &mut TendonData) {
 }
 
 /// Refuses tendons outside the native subset: any specula's compiler left uncompiled (spatial
-/// tendons), and fixed tendons with dampers or armature (their implicit terms and inertia are
-/// not on the native route yet; springs are).
+/// tendons), and fixed tendons with armature, or with dampers under the implicit integrators
+/// (their inertia and implicit terms are not on the native route yet; springs are, and dampers
+/// under Euler and RK4).
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });
     if m.ntendon == 0 {
@@ -192,7 +194,9 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     }
     for i in 0..m.ntendon {
         let damper = m.tendon_damping[i] != 0.0 || m.tendon_dampingpoly[i].iter().any(|&k| k != 0.0);
-        if damper {
+        // Euler and RK4 take a tendon damper as a passive force only (D61)
+        let implicit = matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast);
+        if damper && implicit {
             return refuse(format!("damping on tendon {i}"), "tendon dampers (their implicit terms)");
         }
         if m.tendon_armature[i] != 0.0 {

@@ -11,8 +11,8 @@
 //! Not compiled yet (the model's actuator arrays are left empty and
 //! `Model::actuator_unsupported` says why): muscles (their length range is found by
 //! simulation), PID, DC motor and orientation servos, a position servo's `dampratio` (converted
-//! with the effective mass at `qpos0`), transmissions other than hinge and slide joints and
-//! tendons (their `length0` needs rotations or site kinematics), and actuators changed by `replicate` or `attach`.
+//! with the effective mass at `qpos0`), transmissions other than joints and tendons (their
+//! `length0` needs site kinematics), and actuators changed by `replicate` or `attach`.
 
 use std::f64::consts::PI;
 
@@ -295,8 +295,8 @@ pub fn compile_actuators(root: &Element, defs: &Defaults, autolimits: bool, m: &
                 m.actuator_unsupported = Some(format!("joint '{}' not found", attr.value));
                 return Ok(());
             };
-            if !matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
-                m.actuator_unsupported = Some("a ball or free joint transmission (its length0 is a rotation)".into());
+            if !matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) && spec.params.inheritrange > 0.0 {
+                m.actuator_unsupported = Some("inheritrange on a ball or free joint transmission".into());
                 return Ok(());
             }
             Target::Joint(j, attr.name == "jointinparent")
@@ -310,7 +310,7 @@ pub fn compile_actuators(root: &Element, defs: &Defaults, autolimits: bool, m: &
 /// What an actuator drives.
 #[derive(Clone, Copy, Debug)]
 enum Target {
-    /// A hinge or slide joint, its gear in the joint's frame or (`true`) its parent's.
+    /// A joint, its gear in the joint's frame or (`true`) its parent's.
     Joint(usize, bool),
     /// A tendon.
     Tendon(usize),
@@ -396,8 +396,15 @@ impl Compiled {
         self.gear.push(p.gear);
         // a hinge or slide transmission's length is the joint position times the gear; a
         // tendon's is set once the tendons are compiled (tendon_actuator_lengths)
+        let g = &p.gear;
         let length0 = match target {
-            Target::Joint(j, _) => m.qpos0[m.jnt_qposadr[j]] * p.gear[0],
+            Target::Joint(j, _) => match m.jnt_type[j] {
+                JointType::Hinge | JointType::Slide => m.qpos0[m.jnt_qposadr[j]] * g[0],
+                // a ball's qpos0 is the identity: its rotation vector is +0 and the length the
+                // gear dotted with it, each product's zero signed by the gear (D62)
+                JointType::Ball => 0.0 * g[0] + 0.0 * g[1] + 0.0 * g[2],
+                JointType::Free => 0.0,
+            },
             Target::Tendon(_) => 0.0,
         };
         self.scalars.push([p.cranklength, p.armature, p.damping, length0]);
