@@ -401,7 +401,7 @@ impl Compiled {
             Target::Joint(j, _) => match m.jnt_type[j] {
                 JointType::Hinge | JointType::Slide => m.qpos0[m.jnt_qposadr[j]] * g[0],
                 // a ball's qpos0 is the identity: its rotation vector is +0 and the length the
-                // gear dotted with it, each product's zero signed by the gear (D62)
+                // gear dotted with it, each product's zero signed by the gear (M11)
                 JointType::Ball => 0.0 * g[0] + 0.0 * g[1] + 0.0 * g[2],
                 JointType::Free => 0.0,
             },
