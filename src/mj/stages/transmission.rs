@@ -6,10 +6,11 @@ use std::cell::RefCell;
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::arena::Arena;
-use specula_engine::dynamics::constraint::jacobian::{JacModel, JacState};
+use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::transmission_site::{SiteModel, SiteState};
 use specula_engine::dynamics::{TransmissionModel, TransmissionScratch, TransmissionState};
 
+use super::constraint_contact::jac_model;
 use super::slice;
 use super::stack::memory;
 
@@ -33,7 +34,7 @@ pub(super) fn with_scratch<R>(f: impl FnOnce(&mut TransmissionScratch) -> R) -> 
 
 /// The tendon and site arrays of MuJoCo's model `mj_transmission` reads.
 pub(super) fn transmission_model(m: &sys::mjModel) -> TransmissionModel<'_> {
-    let (nv, nbody, nsite, ntendon) = (m.nv as usize, m.nbody as usize, m.nsite as usize, m.ntendon as usize);
+    let (nsite, ntendon) = (m.nsite as usize, m.ntendon as usize);
     // SAFETY: every array has the length mjmodel.h gives it.
     unsafe {
         TransmissionModel {
@@ -45,15 +46,7 @@ pub(super) fn transmission_model(m: &sys::mjModel) -> TransmissionModel<'_> {
                 site_bodyid: slice(m.site_bodyid, nsite),
                 site_quat: slice(m.site_quat, 4 * nsite),
                 actuator_cranklength: slice(m.actuator_cranklength, m.nactuator as usize),
-                jac: JacModel {
-                    nv,
-                    body_weldid: slice(m.body_weldid, nbody),
-                    body_rootid: slice(m.body_rootid, nbody),
-                    body_dofnum: slice(m.body_dofnum, nbody),
-                    body_dofadr: slice(m.body_dofadr, nbody),
-                    body_simple: slice(m.body_simple, nbody),
-                    dof_parentid: slice(m.dof_parentid, nv),
-                },
+                jac: jac_model(m),
             },
         }
     }
