@@ -157,6 +157,116 @@ fn the_drive_moves_every_activation_and_joint() {
     assert!(d.qfrc_actuator.iter().all(|&f| f != 0.0), "qfrc_actuator {:?}", d.qfrc_actuator);
 }
 
+/// Fixed tendons over hinges and a slide driven by a motor, a position servo and a filtered
+/// general actuator on the tendons (moment rows of several dofs), beside a joint motor.
+const TENDON_DRIVEN: &str = r#"<mujoco model="tendon driven">
+  <option timestep="0.002" gravity="0 0 -9.81"/>
+  <default><geom contype="0" conaffinity="0" size="0.05"/></default>
+  <worldbody>
+    <body pos="0 0 2">
+      <joint name="h0" type="hinge" axis="0 1 0" damping="0.1" ref="5"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0"/>
+      <body pos="0.4 0 0" euler="10 20 30">
+        <joint name="h1" type="hinge" axis="1 0 0"/>
+        <geom type="box" size="0.1 0.05 0.03" pos="0.2 0 0"/>
+        <body pos="0.4 0 0">
+          <joint name="s2" type="slide" axis="1 1 0" stiffness="5"/>
+          <geom type="sphere" pos="0.1 0.1 0"/>
+          <body pos="0.2 0.1 0">
+            <joint name="h3" type="hinge" axis="0 0 1"/>
+            <geom type="ellipsoid" size="0.1 0.06 0.04" pos="0 0.1 0"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="t0"><joint joint="h0" coef="0.7"/><joint joint="h1" coef="-1.3"/><joint joint="s2" coef="0.4"/></fixed>
+    <fixed name="t1" stiffness="2" springlength="0.1"><joint joint="h3" coef="1"/><joint joint="h0" coef="0.25"/></fixed>
+    <fixed name="t2">
+      <joint joint="h0" coef="0.3"/><joint joint="h1" coef="0.6"/><joint joint="s2" coef="-0.9"/><joint joint="h3" coef="1.1"/>
+    </fixed>
+  </tendon>
+  <actuator>
+    <motor tendon="t0" gear="2.5" ctrlrange="-0.8 0.8"/>
+    <position tendon="t1" kp="12" kv="0.7"/>
+    <general tendon="t2" dyntype="filter" dynprm="0.04" gaintype="affine" gainprm="1.5 -0.3 -0.2"
+             biastype="affine" biasprm="0.05 -0.8 -0.1" gear="-1.7"/>
+    <motor joint="h1" gear="0.5"/>
+  </actuator>
+</mujoco>"#;
+
+/// A free body carrying a ball-jointed arm, driven through both joints in their own and their
+/// parent's frames (moment rows of 3 and 6 dofs), beside a tendon motor.
+const ROTATION_DRIVEN: &str = r#"<mujoco model="rotation driven">
+  <option timestep="0.002" gravity="0 0 -1"/>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body pos="0 0 1" euler="20 -10 5"><freejoint name="f"/><geom type="box" size="0.1 0.05 0.02"/>
+      <body pos="0.2 0 0"><joint name="b" type="ball" damping="0.05"/><geom type="capsule" size="0.02 0.1" euler="0 90 0"/>
+        <body pos="0.2 0 0"><joint name="h" axis="0 1 1"/><geom type="sphere" size="0.04"/></body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon><fixed name="t"><joint joint="h" coef="-2"/></fixed></tendon>
+  <actuator>
+    <motor joint="b" gear="0.5 -1 0.3"/>
+    <motor jointinparent="b" gear="-0.2 0.4 0.1"/>
+    <motor joint="f" gear="0.1 0.2 -0.3 0.05 -0.02 0.04"/>
+    <general jointinparent="f" gear="-0.1 0 0.2 0.03 0.01 -0.05" dyntype="filter" dynprm="0.05"/>
+    <position tendon="t" kp="2" kv="0.1"/>
+  </actuator>
+</mujoco>"#;
+
+/// Ball and free joint actuators, in the joint's frame and its parent's, step like `mj_step`
+/// bit for bit for 1000 steps (Euler and implicitfast), their `actuator_length0` MuJoCo's.
+#[test]
+fn ball_and_free_joint_actuators_step_like_mj_step_bit_for_bit_for_1000_steps() {
+    for integrator in ["Euler", "implicitfast"] {
+        let xml = with_integrator(ROTATION_DRIVEN, integrator);
+        let c = CModel::from_xml_str(&xml).expect("MuJoCo compiles it");
+        let native = Native::load_str(&xml, Path::new("."), "rotation.xml").expect("inside the native subset");
+        // SAFETY: actuator_length0 holds nout = 5 values.
+        let theirs = unsafe { std::slice::from_raw_parts(c.mj().actuator_length0, 5) };
+        let ours = &native.model.model.actuator_length0;
+        assert!(ours.iter().zip(theirs).all(|(a, b)| a.to_bits() == b.to_bits()), "{ours:?} {theirs:?}");
+        assert_eq!(step_both(native, &c, 1000), None, "{integrator}: first difference (step, field, index)");
+    }
+}
+
+/// Tendon-transmission actuators step like `mj_step` bit for bit for 1000 steps (Euler and
+/// implicitfast), and a one-ulp change of a tendon actuator's gear or of a tendon coefficient is
+/// seen.
+#[test]
+fn tendon_actuators_step_like_mj_step_bit_for_bit_for_1000_steps() {
+    for integrator in ["Euler", "implicitfast"] {
+        let xml = with_integrator(TENDON_DRIVEN, integrator);
+        let c = CModel::from_xml_str(&xml).expect("MuJoCo compiles it");
+        let native = Native::load_str(&xml, Path::new("."), "tendon.xml").expect("inside the native subset");
+        assert_eq!(native.model.model.actuator_trntype[..3], [3, 3, 3]);
+        // the lengths at qpos0 (h0's ref makes them non-zero) as MuJoCo compiles them
+        // SAFETY: actuator_length0 holds nout = 4 values.
+        let theirs = unsafe { std::slice::from_raw_parts(c.mj().actuator_length0, 4) };
+        let ours = &native.model.model.actuator_length0;
+        assert!(
+            ours[0] != 0.0 && ours.iter().zip(theirs).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{ours:?} {theirs:?}"
+        );
+        assert_eq!(step_both(native, &c, 1000), None, "{integrator}: first difference (step, field, index)");
+    }
+    let c = CModel::from_xml_str(TENDON_DRIVEN).unwrap();
+    let tampers: [fn(&mut specula_model::Model); 2] = [
+        |m| m.actuator_gear[2][0] = f64::from_bits(m.actuator_gear[2][0].to_bits() + 1),
+        |m| m.wrap_prm[1] = f64::from_bits(m.wrap_prm[1].to_bits() + 1),
+    ];
+    for (k, tamper) in tampers.iter().enumerate() {
+        let mut m = specula_model::load_str(TENDON_DRIVEN, Path::new("."), "tendon.xml").unwrap();
+        tamper(&mut m);
+        let native = Native::new(m).expect("still inside the subset");
+        assert!(step_both(native, &c, 1000).is_some(), "tamper {k} went unseen");
+    }
+}
+
 /// Generated scenes with actuators (`specula fuzz --print`, seeds 496,000 on), constraints
 /// disabled on both sides, step like `mj_step` with `ctrl` driven; the others are counted by
 /// what the native route refuses.

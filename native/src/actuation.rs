@@ -1,20 +1,20 @@
-//! Actuators on the native route: joint-transmission actuators driven by `ctrl`, through the
-//! engine's `mj_transmission` and `mj_fwdActuation` stages.
+//! Actuators on the native route: joint- (every joint type) and tendon-transmission actuators driven by `ctrl`,
+//! through the engine's `mj_transmission` and `mj_fwdActuation` stages.
 //!
 //! What is taken: actuators specula's compiler compiles (`Model::actuator_unsupported` is
-//! `None`) on hinge or slide joints, with affine or muscle gain and bias and no, integrator,
-//! filter, exact-filter or muscle dynamics (a muscle gain not under an implicit integrator), one
-//! control each, adding neither armature nor damping to their joint
+//! `None`) on joints or tendons, with affine or muscle gain and bias and no, integrator, filter,
+//! exact-filter or muscle dynamics (a muscle gain not under an implicit integrator), one control
+//! each, adding neither armature nor damping to their joint
 //! (`jnt_actuatorid` all -1). Everything else is refused by [`check`].
 //!
 //! Per step ([`forward_actuation`]): lengths and moments from `qpos` (`mj_transmission`), then
-//! the velocities `actuator_velocity = moment qvel` (`mj_fwdVelocity`; one non-zero per row on
-//! hinge and slide joints, so the product is the sum), then `act_dot`, `actuator_force` and
+//! the velocities `actuator_velocity = moment qvel` (`mj_fwdVelocity`'s sparse row products), then `act_dot`, `actuator_force` and
 //! `qfrc_actuator` (`mj_fwdActuation`).
 
+use specula_engine::dynamics::reference::sparse_dot;
 use specula_engine::dynamics::{
-    actuation_in_scope, fwd_actuation, transmission, transmission_in_scope, ActuationInput, ActuationOutput,
-    ActuatorModel, TransmissionOutput,
+    actuation_in_scope, fwd_actuation, transmission_in_scope_with, transmission_with, ActuationInput, ActuationOutput,
+    ActuatorModel, TransmissionModel, TransmissionOutput, TransmissionScratch, TransmissionState,
 };
 use specula_model::types::{Integrator, JointType};
 use specula_model::Model;
@@ -50,6 +50,24 @@ pub struct Actuators {
     pub(crate) acc0: Vec<f64>,
     /// `actuator_lengthrange` (`2 nactuator`).
     lengthrange: Vec<f64>,
+    /// `tendon_actfrclimited`, as bytes.
+    ten_actfrclimited: Vec<u8>,
+    /// Moment non-zeros (`nJmom`).
+    njmom: usize,
+}
+
+/// `nJmom`: the moment non-zeros of `m`'s actuators (a joint its dofs, a tendon its Jacobian
+/// row).
+fn moment_nnz(m: &Model) -> usize {
+    let row = |i: usize| match (m.actuator_trntype[i], m.actuator_trnid[i][0] as usize) {
+        (3, t) => m.ten_j_rownnz.get(t).map_or(0, |&n| n as usize),
+        (_, j) => match m.jnt_type.get(j) {
+            Some(JointType::Free) => 6,
+            Some(JointType::Ball) => 3,
+            _ => 1,
+        },
+    };
+    (0..m.actuator_trntype.len()).map(row).sum()
 }
 
 /// Flattens rows of `N` values.
@@ -97,11 +115,24 @@ impl Actuators {
             gear: rows(&m.actuator_gear),
             acc0: vec![0.0; n],
             lengthrange: rows(&m.actuator_lengthrange),
+            ten_actfrclimited: bytes(&m.tendon_actfrclimited),
+            njmom: moment_nnz(m),
         }
     }
 }
 
 impl NativeModel {
+    /// `mj_transmission`'s view of the tendons (no site transmissions on this route).
+    pub(crate) fn transmission_model(&self) -> TransmissionModel<'_> {
+        let m = &self.model;
+        TransmissionModel {
+            ten_j_rownnz: &m.ten_j_rownnz,
+            ten_j_rowadr: &m.ten_j_rowadr,
+            ten_j_colind: &m.ten_j_colind,
+            ..TransmissionModel::default()
+        }
+    }
+
     /// The actuator stages' view.
     pub fn actuator_model(&self) -> ActuatorModel<'_> {
         let (m, f, a) = (&self.model, &self.flat, &self.actuators);
@@ -114,8 +145,8 @@ impl NativeModel {
             nu: m.nu,
             na: m.na,
             nout: m.nactuator,
-            njmom: m.nactuator,
-            ntendon: 0,
+            njmom: a.njmom,
+            ntendon: m.ntendon,
             timestep: opt.timestep,
             disableflags: opt.disableflags as i32,
             disableactuator: opt.disableactuator as i32,
@@ -127,7 +158,7 @@ impl NativeModel {
             jnt_actfrclimited: &a.jnt_actfrclimited,
             jnt_actfrcrange: &a.jnt_actfrcrange,
             jnt_actgravcomp: &a.jnt_actgravcomp,
-            tendon_actfrclimited: &[],
+            tendon_actfrclimited: &a.ten_actfrclimited,
             actuator_trntype: trntype,
             actuator_dyntype: dyntype,
             actuator_gaintype: gaintype,
@@ -174,12 +205,14 @@ pub struct ActuatorData {
     pub moment_rownnz: Vec<i32>,
     /// Start of each moment row (`nu`).
     pub moment_rowadr: Vec<i32>,
-    /// Dof of each moment non-zero (`nu`: one per hinge or slide joint).
+    /// Dof of each moment non-zero (`nJmom`).
     pub moment_colind: Vec<i32>,
-    /// Moment non-zeros (`nu`).
+    /// Moment non-zeros (`nJmom`).
     pub actuator_moment: Vec<f64>,
     /// The clamped copy of the controls `mj_fwdActuation` works on.
     ctrl_work: Vec<f64>,
+    /// `mj_transmission`'s scratch.
+    scratch: TransmissionScratch,
 }
 
 impl ActuatorData {
@@ -193,9 +226,10 @@ impl ActuatorData {
             actuator_force: vec![0.0; n],
             moment_rownnz: vec![0; n],
             moment_rowadr: vec![0; n],
-            moment_colind: vec![0; n],
-            actuator_moment: vec![0.0; n],
+            moment_colind: vec![0; moment_nnz(m)],
+            actuator_moment: vec![0.0; moment_nnz(m)],
             ctrl_work: vec![0.0; m.nu],
+            scratch: TransmissionScratch::default(),
         }
     }
 }
@@ -215,11 +249,6 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     if let Some(j) = m.jnt_actuatorid.iter().position(|&a| a != -1) {
         return refuse(format!("actuator armature or damping on joint {j}"));
     }
-    for (i, t) in m.actuator_trnid.iter().enumerate() {
-        if !matches!(m.jnt_type[t[0] as usize], JointType::Hinge | JointType::Slide) {
-            return refuse(format!("actuator {i} on a ball or free joint"));
-        }
-    }
     // 4.0.0's mjd_actuator_vel differentiates the muscle gain in velocity, which the engine's
     // implicit integrators do not (they take fixed and affine gains); with actuation off (the
     // length-range simulations) it adds nothing
@@ -233,7 +262,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     }
     let nm = NativeModel::new(m.clone());
     let am = nm.actuator_model();
-    if !transmission_in_scope(&am) {
+    if !transmission_in_scope_with(&am, &nm.transmission_model(), &mut TransmissionScratch::default()) {
         return refuse("a transmission outside mj_transmission's joint subset".into());
     }
     let d = ActuatorData::new(m);
@@ -260,11 +289,13 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
 pub(crate) fn forward_actuation(
     nm: &NativeModel,
     (qpos, qvel, act): (&[f64], &[f64], &[f64]),
+    (ten_length, ten_j): (&[f64], &[f64]),
     ad: &mut ActuatorData,
     act_dot: &mut [f64],
     qfrc_actuator: &mut [f64],
 ) {
     let am = nm.actuator_model();
+    let st = TransmissionState { qpos, ten_length, ten_j, ..TransmissionState::default() };
     let mut t = TransmissionOutput {
         actuator_length: &mut ad.actuator_length,
         moment_rownnz: &mut ad.moment_rownnz,
@@ -272,15 +303,11 @@ pub(crate) fn forward_actuation(
         moment_colind: &mut ad.moment_colind,
         actuator_moment: &mut ad.actuator_moment,
     };
-    transmission(&am, qpos, &mut t);
-    // one non-zero per row (hinge and slide joints, checked): the velocity is one product
+    transmission_with(&am, &nm.transmission_model(), &st, &mut ad.scratch, &mut t);
     for k in 0..am.nout {
-        let adr = ad.moment_rowadr[k] as usize;
-        let mut v = 0.0;
-        for j in adr..adr + ad.moment_rownnz[k] as usize {
-            v += ad.actuator_moment[j] * qvel[ad.moment_colind[j] as usize];
-        }
-        ad.actuator_velocity[k] = v;
+        let (adr, nnz) = (ad.moment_rowadr[k] as usize, ad.moment_rownnz[k] as usize);
+        ad.actuator_velocity[k] =
+            sparse_dot(&ad.actuator_moment[adr..adr + nnz], &ad.moment_colind[adr..adr + nnz], qvel);
     }
     let no_gravcomp = &[][..];
     let input = ActuationInput {

@@ -110,7 +110,8 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
     };
     rne(&tree, &input, false, &mut d.rne, &mut d.qfrc_bias);
     let state = (&d.qpos[..], &d.qvel[..], &d.act[..]);
-    crate::actuation::forward_actuation(nm, state, &mut d.actuation, &mut d.act_dot, &mut d.qfrc_actuator);
+    let tendons = (&d.tendon.ten_length[..], &d.tendon.ten_j[..]);
+    crate::actuation::forward_actuation(nm, state, tendons, &mut d.actuation, &mut d.act_dot, &mut d.qfrc_actuator);
     let f = SmoothForces {
         qfrc_passive: &d.qfrc_passive,
         qfrc_bias: &d.qfrc_bias,

@@ -9,6 +9,7 @@ use specula_engine::dynamics::constraint::ConstraintModel;
 use specula_engine::dynamics::reference::sparse_dot;
 use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput, TendonScratch, TendonState};
 use specula_engine::dynamics::PassiveModel;
+use specula_model::types::Integrator;
 use specula_model::Model;
 
 use crate::data::Data;
@@ -191,7 +192,7 @@ pub(crate) fn tendon_velocity(nm: &NativeModel, qvel: &[f64], t: &mut TendonData
 /// Fills the tendon lengths the compiler left to the kinematics
 /// ([`Model::tendon_length_pending`]): `tendon_length0` of spatial tendons at `qpos0`, and every
 /// `tendon_lengthspring` still at `(-1, -1)` with the length at `qpos_spring`, as `mj_setConst`
-/// does (`docs/measurements.md` D58).
+/// does (`docs/measurements.md` D58), and the `actuator_length0` of actuators on them.
 pub(crate) fn set_lengths(nm: &mut NativeModel) {
     if !nm.model.tendon_length_pending {
         return;
@@ -212,6 +213,8 @@ pub(crate) fn set_lengths(nm: &mut NativeModel) {
         }
     }
     m.tendon_length_pending = false;
+    // a tendon actuator's length0 is its tendon's length0 times its gear (M11)
+    specula_model::compile::actuator_params::tendon_actuator_lengths(m);
     nm.tendons = TendonFlat::new(&nm.model);
 }
 
@@ -237,8 +240,8 @@ pub(crate) fn tendon_step(nm: &NativeModel, d: &mut Data) {
 }
 
 /// Refuses tendons outside the native subset: any specula's compiler left uncompiled, and
-/// tendons with dampers or armature (their implicit terms and inertia are
-/// not on the native route yet; springs are).
+/// tendons with armature, or with dampers under the implicit integrators (their inertia and
+/// implicit terms are not on the native route yet; springs are, and dampers under Euler and RK4).
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });
     if m.ntendon == 0 {
@@ -249,7 +252,9 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     }
     for i in 0..m.ntendon {
         let damper = m.tendon_damping[i] != 0.0 || m.tendon_dampingpoly[i].iter().any(|&k| k != 0.0);
-        if damper {
+        // Euler and RK4 take a tendon damper as a passive force only (D61)
+        let implicit = matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast);
+        if damper && implicit {
             return refuse(format!("damping on tendon {i}"), "tendon dampers (their implicit terms)");
         }
         if m.tendon_armature[i] != 0.0 {

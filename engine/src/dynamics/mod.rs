@@ -44,6 +44,7 @@ pub mod tendon;
 pub mod tendon_spatial;
 pub mod transmission;
 pub mod wrap;
+pub mod transmission_site;
 
 pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};
 pub use actuation::{actuation_in_scope, fwd_actuation, ActuationInput, ActuationOutput, ActuatorModel};
@@ -53,7 +54,10 @@ pub use crb::{actuator_armature, crb};
 pub use factor::{factor_i, factor_m};
 pub use passive::{passive, PassiveForces, PassiveModel, PassiveState};
 pub use rne::{rne, RneInput, RneScratch};
-pub use transmission::{transmission, transmission_in_scope, TransmissionOutput};
+pub use transmission::{
+    transmission, transmission_in_scope, transmission_in_scope_with, transmission_with, TransmissionModel,
+    TransmissionOutput, TransmissionScratch, TransmissionState,
+};
 
 /// MuJoCo's `mjtJoint` values.
 pub(crate) mod jnt {

@@ -1,16 +1,61 @@
-//! `mj_transmission` for joint transmissions: actuator lengths and the sparse actuator moments
-//! (`moment_rownnz`, `moment_rowadr`, `moment_colind`, `actuator_moment`), as MuJoCo 4.0.0
-//! computes them for hinge, slide, ball and free joints, in the joint's frame or its parent's
-//! (`docs/measurements.md`, "Dynamics stages").
+//! `mj_transmission`: actuator lengths and the sparse actuator moments (`moment_rownnz`,
+//! `moment_rowadr`, `moment_colind`, `actuator_moment`), as MuJoCo 4.0.0 computes them for
+//! hinge, slide, ball and free joints (in the joint's frame or its parent's), tendons, sites
+//! (with or without a reference site) and slider-cranks (`docs/measurements.md`, "Dynamics
+//! stages", D60). Body (adhesion) transmissions are outside.
 
 use super::actuation::{dof_count, ActuatorModel};
 use super::jnt;
+use super::transmission_site::{
+    chain, site_row, site_row_bound, slider_crank_row, slider_crank_row_bound, SiteModel, SiteScratch, SiteState,
+};
 use crate::math::{normalize4, MINVAL, PI};
 
 /// `mjTRN_JOINT`: the gear is in the joint's frame (`mjTRN_JOINTINPARENT` rotates it).
 const TRN_JOINT: i32 = 0;
 /// `mjTRN_JOINTINPARENT`.
 const TRN_JOINTINPARENT: i32 = 1;
+/// `mjTRN_SLIDERCRANK`.
+const TRN_SLIDERCRANK: i32 = 2;
+/// `mjTRN_TENDON`.
+const TRN_TENDON: i32 = 3;
+/// `mjTRN_SITE`.
+const TRN_SITE: i32 = 4;
+
+/// The model arrays `mj_transmission` reads besides the actuator view: the tendon Jacobians'
+/// sparsity and the site rows' model (all empty: joint transmissions only).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TransmissionModel<'a> {
+    /// Non-zeros of each tendon's Jacobian row (`ntendon`).
+    pub ten_j_rownnz: &'a [i32],
+    /// Start of each tendon's Jacobian row (`ntendon`).
+    pub ten_j_rowadr: &'a [i32],
+    /// Dof of each tendon Jacobian non-zero (`nJten`).
+    pub ten_j_colind: &'a [i32],
+    /// Number of sites.
+    pub nsite: usize,
+    /// The site rows' model.
+    pub site: SiteModel<'a>,
+}
+
+/// The state `mj_transmission` reads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TransmissionState<'a> {
+    /// Joint positions.
+    pub qpos: &'a [f64],
+    /// Tendon lengths (`ntendon`).
+    pub ten_length: &'a [f64],
+    /// Tendon Jacobian non-zeros (`nJten`).
+    pub ten_j: &'a [f64],
+    /// The site rows' state.
+    pub site: SiteState<'a>,
+}
+
+/// Scratch of `mj_transmission` (reused call to call).
+#[derive(Clone, Debug, Default)]
+pub struct TransmissionScratch {
+    site: SiteScratch,
+}
 
 /// The arrays `mj_transmission` writes.
 #[derive(Debug)]
@@ -36,10 +81,39 @@ fn qpos_count(jnt_type: i32) -> i32 {
     }
 }
 
-/// Whether `mj_transmission` can run here for this model: every actuator has a joint
-/// transmission (in the joint's frame or its parent's) on a valid joint, a single force output
-/// with outputs numbered as actuators, and the moment rows fit in `nJmom`.
+/// Whether `mj_transmission` can run here for this model with joint transmissions only (see
+/// [`transmission_in_scope_with`]).
 pub fn transmission_in_scope(m: &ActuatorModel) -> bool {
+    transmission_in_scope_with(m, &TransmissionModel::default(), &mut TransmissionScratch::default())
+}
+
+/// The most non-zeros the moment row of actuator `i` (a tendon, site or slider-crank
+/// transmission) can have, `None` when its target is not valid.
+fn row_bound(m: &ActuatorModel, tm: &TransmissionModel, s: &mut TransmissionScratch, i: usize) -> Option<i64> {
+    let (id, id2) = (m.actuator_trnid[2 * i], m.actuator_trnid[2 * i + 1]);
+    let site_ok = |k: i32| k >= 0 && (k as usize) < tm.nsite;
+    s.site.resize(m.nv);
+    match m.actuator_trntype[i] {
+        TRN_TENDON => {
+            let t = usize::try_from(id).ok().filter(|&t| t < tm.ten_j_rownnz.len())?;
+            let (n, a) = (tm.ten_j_rownnz[t] as i64, tm.ten_j_rowadr[t] as i64);
+            (n >= 0 && a >= 0 && a + n <= tm.ten_j_colind.len() as i64).then_some(n)
+        }
+        TRN_SITE if site_ok(id) && (id2 == -1 || site_ok(id2)) => {
+            Some(site_row_bound(&tm.site, chain(&mut s.site), id as usize, id2) as i64)
+        }
+        TRN_SLIDERCRANK if site_ok(id) && site_ok(id2) && i < tm.site.actuator_cranklength.len() => {
+            Some(slider_crank_row_bound(&tm.site, chain(&mut s.site), id as usize, id2 as usize) as i64)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `mj_transmission` can run here for this model: every actuator has a joint
+/// transmission (in the joint's frame or its parent's) on a valid joint, or a tendon, site or
+/// slider-crank one on valid targets that `tm` describes, a single force output with outputs
+/// numbered as actuators, and the moment rows fit in `nJmom`.
+pub fn transmission_in_scope_with(m: &ActuatorModel, tm: &TransmissionModel, s: &mut TransmissionScratch) -> bool {
     let nact = m.nactuator();
     if nact > 0 && m.nout != nact {
         return false;
@@ -47,12 +121,15 @@ pub fn transmission_in_scope(m: &ActuatorModel) -> bool {
     let mut adr: i64 = 0;
     for i in 0..nact {
         let id = m.actuator_trnid[2 * i];
-        if !matches!(m.actuator_trntype[i], TRN_JOINT | TRN_JOINTINPARENT)
-            || m.actuator_outnum[i] != 1
-            || m.actuator_outadr[i] != i as i32
-            || id < 0
-            || id as usize >= m.njnt()
-        {
+        if m.actuator_outnum[i] != 1 || m.actuator_outadr[i] != i as i32 {
+            return false;
+        }
+        if !matches!(m.actuator_trntype[i], TRN_JOINT | TRN_JOINTINPARENT) {
+            let Some(n) = row_bound(m, tm, s, i) else { return false };
+            adr += n;
+            continue;
+        }
+        if id < 0 || id as usize >= m.njnt() {
             return false;
         }
         let j = id as usize;
@@ -94,7 +171,7 @@ pub(crate) fn rotate(v: [f64; 3], q: [f64; 4]) -> [f64; 3] {
 
 /// The rotation vector (axis times angle, the angle in `(-pi, pi]` for angles up to `2 pi`) of a
 /// unit quaternion (`mju_quat2Vel` over a unit time step).
-fn rotation_vector(q: [f64; 4]) -> [f64; 3] {
+pub(crate) fn rotation_vector(q: [f64; 4]) -> [f64; 3] {
     let sin_half = ((q[1] * q[1] + q[2] * q[2]) + q[3] * q[3]).sqrt();
     let inv = 1.0 / sin_half;
     let tiny = MINVAL > sin_half;
@@ -122,15 +199,77 @@ fn conjugate(q: [f64; 4]) -> [f64; 4] {
 /// Writes the lengths and moments of a model [`transmission_in_scope`] accepts, all actuators
 /// awake, from the joint positions `qpos`.
 pub fn transmission(m: &ActuatorModel, qpos: &[f64], out: &mut TransmissionOutput) {
+    let st = TransmissionState { qpos, ..TransmissionState::default() };
+    transmission_with(m, &TransmissionModel::default(), &st, &mut TransmissionScratch::default(), out);
+}
+
+/// Writes the lengths and moments of a model [`transmission_in_scope_with`] accepts, all
+/// actuators awake, from the state `st` (positions, tendons and sites computed).
+pub fn transmission_with(
+    m: &ActuatorModel,
+    tm: &TransmissionModel,
+    st: &TransmissionState,
+    s: &mut TransmissionScratch,
+    out: &mut TransmissionOutput,
+) {
+    let qpos = st.qpos;
     for i in 0..m.nactuator() {
         let k = m.actuator_outadr[i] as usize;
         // each row starts where the previous output's ended
         let adr = if k == 0 { 0 } else { out.moment_rownnz[k - 1].wrapping_add(out.moment_rowadr[k - 1]) };
         out.moment_rowadr[k] = adr;
         let adr = adr as usize;
-        let j = m.actuator_trnid[2 * i] as usize;
-        let in_parent = m.actuator_trntype[i] == TRN_JOINTINPARENT;
         let gear = &m.actuator_gear[6 * k..6 * k + 6];
+        let (id, id2) = (m.actuator_trnid[2 * i] as usize, m.actuator_trnid[2 * i + 1]);
+        match m.actuator_trntype[i] {
+            TRN_TENDON => {
+                out.actuator_length[k] = st.ten_length[id] * gear[0];
+                let (n, a) = (tm.ten_j_rownnz[id] as usize, tm.ten_j_rowadr[id] as usize);
+                out.moment_rownnz[k] = n as i32;
+                out.moment_colind[adr..adr + n].copy_from_slice(&tm.ten_j_colind[a..a + n]);
+                for (o, &j) in out.actuator_moment[adr..adr + n].iter_mut().zip(&st.ten_j[a..a + n]) {
+                    *o = j * gear[0];
+                }
+                continue;
+            }
+            TRN_SITE => {
+                s.site.resize(m.nv);
+                let (len, n) = site_row(
+                    &tm.site,
+                    &st.site,
+                    &mut s.site,
+                    id,
+                    id2,
+                    gear,
+                    out.actuator_moment,
+                    out.moment_colind,
+                    adr,
+                );
+                (out.actuator_length[k], out.moment_rownnz[k]) = (len, n);
+                continue;
+            }
+            TRN_SLIDERCRANK => {
+                s.site.resize(m.nv);
+                let rod = tm.site.actuator_cranklength[i];
+                let (len, n) = slider_crank_row(
+                    &tm.site,
+                    &st.site,
+                    &mut s.site,
+                    id,
+                    id2 as usize,
+                    rod,
+                    gear[0],
+                    out.actuator_moment,
+                    out.moment_colind,
+                    adr,
+                );
+                (out.actuator_length[k], out.moment_rownnz[k]) = (len, n);
+                continue;
+            }
+            _ => {}
+        }
+        let j = id;
+        let in_parent = m.actuator_trntype[i] == TRN_JOINTINPARENT;
         let (qadr, dofadr) = (m.jnt_qposadr[j] as usize, m.jnt_dofadr[j]);
         match m.jnt_type[j] {
             jnt::SLIDE | jnt::HINGE => {

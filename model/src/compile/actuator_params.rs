@@ -14,8 +14,9 @@
 //!
 //! Not compiled yet (the model's actuator arrays are left empty and
 //! `Model::actuator_unsupported` says why): PID, DC motor and orientation servos, a position
-//! servo's `dampratio` (converted with the effective mass at `qpos0`), transmissions other than hinge and slide joints (their
-//! `length0` needs tendon or site kinematics), and actuators changed by `replicate` or `attach`.
+//! servo's `dampratio` (converted with the effective mass at `qpos0`), transmissions other than
+//! joints and tendons (their `length0` needs site kinematics), and actuators changed by
+//! `replicate` or `attach`.
 
 use std::f64::consts::PI;
 
@@ -280,7 +281,7 @@ fn unsupported(spec: &ActuatorSpec, trn: &str) -> Option<String> {
     if servo_like && b[2] > 0.0 {
         return Some("a position servo with dampratio (needs the effective mass at qpos0)".into());
     }
-    if !matches!(trn, "joint" | "jointinparent") {
+    if !matches!(trn, "joint" | "jointinparent" | "tendon") {
         return Some(format!("a {trn} transmission (its length0 needs {trn} kinematics)"));
     }
     None
@@ -322,19 +323,64 @@ pub fn compile_actuators(root: &Element, defs: &Defaults, autolimits: bool, m: &
             m.actuator_unsupported = Some(why);
             return Ok(());
         }
-        let Some(j) = m.jnt_names.iter().position(|n| *n == attr.value) else {
-            m.actuator_unsupported = Some(format!("joint '{}' not found", attr.value));
-            return Ok(());
+        let target = if attr.name == "tendon" {
+            let Some(t) = m.tendon_names.iter().position(|n| *n == attr.value) else {
+                m.actuator_unsupported = Some(format!("tendon '{}' not found", attr.value));
+                return Ok(());
+            };
+            if spec.params.inheritrange > 0.0 {
+                m.actuator_unsupported = Some("inheritrange on a tendon transmission".into());
+                return Ok(());
+            }
+            Target::Tendon(t)
+        } else {
+            let Some(j) = m.jnt_names.iter().position(|n| *n == attr.value) else {
+                m.actuator_unsupported = Some(format!("joint '{}' not found", attr.value));
+                return Ok(());
+            };
+            if !matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) && spec.params.inheritrange > 0.0 {
+                m.actuator_unsupported = Some("inheritrange on a ball or free joint transmission".into());
+                return Ok(());
+            }
+            Target::Joint(j, attr.name == "jointinparent")
         };
-        if !matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
-            m.actuator_unsupported = Some("a ball or free joint transmission (its length0 is a rotation)".into());
-            return Ok(());
-        }
-        c.push(m, &spec, el, j, attr.name == "jointinparent", autolimits);
+        c.push(m, &spec, el, target, autolimits);
     }
     c.store(m);
     Ok(())
 }
+
+/// What an actuator drives.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    /// A joint, its gear in the joint's frame or (`true`) its parent's.
+    Joint(usize, bool),
+    /// A tendon.
+    Tendon(usize),
+}
+
+/// Sets the length at `qpos0` of every tendon-transmission actuator: the tendon's length there
+/// times the gear (`mj_setConst` runs `mj_transmission` at `qpos0`). Runs once the tendons are
+/// compiled; a tendon specula's compiler leaves out leaves the actuators uncompiled.
+pub fn tendon_actuator_lengths(m: &mut Model) {
+    if m.actuator_unsupported.is_some() {
+        return;
+    }
+    for i in 0..m.actuator_trntype.len() {
+        if m.actuator_trntype[i] != TRN_TENDON {
+            continue;
+        }
+        let t = m.actuator_trnid[i][0] as usize;
+        let Some(&len) = m.tendon_length0.get(t) else {
+            m.actuator_unsupported = Some("a transmission on a tendon specula's compiler does not compile".into());
+            return;
+        };
+        m.actuator_length0[i] = len * m.actuator_gear[i][0];
+    }
+}
+
+/// `mjTRN_TENDON`.
+const TRN_TENDON: i32 = 3;
 
 /// The actuator arrays being built, one entry per actuator.
 #[derive(Default)]
@@ -356,26 +402,32 @@ struct Compiled {
 }
 
 impl Compiled {
-    /// Appends the actuator `spec` of element `el` on joint `j` (hinge or slide).
-    fn push(&mut self, m: &Model, spec: &ActuatorSpec, el: &Element, j: usize, inparent: bool, autolimits: bool) {
+    /// Appends the actuator `spec` of element `el` on `target`.
+    fn push(&mut self, m: &Model, spec: &ActuatorSpec, el: &Element, target: Target, autolimits: bool) {
         let p = &spec.params;
         let mut ctrlrange = p.ctrlrange;
         let mut actrange = p.actrange;
-        if p.inheritrange > 0.0 && m.jnt_limited[j] {
-            let r = m.jnt_range[j];
+        let (trntype, id) = match target {
+            Target::Joint(j, inparent) => (i32::from(inparent), j),
+            Target::Tendon(t) => (TRN_TENDON, t),
+        };
+        // (inheritrange on a tendon was refused before)
+        let inherit = matches!(target, Target::Joint(j, _) if p.inheritrange > 0.0 && m.jnt_limited[j]);
+        if inherit {
+            let r = m.jnt_range[id];
             let mid = 0.5 * (r[1] + r[0]);
             let half = 0.5 * (r[1] - r[0]) * p.inheritrange;
-            let target = if el.name == "intvelocity" { &mut actrange } else { &mut ctrlrange };
-            *target = [mid - half, mid + half];
+            let range = if el.name == "intvelocity" { &mut actrange } else { &mut ctrlrange };
+            *range = [mid - half, mid + half];
         }
         let (actnum, ctrlnum) = (spec.actnum() as i32, spec.ctrlnum() as i32);
         self.act.push([if actnum > 0 { self.na } else { -1 }, actnum]);
         self.na += actnum;
         self.ctrl.push([self.nu, ctrlnum]);
         self.nu += ctrlnum;
-        self.trntype.push(i32::from(inparent));
+        self.trntype.push(trntype);
         self.types.push([dyn_code(spec.dyntype), gain_code(spec.gaintype), bias_code(spec.biastype)]);
-        self.trnid.push([j as i32, -1]);
+        self.trnid.push([id as i32, -1]);
         self.group.push(p.group);
         self.limited.push([
             limited(p.limited[0], ctrlrange, autolimits),
@@ -385,8 +437,19 @@ impl Compiled {
         self.prm.push([spec.dynprm, spec.gainprm, p.biasprm]);
         self.ranges.push([ctrlrange, p.forcerange, actrange, p.lengthrange]);
         self.gear.push(p.gear);
-        // a hinge or slide transmission's length is the joint position times the gear
-        let length0 = m.qpos0[m.jnt_qposadr[j]] * p.gear[0];
+        // a hinge or slide transmission's length is the joint position times the gear; a
+        // tendon's is set once the tendons are compiled (tendon_actuator_lengths)
+        let g = &p.gear;
+        let length0 = match target {
+            Target::Joint(j, _) => match m.jnt_type[j] {
+                JointType::Hinge | JointType::Slide => m.qpos0[m.jnt_qposadr[j]] * g[0],
+                // a ball's qpos0 is the identity: its rotation vector is +0 and the length the
+                // gear dotted with it, each product's zero signed by the gear (M11)
+                JointType::Ball => 0.0 * g[0] + 0.0 * g[1] + 0.0 * g[2],
+                JointType::Free => 0.0,
+            },
+            Target::Tendon(_) => 0.0,
+        };
         self.scalars.push([p.cranklength, p.armature, p.damping, length0]);
         self.actearly.push(p.actearly);
     }
@@ -426,7 +489,8 @@ impl Compiled {
         // only actuators that add armature or damping to their joint are listed (measured:
         // a motor leaves jnt_actuatorid -1, a position servo with armature sets it)
         for (i, t) in m.actuator_trnid.iter().enumerate() {
-            if m.actuator_armature[i] == 0.0 && m.actuator_damping[i] == 0.0 {
+            let on_joint = matches!(m.actuator_trntype[i], 0 | 1);
+            if !on_joint || m.actuator_armature[i] == 0.0 && m.actuator_damping[i] == 0.0 {
                 continue;
             }
             let j = &mut jnt_actuatorid[t[0] as usize];

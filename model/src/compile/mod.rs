@@ -307,6 +307,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     springdamper::apply(&mut m, &sd);
     tendon::compile_tendons(root, &sources[0].defaults, cs.autolimits, &ex.materials, &mut m)?;
     sensor::compile_sensors(root, &mut m)?;
+    actuator_params::tendon_actuator_lengths(&mut m);
     for s in sections("custom") {
         custom::read_custom(s, &mut m)?;
     }

@@ -11,6 +11,7 @@ use specula_engine::dynamics::{self, ActuationInput, ActuationOutput, ActuatorMo
 
 use super::fields::Field;
 use super::stack::stack_marks;
+use super::transmission::{transmission_marks, transmission_model, transmission_state, with_scratch};
 use super::views;
 use super::{byte, bytes, clock, slice, slice_mut, Fallback};
 
@@ -135,11 +136,6 @@ fn sleep_on(m: &sys::mjModel) -> bool {
     m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0
 }
 
-/// The three `3 nv` Jacobian buffers `mj_transmission` takes from the stack.
-fn transmission_stack(m: &sys::mjModel) -> [usize; 3] {
-    [3 * 8 * m.nv as usize; 3]
-}
-
 /// Why `mj_transmission` must stay MuJoCo's for this model and state, if it must: a
 /// transmission other than a joint's, an output layout other than one output per actuator,
 /// asleep actuators, or a stack the library would overflow.
@@ -147,17 +143,22 @@ pub(super) fn transmission_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Op
     if m.nactuator == 0 {
         return None;
     }
-    views::with(m, |v| {
-        let am = &v.actuator;
-        if !dynamics::transmission_in_scope(am) {
-            return Some(Fallback::Transmission);
-        }
-        if stack_marks(d, &transmission_stack(m)).is_none() {
-            return Some(Fallback::StackFull);
-        }
-        // the library asks each actuator's sleep state only when some dof is asleep
-        (sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, am)).then_some(Fallback::Asleep)
-    })
+    let marks = transmission_marks(m, d);
+    views::with(m, |v| transmission_fallback(m, d, &v.actuator, marks.is_some()))
+}
+
+/// [`transmission_out_of_scope`] on the view the stage uses (`stack`: whether the library's
+/// stack has room).
+fn transmission_fallback(m: &sys::mjModel, d: &sys::mjData, am: &ActuatorModel, stack: bool) -> Option<Fallback> {
+    let tm = transmission_model(m);
+    if !with_scratch(|s| dynamics::transmission_in_scope_with(am, &tm, s)) {
+        return Some(Fallback::Transmission);
+    }
+    if !stack {
+        return Some(Fallback::StackFull);
+    }
+    // the library asks each actuator's sleep state only when some dof is asleep
+    (sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, am)).then_some(Fallback::Asleep)
 }
 
 /// Why `mj_fwdActuation` must stay MuJoCo's for this model and state, if it must: actuators
@@ -201,7 +202,7 @@ pub(super) fn transmission(m: &sys::mjModel, d: &mut sys::mjData) {
         return;
     }
     views::with(m, |v| write_transmission(m, d, &v.actuator));
-    if let Some((stack, arena)) = stack_marks(d, &transmission_stack(m)) {
+    if let Some((stack, arena)) = transmission_marks(m, d) {
         (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
     }
 }
@@ -214,18 +215,16 @@ pub(super) fn try_transmission(m: &sys::mjModel, d: &mut sys::mjData) -> Option<
     if m.nactuator == 0 {
         return None;
     }
-    let marks = stack_marks(d, &transmission_stack(m));
+    let marks = transmission_marks(m, d);
     views::with(m, |v| {
         let am = &v.actuator;
-        if !dynamics::transmission_in_scope(am) {
-            return Some(Fallback::Transmission);
-        }
-        let Some((stack, arena)) = marks else { return Some(Fallback::StackFull) };
-        if sleep_on(m) && (d.nv_awake as i64) < m.nv && !actuators_awake(m, d, am) {
-            return Some(Fallback::Asleep);
+        if let Some(why) = transmission_fallback(m, d, am, marks.is_some()) {
+            return Some(why);
         }
         write_transmission(m, d, am);
-        (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
+        if let Some((stack, arena)) = marks {
+            (d.maxuse_stack, d.maxuse_arena) = (stack, arena);
+        }
         None
     })
 }
@@ -233,20 +232,20 @@ pub(super) fn try_transmission(m: &sys::mjModel, d: &mut sys::mjData) -> Option<
 /// `mj_transmission`'s arrays, written by the Rust stage through the view `am`.
 fn write_transmission(m: &sys::mjModel, d: &mut sys::mjData, am: &ActuatorModel) {
     let (nout, njmom) = (m.nout as usize, m.nJmom as usize);
-    // SAFETY: mjData's arrays of the documented lengths; qpos is read, the outputs written only here.
-    let (qpos, mut out) = unsafe {
-        (
-            slice(d.qpos, m.nq as usize),
-            TransmissionOutput {
-                actuator_length: slice_mut(d.actuator_length, nout),
-                moment_rownnz: slice_mut(d.moment_rownnz, nout),
-                moment_rowadr: slice_mut(d.moment_rowadr, nout),
-                moment_colind: slice_mut(d.moment_colind, njmom),
-                actuator_moment: slice_mut(d.actuator_moment, njmom),
-            },
-        )
+    let tm = transmission_model(m);
+    let st = transmission_state(m, d);
+    // SAFETY: mjData's output arrays of the documented lengths, none of which the state reads,
+    // written only here.
+    let mut out = unsafe {
+        TransmissionOutput {
+            actuator_length: slice_mut(d.actuator_length, nout),
+            moment_rownnz: slice_mut(d.moment_rownnz, nout),
+            moment_rowadr: slice_mut(d.moment_rowadr, nout),
+            moment_colind: slice_mut(d.moment_colind, njmom),
+            actuator_moment: slice_mut(d.actuator_moment, njmom),
+        }
     };
-    dynamics::transmission(am, qpos, &mut out);
+    with_scratch(|s| dynamics::transmission_with(am, &tm, &st, s, &mut out));
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdActuation`.

@@ -11,22 +11,31 @@ use super::slice;
 
 /// The contact rows' view of MuJoCo's model.
 pub(super) fn contact_model(m: &sys::mjModel) -> ContactModel<'_> {
-    let (nv, nbody, ngeom) = (m.nv as usize, m.nbody as usize, m.ngeom as usize);
+    let (nbody, ngeom) = (m.nbody as usize, m.ngeom as usize);
     // SAFETY: every array has the length mjmodel.h gives it.
     unsafe {
         ContactModel {
             disable_contact: m.opt.disableflags & sys::mjDSBL_CONTACT as i32 != 0,
             geom_bodyid: slice(m.geom_bodyid, ngeom),
             body_treeid: slice(m.body_treeid, nbody),
-            jac: JacModel {
-                nv,
-                body_weldid: slice(m.body_weldid, nbody),
-                body_rootid: slice(m.body_rootid, nbody),
-                body_dofnum: slice(m.body_dofnum, nbody),
-                body_dofadr: slice(m.body_dofadr, nbody),
-                body_simple: slice(m.body_simple, nbody),
-                dof_parentid: slice(m.dof_parentid, nv),
-            },
+            jac: jac_model(m),
+        }
+    }
+}
+
+/// The Jacobians' view of MuJoCo's model.
+pub(super) fn jac_model(m: &sys::mjModel) -> JacModel<'_> {
+    let (nv, nbody) = (m.nv as usize, m.nbody as usize);
+    // SAFETY: every array has the length mjmodel.h gives it.
+    unsafe {
+        JacModel {
+            nv,
+            body_weldid: slice(m.body_weldid, nbody),
+            body_rootid: slice(m.body_rootid, nbody),
+            body_dofnum: slice(m.body_dofnum, nbody),
+            body_dofadr: slice(m.body_dofadr, nbody),
+            body_simple: slice(m.body_simple, nbody),
+            dof_parentid: slice(m.dof_parentid, nv),
         }
     }
 }

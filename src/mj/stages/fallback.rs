@@ -26,7 +26,8 @@ pub enum Fallback {
     Adhesion,
     /// A user callback (`mjcb_passive`).
     Callback,
-    /// A transmission other than a joint's (tendon, site, slider-crank, body).
+    /// A transmission outside the stage's subset: body (adhesion) ones for `transmission`, any
+    /// other than a joint's for the implicit integrators.
     Transmission,
     /// An actuator outside the built-in rigid types (muscle, DC motor, PID, user types, control
     /// delays, tendon force limits) or asleep.
@@ -121,7 +122,7 @@ impl Fallback {
             Fallback::Fluid => "fluid forces",
             Fallback::Adhesion => "adhesion",
             Fallback::Callback => "mjcb_passive",
-            Fallback::Transmission => "non-joint transmissions",
+            Fallback::Transmission => "transmissions outside the subset",
             Fallback::Actuator => "actuator types outside the rigid subset",
             Fallback::Equality => "tendon or flex equalities",
             Fallback::Tendon => "tendons",

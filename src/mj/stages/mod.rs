@@ -50,6 +50,7 @@ mod solver_pgs;
 mod solver_sparse;
 mod stack;
 mod tendon;
+mod transmission;
 pub(crate) mod views;
 
 use compare::{compare, panicked};
