@@ -35,6 +35,7 @@ pub mod flat;
 mod implicit;
 pub mod layout;
 pub mod model;
+mod passive;
 mod rk4;
 pub mod scope;
 pub mod step;
