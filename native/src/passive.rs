@@ -9,6 +9,31 @@ use specula_model::Model;
 
 use crate::data::Data;
 use crate::model::NativeModel;
+use crate::scope::{unsupported, NativeError};
+
+/// Refuses the fluid models where the native route lacks them: the ellipsoid model, and fluid
+/// forces under `implicit` or `implicitfast` (their velocity derivatives, `mjd_passive_vel`).
+pub(crate) fn check(m: &Model) -> Result<(), NativeError> {
+    use specula_model::types::Integrator;
+    if m.opt.density == 0.0 && m.opt.viscosity == 0.0 {
+        return Ok(());
+    }
+    if matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast) {
+        unsupported(
+            format!("fluid forces with integrator {:?}", m.opt.integrator),
+            "the fluid forces' velocity derivatives in mjd_passive_vel",
+        )?;
+    }
+    let massive = |b: usize| !(1e-15 > m.body_mass[b]);
+    let ellipsoid = |b: usize| {
+        let adr = m.body_geomadr[b].max(0) as usize;
+        (adr..adr + m.body_geomnum[b]).any(|g| m.geom_fluid[g][0] > 0.0)
+    };
+    if let Some(b) = (0..m.nbody).find(|&b| massive(b) && ellipsoid(b)) {
+        unsupported(format!("the ellipsoid fluid model on body {b}"), "the ellipsoid fluid model in mj_passive")?;
+    }
+    Ok(())
+}
 
 /// The arrays gravity compensation and the fluid models read that [`crate::flat::Flat`] lacks.
 #[derive(Clone, Debug, Default)]

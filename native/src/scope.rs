@@ -69,7 +69,7 @@ pub enum NativeError {
     },
 }
 
-fn unsupported(what: impl Into<String>, needs: &'static str) -> Result<(), NativeError> {
+pub(crate) fn unsupported(what: impl Into<String>, needs: &'static str) -> Result<(), NativeError> {
     Err(NativeError::Unsupported { what: what.into(), needs })
 }
 
@@ -193,12 +193,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
             unsupported(format!("equality constraints ({why})"), "tendon and flex equalities in specula's compiler")?;
         }
     }
-    if let Some(b) = m.body_gravcomp.iter().position(|&g| g != 0.0) {
-        unsupported(format!("gravity compensation on body {b}"), "gravity compensation in mj_passive")?;
-    }
-    if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
-        unsupported("fluid forces (density or viscosity)", "the fluid model in mj_passive")?;
-    }
+    crate::passive::check(m)?;
     let limits = constraints && flags & DSBL_LIMIT == 0 && m.jnt_limited.iter().any(|&l| l);
     let contacts = contacts_possible(m);
     if rows_possible(m) {

@@ -95,7 +95,7 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
         gravity: (opt.disableflags & DSBL_GRAVITY == 0).then_some(opt.gravity),
     };
     rne(&tree, &input, false, &mut d.rne, &mut d.qfrc_bias);
-    let state = (&d.qpos[..], &d.qvel[..], &d.act[..]);
+    let state = (&d.qpos[..], &d.qvel[..], &d.act[..], &d.qfrc_gravcomp[..]);
     crate::actuation::forward_actuation(nm, state, &mut d.actuation, &mut d.act_dot, &mut d.qfrc_actuator);
     let f = SmoothForces {
         qfrc_passive: &d.qfrc_passive,
