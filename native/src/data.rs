@@ -139,8 +139,8 @@ pub struct Data {
     pub(crate) rk4: crate::rk4::Rk4Scratch,
     /// The `implicit` integrator's derivative and factor scratch.
     pub(crate) implicit_full: specula_engine::dynamics::implicit_full::FullImplicitScratch,
-    /// `mj_passive`'s Jacobian scratch.
-    pub(crate) passive: specula_engine::dynamics::PassiveScratch,
+    /// `mj_passive`'s buffers.
+    pub(crate) passive: crate::passive::PassiveData,
 }
 
 impl Data {

@@ -167,6 +167,8 @@ impl NativeModel {
             dof_damping: &m.dof_damping,
             dof_dampingpoly: &f.dof_dampingpoly,
             body: self.body_passive(),
+            flg_adhesion: u8::from(self.flg_adhesion),
+            contact: crate::constraint::contact_model(self),
             ..self.tendon_passive()
         }
     }

@@ -2,8 +2,9 @@
 //! models' arrays in `mjModel`'s layout, and their views (`docs/measurements.md` N29).
 
 use specula_engine::dynamics::constraint::jacobian::JacState;
+use specula_engine::dynamics::passive_adhesion::AdhesiveContact;
 use specula_engine::dynamics::passive_body::{BodyForceModel, BodyForceState};
-use specula_engine::dynamics::{self, PassiveForces, PassiveState};
+use specula_engine::dynamics::{self, PassiveForces, PassiveScratch, PassiveState};
 use specula_model::types::Jacobian;
 use specula_model::Model;
 
@@ -90,8 +91,27 @@ impl NativeModel {
     }
 }
 
-/// `mj_passive`: springs, dampers, gravity compensation and fluid forces into `d`.
+/// `mj_passive`'s buffers on the native route.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PassiveData {
+    /// The engine's scratch.
+    scratch: PassiveScratch,
+    /// The contacts' fields adhesion reads.
+    contacts: Vec<AdhesiveContact>,
+}
+
+/// `mj_passive`: springs, dampers, gravity compensation, fluid forces and adhesion into `d`.
 pub(crate) fn passive(nm: &NativeModel, d: &mut Data) {
+    let PassiveData { mut scratch, mut contacts } = std::mem::take(&mut d.passive);
+    contacts.clear();
+    // the collision stage's adhesion with the exclusion mj_makeConstraint left
+    contacts.extend(d.collided.iter().zip(&d.contacts).map(|(c, r)| AdhesiveContact {
+        pos: c.pos,
+        frame: c.frame,
+        geom: c.geom,
+        adhesion: c.adhesion,
+        exclude: r.exclude,
+    }));
     let t = &d.tendon;
     let body = BodyForceState {
         cvel: &d.cvel,
@@ -108,6 +128,7 @@ pub(crate) fn passive(nm: &NativeModel, d: &mut Data) {
         ten_velocity: &t.ten_velocity,
         ten_j: &t.ten_j,
         body,
+        contacts: &contacts,
         ..PassiveState::default()
     };
     let mut forces = PassiveForces {
@@ -118,5 +139,6 @@ pub(crate) fn passive(nm: &NativeModel, d: &mut Data) {
         qfrc_adhesion: &mut d.qfrc_adhesion,
         qfrc_passive: &mut d.qfrc_passive,
     };
-    dynamics::passive(&nm.passive(), &state, &mut forces, &mut d.passive);
+    dynamics::passive(&nm.passive(), &state, &mut forces, &mut scratch);
+    d.passive = PassiveData { scratch, contacts };
 }

@@ -209,12 +209,6 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         solver_in_scope(m, what)?;
     }
     if contacts {
-        if let Some(g) = m.geom_adhesion.iter().position(|&a| a != 0.0) {
-            unsupported(format!("adhesion on geom {g}"), "contact adhesion in mj_passive (qfrc_adhesion)")?;
-        }
-        if let Some(p) = m.pair_adhesion.iter().position(|&a| a != 0.0) {
-            unsupported(format!("adhesion on contact pair {p}"), "contact adhesion in mj_passive (qfrc_adhesion)")?;
-        }
         if let Some(i) = (0..m.mesh_qhull_order.len()).find(|&i| !m.mesh_qhull_order[i]) {
             unsupported(
                 format!("contacts with mesh {i}, whose hull specula's compiler could not put in qhull's order"),

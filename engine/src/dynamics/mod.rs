@@ -33,6 +33,7 @@ pub mod island;
 pub mod island_equality;
 pub mod island_scan;
 pub mod passive;
+pub mod passive_adhesion;
 pub mod passive_body;
 pub mod project;
 pub mod project_sparse;

@@ -9,7 +9,9 @@
 #![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 
 use super::apply_ft::ApplyFtScratch;
+use super::constraint::contact::ContactModel;
 use super::jnt;
+use super::passive_adhesion::{adhesion, AdhesionScratch, AdhesiveContact};
 use super::passive_body::{fluid_forces, gravcomp, BodyForceModel, BodyForceState};
 use crate::math::{normalize4, MINVAL, PI};
 
@@ -88,6 +90,10 @@ pub struct PassiveModel<'a> {
     pub actuator_dampingpoly: &'a [f64],
     /// What gravity compensation and the fluid models read.
     pub body: BodyForceModel<'a>,
+    /// `flg_adhesion` as a byte (the library compares it with 1).
+    pub flg_adhesion: u8,
+    /// What contact adhesion reads (the geoms' bodies, the contact switch, the Jacobians).
+    pub contact: ContactModel<'a>,
 }
 
 /// The state [`passive`] reads.
@@ -107,6 +113,8 @@ pub struct PassiveState<'a> {
     pub ten_j: &'a [f64],
     /// What gravity compensation and the fluid models read.
     pub body: BodyForceState<'a>,
+    /// The contacts (`ncon`), for adhesion.
+    pub contacts: &'a [AdhesiveContact],
 }
 
 /// Buffers [`passive`] reuses from call to call.
@@ -114,6 +122,8 @@ pub struct PassiveState<'a> {
 pub struct PassiveScratch {
     /// `mj_applyFT`'s Jacobians.
     pub ft: ApplyFtScratch,
+    /// Adhesion's Jacobians.
+    pub adhesion: AdhesionScratch,
 }
 
 /// The arrays [`passive`] writes (`nv` each).
@@ -348,12 +358,12 @@ pub fn spring_damper(m: &PassiveModel, s: &PassiveState, spring: &mut [f64], dam
     tendon_forces(m, s, spring, damper);
 }
 
-/// Writes every array of `out` (`mj_passive` on a model with no adhesive contact, flex,
-/// effective metric, callback or plugin, every tree awake): all six zeroed; unless both
-/// springs and dampers are disabled, the springs and dampers, gravity compensation and fluid
-/// forces, and `qfrc_passive` = spring + damper, plus the fluid forces when the fluid models
-/// ran, plus gravity compensation (when any body has it) on dofs whose joint does not take it
-/// through its actuators.
+/// Writes every array of `out` (`mj_passive` on a model with no flex, effective metric,
+/// callback or plugin, every tree awake): all six zeroed; unless both springs and dampers are
+/// disabled, the springs and dampers, gravity compensation, fluid forces and adhesion, and
+/// `qfrc_passive` = spring + damper, plus the fluid forces when the fluid models ran, plus
+/// adhesion when it ran, plus gravity compensation (when any body has it) on dofs whose joint
+/// does not take it through its actuators.
 pub fn passive(m: &PassiveModel, s: &PassiveState, out: &mut PassiveForces, scratch: &mut PassiveScratch) {
     let nv = m.dof_jntid.len();
     for a in [
@@ -372,12 +382,19 @@ pub fn passive(m: &PassiveModel, s: &PassiveState, out: &mut PassiveForces, scra
     spring_damper(m, s, out.qfrc_spring, out.qfrc_damper);
     let has_gravcomp = gravcomp(&m.body, &s.body, &mut scratch.ft, out.qfrc_gravcomp);
     let has_fluid = fluid_forces(&m.body, &s.body, &mut scratch.ft, out.qfrc_fluid);
+    let flags = (m.flg_adhesion, m.body.sparse);
+    let has_adhesion = adhesion(&m.contact, flags, &s.body.jac, s.contacts, &mut scratch.adhesion, out.qfrc_adhesion);
     let p = &mut out.qfrc_passive[..nv];
     for ((p, &fs), &fd) in p.iter_mut().zip(&out.qfrc_spring[..nv]).zip(&out.qfrc_damper[..nv]) {
         *p = fs + fd;
     }
     if has_fluid {
         for (p, &f) in p.iter_mut().zip(&out.qfrc_fluid[..nv]) {
+            *p = f + *p;
+        }
+    }
+    if has_adhesion {
+        for (p, &f) in p.iter_mut().zip(&out.qfrc_adhesion[..nv]) {
             *p = f + *p;
         }
     }

@@ -5,6 +5,7 @@ use std::cell::RefCell;
 
 use mujoco_sys as sys;
 use specula_engine::dynamics::apply_ft::apply_ft_stack;
+use specula_engine::dynamics::passive_adhesion::{adhesion_on, adhesion_stack, AdhesiveContact};
 use specula_engine::dynamics::passive_body::{self, BodyForceModel, BodyForceState};
 use specula_engine::dynamics::{self, PassiveForces, PassiveModel, PassiveScratch, PassiveState};
 
@@ -13,14 +14,14 @@ use super::views;
 use super::{byte, bytes, slice, slice_mut, stack, Fallback};
 
 thread_local! {
-    static SCRATCH: RefCell<PassiveScratch> = RefCell::new(PassiveScratch::default());
+    static SCRATCH: RefCell<(PassiveScratch, Vec<AdhesiveContact>)> = RefCell::new(Default::default());
 }
 
 /// Whether `mj_passive` must stay MuJoCo's for this model and state (`docs/measurements.md` D7,
 /// D73 to D76): asleep trees under sleep; and, unless springs and dampers are both disabled (the
-/// library then only zeroes its outputs), flexes, the ellipsoid fluid model, contact adhesion,
-/// the effective metric, a passive callback, any plugin, or a stack too small for
-/// `mj_applyFT`. Read on every call, so edits to the model between steps are seen.
+/// library then only zeroes its outputs), flexes, the ellipsoid fluid model, the effective
+/// metric, a passive callback, any plugin, or a stack too small for `mj_applyFT` or adhesion.
+/// Read on every call, so edits to the model between steps are seen.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     let asleep = (d.nv_awake as i64) < m.nv || (d.ntree_awake as i64) < m.ntree || (d.nbody_awake as i64) < m.nbody;
@@ -31,13 +32,10 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     if opt.disableflags & both == both {
         return None;
     }
-    // SAFETY: reading MuJoCo's global callback pointer, and a flag byte as a byte (the library
-    // tests it against 1, so any value other than 0 is left to it).
-    let (callback, adhesion) =
-        unsafe { ((&raw const sys::mjcb_passive).read().is_some(), byte(&raw const m.flg_adhesion)) };
+    // SAFETY: reading MuJoCo's global callback pointer.
+    let callback = unsafe { (&raw const sys::mjcb_passive).read().is_some() };
     let why = [
         (m.nflex > 0, Fallback::Flex),
-        (adhesion != 0, Fallback::Adhesion),
         (d.efm_active != 0, Fallback::EffectiveMetric),
         (callback, Fallback::Callback),
         (m.nplugin > 0, Fallback::Plugin),
@@ -50,21 +48,46 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         if passive_body::fluid_on(body) && passive_body::any_ellipsoid(body) {
             return Some(Fallback::Fluid);
         }
-        (passive_body::applies_ft(body) && ft_marks(m, d).is_none()).then_some(Fallback::StackFull)
+        SCRATCH.with_borrow_mut(|(_, contacts)| {
+            read_contacts(d, contacts);
+            let frames =
+                [passive_body::applies_ft(body), adhesion_on(&v.passive.contact, v.passive.flg_adhesion, contacts)];
+            (frames.contains(&true) && marks(m, d, frames).is_none()).then_some(Fallback::StackFull)
+        })
     })
 }
 
-/// The stack high-water marks `mj_applyFT` leaves (each call marks, allocates and frees one
-/// frame at the same place), or `None` when the library would run out of stack or takes the
-/// locked path.
-fn ft_marks(m: &sys::mjModel, d: &sys::mjData) -> Option<(i64, i64)> {
+/// The stack high-water marks `mj_passive`'s frames leave (`frames`: whether it calls
+/// `mj_applyFT`, each call one frame at the same place, and whether adhesion opens its own),
+/// or `None` when the library would run out of stack or takes the locked path.
+fn marks(m: &sys::mjModel, d: &sys::mjData, frames: [bool; 2]) -> Option<(i64, i64)> {
     // SAFETY: the flag's byte, read as a byte (any value other than 0 takes the locked path).
     if unsafe { byte(&raw const d.threadlock) } != 0 {
         return None;
     }
-    let frame = apply_ft_stack(m.nv as usize, super::reference::is_sparse(m));
-    let a = stack::replay(d, &[frame]).ok()?;
+    let (nv, sparse) = (m.nv as usize, super::reference::is_sparse(m));
+    let mut a = stack::memory(d);
+    if frames[0] {
+        a.frame(&apply_ft_stack(nv, sparse)).ok()?;
+    }
+    if frames[1] {
+        a.frame(&adhesion_stack(nv, sparse)).ok()?;
+    }
     Some((a.maxuse_stack as i64, a.maxuse_arena as i64))
+}
+
+/// The library's contacts (`d->contact[0..ncon]`) as adhesion reads them, into `out` (reused).
+fn read_contacts(d: &sys::mjData, out: &mut Vec<AdhesiveContact>) {
+    out.clear();
+    // SAFETY: `d->contact` holds `ncon` contacts.
+    let cons = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
+    out.extend(cons.iter().map(|c| AdhesiveContact {
+        pos: c.pos,
+        frame: c.frame,
+        geom: c.geom,
+        adhesion: c.adhesion,
+        exclude: c.exclude,
+    }));
 }
 
 /// The stage's view of MuJoCo's model.
@@ -108,6 +131,8 @@ pub(super) fn passive_model(m: &sys::mjModel) -> PassiveModel<'_> {
             actuator_damping: slice(m.actuator_damping, nact),
             actuator_dampingpoly: slice(m.actuator_dampingpoly, 2 * nact),
             body: body_model(m),
+            flg_adhesion: byte(&raw const m.flg_adhesion),
+            contact: super::constraint_contact::contact_model(m),
         }
     }
 }
@@ -154,6 +179,7 @@ pub(super) fn refresh(view: &mut PassiveModel<'_>, m: &sys::mjModel) {
     view.disable_spring = flags & sys::mjDSBL_SPRING as i32 != 0;
     view.disable_damper = flags & sys::mjDSBL_DAMPER as i32 != 0;
     refresh_body(&mut view.body, m);
+    view.contact.disable_contact = flags & sys::mjDSBL_CONTACT as i32 != 0;
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_passive`, and leaves the stack
@@ -161,7 +187,6 @@ pub(super) fn refresh(view: &mut PassiveModel<'_>, m: &sys::mjModel) {
 pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
     let (nq, nv, ntendon) = (m.nq as usize, m.nv as usize, m.ntendon as usize);
     let (nbody, ngeom) = (m.nbody as usize, m.ngeom as usize);
-    let marks = ft_marks(m, d);
     // SAFETY: mjData's arrays of the documented lengths; the state is read, the six force
     // arrays (distinct from it and from each other) written only here.
     let (state, mut out) = unsafe {
@@ -180,6 +205,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
                 geom_xmat: slice(d.geom_xmat, 9 * ngeom),
                 jac: super::constraint_contact::contact_state(m, d).jac,
             },
+            contacts: &[],
         };
         let out = PassiveForces {
             qfrc_spring: slice_mut(d.qfrc_spring, nv),
@@ -192,11 +218,18 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
         (state, out)
     };
     let both = (sys::mjDSBL_SPRING | sys::mjDSBL_DAMPER) as i32;
-    let ran = views::with(m, |v| {
-        SCRATCH.with_borrow_mut(|s| dynamics::passive(&v.passive, &state, &mut out, s));
-        m.opt.disableflags & both != both && passive_body::applies_ft(&v.passive.body)
+    let runs = m.opt.disableflags & both != both;
+    let frames = views::with(m, |v| {
+        SCRATCH.with_borrow_mut(|(scratch, contacts)| {
+            read_contacts(d, contacts);
+            let state = PassiveState { contacts, ..state };
+            let pm = &v.passive;
+            let frames = [passive_body::applies_ft(&pm.body), adhesion_on(&pm.contact, pm.flg_adhesion, contacts)];
+            dynamics::passive(pm, &state, &mut out, scratch);
+            frames.map(|f| f && runs)
+        })
     });
-    if let (true, Some((stack, arena))) = (ran, marks) {
+    if let Some((stack, arena)) = marks(m, d, frames).filter(|_| frames.contains(&true)) {
         (d.maxuse_stack, d.maxuse_arena) = (stack as _, arena as _);
     }
 }
