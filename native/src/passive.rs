@@ -1,5 +1,6 @@
-//! `mj_passive`'s body-level terms on the native route: gravity compensation and the fluid
-//! models' arrays in `mjModel`'s layout, and their views (`docs/measurements.md` N29).
+//! `mj_passive`'s body-level and contact terms on the native route: the arrays of gravity
+//! compensation and the fluid models in `mjModel`'s layout, their views, and the contacts'
+//! adhesion (`docs/measurements.md` N29).
 
 use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::passive_adhesion::AdhesiveContact;
@@ -12,26 +13,16 @@ use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::{unsupported, NativeError};
 
-/// Refuses the fluid models where the native route lacks them: the ellipsoid model, and fluid
-/// forces under `implicit` or `implicitfast` (their velocity derivatives, `mjd_passive_vel`).
+/// Refuses fluid forces under `implicit` or `implicitfast`, whose velocity derivatives
+/// (`mjd_passive_vel`) the native route lacks.
 pub(crate) fn check(m: &Model) -> Result<(), NativeError> {
     use specula_model::types::Integrator;
-    if m.opt.density == 0.0 && m.opt.viscosity == 0.0 {
-        return Ok(());
-    }
-    if matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast) {
+    let fluid = !(m.opt.density == 0.0 && m.opt.viscosity == 0.0);
+    if fluid && matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast) {
         unsupported(
             format!("fluid forces with integrator {:?}", m.opt.integrator),
             "the fluid forces' velocity derivatives in mjd_passive_vel",
         )?;
-    }
-    let massive = |b: usize| !(1e-15 > m.body_mass[b]);
-    let ellipsoid = |b: usize| {
-        let adr = m.body_geomadr[b].max(0) as usize;
-        (adr..adr + m.body_geomnum[b]).any(|g| m.geom_fluid[g][0] > 0.0)
-    };
-    if let Some(b) = (0..m.nbody).find(|&b| massive(b) && ellipsoid(b)) {
-        unsupported(format!("the ellipsoid fluid model on body {b}"), "the ellipsoid fluid model in mj_passive")?;
     }
     Ok(())
 }

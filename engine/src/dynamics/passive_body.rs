@@ -117,15 +117,9 @@ pub fn uses_ellipsoid(m: &BodyForceModel, b: usize) -> bool {
     (adr..adr + m.body_geomnum[b].max(0) as usize).any(|g| m.geom_fluid[12 * g] > 0.0)
 }
 
-/// Whether a body with mass takes the ellipsoid model.
-pub fn any_ellipsoid(m: &BodyForceModel) -> bool {
-    (0..m.body_mass.len()).any(|b| !(MINVAL > m.body_mass[b]) && uses_ellipsoid(m, b))
-}
-
 /// Fluid forces into `qfrc` (`nv`, zeroed) for every body with `mass >= mjMINVAL` (NaN
-/// included): the inertia-box model for a body without an ellipsoid geom (bodies with one are
-/// the library's: the caller keeps those models away, [`any_ellipsoid`]). Returns whether the
-/// fluid models ran.
+/// included): the ellipsoid model for a body with an ellipsoid geom, the inertia-box model
+/// otherwise. Returns whether the fluid models ran.
 pub fn fluid_forces(m: &BodyForceModel, s: &BodyForceState, scratch: &mut ApplyFtScratch, qfrc: &mut [f64]) -> bool {
     if !fluid_on(m) {
         return false;
@@ -134,7 +128,9 @@ pub fn fluid_forces(m: &BodyForceModel, s: &BodyForceState, scratch: &mut ApplyF
         if MINVAL > m.body_mass[b] {
             continue;
         }
-        if !uses_ellipsoid(m, b) {
+        if uses_ellipsoid(m, b) {
+            fluid::ellipsoid(m, s, b, scratch, qfrc);
+        } else {
             fluid::inertia_box(m, s, b, scratch, qfrc);
         }
     }

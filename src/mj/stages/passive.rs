@@ -19,8 +19,8 @@ thread_local! {
 
 /// Whether `mj_passive` must stay MuJoCo's for this model and state (`docs/measurements.md` D7,
 /// D73 to D76): asleep trees under sleep; and, unless springs and dampers are both disabled (the
-/// library then only zeroes its outputs), flexes, the ellipsoid fluid model, the effective
-/// metric, a passive callback, any plugin, or a stack too small for `mj_applyFT` or adhesion.
+/// library then only zeroes its outputs), flexes, the effective metric, a passive callback,
+/// any plugin, or a stack too small for `mj_applyFT` or adhesion.
 /// Read on every call, so edits to the model between steps are seen.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
@@ -45,9 +45,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     }
     views::with(m, |v| {
         let body = &v.passive.body;
-        if passive_body::fluid_on(body) && passive_body::any_ellipsoid(body) {
-            return Some(Fallback::Fluid);
-        }
         SCRATCH.with_borrow_mut(|(_, contacts)| {
             read_contacts(d, contacts);
             let frames =
