@@ -1,13 +1,13 @@
 //! The body-level and contact terms of `mj_passive` (gravity compensation, also through
-//! actuators; the inertia-box fluid model with wind; contact adhesion) in Rust inside MuJoCo's
-//! step and on the native route, against MuJoCo C 4.0.0: call by call and over the
-//! trajectory, dense and sparse Jacobians; the scenes do exercise each force; one ulp in an
+//! actuators; the inertia-box and ellipsoid fluid models with wind; contact adhesion) in Rust
+//! inside MuJoCo's step and on the native route, against MuJoCo C 4.0.0: call by call and over
+//! the trajectory, dense and sparse Jacobians; the scenes do exercise each force; one ulp in an
 //! output is reported.
 
 use std::path::Path;
 
 use specula::diff::{diff_stages, StageDiffOptions};
-use specula::mj::stages::{Fallback, Stage, StageSet, Tamper};
+use specula::mj::stages::{Stage, StageSet, Tamper};
 use specula::mj::{Data, Model};
 use specula::native_diff::{diff_native, NativeDiffOptions};
 use specula::sim::Start;
@@ -37,6 +37,22 @@ const FLUID: &str = r#"<mujoco><option timestep="0.002" density="1.2" viscosity=
       <geom type="cylinder" size="0.05 0.1" pos="0.05 0 0"/></body></body>
   <body pos="-0.5 0 1"><joint type="ball"/><geom type="ellipsoid" size="0.2 0.05 0.1" pos="0.1 0 0"/></body>
   <body pos="0 0 0.2"><geom size="0.1"/></body>
+  </worldbody></mujoco>"#;
+
+/// The ellipsoid model on boxes, capsules, cylinders, spheres and ellipsoids (one geom left
+/// out, one with its own coefficients) beside a body of the inertia-box model.
+const ELLIPSOID: &str = r#"<mujoco><option timestep="0.002" density="1000" viscosity="0.001" wind="0.3 0.2 -0.1"/>
+  <default><geom fluidshape="ellipsoid"/></default><worldbody>
+  <body pos="0 0 1"><freejoint/><geom type="box" size="0.1 0.05 0.02" mass="0.3"/>
+    <geom size="0.03" pos="0.1 0 0" fluidshape="none"/></body>
+  <body pos="0.5 0 1"><joint axis="0 0 1"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0.1 0" size="0.03" fluidcoef="0.4 0.3 1.2 0.8 1.5"/>
+    <body pos="0.3 0.1 0"><joint axis="1 0 0"/><joint type="slide" axis="0 1 0"/>
+      <geom type="cylinder" size="0.05 0.1" pos="0.05 0 0"/></body></body>
+  <body pos="-0.5 0 1"><joint type="ball"/><geom type="ellipsoid" size="0.2 0.05 0.1" pos="0.1 0 0"/>
+    <geom size="0.04" pos="-0.1 0 0"/></body>
+  <body pos="0 0.6 1"><freejoint/><geom type="ellipsoid" size="0.1 0.1 0.02"/></body>
+  <body pos="0 -0.6 1"><freejoint/><geom type="box" size="0.1 0.04 0.02" fluidshape="none"/></body>
   </worldbody></mujoco>"#;
 
 /// Adhesive geoms resting on and hanging near an adhesive plane, some contacts in the gap.
@@ -82,12 +98,13 @@ fn largest_forces(xml: &str, steps: usize) -> [f64; 3] {
 fn each_scene_exercises_its_force() {
     assert!(largest_forces(GRAVCOMP, 50)[0] > 1.0);
     assert!(largest_forces(FLUID, 50)[1] > 1e-3);
+    assert!(largest_forces(ELLIPSOID, 50)[1] > 1.0);
     assert!(largest_forces(ADHESION, 50)[2] > 1.0);
 }
 
 #[test]
 fn every_passive_call_matches_mujoco_dense_and_sparse() {
-    for (name, xml) in [("gravcomp", GRAVCOMP), ("fluid", FLUID), ("adhesion", ADHESION)] {
+    for (name, xml) in [("gravcomp", GRAVCOMP), ("fluid", FLUID), ("ellipsoid", ELLIPSOID), ("adhesion", ADHESION)] {
         for jacobian in ["dense", "sparse"] {
             let r = run(&with_jacobian(xml, jacobian), 200, None);
             assert!(r.matches(), "{name} {jacobian}: {:?} {:?}", r.first, r.trajectory);
@@ -99,7 +116,7 @@ fn every_passive_call_matches_mujoco_dense_and_sparse() {
 
 #[test]
 fn one_ulp_in_a_passive_output_is_reported() {
-    for xml in [GRAVCOMP, FLUID, ADHESION] {
+    for xml in [GRAVCOMP, FLUID, ELLIPSOID, ADHESION] {
         let first = run(xml, 5, Some(Tamper::Output(Stage::Passive))).first.expect("a tampered stage must differ");
         assert_eq!(first.stage, Stage::Passive);
         assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1, "{first:?}");
@@ -109,25 +126,13 @@ fn one_ulp_in_a_passive_output_is_reported() {
 }
 
 #[test]
-fn the_ellipsoid_model_is_left_to_mujoco_by_name() {
-    let xml = FLUID.replace(
-        r#"<geom type="box" size="0.1 0.05 0.02""#,
-        r#"<geom type="box" fluidshape="ellipsoid" size="0.1 0.05 0.02""#,
-    );
-    let r = run(&xml, 20, None);
-    assert!(r.matches(), "{:?}", r.first);
-    let i = Stage::Passive.index();
-    assert_eq!((r.compared[i], r.skipped[i]), (0, 20));
-    assert_eq!(r.skipped_why[i][Fallback::Fluid.index()], 20);
-}
-
-#[test]
 fn the_native_route_steps_the_passive_scenes_like_mj_step() {
     // sparse Jacobians only where no constraint rows arise (the native Newton solver is dense)
     let cases = [
         ("gravcomp", GRAVCOMP, "sparse"),
         ("gravcomp", GRAVCOMP, "dense"),
         ("fluid", FLUID, "dense"),
+        ("ellipsoid", ELLIPSOID, "sparse"),
         ("adhesion", ADHESION, "dense"),
     ];
     for (name, xml, jacobian) in cases {
