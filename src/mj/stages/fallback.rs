@@ -18,12 +18,8 @@ pub enum Fallback {
     CartesianForce,
     /// The effective metric is active (`efm_active`).
     EffectiveMetric,
-    /// Gravity compensation.
-    Gravcomp,
-    /// Fluid forces (`viscosity` or `density` not zero).
+    /// Fluid forces (`viscosity` or `density` not zero) in the implicit integrators' derivative.
     Fluid,
-    /// Contact adhesion.
-    Adhesion,
     /// A user callback (`mjcb_passive`).
     Callback,
     /// A transmission other than a joint's (tendon, site, slider-crank, body).
@@ -69,7 +65,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 29;
+pub const NFALLBACK: usize = 27;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -81,9 +77,7 @@ impl Fallback {
         Fallback::Flex,
         Fallback::CartesianForce,
         Fallback::EffectiveMetric,
-        Fallback::Gravcomp,
         Fallback::Fluid,
-        Fallback::Adhesion,
         Fallback::Callback,
         Fallback::Transmission,
         Fallback::Actuator,
@@ -120,9 +114,7 @@ impl Fallback {
             Fallback::Flex => "flexes",
             Fallback::CartesianForce => "xfrc_applied",
             Fallback::EffectiveMetric => "effective metric",
-            Fallback::Gravcomp => "gravity compensation",
             Fallback::Fluid => "fluid forces",
-            Fallback::Adhesion => "adhesion",
             Fallback::Callback => "mjcb_passive",
             Fallback::Transmission => "non-joint transmissions",
             Fallback::Actuator => "actuator types outside the rigid subset",
