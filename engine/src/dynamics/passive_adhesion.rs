@@ -87,11 +87,11 @@ pub fn adhesion(
         if sparse {
             for (&col, &j) in chain[..nn].iter().zip(&jac[..nn]) {
                 let q = &mut qfrc[col as usize];
-                *q = j * f + *q;
+                *q += j * f;
             }
         } else {
             for (q, &j) in qfrc[..nv].iter_mut().zip(&jac[..nv]) {
-                *q = j * f + *q;
+                *q += j * f;
             }
         }
     }

@@ -108,7 +108,7 @@ pub fn gravcomp(m: &BodyForceModel, s: &BodyForceState, scratch: &mut ApplyFtScr
 /// the world, or the fluid models on a body with mass.
 pub fn applies_ft(m: &BodyForceModel) -> bool {
     let gc = gravcomp_on(m) && m.body_gravcomp.iter().skip(1).any(|&g| g != 0.0);
-    gc || (fluid_on(m) && m.body_mass.iter().any(|&x| !(MINVAL > x)))
+    gc || (fluid_on(m) && m.body_mass.iter().any(|&x| x >= MINVAL || x.is_nan()))
 }
 
 /// Whether a body takes the ellipsoid model: one of its geoms has `geom_fluid[0] > 0`.
