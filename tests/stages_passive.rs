@@ -149,3 +149,12 @@ fn the_native_route_steps_the_passive_scenes_like_mj_step() {
     let opts = NativeDiffOptions { steps: 20, start: Start::Qpos0, tamper: Some(3) };
     assert!(!diff_native(&c, &mut native, &opts).unwrap().matches());
 }
+
+#[test]
+fn fluid_forces_under_the_implicit_integrators_are_refused_on_the_native_route() {
+    for integrator in ["implicit", "implicitfast"] {
+        let xml = FLUID.replacen("<option ", &format!("<option integrator=\"{integrator}\" "), 1);
+        let err = Native::load_str(&xml, Path::new("."), "passive.xml").err().expect("refused");
+        assert!(err.to_string().contains("mjd_passive_vel"), "{integrator}: {err}");
+    }
+}
