@@ -9,7 +9,7 @@ use crate::report::Start;
 
 /// The arrays compared after every step, by MuJoCo's names: the state and the forward pass's
 /// results (the time and the number of contacts are compared too).
-pub const FIELDS: [&str; 20] = [
+pub const FIELDS: [&str; 21] = [
     "qpos",
     "qvel",
     "qacc",
@@ -30,6 +30,7 @@ pub const FIELDS: [&str; 20] = [
     "subtree_com",
     "cvel",
     "cdof_dot",
+    "sensordata",
 ];
 
 /// What to compare.
@@ -123,6 +124,7 @@ pub fn native_field<'a>(d: &'a specula_native::Data, name: &str) -> &'a [f64] {
         "subtree_com" => &d.subtree_com,
         "cvel" => &d.cvel,
         "cdof_dot" => &d.cdof_dot,
+        "sensordata" => &d.sensor.sensordata,
         _ => &[],
     }
 }
@@ -152,13 +154,15 @@ pub fn c_field<'a>(d: &'a Data, name: &str, len: usize) -> &'a [f64] {
         "subtree_com" => raw.subtree_com,
         "cvel" => raw.cvel,
         "cdof_dot" => raw.cdof_dot,
+        "sensordata" => raw.sensordata,
         _ => return &[],
     };
     if p.is_null() || len == 0 {
         return &[];
     }
     // SAFETY: both routes size these arrays from the same model (nq, nv, nbody, and the
-    // reduced nnz of M, whose layout the native route derives as MuJoCo does), so MuJoCo's
+    // reduced nnz of M, whose layout the native route derives as MuJoCo does, and
+    // nsensordata), so MuJoCo's
     // holds at least the native array's `len` entries; `diff_native` checked nq, nv and nbody.
     unsafe { std::slice::from_raw_parts(p, len) }
 }
@@ -168,11 +172,11 @@ pub fn c_field<'a>(d: &'a Data, name: &str, len: usize) -> &'a [f64] {
 pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> Result<NativeDiffReport, crate::Error> {
     let m = &native.model.model;
     let sizes = |cm: &mujoco_sys::mjModel| (cm.nq as usize, cm.nv as usize, cm.nbody as usize);
-    if sizes(c.mj()) != (m.nq, m.nv, m.nbody) {
+    if sizes(c.mj()) != (m.nq, m.nv, m.nbody) || c.mj().nsensordata as usize != native.data.sensor.sensordata.len() {
         return Err(crate::native::Error::Invalid(format!(
-            "the two compilations differ in size: (nq, nv, nbody) {:?} in MuJoCo's, {:?} in specula's",
-            sizes(c.mj()),
-            (m.nq, m.nv, m.nbody)
+            "the two compilations differ in size: (nq, nv, nbody, nsensordata) {:?} in MuJoCo's, {:?} in specula's",
+            (sizes(c.mj()), c.mj().nsensordata),
+            ((m.nq, m.nv, m.nbody), native.data.sensor.sensordata.len())
         ))
         .into());
     }

@@ -1,6 +1,7 @@
 //! `specula check` on tendon parameters: fixed tendons with class defaults match MuJoCo 4.0.0's
-//! compiled `tendon_*`, `wrap_*` and `ten_J_*` fields, a perturbed field is reported by name, and
-//! a spatial tendon is named in a note rather than compared.
+//! compiled `tendon_*`, `wrap_*` and `ten_J_*` fields, so do spatial tendons (sites, wrapping
+//! geoms with and without side sites, pulleys; their lengths from the native route's kinematics),
+//! and a perturbed field is reported by name.
 
 mod common;
 use common::root;
@@ -43,11 +44,31 @@ fn a_perturbed_tendon_field_is_reported_by_name() {
 }
 
 #[test]
-fn a_spatial_tendon_is_named_in_a_note() {
-    let Some(corpus) = common::corpus() else { return };
-    let CheckOutcome::Compared(cmp) = check_file(&corpus.join("doc/_static/tendon.xml")) else {
-        panic!("both compile")
-    };
+fn spatial_tendons_match_mujoco_field_by_field() {
+    let CheckOutcome::Compared(cmp) = check_file(&case("spatial.xml")) else { panic!("both compile") };
     assert!(cmp.matched(), "{:?}", cmp.mismatches);
-    assert!(cmp.notes.iter().any(|n| n.contains("spatial tendons")), "{:?}", cmp.notes);
+    assert!(cmp.notes.iter().any(|n| n.contains("spatial tendon lengths")), "{:?}", cmp.notes);
+    // the corpus's, where present
+    let Some(corpus) = common::corpus() else { return };
+    for name in ["doc/_static/tendon.xml", "test/engine/testdata/core_smooth/tendon_wrap_cylinder.xml"] {
+        let CheckOutcome::Compared(cmp) = check_file(&corpus.join(name)) else { panic!("{name}: both compile") };
+        assert!(cmp.matched(), "{name}: {:?}", cmp.mismatches);
+    }
+}
+
+#[test]
+fn a_perturbed_spatial_tendon_field_is_reported_by_name() {
+    let tampers: [Tamper; 5] = [
+        ("tendon_length0", |m| m.tendon_length0[2] *= 1.0 + 1e-6),
+        ("tendon_lengthspring", |m| m.tendon_lengthspring[1][1] += 1e-6),
+        ("ten_J_colind", |m| m.ten_j_colind[0] += 1),
+        ("wrap_prm", |m| m.wrap_prm[4] = -1.0),
+        ("wrap_type", |m| m.wrap_type[3] = 5),
+    ];
+    for (field, tamper) in tampers {
+        let CheckOutcome::Compared(cmp) = check_file_tampered(&case("spatial.xml"), tamper) else {
+            panic!("both compile")
+        };
+        assert!(cmp.mismatches.iter().any(|m| m.field == field), "{field}: {:?}", cmp.mismatches);
+    }
 }

@@ -66,7 +66,7 @@ fn diff_on_the_native_route_matches_mujoco_bit_for_bit_and_fails_when_tampered()
     let j = json(&out);
     assert_eq!(j["verdict"], "match", "{j}");
     assert_eq!(j["steps"], 1000);
-    // 20 arrays of a 14-qpos, 12-dof, 6-body model and the time, 1000 times
+    // 21 arrays (no sensordata here) of a 14-qpos, 12-dof, 6-body model and the time, 1000 times
     assert!(j["values"].as_u64().unwrap() > 100_000, "{j}");
     // from qpos0 too, text output
     let out = specula(&["diff", file, "--route", "native", "--steps", "300"], &[]);
@@ -120,13 +120,13 @@ fn contact_scenes_match_on_the_native_route_in_every_speculative_mode() {
 
 #[test]
 fn refused_scenes_name_what_the_native_route_lacks() {
-    // a spatial tendon: specula's compiler produces fixed tendons only
+    // a tendon damper: the route has tendon springs but not dampers
     let file = std::env::temp_dir().join(format!("specula-cli-native-tendon-{}.xml", std::process::id()));
     std::fs::write(
         &file,
         r#"<mujoco><worldbody><site name="a" pos="0 0 1"/>
            <body><joint name="j"/><geom size=".1"/><site name="b" pos=".1 0 0"/></body></worldbody>
-           <tendon><spatial name="t"><site site="a"/><site site="b"/></spatial></tendon></mujoco>"#,
+           <tendon><spatial name="t" damping="1"><site site="a"/><site site="b"/></spatial></tendon></mujoco>"#,
     )
     .unwrap();
     let file = file.to_str().unwrap();

@@ -114,9 +114,11 @@ fn derived(nm: &NativeModel) -> Vec<(&'static str, Vec<f64>)> {
         ("stat.extent", vec![s.extent]),
         ("stat.center", s.center.to_vec()),
     ];
-    // tendons specula's compiler compiled (fixed ones)
+    // tendons specula's compiler compiled, with the lengths of spatial ones from the route
     if nm.model.tendon_unsupported.is_none() {
         out.push(("tendon_invweight0", k.tendon_invweight0.clone()));
+        out.push(("tendon_length0", nm.model.tendon_length0.clone()));
+        out.push(("tendon_lengthspring", nm.model.tendon_lengthspring.concat()));
     }
     out
 }

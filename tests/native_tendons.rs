@@ -1,7 +1,7 @@
-//! Fixed tendons on the native route: lengths, Jacobians, `tendon_invweight0`, springs, limit and
-//! friction-loss rows and their islands, stepped beside `mj_step` (MuJoCo as oracle) and
-//! compared bit for bit after every step; tampered tendon inputs are seen; tendons outside the
-//! subset are refused by name.
+//! Fixed and spatial tendons on the native route: lengths, Jacobians, wrapping, pulleys,
+//! `tendon_invweight0`, springs, limit and friction-loss rows and their islands, stepped beside
+//! `mj_step` (MuJoCo as oracle) and compared bit for bit after every step; tampered tendon
+//! inputs are seen; tendons outside the subset are refused by name.
 
 mod common;
 mod native_steps;
@@ -41,6 +41,32 @@ fn fixed_tendon_springs_limits_and_friction_loss_step_like_mj_step_bit_for_bit()
                 assert_eq!(tendon_rows, 1000, "{integrator}, {jacobian}, {solver}");
             }
         }
+    }
+}
+
+#[test]
+fn spatial_tendons_step_like_mj_step_bit_for_bit() {
+    let xml = case("spatial.xml");
+    for integrator in ["Euler", "implicitfast"] {
+        for solver in ["Newton", "PGS"] {
+            let xml =
+                with_integrator(&xml, integrator).replacen("<option ", &format!("<option solver=\"{solver}\" "), 1);
+            let (native, c) = native_and_c(&xml);
+            let o = step_both_full(native.expect("inside the native subset"), &c, 1000);
+            assert_eq!((o.refused, o.diff), (None, None), "{integrator}, {solver}: first difference");
+            // a limit or friction-loss row on every step
+            assert_eq!(o.rows.0, 1000, "{integrator}, {solver}");
+        }
+    }
+    // one ulp of a pulley divisor, of a wrapping sphere's radius or of a spring length is seen
+    let tampers: [(&str, Tamper); 3] = [
+        ("divisor", Box::new(|n: &mut Native| ulp(&mut n.model.model.wrap_prm[16]))),
+        ("wrapping radius", Box::new(|n: &mut Native| ulp(&mut n.model.model.geom_size[0][0]))),
+        ("spring length", Box::new(|n: &mut Native| ulp(&mut n.model.tendons.lengthspring[5]))),
+    ];
+    for (what, tamper) in tampers {
+        let (diff, _) = run_both(&xml, 1000, tamper);
+        assert!(diff.is_some(), "a one-ulp change of the tendon {what} went unseen");
     }
 }
 
@@ -109,13 +135,5 @@ fn tendons_outside_the_subset_are_refused_by_name() {
             Err(NativeError::Unsupported { needs: n, .. }) => assert!(n.contains(needs), "{n}"),
             other => panic!("{needs}: not refused: {:?}", other.err()),
         }
-    }
-    // a spatial tendon: the compiler leaves it out, the route names it
-    let spatial = r#"<mujoco><worldbody><site name="s0"/><body pos="0 0 -1"><joint axis="0 1 0"/>
-      <geom size="0.1"/><site name="s1"/></body></worldbody>
-      <tendon><spatial><site site="s0"/><site site="s1"/></spatial></tendon></mujoco>"#;
-    match Native::load_str(spatial, std::path::Path::new("."), "inline.xml") {
-        Err(NativeError::Unsupported { what, .. }) => assert!(what.contains("spatial"), "{what}"),
-        other => panic!("spatial tendon not refused: {:?}", other.err()),
     }
 }

@@ -101,6 +101,8 @@ impl Hinge {
             actuator_ctrllimited: &self.bytes,
             actuator_ctrlrange: ctrlrange,
             actuator_gear: gear,
+            actuator_acc0: &[1.0],
+            actuator_lengthrange: &[0.0, 1.0],
             ..ActuatorModel::default()
         }
     }
@@ -244,8 +246,15 @@ fn outside_the_affine_kinds_falls_back() {
     let base = Hinge::new(0, &[1.0], 0, &[], 0);
     let input = ActuationInput { moment_rownnz: &[0], moment_rowadr: &[0], ..ActuationInput::default() };
     assert!(actuation_in_scope(&base.model(), &input));
-    let muscle = Hinge::new(2, &[1.0], 0, &[], 0);
-    assert!(!actuation_in_scope(&muscle.model(), &input));
+    // muscles are in scope (gain, bias and dynamics); DC motors, PID and user types are not
+    let muscle = Hinge::new(2, &[1.0], 2, &[], 4);
+    assert!(actuation_in_scope(&muscle.model(), &input));
+    for (gain, bias, dynamics) in
+        [(3, 0, 0), (0, 3, 0), (0, 0, 5), (5, 0, 0), (0, 0, 6), (6, 0, 0), (0, 5, 0), (0, 0, 7)]
+    {
+        let h = Hinge::new(gain, &[1.0], bias, &[], dynamics);
+        assert!(!actuation_in_scope(&h.model(), &input), "{gain} {bias} {dynamics}");
+    }
     let mut delayed = Hinge::new(0, &[1.0], 0, &[], 0);
     delayed.flt[4][0] = f64::NAN;
     assert!(!actuation_in_scope(&delayed.model(), &input), "a NaN delay is a delay");

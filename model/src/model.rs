@@ -595,6 +595,10 @@ pub struct Model {
     pub tendon_springyield: Vec<f64>,
     /// Per tendon: length at `qpos0`.
     pub tendon_length0: Vec<f64>,
+    /// Whether spatial tendons' `tendon_length0` (left 0) and unspecified `tendon_lengthspring`
+    /// (left -1) still need the kinematics pass at `qpos0` and `qpos_spring`, which
+    /// `specula_native` runs (the compiler has no site kinematics).
+    pub tendon_length_pending: bool,
     /// Per tendon: colour.
     pub tendon_rgba: Vec<[f32; 4]>,
     /// Per path object: `mjtWrap` type.
@@ -608,6 +612,9 @@ pub struct Model {
     /// Why the actuator arrays below were left empty (an actuator kind or derived value specula's
     /// compiler does not produce yet); `None` when every actuator was compiled.
     pub actuator_unsupported: Option<String>,
+    /// The `<compiler><lengthrange>` options, for the length-range computation the native crate
+    /// runs (`specula_native::lengthrange`).
+    pub lropt: crate::compile::lengthrange::LengthRangeOpt,
     /// Transmission type (`mjtTrn`).
     pub actuator_trntype: Vec<i32>,
     /// Dynamics type (`mjtDyn`).
@@ -666,6 +673,41 @@ pub struct Model {
     pub actuator_length0: Vec<f64>,
     /// Feasible transmission length range.
     pub actuator_lengthrange: Vec<[f64; 2]>,
+
+    // ------------------------------------------------------------------ sensors
+    /// Why the sensor arrays below were left empty (a sensor kind specula's compiler does not
+    /// produce yet); `None` when every sensor was compiled (see `compile::sensor`).
+    pub sensor_unsupported: Option<String>,
+    /// Sensor type (`mjtSensor`).
+    pub sensor_type: Vec<i32>,
+    /// Data type (`mjtDataType`).
+    pub sensor_datatype: Vec<i32>,
+    /// Stage the sensor needs (`mjtStage`).
+    pub sensor_needstage: Vec<i32>,
+    /// Type of the measured object (`mjtObj`).
+    pub sensor_objtype: Vec<i32>,
+    /// Id of the measured object (-1: none).
+    pub sensor_objid: Vec<i32>,
+    /// Type of the reference frame object (`mjtObj`).
+    pub sensor_reftype: Vec<i32>,
+    /// Id of the reference frame object (-1: the world frame).
+    pub sensor_refid: Vec<i32>,
+    /// Integer parameters (`mjNSENS` = 3).
+    pub sensor_intprm: Vec<[i32; 3]>,
+    /// Number of values.
+    pub sensor_dim: Vec<i32>,
+    /// First value in `sensordata`.
+    pub sensor_adr: Vec<i32>,
+    /// Cutoff for real and positive data (0: none).
+    pub sensor_cutoff: Vec<f64>,
+    /// Noise standard deviation (metadata: MuJoCo adds no noise).
+    pub sensor_noise: Vec<f64>,
+    /// Number of user values per sensor.
+    pub nuser_sensor: usize,
+    /// User values (`nsensor x nuser_sensor`).
+    pub sensor_user: Vec<f64>,
+    /// Length of `sensordata`.
+    pub nsensordata: usize,
 
     // ------------------------------------------------------------------ names
     /// Model name.

@@ -2,8 +2,9 @@
 //! engine's `mj_transmission` and `mj_fwdActuation` stages.
 //!
 //! What is taken: actuators specula's compiler compiles (`Model::actuator_unsupported` is
-//! `None`) on hinge or slide joints, with affine gain and bias and no, integrator, filter or
-//! exact-filter dynamics, one control each, adding neither armature nor damping to their joint
+//! `None`) on hinge or slide joints, with affine or muscle gain and bias and no, integrator,
+//! filter, exact-filter or muscle dynamics (a muscle gain not under an implicit integrator), one
+//! control each, adding neither armature nor damping to their joint
 //! (`jnt_actuatorid` all -1). Everything else is refused by [`check`].
 //!
 //! Per step ([`forward_actuation`]): lengths and moments from `qpos` (`mj_transmission`), then
@@ -15,7 +16,7 @@ use specula_engine::dynamics::{
     actuation_in_scope, fwd_actuation, transmission, transmission_in_scope, ActuationInput, ActuationOutput,
     ActuatorModel, TransmissionOutput,
 };
-use specula_model::types::JointType;
+use specula_model::types::{Integrator, JointType};
 use specula_model::Model;
 
 use crate::model::NativeModel;
@@ -45,6 +46,10 @@ pub struct Actuators {
     delay: Vec<f64>,
     /// `actuator_gear` (`6 nactuator`).
     gear: Vec<f64>,
+    /// `actuator_acc0` (`nactuator`).
+    pub(crate) acc0: Vec<f64>,
+    /// `actuator_lengthrange` (`2 nactuator`).
+    lengthrange: Vec<f64>,
 }
 
 /// Flattens rows of `N` values.
@@ -90,6 +95,8 @@ impl Actuators {
             ranges: [rows(&m.actuator_actrange), rows(&m.actuator_forcerange), rows(&m.actuator_ctrlrange)],
             delay: vec![0.0; n],
             gear: rows(&m.actuator_gear),
+            acc0: vec![0.0; n],
+            lengthrange: rows(&m.actuator_lengthrange),
         }
     }
 }
@@ -146,6 +153,8 @@ impl NativeModel {
             actuator_ctrllimited: &a.flags[3],
             actuator_ctrlrange: &a.ranges[2],
             actuator_gear: &a.gear,
+            actuator_acc0: &a.acc0,
+            actuator_lengthrange: &a.lengthrange,
         }
     }
 }
@@ -211,6 +220,17 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
             return refuse(format!("actuator {i} on a ball or free joint"));
         }
     }
+    // 4.0.0's mjd_actuator_vel differentiates the muscle gain in velocity, which the engine's
+    // implicit integrators do not (they take fixed and affine gains); with actuation off (the
+    // length-range simulations) it adds nothing
+    let implicit = matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast)
+        && m.opt.disableflags & (1 << 11) == 0;
+    if implicit && m.actuator_gaintype.contains(&2) {
+        return Err(NativeError::Unsupported {
+            what: "a muscle actuator under an implicit integrator".into(),
+            needs: "the muscle gain's velocity derivative of mjd_actuator_vel",
+        });
+    }
     let nm = NativeModel::new(m.clone());
     let am = nm.actuator_model();
     if !transmission_in_scope(&am) {
@@ -230,7 +250,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         qfrc_gravcomp: &qfrc_gravcomp,
     };
     if !actuation_in_scope(&am, &input) {
-        return refuse("dynamics, gain or bias outside mj_fwdActuation's affine subset".into());
+        return refuse("dynamics, gain or bias outside mj_fwdActuation's affine and muscle subset".into());
     }
     Ok(())
 }

@@ -56,6 +56,9 @@ pub struct Consts {
     pub dof_length: Vec<f64>,
     /// The model statistics.
     pub stat: Statistic,
+    /// Norm of `M^-1` times each actuator's moment (`nactuator`; zero for transmissions
+    /// outside `mj_transmission`'s subset), a muscle's force scale.
+    pub actuator_acc0: Vec<f64>,
 }
 
 /// `(a + b) + c` divided by 3: the mean of three diagonal entries, in the library's order.
@@ -160,8 +163,9 @@ impl Consts {
             }
         }
 
+        let actuator_acc0 = crate::lengthrange::actuator_acc0(nm, &d, &solve);
         let (stat, dof_length) = statistic(nm, &d);
-        Consts { dof_m0, body_invweight0, dof_invweight0, tendon_invweight0, dof_length, stat }
+        Consts { dof_m0, body_invweight0, dof_invweight0, tendon_invweight0, dof_length, stat, actuator_acc0 }
     }
 }
 

@@ -121,6 +121,8 @@ pub struct Data {
     pub efc: Efc,
     /// The tendon lengths, Jacobian and first rows.
     pub tendon: crate::tendon::TendonData,
+    /// `sensordata` and what sensors compute on the way.
+    pub sensor: crate::sensor::SensorData,
     /// The collision stage's buffers.
     pub(crate) collider: CollisionStage,
     /// The frames the collision stage reads.
@@ -214,6 +216,7 @@ impl Data {
             contacts: Vec::new(),
             efc: Efc::default(),
             tendon: crate::tendon::TendonData::new(m),
+            sensor: crate::sensor::SensorData::new(m),
             collider: CollisionStage::new(),
             frames: Default::default(),
             rne: RneScratch::default(),

@@ -9,17 +9,19 @@
 //! - [`Native`]: a [`Data`] with MuJoCo's arrays and `mj_forward`/`mj_step` ([`step`]) for the
 //!   rigid subset: kinematics, comPos, crb, factorM, collision ([`collision`]), makeConstraint,
 //!   island ([`constraint`]), comVel, passive (joint springs and dampers), referenceConstraint,
-//!   rne, transmission and fwdActuation ([`actuation`]: affine actuators on hinge and slide
+//!   rne, transmission and fwdActuation ([`actuation`]: affine and muscle actuators on hinge and slide
 //!   joints driven by `ctrl`), fwdAcceleration with `qfrc_applied`, fwdConstraint (no rows, or
 //!   Newton, CG or PGS over islands), and the Euler step implicit in joint damping, `implicitfast`,
-//!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`); fixed tendons
-//!   ([`tendon`]: lengths, Jacobians, springs, limit and friction-loss rows); connect, weld and
-//!   joint equalities ([`equality`]).
+//!   `implicit` (the full velocity derivative, `implicit`) and RK4 (`rk4`); fixed and spatial
+//!   tendons ([`tendon`]: lengths, Jacobians, wrapping and pulleys, springs, limit and
+//!   friction-loss rows); connect, weld and joint equalities ([`equality`]); sensors
+//!   ([`sensor`], [`sensor_acc`]); muscles, with the compiler's length ranges found by
+//!   simulation on this step ([`lengthrange`]) and `actuator_acc0` from the pass at `qpos0`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
-//! other actuators ([`actuation::check`]), spatial tendons, tendon dampers and armature
-//! ([`tendon::check`]), sensors and tendon or flex equalities (specula's compiler does not
-//! produce their parameters yet), noslip on a sparse Jacobian and the other solver options the
+//! other actuators ([`actuation::check`]), tendon dampers and armature ([`tendon::check`]),
+//! sensors outside [`sensor::check`]'s subset, tendon or flex equalities (specula's compiler does
+//! not produce their parameters yet), noslip on a sparse Jacobian and the other solver options the
 //! Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep, discrete
 //! integration, and (from the MJCF, [`Native::load_file`]) plasticity. A step the engine cannot
 //! finish (Newton iterations on a sparse Jacobian, a geom pair without a Rust collider) is
@@ -34,10 +36,13 @@ pub mod equality;
 pub mod flat;
 mod implicit;
 pub mod layout;
+pub mod lengthrange;
 pub mod model;
 mod passive;
 mod rk4;
 pub mod scope;
+pub mod sensor;
+pub mod sensor_acc;
 pub mod step;
 pub mod tendon;
 
@@ -83,8 +88,12 @@ impl Native {
     /// Checks `model` against the native subset, derives its constant fields and resets the data.
     /// A [`specula_model::Model`] does not carry `springyield`: prefer [`Native::load_file`],
     /// which refuses it.
-    pub fn new(model: specula_model::Model) -> Result<Native, NativeError> {
+    pub fn new(mut model: specula_model::Model) -> Result<Native, NativeError> {
         scope::check(&model)?;
+        lengthrange::set_length_ranges(&mut model).map_err(|e| match e {
+            lengthrange::LengthRangeError::Native(n) => n,
+            other => NativeError::LengthRange(other.to_string()),
+        })?;
         let model = NativeModel::new(model);
         let data = Data::new(&model);
         Ok(Native { model, data })

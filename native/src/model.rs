@@ -68,7 +68,9 @@ impl NativeModel {
             tendons,
             passive,
         };
+        crate::tendon::set_lengths(&mut nm);
         nm.consts = Consts::new(&nm);
+        nm.actuators.acc0.clone_from(&nm.consts.actuator_acc0);
         let mut eqs = crate::equality::Equalities::new(&nm);
         if !eqs.eq_type.is_empty() {
             // mj_setConst's equality data, from the pose at qpos0

@@ -67,6 +67,10 @@ pub enum NativeError {
         /// Its value.
         value: f64,
     },
+    /// The compiler's length-range computation failed (`crate::lengthrange`), with MuJoCo's
+    /// message.
+    #[error("{0}")]
+    LengthRange(String),
 }
 
 pub(crate) fn unsupported(what: impl Into<String>, needs: &'static str) -> Result<(), NativeError> {
@@ -184,9 +188,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     }
     crate::actuation::check(m)?;
     crate::tendon::check(m)?;
-    if m.nsensor > 0 {
-        unsupported(format!("{} sensors", m.nsensor), "sensor parameters in specula's compiler")?;
-    }
+    crate::sensor::check(m)?;
     let equalities = m.neq > 0 && constraints && flags & DSBL_EQUALITY == 0;
     if equalities {
         if let Some(why) = &m.eq_unsupported {

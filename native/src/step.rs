@@ -54,7 +54,7 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
     let pose = PoseInput { xmat: &d.xmat, xipos: &d.xipos, ximat: &d.ximat, xanchor: &d.xanchor, xaxis: &d.xaxis };
     let mut com = ComOutput { subtree_com: &mut d.subtree_com, cinert: &mut d.cinert, cdof: &mut d.cdof };
     com_pos(&nm.tree(), &pose, &mut com);
-    crate::tendon::tendon_step(nm, &d.qpos, &mut d.tendon);
+    crate::tendon::tendon_step(nm, d);
 }
 
 /// `mj_forward` on the native subset (the caller checked the model with
@@ -63,6 +63,7 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     check("qpos", &d.qpos)?;
     check("qvel", &d.qvel)?;
     forward_skip(nm, d)?;
+    crate::sensor::sensors(nm, d);
     check("qacc", &d.qacc)
 }
 

@@ -1,14 +1,17 @@
-//! Fixed tendons on the native route: the model's tendon arrays in `mjModel`'s layout, the
-//! tendon state (`mj_tendon`'s outputs and `tendon_efcadr`), and the engine views of both
-//! (`docs/measurements.md` D45, D46).
+//! Fixed and spatial tendons on the native route: the model's tendon arrays in `mjModel`'s
+//! layout, the tendon state (`mj_tendon`'s outputs, wrap points and `tendon_efcadr`), the
+//! engine views of both, and the tendon lengths `mj_setConst` takes from a kinematics pass
+//! (`docs/measurements.md` D45, D46, D58).
 
+use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::constraint::tendon::TendonRowModel;
 use specula_engine::dynamics::constraint::ConstraintModel;
 use specula_engine::dynamics::reference::sparse_dot;
-use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput};
+use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput, TendonScratch, TendonState};
 use specula_engine::dynamics::PassiveModel;
 use specula_model::Model;
 
+use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::{NativeError, DSBL_FRICTIONLOSS, DSBL_LIMIT};
 
@@ -73,6 +76,12 @@ pub struct TendonData {
     pub tendon_efcadr: Vec<i32>,
     /// Velocity of each tendon, `ten_J qvel` (`ntendon`).
     pub ten_velocity: Vec<f64>,
+    /// Object of each wrap point (`2 nwrap`).
+    pub wrap_obj: Vec<i32>,
+    /// Position of each wrap point (`6 nwrap`).
+    pub wrap_xpos: Vec<f64>,
+    /// `mj_tendon`'s work arrays.
+    pub scratch: TendonScratch,
 }
 
 impl TendonData {
@@ -86,6 +95,13 @@ impl TendonData {
             ten_wrapnum: vec![0; nt],
             tendon_efcadr: vec![-1; nt],
             ten_velocity: vec![0.0; nt],
+            wrap_obj: vec![0; 2 * m.nwrap],
+            wrap_xpos: vec![0.0; 6 * m.nwrap],
+            scratch: {
+                let mut s = TendonScratch::default();
+                s.resize(m.nv);
+                s
+            },
         }
     }
 }
@@ -105,6 +121,10 @@ impl NativeModel {
             ten_j_rownnz: &m.ten_j_rownnz,
             ten_j_rowadr: &m.ten_j_rowadr,
             ten_j_colind: &m.ten_j_colind,
+            site_bodyid: &self.flat.site_bodyid,
+            geom_bodyid: &self.flat.geom_bodyid,
+            geom_size: m.geom_size.as_flattened(),
+            jac: self.jac(),
         }
     }
 
@@ -168,19 +188,56 @@ pub(crate) fn tendon_velocity(nm: &NativeModel, qvel: &[f64], t: &mut TendonData
     }
 }
 
-/// `mj_tendon` at the data's `qpos`.
-pub(crate) fn tendon_step(nm: &NativeModel, qpos: &[f64], t: &mut TendonData) {
+/// Fills the tendon lengths the compiler left to the kinematics
+/// ([`Model::tendon_length_pending`]): `tendon_length0` of spatial tendons at `qpos0`, and every
+/// `tendon_lengthspring` still at `(-1, -1)` with the length at `qpos_spring`, as `mj_setConst`
+/// does (`docs/measurements.md` D58).
+pub(crate) fn set_lengths(nm: &mut NativeModel) {
+    if !nm.model.tendon_length_pending {
+        return;
+    }
+    let mut d = Data::new(nm);
+    d.qpos.copy_from_slice(&nm.model.qpos0);
+    crate::step::position(nm, &mut d);
+    let len0 = d.tendon.ten_length.clone();
+    d.qpos.copy_from_slice(&nm.model.qpos_spring);
+    crate::step::position(nm, &mut d);
+    let m = &mut nm.model;
+    for (i, &l0) in len0.iter().enumerate() {
+        if m.wrap_type[m.tendon_adr[i] as usize] != specula_engine::dynamics::tendon::WRAP_JOINT {
+            m.tendon_length0[i] = l0;
+        }
+        if m.tendon_lengthspring[i] == [-1.0, -1.0] {
+            m.tendon_lengthspring[i] = [d.tendon.ten_length[i]; 2];
+        }
+    }
+    m.tendon_length_pending = false;
+    nm.tendons = TendonFlat::new(&nm.model);
+}
+
+/// `mj_tendon` at the data's positions (after kinematics and `mj_comPos`).
+pub(crate) fn tendon_step(nm: &NativeModel, d: &mut Data) {
+    let st = TendonState {
+        qpos: &d.qpos,
+        site_xpos: &d.site_xpos,
+        geom_xpos: &d.geom_xpos,
+        geom_xmat: &d.geom_xmat,
+        jac: JacState { cdof: &d.cdof, subtree_com: &d.subtree_com },
+    };
+    let t = &mut d.tendon;
     let mut out = TendonOutput {
         ten_length: &mut t.ten_length,
         ten_j: &mut t.ten_j,
         ten_wrapadr: &mut t.ten_wrapadr,
         ten_wrapnum: &mut t.ten_wrapnum,
+        wrap_obj: &mut t.wrap_obj,
+        wrap_xpos: &mut t.wrap_xpos,
     };
-    tendon(&nm.tendon(), qpos, &mut out);
+    tendon(&nm.tendon(), &st, &mut t.scratch, &mut out);
 }
 
-/// Refuses tendons outside the native subset: any specula's compiler left uncompiled (spatial
-/// tendons), and fixed tendons with dampers or armature (their implicit terms and inertia are
+/// Refuses tendons outside the native subset: any specula's compiler left uncompiled, and
+/// tendons with dampers or armature (their implicit terms and inertia are
 /// not on the native route yet; springs are).
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });

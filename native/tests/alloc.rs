@@ -40,7 +40,13 @@ fn native_step_allocates_nothing_after_the_first() {
         .replace(r#"<joint type="hinge" axis="0 1 0""#, r#"<joint name="a" type="hinge" axis="0 1 0""#);
     let actuated_euler = actuated.replace("implicitfast", "Euler");
     let actuated_implicit = actuated.replace("implicitfast", "implicit");
-    for xml in [CHAIN, &implicitfast, &implicit, &rk4, &actuated, &actuated_euler, &actuated_implicit] {
+    // sensors, the lazily computed subtree velocities and mj_rnePostConstraint included
+    let sensed = CHAIN.replace(r#"<body pos="1 0 1">"#, r#"<body name="free" pos="1 0 1">"#).replace(
+        "</mujoco>",
+        r#"<sensor><subtreeangmom body="free"/><framelinacc objtype="body" objname="free"/>
+          <framequat objtype="xbody" objname="free" reftype="body" refname="world"/><clock/></sensor></mujoco>"#,
+    );
+    for xml in [CHAIN, &implicitfast, &implicit, &rk4, &actuated, &actuated_euler, &actuated_implicit, &sensed] {
         steps_without_allocating(xml);
     }
     // in the same test: the counter is global, so a second test running beside it would count

@@ -92,6 +92,14 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
     if m.tendon_adr.len() == m.ntendon && m.tendon_unsupported.is_none() {
         out.extend(super::tendon_fields::rust_tendon_fields(m));
     }
+    // sensors: compared when specula's compiler produced them (see `sensor_unsupported`)
+    if m.sensor_unsupported.is_none() {
+        out.extend(rust_sizes!(m; nsensordata, nuser_sensor));
+        out.extend(rust_arrays!(m;
+            sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype,
+            sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise,
+        ));
+    }
     out.extend(with_opt_names!(opt_fields, m.opt));
     finish(out)
 }

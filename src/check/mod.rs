@@ -80,6 +80,18 @@ pub fn model_arrays(m: &specula_model::Model) -> Vec<Field> {
     fields::rust_model_fields(m)
 }
 
+/// Specula's model with the tendon lengths its compiler leaves to the kinematics (spatial
+/// tendons, `tendon_length_pending`) filled in by the native route's pass at `qpos0` and
+/// `qpos_spring`, as `mj_setConst` fills MuJoCo's.
+fn with_tendon_lengths(rm: specula_model::Model, cmp: &mut Comparison) -> specula_model::Model {
+    if !rm.tendon_length_pending {
+        return rm;
+    }
+    cmp.notes
+        .push("spatial tendon lengths (tendon_length0, tendon_lengthspring) from the native route's kinematics".into());
+    specula_native::NativeModel::new(rm).model
+}
+
 /// Number of random configurations (besides `qpos0`) at which kinematics is compared.
 pub const RANDOM_POSES: usize = 5;
 
@@ -93,14 +105,30 @@ pub fn check_file(path: &Path) -> CheckOutcome {
 #[doc(hidden)]
 pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::Model)) -> CheckOutcome {
     let c = mj::Model::from_xml_path(path);
-    let rust = specula_model::load_file(path);
+    // the compiler's length ranges come from a simulation, which the native crate runs; its
+    // failures are compile errors, as in MuJoCo, except a model the native route cannot step
+    let mut lengthrange_note = None;
+    let rust = specula_model::load_file(path).map_err(|e| e.to_string()).and_then(|mut m| {
+        match specula_native::lengthrange::set_length_ranges(&mut m) {
+            Ok(()) => Ok(m),
+            Err(specula_native::lengthrange::LengthRangeError::Native(e)) => {
+                lengthrange_note = Some(e.to_string());
+                Ok(m)
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    });
     match (c, rust) {
-        (Err(c), Err(r)) => CheckOutcome::BothRejected { c: c.to_string(), rust: r.to_string() },
+        (Err(c), Err(r)) => CheckOutcome::BothRejected { c: c.to_string(), rust: r },
         (Err(c), Ok(_)) => CheckOutcome::OneRejected { c: Some(c.to_string()), rust: None },
-        (Ok(_), Err(r)) => CheckOutcome::OneRejected { c: None, rust: Some(r.to_string()) },
-        (Ok(cm), Ok(mut rm)) => {
-            tamper(&mut rm);
+        (Ok(_), Err(r)) => CheckOutcome::OneRejected { c: None, rust: Some(r) },
+        (Ok(cm), Ok(rm)) => {
             let mut cmp = Comparison::default();
+            if let Some(e) = lengthrange_note {
+                cmp.notes.push(format!("actuator length ranges not computed: {e}"));
+            }
+            let mut rm = with_tendon_lengths(rm, &mut cmp);
+            tamper(&mut rm);
             let rust_fields = fields::rust_model_fields(&rm);
             let names: Vec<&str> = rust_fields.iter().map(|f| f.name.as_str()).collect();
             cmp.add_all(&fields::c_model_fields(&cm, &names), &rust_fields);
@@ -113,6 +141,9 @@ pub fn check_file_tampered(path: &Path, tamper: impl FnOnce(&mut specula_model::
             }
             if let Some(why) = &rm.tendon_unsupported {
                 cmp.notes.push(format!("tendon parameters not compared: {why}"));
+            }
+            if let Some(why) = &rm.sensor_unsupported {
+                cmp.notes.push(format!("sensor parameters not compared: {why}"));
             }
             CheckOutcome::Compared(cmp)
         }

@@ -1,10 +1,11 @@
 //! `mj_fwdActuation`: activation derivatives `act_dot`, actuator forces and the joint-space
-//! actuator force `qfrc_actuator`, as MuJoCo 4.0.0 computes them for affine actuators (fixed or
-//! affine gain, no or affine bias, no / integrator / filter / exact-filter dynamics;
-//! `docs/measurements.md`, "Dynamics stages"). The view of the actuator model here is shared with
-//! [`transmission`](super::transmission).
+//! actuator force `qfrc_actuator`, as MuJoCo 4.0.0 computes them for affine and muscle actuators
+//! (fixed, affine or muscle gain, no, affine or muscle bias, no / integrator / filter /
+//! exact-filter / muscle dynamics; `docs/measurements.md`, "Dynamics stages", D63, D64). The
+//! view of the actuator model here is shared with [`transmission`](super::transmission).
 
 use super::jnt;
+use super::muscle::{muscle_bias, muscle_dynamics, muscle_gain};
 use crate::math::{clip, MINVAL};
 
 /// `mjDSBL_GRAVITY`.
@@ -31,7 +32,11 @@ mod dyn_type {
     pub const INTEGRATOR: i32 = 1;
     pub const FILTER: i32 = 2;
     pub const FILTEREXACT: i32 = 3;
+    pub const MUSCLE: i32 = 4;
 }
+
+/// `mjGAIN_MUSCLE` and `mjBIAS_MUSCLE`.
+const MUSCLE: i32 = 2;
 
 /// `mjGAIN_PID`: a gain type whose actuators wrap their setpoint (outside this stage's scope, but
 /// part of the wrap rule).
@@ -129,6 +134,10 @@ pub struct ActuatorModel<'a> {
     pub actuator_ctrlrange: &'a [f64],
     /// Gear of each force output (`6 nout`).
     pub actuator_gear: &'a [f64],
+    /// Acceleration from unit force at `qpos0` of each output (`nout`), a muscle's force scale.
+    pub actuator_acc0: &'a [f64],
+    /// Length range of each output (`2 nout`), a muscle's normalization.
+    pub actuator_lengthrange: &'a [f64],
 }
 
 impl ActuatorModel<'_> {
@@ -194,8 +203,8 @@ fn fits(adr: i32, num: i32, len: usize) -> bool {
 }
 
 /// Whether `mj_fwdActuation` can run here for this model and the moments in `input`: every
-/// actuator is affine (gain fixed/affine, bias none/affine, dynamics none/integrator/filter/
-/// exact filter), has one control and one force output, no delay and no plugin, no tendon with
+/// actuator is affine or a muscle (gain fixed/affine/muscle, bias none/affine/muscle, dynamics none/integrator/filter/
+/// exact filter, muscle), has one control and one force output, no delay and no plugin, no tendon with
 /// limited total actuator force, and every index the stage follows is in range.
 //
 // The per-actuator bodies below are functions of their own, not inlined into their loops: inlined,
@@ -244,7 +253,9 @@ fn actuator_in_scope(m: &ActuatorModel, i: usize) -> bool {
     let stateless = actadr == -1 && actnum == 0;
     let dynamics_ok = match dyntype {
         dyn_type::NONE => stateless,
-        dyn_type::INTEGRATOR | dyn_type::FILTER | dyn_type::FILTEREXACT => actnum == 1 && fits(actadr, 1, m.na),
+        dyn_type::INTEGRATOR | dyn_type::FILTER | dyn_type::FILTEREXACT | dyn_type::MUSCLE => {
+            actnum == 1 && fits(actadr, 1, m.na)
+        }
         _ => false,
     };
     // a delayed control is read from the history buffer (`mj_readCtrl`); NaN counts as a delay
@@ -262,8 +273,8 @@ fn actuator_in_scope(m: &ActuatorModel, i: usize) -> bool {
     dynamics_ok
         && undelayed
         && target_ok
-        && matches!(m.actuator_gaintype[i], 0 | 1)
-        && matches!(m.actuator_biastype[i], 0 | 1)
+        && matches!(m.actuator_gaintype[i], 0 | 1 | MUSCLE)
+        && matches!(m.actuator_biastype[i], 0 | 1 | MUSCLE)
         && m.actuator_plugin[i] < 0
         && m.actuator_ctrlnum[i] == 1
         && fits(m.actuator_ctrladr[i], 1, m.nu)
@@ -416,6 +427,7 @@ fn activation_rate(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], act_
             let target = if period > 0.0 { wrap(c, a, period) } else { c };
             act_dot[last] = (target - a) / at_least_minval(m.actuator_dynprm[10 * i]);
         }
+        dyn_type::MUSCLE => act_dot[last] = muscle_dynamics(c, input.act[last], &m.actuator_dynprm[10 * i..10 * i + 3]),
         _ => {}
     }
 }
@@ -447,9 +459,11 @@ fn forces(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: &mut Act
 fn actuator_force(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: &mut ActuationOutput, i: usize) {
     let k = m.actuator_outadr[i] as usize;
     let (length, velocity) = (input.actuator_length[k], input.actuator_velocity[k]);
-    let gp = &m.actuator_gainprm[10 * i..10 * i + 3];
+    let gp = &m.actuator_gainprm[10 * i..10 * i + 9];
+    let lengthrange = &m.actuator_lengthrange[2 * k..2 * k + 2];
     let gain = match m.actuator_gaintype[i] {
         0 => gp[0],
+        MUSCLE => muscle_gain(length, velocity, lengthrange, m.actuator_acc0[k], gp),
         _ => gp[2] * velocity + (gp[1] * length + gp[0]),
     };
     let actnum = m.actuator_actnum[i];
@@ -469,10 +483,11 @@ fn actuator_force(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: 
     }
     let force = &mut out.actuator_force[k];
     *force = x * gain;
-    let bp = &m.actuator_biasprm[10 * i..10 * i + 3];
+    let bp = &m.actuator_biasprm[10 * i..10 * i + 9];
     // bias type none still adds +0, which turns a -0 force into +0
     let bias = match m.actuator_biastype[i] {
         0 => 0.0,
+        MUSCLE => muscle_bias(length, lengthrange, m.actuator_acc0[k], bp),
         _ => bp[2] * velocity + (bp[1] * length + bp[0]),
     };
     *force += bias;

@@ -8,10 +8,13 @@
 //! `damper`, `timeconst` 1 and `area` 1 for `cylinder`, `gain` 1 for `adhesion`). It then writes
 //! them into the gain, bias and dynamics parameters as MuJoCo 4.0.0's shortcut setters do.
 //!
+//! Muscles get their parameters here; their length range, when not given, is found by a
+//! simulation the native crate runs (`specula_native::lengthrange`, D65), so this crate leaves
+//! `actuator_lengthrange` as written.
+//!
 //! Not compiled yet (the model's actuator arrays are left empty and
-//! `Model::actuator_unsupported` says why): muscles (their length range is found by
-//! simulation), PID, DC motor and orientation servos, a position servo's `dampratio` (converted
-//! with the effective mass at `qpos0`), transmissions other than hinge and slide joints (their
+//! `Model::actuator_unsupported` says why): PID, DC motor and orientation servos, a position
+//! servo's `dampratio` (converted with the effective mass at `qpos0`), transmissions other than hinge and slide joints (their
 //! `length0` needs tendon or site kinematics), and actuators changed by `replicate` or `attach`.
 
 use std::f64::consts::PI;
@@ -179,6 +182,7 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
             spec.params.biasprm[..3].copy_from_slice(&bias);
             spec.gainprm[0] = if diameter >= 0.0 { PI / 4.0 * diameter * diameter } else { area };
         }
+        "muscle" => muscle(spec, el, prev, src)?,
         "adhesion" => {
             let mut gain = if src { prev.gainprm[0] } else { 1.0 };
             num(el, "gain", &mut gain)?;
@@ -188,6 +192,44 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
         _ => {}
     }
     spec.params.kind = kind.to_string();
+    Ok(())
+}
+
+/// The built-in muscle parameters: range (2), force (-1: from `scale / acc0`), scale, lmin,
+/// lmax, vmax, fpmax, fvmax.
+const MUSCLE_PRM: [f64; 9] = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2];
+
+/// `muscle`: time constants (`dynprm[0..2]`, default 0.01 and 0.04) and `tausmooth`
+/// (`dynprm[2]`), the force-length-velocity parameters in both `gainprm` and `biasprm`. Each
+/// value is the element's, else the class's muscle default's; as 4.0.0's `mjs_setToMuscle`
+/// every other parameter is cleared, and a negative value gives the built-in one (measured: a
+/// `force="-3"` under a class with `force="12"` compiles to -1).
+fn muscle(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) -> Res<()> {
+    const BUILTIN_TC: [f64; 2] = [0.01, 0.04];
+    let (mut tc, mut tausmooth, mut prm) = (BUILTIN_TC, 0.0, MUSCLE_PRM);
+    if src {
+        tc.copy_from_slice(&prev.dynprm[..2]);
+        tausmooth = prev.dynprm[2];
+        prm.copy_from_slice(&prev.gainprm[..9]);
+    }
+    arr(el, "timeconst", &mut tc, true)?;
+    num(el, "tausmooth", &mut tausmooth)?;
+    let mut range = [prm[0], prm[1]];
+    arr(el, "range", &mut range, true)?;
+    prm[..2].copy_from_slice(&range);
+    for (k, name) in [(2, "force"), (3, "scale"), (4, "lmin"), (5, "lmax"), (6, "vmax"), (7, "fpmax"), (8, "fvmax")] {
+        num(el, name, &mut prm[k])?;
+    }
+    let keep = |v: f64, builtin: f64| if v >= 0.0 { v } else { builtin };
+    spec.dynprm = [0.0; 10];
+    spec.dynprm[0] = keep(tc[0], BUILTIN_TC[0]);
+    spec.dynprm[1] = keep(tc[1], BUILTIN_TC[1]);
+    spec.dynprm[2] = tausmooth;
+    spec.gainprm = [0.0; 10];
+    for k in 0..9 {
+        spec.gainprm[k] = keep(prm[k], MUSCLE_PRM[k]);
+    }
+    spec.params.biasprm = spec.gainprm;
     Ok(())
 }
 
@@ -225,9 +267,9 @@ fn servo(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) 
 
 /// Why actuator `spec` cannot be compiled here yet, if it cannot.
 fn unsupported(spec: &ActuatorSpec, trn: &str) -> Option<String> {
-    if !matches!(spec.gaintype, GainType::Fixed | GainType::Affine | GainType::User)
-        || !matches!(spec.biastype, BiasType::None | BiasType::Affine | BiasType::User)
-        || matches!(spec.dyntype, DynType::Muscle | DynType::DcMotor | DynType::Pid)
+    if !matches!(spec.gaintype, GainType::Fixed | GainType::Affine | GainType::Muscle | GainType::User)
+        || !matches!(spec.biastype, BiasType::None | BiasType::Affine | BiasType::Muscle | BiasType::User)
+        || matches!(spec.dyntype, DynType::DcMotor | DynType::Pid)
     {
         return Some(format!("a {:?}/{:?}/{:?} actuator", spec.dyntype, spec.gaintype, spec.biastype));
     }

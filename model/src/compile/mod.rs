@@ -34,12 +34,14 @@ pub mod fluid;
 pub mod geom;
 pub mod hfield;
 pub mod keyframe;
+pub mod lengthrange;
 pub mod math;
 pub mod mesh;
 pub mod options;
 pub mod orient;
 pub mod ranges;
 pub mod refs;
+pub mod sensor;
 pub mod spec;
 pub mod springdamper;
 pub mod tendon;
@@ -106,8 +108,12 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     let sections = |name: &'static str| root.children.iter().filter(move |c| c.name == name);
     let mut cs = CompilerSettings::default();
+    let mut lropt = lengthrange::LengthRangeOpt::default();
     for s in sections("compiler") {
         options::read_compiler(s, &mut cs)?;
+        for c in s.children.iter().filter(|c| c.name == "lengthrange") {
+            lengthrange::read_lengthrange(c, &mut lropt)?;
+        }
     }
     if cs.fusestatic {
         let s = root.children.iter().find(|c| c.name == "compiler").unwrap_or(root);
@@ -293,12 +299,14 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     hfield::fill_hfield_arrays(&mut m, &ex.hfields);
     bvh::fill_body_bvh(&mut m);
     m.opt = opt;
+    m.lropt = lropt;
     if cs.settotalmass > 0.0 {
         set_total_mass(&mut m, cs.settotalmass);
     }
     let sd: Vec<[f64; 2]> = bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.spec.springdamper)).collect();
     springdamper::apply(&mut m, &sd);
     tendon::compile_tendons(root, &sources[0].defaults, cs.autolimits, &ex.materials, &mut m)?;
+    sensor::compile_sensors(root, &mut m)?;
     for s in sections("custom") {
         custom::read_custom(s, &mut m)?;
     }

@@ -1,26 +1,41 @@
 //! Tendons: the `tendon_*`, `wrap_*` and `ten_J_*` arrays of MuJoCo 4.0.0's compiler for fixed
-//! tendons (a weighted sum of joint positions), with class defaults.
+//! tendons (a weighted sum of joint positions) and spatial tendons (a path of sites, wrapping
+//! spheres and cylinders, and pulleys), with class defaults (`docs/measurements.md` D45, D58,
+//! M10).
 //!
 //! MuJoCo fills part of these arrays in `mj_setConst` rather than in the compiler proper: the
-//! trees a tendon touches (`tendon_treenum`, `tendon_treeid`), the sparsity of the tendon
-//! Jacobian (one column per path joint's first dof, sorted), `tendon_length0` (the length at
-//! `qpos0`) and `tendon_lengthspring` when not given (the length at `qpos_spring`). A fixed
-//! tendon's length is `0 + c_0 q_0 + c_1 q_1 + ...` in path order, as `mj_tendon` sums it.
+//! trees a tendon touches (`tendon_treenum`, `tendon_treeid`: the distinct trees of the path
+//! objects' bodies in path order), the sparsity of the tendon Jacobian (fixed: one column per
+//! path joint's first dof; spatial: every dof of every ancestor of a site's or wrapping geom's
+//! body; sorted), `tendon_length0` (the length at `qpos0`) and `tendon_lengthspring` when not
+//! given (the length at `qpos_spring`). A fixed tendon's length is `0 + c_0 q_0 + c_1 q_1 + ...`
+//! in path order, as `mj_tendon` sums it. A spatial tendon's lengths need the site and geom
+//! poses and the wrapping: the compiler leaves them at 0 and -1 with
+//! [`Model::tendon_length_pending`] set, and `specula_native` (which has the kinematics) fills
+//! them.
 //!
-//! Not compiled (the arrays stay empty, [`Model::tendon_unsupported`] says why): spatial tendons
-//! (their lengths at `qpos0` need site kinematics), tendons added by `replicate` or `attach`,
-//! per-tendon `user` data, and tendon transmissions that add armature or damping (they set
-//! `tendon_actuatorid`). `tendon_invweight0` needs the inertia at `qpos0` and is computed with
-//! the other `mj_setConst` constants by the native route.
+//! Not compiled (the arrays stay empty, [`Model::tendon_unsupported`] says why): tendons added
+//! by `replicate` or `attach`, per-tendon `user` data, and tendon transmissions that add
+//! armature or damping (they set `tendon_actuatorid`). `tendon_invweight0` needs the inertia at
+//! `qpos0` and is computed with the other `mj_setConst` constants by the native route.
 
 use super::attrs::{err_at, Res};
 use super::ranges::numbers;
 use super::spec::Defaults;
 use crate::model::Model;
+use crate::types::GeomType;
 use crate::xml::Element;
 
 /// `mjWRAP_JOINT`.
 pub const WRAP_JOINT: i32 = 1;
+/// `mjWRAP_PULLEY`.
+pub const WRAP_PULLEY: i32 = 2;
+/// `mjWRAP_SITE`.
+pub const WRAP_SITE: i32 = 3;
+/// `mjWRAP_SPHERE`.
+pub const WRAP_SPHERE: i32 = 4;
+/// `mjWRAP_CYLINDER`.
+pub const WRAP_CYLINDER: i32 = 5;
 
 /// `mjLIMITED_FALSE`, `mjLIMITED_TRUE`, `mjLIMITED_AUTO`.
 #[derive(Clone, Copy, PartialEq)]
@@ -30,9 +45,12 @@ enum Limited {
     Auto,
 }
 
+/// One path object: `mjtWrap` type, object id, parameter.
+type Wrap = (i32, i32, f64);
+
 /// One compiled tendon before it is stored.
 struct Tendon {
-    path: Vec<(i32, f64)>,
+    path: Vec<Wrap>,
     matid: i32,
     group: i32,
     limited: bool,
@@ -86,8 +104,37 @@ fn is_limited(flag: Limited, range: [f64; 2], autolimits: bool) -> bool {
     }
 }
 
-/// Reads one `fixed` tendon, or says why it is outside the compiled subset.
-fn read_fixed(
+/// The path of a `spatial` tendon: sites, wrapping geoms (side site id or -1), pulleys.
+fn spatial_path(t: &Element, m: &Model) -> Res<Vec<Wrap>> {
+    let find = |names: &[String], w: &Element, attr: &str, what: &str| -> Res<usize> {
+        let name = w.attr(attr).map_or("", |a| a.value.as_str());
+        names.iter().rposition(|n| n == name).ok_or_else(|| err_at(w, format!("unknown {what} '{name}' in tendon")))
+    };
+    let mut path = Vec::new();
+    for w in &t.children {
+        match w.name.as_str() {
+            "site" => path.push((WRAP_SITE, find(&m.site_names, w, "site", "site")? as i32, 0.0)),
+            "geom" => {
+                let g = find(&m.geom_names, w, "geom", "geom")?;
+                let kind = if m.geom_type[g] == GeomType::Sphere { WRAP_SPHERE } else { WRAP_CYLINDER };
+                let side = match w.attr("sidesite").filter(|a| !a.value.is_empty()) {
+                    Some(_) => find(&m.site_names, w, "sidesite", "side site")? as f64,
+                    None => -1.0,
+                };
+                path.push((kind, g as i32, side));
+            }
+            "pulley" => {
+                let div = w.attr("divisor").and_then(|a| crate::xml::values::parse_real(a.value.trim()).ok());
+                path.push((WRAP_PULLEY, -1, div.unwrap_or(0.0)));
+            }
+            _ => {}
+        }
+    }
+    Ok(path)
+}
+
+/// Reads one `fixed` or `spatial` tendon, or says why it is outside the compiled subset.
+fn read_tendon(
     t: &Element,
     defs: &Defaults,
     autolimits: bool,
@@ -99,13 +146,16 @@ fn read_fixed(
         return Ok(Err("tendon user data".into()));
     }
     let mut path = Vec::new();
+    if t.name == "spatial" {
+        path = spatial_path(t, m)?;
+    }
     for w in t.children.iter().filter(|w| w.name == "joint") {
         let name = w.attr("joint").map_or("", |a| a.value.as_str());
         let Some(j) = m.jnt_names.iter().rposition(|n| n == name) else {
             return Err(err_at(w, format!("unknown joint '{name}' in tendon")));
         };
         let coef = w.attr("coef").and_then(|a| crate::xml::values::parse_real(a.value.trim()).ok()).unwrap_or(0.0);
-        path.push((j as i32, coef));
+        path.push((WRAP_JOINT, j as i32, coef));
     }
     let matid = match t
         .attr("material")
@@ -177,9 +227,6 @@ fn unsupported(root: &Element, tendons: &[&Element], ntendon: usize, defs: &Defa
     if tendons.len() != ntendon {
         return Some("tendons added or copied by replicate or attach".into());
     }
-    if tendons.iter().any(|t| t.name == "spatial") {
-        return Some("spatial tendons (their length at qpos0 needs site kinematics)".into());
-    }
     // an actuator on a tendon with armature or damping sets tendon_actuatorid
     let actuators = root.children.iter().filter(|c| c.name == "actuator").flat_map(|s| &s.children);
     for a in actuators.filter(|a| a.attr("tendon").is_some()) {
@@ -211,7 +258,7 @@ pub fn compile_tendons(
     }
     let mut compiled = Vec::with_capacity(tendons.len());
     for t in &tendons {
-        match read_fixed(t, defs, autolimits, m, materials)? {
+        match read_tendon(t, defs, autolimits, m, materials)? {
             Ok(x) => compiled.push(x),
             Err(why) => {
                 m.tendon_unsupported = Some(why);
@@ -224,24 +271,59 @@ pub fn compile_tendons(
 }
 
 /// Length of a fixed tendon at joint positions `q`, summed in path order as `mj_tendon` does.
-fn fixed_length(path: &[(i32, f64)], m: &Model, q: &[f64]) -> f64 {
+fn fixed_length(path: &[Wrap], m: &Model, q: &[f64]) -> f64 {
     let mut len = 0.0;
-    for &(j, coef) in path {
+    for &(_, j, coef) in path {
         len += coef * q[m.jnt_qposadr[j as usize]];
     }
     len
 }
 
+/// The body of a path object (none for a pulley).
+fn wrap_body(w: &Wrap, m: &Model) -> Option<usize> {
+    match w.0 {
+        WRAP_JOINT => Some(m.jnt_bodyid[w.1 as usize]),
+        WRAP_SITE => Some(m.site_bodyid[w.1 as usize]),
+        WRAP_SPHERE | WRAP_CYLINDER => Some(m.geom_bodyid[w.1 as usize]),
+        _ => None,
+    }
+}
+
 /// The trees a path touches: how many, and the first two.
-fn trees(path: &[(i32, f64)], m: &Model) -> (i32, [i32; 2]) {
+fn trees(path: &[Wrap], m: &Model) -> (i32, [i32; 2]) {
     let mut seen: Vec<i32> = Vec::new();
-    for &(j, _) in path {
-        let tree = m.body_treeid[m.jnt_bodyid[j as usize]];
+    for w in path {
+        let Some(b) = wrap_body(w, m) else { continue };
+        let tree = m.body_treeid[b];
         if tree != -1 && !seen.contains(&tree) {
             seen.push(tree);
         }
     }
     (seen.len() as i32, [seen.first().copied().unwrap_or(-1), seen.get(1).copied().unwrap_or(-1)])
+}
+
+/// The Jacobian columns of a tendon, sorted: each path joint's first dof (fixed), or every dof
+/// of every ancestor of the path's site and geom bodies, each once (spatial).
+fn jacobian_columns(path: &[Wrap], m: &Model) -> Vec<i32> {
+    let mut cols: Vec<i32> = Vec::new();
+    for w in path {
+        if w.0 == WRAP_JOINT {
+            cols.push(m.jnt_dofadr[w.1 as usize] as i32);
+            continue;
+        }
+        let mut b = wrap_body(w, m).unwrap_or(0);
+        while b > 0 {
+            for k in 0..m.body_dofnum[b] as i32 {
+                let dof = m.body_dofadr[b] + k;
+                if !cols.contains(&dof) {
+                    cols.push(dof);
+                }
+            }
+            b = m.body_parentid[b];
+        }
+    }
+    cols.sort_unstable();
+    cols
 }
 
 /// Writes the compiled tendons into `m`'s arrays.
@@ -258,11 +340,10 @@ fn store(ts: &[Tendon], m: &mut Model) {
         let (num, ids) = trees(&t.path, m);
         m.tendon_treenum.push(num);
         m.tendon_treeid.push(ids);
-        // one Jacobian column per path joint's first dof, sorted ascending (mj_setConst)
+        // the Jacobian's columns, sorted ascending (mj_setConst)
+        let cols = jacobian_columns(&t.path, m);
         m.ten_j_rowadr.push(m.ten_j_colind.len() as i32);
-        m.ten_j_rownnz.push(t.path.len() as i32);
-        let mut cols: Vec<i32> = t.path.iter().map(|&(j, _)| m.jnt_dofadr[j as usize] as i32).collect();
-        cols.sort_unstable();
+        m.ten_j_rownnz.push(cols.len() as i32);
         m.ten_j_colind.extend(cols);
         m.tendon_limited.push(t.limited);
         m.tendon_actfrclimited.push(t.actfrclimited);
@@ -280,7 +361,10 @@ fn store(ts: &[Tendon], m: &mut Model) {
         m.tendon_dampingpoly.push([t.damping[1], t.damping[2]]);
         m.tendon_armature.push(t.armature);
         m.tendon_frictionloss.push(t.frictionloss);
-        let spring = if t.springlength == [-1.0, -1.0] {
+        // a spatial tendon's lengths wait for the kinematics (`tendon_length_pending`)
+        let fixed = t.path.first().is_none_or(|w| w.0 == WRAP_JOINT);
+        m.tendon_length_pending |= !fixed;
+        let spring = if t.springlength == [-1.0, -1.0] && fixed {
             let l = fixed_length(&t.path, m, &m.qpos_spring);
             [l, l]
         } else {
@@ -288,12 +372,12 @@ fn store(ts: &[Tendon], m: &mut Model) {
         };
         m.tendon_lengthspring.push(spring);
         m.tendon_springyield.push(t.springyield);
-        m.tendon_length0.push(fixed_length(&t.path, m, &m.qpos0));
+        m.tendon_length0.push(if fixed { fixed_length(&t.path, m, &m.qpos0) } else { 0.0 });
         m.tendon_rgba.push(t.rgba);
-        for &(j, coef) in &t.path {
-            m.wrap_type.push(WRAP_JOINT);
-            m.wrap_objid.push(j);
-            m.wrap_prm.push(coef);
+        for &(kind, id, prm) in &t.path {
+            m.wrap_type.push(kind);
+            m.wrap_objid.push(id);
+            m.wrap_prm.push(prm);
         }
     }
     m.nwrap = m.wrap_type.len();

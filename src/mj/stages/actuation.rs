@@ -74,6 +74,8 @@ pub(super) fn actuator_model(m: &sys::mjModel) -> ActuatorModel<'_> {
             actuator_ctrllimited: bytes(m.actuator_ctrllimited, nu),
             actuator_ctrlrange: slice(m.actuator_ctrlrange, 2 * nu),
             actuator_gear: slice(m.actuator_gear, 6 * nout),
+            actuator_acc0: slice(m.actuator_acc0, nout),
+            actuator_lengthrange: slice(m.actuator_lengthrange, 2 * nout),
         }
     }
 }

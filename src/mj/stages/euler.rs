@@ -17,8 +17,9 @@ thread_local! {
     static QACC: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `mjDYN_INTEGRATOR ..= mjDYN_FILTEREXACT`: the activation dynamics in the rigid subset.
-const DYN_RIGID: std::ops::RangeInclusive<i32> = 1..=3;
+/// `mjDYN_INTEGRATOR ..= mjDYN_MUSCLE`: the activation dynamics in the rigid subset (a muscle's
+/// activation advances as an integrator's, `mj_nextActivation`, D64).
+const DYN_RIGID: std::ops::RangeInclusive<i32> = 1..=4;
 
 /// The stage's view of MuJoCo's model (besides the mass-matrix and damping views).
 pub(super) fn integrator_model(m: &sys::mjModel) -> IntegratorModel<'_> {
@@ -53,7 +54,7 @@ pub(super) fn refresh(view: &mut IntegratorModel<'_>, m: &sys::mjModel) {
 
 /// Why the advance is left to the library: sleep (its bookkeeping and `mj_sleep`), history
 /// buffers (control delays, sensor intervals), plugins, plasticity, activation dynamics other than
-/// integrator and filters, and activated actuators whose activation the library wraps or
+/// integrator, filters and muscle, and activated actuators whose activation the library wraps or
 /// normalises (ball-joint, site and SO3 servos: K5).
 pub(super) fn advance_out_of_scope(m: &sys::mjModel) -> Option<Fallback> {
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 {
@@ -84,7 +85,7 @@ pub(super) fn advance_out_of_scope(m: &sys::mjModel) -> Option<Fallback> {
         let dynamic = DYN_RIGID.contains(&dyntype[a]);
         let joint = matches!(trntype[a], 0 | 1)
             && usize::try_from(trnid[2 * a]).is_ok_and(|j| jnt_type.get(j).is_some_and(|&t| t != 1));
-        (actnum[a] > 0 && !dynamic) || (dynamic && (!joint || !matches!(gaintype[a], 0 | 1)))
+        (actnum[a] > 0 && !dynamic) || (dynamic && (!joint || !matches!(gaintype[a], 0..=2)))
     });
     odd.then_some(Fallback::Actuator)
 }

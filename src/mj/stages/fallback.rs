@@ -31,8 +31,6 @@ pub enum Fallback {
     Equality,
     /// Tendons (islands: their rows' trees come from the Jacobian).
     Tendon,
-    /// Spatial tendons (`mj_tendon`: sites, wrapping geoms and pulleys are the library's).
-    SpatialTendon,
     /// A contact with a flex, or a `condim` other than 1, 3, 4 or 6.
     Contact,
     /// The discrete integrator.
@@ -65,7 +63,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 27;
+pub const NFALLBACK: usize = 26;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -83,7 +81,6 @@ impl Fallback {
         Fallback::Actuator,
         Fallback::Equality,
         Fallback::Tendon,
-        Fallback::SpatialTendon,
         Fallback::Contact,
         Fallback::Discrete,
         Fallback::ExactDiagonal,
@@ -120,7 +117,6 @@ impl Fallback {
             Fallback::Actuator => "actuator types outside the rigid subset",
             Fallback::Equality => "tendon or flex equalities",
             Fallback::Tendon => "tendons",
-            Fallback::SpatialTendon => "spatial tendons",
             Fallback::Contact => "flex contacts or condim outside 1/3/4/6",
             Fallback::Discrete => "the discrete integrator",
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
