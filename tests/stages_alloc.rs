@@ -42,8 +42,8 @@ fn the_rust_stages_allocate_nothing_per_step() {
     // Newton with a dense Jacobian (pyramidal; elliptic with gravity tilted so that the boxes
     // slide, on the cone; with noslip after it); PGS (the projection's work) with elliptic cones
     // (condim 6 among them) and a sparse one; CG with elliptic cones and a sparse one; implicitfast
-    // (the lone free box's own 6x6 solve included) and implicit; and, with
-    // constraints disabled, the solver's path without rows in Rust
+    // (the lone free box's own 6x6 solve included) and implicit; with constraints disabled, the
+    // solver's path without rows in Rust; and fluid forces with adhesive contacts
     for option in [
         r#"cone="pyramidal""#,
         r#"cone="elliptic" gravity="12 0 -9.81""#,
@@ -54,6 +54,8 @@ fn the_rust_stages_allocate_nothing_per_step() {
         r#"integrator="implicit""#,
         r#"integrator="RK4""#,
         r#"><flag constraint="disable"/></option><option"#,
+        // mj_passive's Jacobian work: the ellipsoid fluid model and contact adhesion
+        r#"density="1.2" viscosity="0.001" wind="0.5 0 0"/><default><geom adhesion="0.3" fluidshape="ellipsoid"/></default><option"#,
     ] {
         let implicit = option.contains("implicit");
         let xml = scene(option);

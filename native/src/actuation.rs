@@ -151,7 +151,7 @@ impl NativeModel {
             disableflags: opt.disableflags as i32,
             disableactuator: opt.disableactuator as i32,
             gravity: opt.gravity,
-            flg_gravcomp: false,
+            flg_gravcomp: m.flg_gravcomp,
             jnt_type: &f.jnt_type,
             jnt_qposadr: &f.jnt_qposadr,
             jnt_dofadr: &f.jnt_dofadr,
@@ -285,10 +285,11 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
 }
 
 /// `mj_transmission`, the actuator velocities of `mj_fwdVelocity` and `mj_fwdActuation`:
-/// writes `act_dot` and `qfrc_actuator` from `qpos`, `qvel`, `act` and the controls.
+/// writes `act_dot` and `qfrc_actuator` from `qpos`, `qvel`, `act`, the controls and the gravity
+/// compensation of joints that take it through their actuators.
 pub(crate) fn forward_actuation(
     nm: &NativeModel,
-    (qpos, qvel, act): (&[f64], &[f64], &[f64]),
+    (qpos, qvel, act, qfrc_gravcomp): (&[f64], &[f64], &[f64], &[f64]),
     (ten_length, ten_j): (&[f64], &[f64]),
     ad: &mut ActuatorData,
     act_dot: &mut [f64],
@@ -309,7 +310,6 @@ pub(crate) fn forward_actuation(
         ad.actuator_velocity[k] =
             sparse_dot(&ad.actuator_moment[adr..adr + nnz], &ad.moment_colind[adr..adr + nnz], qvel);
     }
-    let no_gravcomp = &[][..];
     let input = ActuationInput {
         ctrl: &ad.ctrl,
         act,
@@ -319,7 +319,7 @@ pub(crate) fn forward_actuation(
         moment_rowadr: &ad.moment_rowadr,
         moment_colind: &ad.moment_colind,
         actuator_moment: &ad.actuator_moment,
-        qfrc_gravcomp: no_gravcomp,
+        qfrc_gravcomp,
     };
     let mut out = ActuationOutput { act_dot, actuator_force: &mut ad.actuator_force, qfrc_actuator };
     // a bad control is zeroed inside, as MuJoCo does (its warning is not kept on this route)

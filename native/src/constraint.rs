@@ -221,7 +221,7 @@ pub(crate) fn is_sparse(nm: &NativeModel) -> bool {
 }
 
 /// The contact rows' model view.
-fn contact_model(nm: &NativeModel) -> ContactModel<'_> {
+pub(crate) fn contact_model(nm: &NativeModel) -> ContactModel<'_> {
     ContactModel {
         disable_contact: nm.model.opt.disableflags & DSBL_CONTACT != 0,
         geom_bodyid: &nm.flat.geom_bodyid,

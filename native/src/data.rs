@@ -84,9 +84,9 @@ pub struct Data {
     pub qfrc_spring: Vec<f64>,
     /// Joint damper forces (`nv`).
     pub qfrc_damper: Vec<f64>,
-    /// Gravity compensation (zero on this route, `nv`).
+    /// Gravity compensation (`nv`).
     pub qfrc_gravcomp: Vec<f64>,
-    /// Fluid forces (zero on this route, `nv`).
+    /// Fluid forces (`nv`).
     pub qfrc_fluid: Vec<f64>,
     /// Adhesion forces (zero on this route, `nv`).
     pub qfrc_adhesion: Vec<f64>,
@@ -141,6 +141,8 @@ pub struct Data {
     pub(crate) rk4: crate::rk4::Rk4Scratch,
     /// The `implicit` integrator's derivative and factor scratch.
     pub(crate) implicit_full: specula_engine::dynamics::implicit_full::FullImplicitScratch,
+    /// `mj_passive`'s buffers.
+    pub(crate) passive: crate::passive::PassiveData,
 }
 
 impl Data {
@@ -224,6 +226,7 @@ impl Data {
             implicit_qfrc: z(nv),
             rk4: crate::rk4::Rk4Scratch::new(m.nq, nv, m.na),
             implicit_full: Default::default(),
+            passive: Default::default(),
         }
     }
 }

@@ -38,6 +38,7 @@ mod implicit;
 pub mod layout;
 pub mod lengthrange;
 pub mod model;
+mod passive;
 mod rk4;
 pub mod scope;
 pub mod sensor;

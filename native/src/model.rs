@@ -37,6 +37,8 @@ pub struct NativeModel {
     pub equalities: crate::equality::Equalities,
     /// The tendon arrays in `mjModel`'s layout.
     pub tendons: crate::tendon::TendonFlat,
+    /// The arrays of gravity compensation and the fluid models in `mjModel`'s layout.
+    pub passive: crate::passive::PassiveFlat,
 }
 
 /// No actuator arrays: the native route takes models without actuators.
@@ -53,6 +55,7 @@ impl NativeModel {
         let flg_adhesion = model.geom_adhesion.iter().chain(&model.pair_adhesion).any(|&a| a != 0.0);
         let actuators = crate::actuation::Actuators::new(&model);
         let tendons = crate::tendon::TendonFlat::new(&model);
+        let passive = crate::passive::PassiveFlat::new(&model);
         let mut nm = NativeModel {
             model,
             flat,
@@ -63,6 +66,7 @@ impl NativeModel {
             actuators,
             equalities: Default::default(),
             tendons,
+            passive,
         };
         crate::tendon::set_lengths(&mut nm);
         nm.consts = Consts::new(&nm);
@@ -164,6 +168,9 @@ impl NativeModel {
             dof_jntid: &f.dof_jntid,
             dof_damping: &m.dof_damping,
             dof_dampingpoly: &f.dof_dampingpoly,
+            body: self.body_passive(),
+            flg_adhesion: u8::from(self.flg_adhesion),
+            contact: crate::constraint::contact_model(self),
             ..self.tendon_passive()
         }
     }

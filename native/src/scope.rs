@@ -73,7 +73,7 @@ pub enum NativeError {
     LengthRange(String),
 }
 
-fn unsupported(what: impl Into<String>, needs: &'static str) -> Result<(), NativeError> {
+pub(crate) fn unsupported(what: impl Into<String>, needs: &'static str) -> Result<(), NativeError> {
     Err(NativeError::Unsupported { what: what.into(), needs })
 }
 
@@ -195,12 +195,7 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
             unsupported(format!("equality constraints ({why})"), "tendon and flex equalities in specula's compiler")?;
         }
     }
-    if let Some(b) = m.body_gravcomp.iter().position(|&g| g != 0.0) {
-        unsupported(format!("gravity compensation on body {b}"), "gravity compensation in mj_passive")?;
-    }
-    if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
-        unsupported("fluid forces (density or viscosity)", "the fluid model in mj_passive")?;
-    }
+    crate::passive::check(m)?;
     let limits = constraints && flags & DSBL_LIMIT == 0 && m.jnt_limited.iter().any(|&l| l);
     let contacts = contacts_possible(m);
     if rows_possible(m) {
@@ -216,12 +211,6 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         solver_in_scope(m, what)?;
     }
     if contacts {
-        if let Some(g) = m.geom_adhesion.iter().position(|&a| a != 0.0) {
-            unsupported(format!("adhesion on geom {g}"), "contact adhesion in mj_passive (qfrc_adhesion)")?;
-        }
-        if let Some(p) = m.pair_adhesion.iter().position(|&a| a != 0.0) {
-            unsupported(format!("adhesion on contact pair {p}"), "contact adhesion in mj_passive (qfrc_adhesion)")?;
-        }
         if let Some(i) = (0..m.mesh_qhull_order.len()).find(|&i| !m.mesh_qhull_order[i]) {
             unsupported(
                 format!("contacts with mesh {i}, whose hull specula's compiler could not put in qhull's order"),

@@ -8,8 +8,7 @@
 
 use specula_engine::dynamics::solver::without_rows;
 use specula_engine::dynamics::{
-    com_pos, com_vel, crb, factor_m, fwd_acceleration, passive, rne, ComOutput, PassiveForces, PassiveState, PoseInput,
-    RneInput, SmoothForces,
+    com_pos, com_vel, crb, factor_m, fwd_acceleration, rne, ComOutput, PoseInput, RneInput, SmoothForces,
 };
 use specula_engine::kinematics::{kinematics_into, KinematicsState, PoseOutput};
 use specula_model::types::Integrator;
@@ -84,19 +83,7 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
     // velocity: body velocities, passive forces, bias forces
     com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
     crate::tendon::tendon_velocity(nm, &d.qvel, &mut d.tendon);
-    let t = &d.tendon;
-    let (ten_length, ten_velocity, ten_j) = (&t.ten_length[..], &t.ten_velocity[..], &t.ten_j[..]);
-    let state =
-        PassiveState { qpos: &d.qpos, qvel: &d.qvel, ten_length, ten_velocity, ten_j, ..PassiveState::default() };
-    let mut forces = PassiveForces {
-        qfrc_spring: &mut d.qfrc_spring,
-        qfrc_damper: &mut d.qfrc_damper,
-        qfrc_gravcomp: &mut d.qfrc_gravcomp,
-        qfrc_fluid: &mut d.qfrc_fluid,
-        qfrc_adhesion: &mut d.qfrc_adhesion,
-        qfrc_passive: &mut d.qfrc_passive,
-    };
-    passive(&nm.passive(), &state, &mut forces);
+    crate::passive::passive(nm, d);
     reference(nm, d);
     let opt = &nm.model.opt;
     let input = RneInput {
@@ -109,7 +96,7 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
         gravity: (opt.disableflags & DSBL_GRAVITY == 0).then_some(opt.gravity),
     };
     rne(&tree, &input, false, &mut d.rne, &mut d.qfrc_bias);
-    let state = (&d.qpos[..], &d.qvel[..], &d.act[..]);
+    let state = (&d.qpos[..], &d.qvel[..], &d.act[..], &d.qfrc_gravcomp[..]);
     let tendons = (&d.tendon.ten_length[..], &d.tendon.ten_j[..]);
     crate::actuation::forward_actuation(nm, state, tendons, &mut d.actuation, &mut d.act_dot, &mut d.qfrc_actuator);
     let f = SmoothForces {

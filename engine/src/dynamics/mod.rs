@@ -15,6 +15,7 @@
 
 pub mod acceleration;
 pub mod actuation;
+pub mod apply_ft;
 pub mod arena;
 pub(crate) mod avx;
 pub mod com_pos;
@@ -23,6 +24,7 @@ pub mod constraint;
 pub mod crb;
 pub mod derivative;
 pub mod factor;
+pub mod fluid;
 pub mod free_body;
 pub mod implicit;
 pub mod implicit_full;
@@ -32,6 +34,8 @@ pub mod island_equality;
 pub mod island_scan;
 pub mod muscle;
 pub mod passive;
+pub mod passive_adhesion;
+pub mod passive_body;
 pub mod project;
 pub mod project_sparse;
 pub mod reference;
@@ -52,7 +56,7 @@ pub use com_pos::{com_pos, ComOutput, PoseInput};
 pub use com_vel::com_vel;
 pub use crb::{actuator_armature, crb};
 pub use factor::{factor_i, factor_m};
-pub use passive::{passive, PassiveForces, PassiveModel, PassiveState};
+pub use passive::{passive, PassiveForces, PassiveModel, PassiveScratch, PassiveState};
 pub use rne::{rne, RneInput, RneScratch};
 pub use transmission::{
     transmission, transmission_in_scope, transmission_in_scope_with, transmission_with, TransmissionModel,

@@ -1,13 +1,18 @@
 //! `mj_passive` for rigid models: joint springs (linear and polynomial, about `qpos_spring` or
 //! the plastic state), joint dampers (with the damping of the actuators on each joint) and
-//! tendon springs and dampers, as MuJoCo 4.0.0 computes them (`docs/measurements.md` D7).
-//! Gravity compensation, fluid forces, contact adhesion, flexes, the effective metric,
-//! callbacks, plugins and asleep trees are the library's: the caller keeps those models away.
+//! tendon springs and dampers, as MuJoCo 4.0.0 computes them (`docs/measurements.md` D7), and
+//! the body-level terms ([`super::passive_body`]: gravity compensation and the fluid models,
+//! D73 to D75). Flexes, the effective metric, callbacks, plugins and asleep trees are the
+//! library's: the caller keeps those models away.
 // `x = y + x` keeps the library's operand order (the NaN it returns depends on it), and the
 // indexed loops walk several arrays in step, as the library does.
 #![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 
+use super::apply_ft::ApplyFtScratch;
+use super::constraint::contact::ContactModel;
 use super::jnt;
+use super::passive_adhesion::{adhesion, AdhesionScratch, AdhesiveContact};
+use super::passive_body::{fluid_forces, gravcomp, BodyForceModel, BodyForceState};
 use crate::math::{normalize4, MINVAL, PI};
 
 /// Largest joint transmission type: `mjTRN_JOINT` (0) and `mjTRN_JOINTINPARENT` (1).
@@ -83,6 +88,12 @@ pub struct PassiveModel<'a> {
     pub actuator_damping: &'a [f64],
     /// Higher-order damping coefficients (`2 nu`).
     pub actuator_dampingpoly: &'a [f64],
+    /// What gravity compensation and the fluid models read.
+    pub body: BodyForceModel<'a>,
+    /// `flg_adhesion` as a byte (the library compares it with 1).
+    pub flg_adhesion: u8,
+    /// What contact adhesion reads (the geoms' bodies, the contact switch, the Jacobians).
+    pub contact: ContactModel<'a>,
 }
 
 /// The state [`passive`] reads.
@@ -100,6 +111,19 @@ pub struct PassiveState<'a> {
     pub ten_velocity: &'a [f64],
     /// Tendon Jacobian values (`nJten`).
     pub ten_j: &'a [f64],
+    /// What gravity compensation and the fluid models read.
+    pub body: BodyForceState<'a>,
+    /// The contacts (`ncon`), for adhesion.
+    pub contacts: &'a [AdhesiveContact],
+}
+
+/// Buffers [`passive`] reuses from call to call.
+#[derive(Clone, Debug, Default)]
+pub struct PassiveScratch {
+    /// `mj_applyFT`'s Jacobians.
+    pub ft: ApplyFtScratch,
+    /// Adhesion's Jacobians.
+    pub adhesion: AdhesionScratch,
 }
 
 /// The arrays [`passive`] writes (`nv` each).
@@ -109,9 +133,9 @@ pub struct PassiveForces<'a> {
     pub qfrc_spring: &'a mut [f64],
     /// Damper forces.
     pub qfrc_damper: &'a mut [f64],
-    /// Gravity compensation (zero here).
+    /// Gravity compensation.
     pub qfrc_gravcomp: &'a mut [f64],
-    /// Fluid forces (zero here).
+    /// Fluid forces.
     pub qfrc_fluid: &'a mut [f64],
     /// Contact adhesion (zero here).
     pub qfrc_adhesion: &'a mut [f64],
@@ -334,11 +358,13 @@ pub fn spring_damper(m: &PassiveModel, s: &PassiveState, spring: &mut [f64], dam
     tendon_forces(m, s, spring, damper);
 }
 
-/// Writes every array of `out` (`mj_passive` on a model with no gravity compensation, fluid,
-/// adhesion, flex, effective metric, callback or plugin, every tree awake): all six zeroed;
-/// unless both springs and dampers are disabled, the springs and dampers, and their sum in
-/// `qfrc_passive`.
-pub fn passive(m: &PassiveModel, s: &PassiveState, out: &mut PassiveForces) {
+/// Writes every array of `out` (`mj_passive` on a model with no flex, effective metric,
+/// callback or plugin, every tree awake): all six zeroed; unless both springs and dampers are
+/// disabled, the springs and dampers, gravity compensation, fluid forces and adhesion, and
+/// `qfrc_passive` = spring + damper, plus the fluid forces when the fluid models ran, plus
+/// adhesion when it ran, plus gravity compensation (when any body has it) on dofs whose joint
+/// does not take it through its actuators.
+pub fn passive(m: &PassiveModel, s: &PassiveState, out: &mut PassiveForces, scratch: &mut PassiveScratch) {
     let nv = m.dof_jntid.len();
     for a in [
         &mut *out.qfrc_spring,
@@ -354,8 +380,30 @@ pub fn passive(m: &PassiveModel, s: &PassiveState, out: &mut PassiveForces) {
         return;
     }
     spring_damper(m, s, out.qfrc_spring, out.qfrc_damper);
-    for ((p, &fs), &fd) in out.qfrc_passive[..nv].iter_mut().zip(&out.qfrc_spring[..nv]).zip(&out.qfrc_damper[..nv]) {
+    let has_gravcomp = gravcomp(&m.body, &s.body, &mut scratch.ft, out.qfrc_gravcomp);
+    let has_fluid = fluid_forces(&m.body, &s.body, &mut scratch.ft, out.qfrc_fluid);
+    let flags = (m.flg_adhesion, m.body.sparse);
+    let has_adhesion = adhesion(&m.contact, flags, &s.body.jac, s.contacts, &mut scratch.adhesion, out.qfrc_adhesion);
+    let p = &mut out.qfrc_passive[..nv];
+    for ((p, &fs), &fd) in p.iter_mut().zip(&out.qfrc_spring[..nv]).zip(&out.qfrc_damper[..nv]) {
         *p = fs + fd;
+    }
+    if has_fluid {
+        for (p, &f) in p.iter_mut().zip(&out.qfrc_fluid[..nv]) {
+            *p = f + *p;
+        }
+    }
+    if has_adhesion {
+        for (p, &f) in p.iter_mut().zip(&out.qfrc_adhesion[..nv]) {
+            *p = f + *p;
+        }
+    }
+    if has_gravcomp {
+        for (i, (p, &g)) in p.iter_mut().zip(&out.qfrc_gravcomp[..nv]).enumerate() {
+            if m.body.jnt_actgravcomp[m.dof_jntid[i] as usize] == 0 {
+                *p = g + *p;
+            }
+        }
     }
 }
 
@@ -376,7 +424,7 @@ mod tests {
             qfrc_adhesion: ad,
             qfrc_passive: pa,
         };
-        passive(m, s, &mut out);
+        passive(m, s, &mut out, &mut PassiveScratch::default());
         assert!(a[2..5].iter().all(|v| v.iter().all(|&x| x.to_bits() == 0)));
         let [sp, da, _, _, _, pa] = a;
         [sp, da, pa]

@@ -18,12 +18,8 @@ pub enum Fallback {
     CartesianForce,
     /// The effective metric is active (`efm_active`).
     EffectiveMetric,
-    /// Gravity compensation.
-    Gravcomp,
-    /// Fluid forces (`viscosity` or `density` not zero).
+    /// Fluid forces (`viscosity` or `density` not zero) in the implicit integrators' derivative.
     Fluid,
-    /// Contact adhesion.
-    Adhesion,
     /// A user callback (`mjcb_passive`).
     Callback,
     /// A transmission outside the stage's subset: body (adhesion) ones for `transmission`, any
@@ -68,7 +64,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 28;
+pub const NFALLBACK: usize = 26;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -80,9 +76,7 @@ impl Fallback {
         Fallback::Flex,
         Fallback::CartesianForce,
         Fallback::EffectiveMetric,
-        Fallback::Gravcomp,
         Fallback::Fluid,
-        Fallback::Adhesion,
         Fallback::Callback,
         Fallback::Transmission,
         Fallback::Actuator,
@@ -118,9 +112,7 @@ impl Fallback {
             Fallback::Flex => "flexes",
             Fallback::CartesianForce => "xfrc_applied",
             Fallback::EffectiveMetric => "effective metric",
-            Fallback::Gravcomp => "gravity compensation",
             Fallback::Fluid => "fluid forces",
-            Fallback::Adhesion => "adhesion",
             Fallback::Callback => "mjcb_passive",
             Fallback::Transmission => "transmissions outside the subset",
             Fallback::Actuator => "actuator types outside the rigid subset",

@@ -1,17 +1,27 @@
 //! `mj_passive` in Rust inside MuJoCo's step: the view of MuJoCo's model and data that
 //! `specula_engine::dynamics::passive` reads and writes, and the models left to the library.
 
+use std::cell::RefCell;
+
 use mujoco_sys as sys;
-use specula_engine::dynamics::{self, PassiveForces, PassiveModel, PassiveState};
+use specula_engine::dynamics::apply_ft::apply_ft_stack;
+use specula_engine::dynamics::passive_adhesion::{adhesion_on, adhesion_stack, AdhesiveContact};
+use specula_engine::dynamics::passive_body::{self, BodyForceModel, BodyForceState};
+use specula_engine::dynamics::{self, PassiveForces, PassiveModel, PassiveScratch, PassiveState};
 
 use super::fields::Field;
-use super::{byte, slice, slice_mut, Fallback};
+use super::views;
+use super::{byte, bytes, slice, slice_mut, stack, Fallback};
 
-/// Whether `mj_passive` must stay MuJoCo's for this model and state (`docs/measurements.md` D7):
-/// asleep trees under sleep; and, unless springs and dampers are both disabled (the library then
-/// only zeroes its outputs), flexes, gravity compensation, fluid forces, contact adhesion, the
-/// effective metric, a passive callback or any plugin. Scalars only, read on every call, so
-/// edits to the model between steps are seen.
+thread_local! {
+    static SCRATCH: RefCell<(PassiveScratch, Vec<AdhesiveContact>)> = RefCell::new(Default::default());
+}
+
+/// Whether `mj_passive` must stay MuJoCo's for this model and state (`docs/measurements.md` D7,
+/// D73 to D76): asleep trees under sleep; and, unless springs and dampers are both disabled (the
+/// library then only zeroes its outputs), flexes, the effective metric, a passive callback,
+/// any plugin, or a stack too small for `mj_applyFT` or adhesion.
+/// Read on every call, so edits to the model between steps are seen.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     let asleep = (d.nv_awake as i64) < m.nv || (d.ntree_awake as i64) < m.ntree || (d.nbody_awake as i64) < m.nbody;
@@ -22,27 +32,59 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     if opt.disableflags & both == both {
         return None;
     }
-    let gravity = opt.disableflags & sys::mjDSBL_GRAVITY as i32 == 0;
-    // SAFETY: reading MuJoCo's global callback pointer, and two flag bytes as bytes (the library
-    // tests them against 1, so any value other than 0 is left to it).
-    let (callback, gravcomp, adhesion) = unsafe {
-        (
-            (&raw const sys::mjcb_passive).read().is_some(),
-            byte(&raw const m.flg_gravcomp),
-            byte(&raw const m.flg_adhesion),
-        )
-    };
+    // SAFETY: reading MuJoCo's global callback pointer.
+    let callback = unsafe { (&raw const sys::mjcb_passive).read().is_some() };
     let why = [
         (m.nflex > 0, Fallback::Flex),
-        (gravcomp != 0 && gravity, Fallback::Gravcomp),
-        // the library's test: a NaN coefficient runs the fluid models too
-        (opt.viscosity != 0.0 || opt.density != 0.0, Fallback::Fluid),
-        (adhesion != 0, Fallback::Adhesion),
         (d.efm_active != 0, Fallback::EffectiveMetric),
         (callback, Fallback::Callback),
         (m.nplugin > 0, Fallback::Plugin),
     ];
-    why.iter().find(|w| w.0).map(|w| w.1)
+    if let Some(w) = why.iter().find(|w| w.0) {
+        return Some(w.1);
+    }
+    views::with(m, |v| {
+        let body = &v.passive.body;
+        SCRATCH.with_borrow_mut(|(_, contacts)| {
+            read_contacts(d, contacts);
+            let frames =
+                [passive_body::applies_ft(body), adhesion_on(&v.passive.contact, v.passive.flg_adhesion, contacts)];
+            (frames.contains(&true) && marks(m, d, frames).is_none()).then_some(Fallback::StackFull)
+        })
+    })
+}
+
+/// The stack high-water marks `mj_passive`'s frames leave (`frames`: whether it calls
+/// `mj_applyFT`, each call one frame at the same place, and whether adhesion opens its own),
+/// or `None` when the library would run out of stack or takes the locked path.
+fn marks(m: &sys::mjModel, d: &sys::mjData, frames: [bool; 2]) -> Option<(i64, i64)> {
+    // SAFETY: the flag's byte, read as a byte (any value other than 0 takes the locked path).
+    if unsafe { byte(&raw const d.threadlock) } != 0 {
+        return None;
+    }
+    let (nv, sparse) = (m.nv as usize, super::reference::is_sparse(m));
+    let mut a = stack::memory(d);
+    if frames[0] {
+        a.frame(&apply_ft_stack(nv, sparse)).ok()?;
+    }
+    if frames[1] {
+        a.frame(&adhesion_stack(nv, sparse)).ok()?;
+    }
+    Some((a.maxuse_stack as i64, a.maxuse_arena as i64))
+}
+
+/// The library's contacts (`d->contact[0..ncon]`) as adhesion reads them, into `out` (reused).
+fn read_contacts(d: &sys::mjData, out: &mut Vec<AdhesiveContact>) {
+    out.clear();
+    // SAFETY: `d->contact` holds `ncon` contacts.
+    let cons = unsafe { slice(d.contact, d.ncon.max(0) as usize) };
+    out.extend(cons.iter().map(|c| AdhesiveContact {
+        pos: c.pos,
+        frame: c.frame,
+        geom: c.geom,
+        adhesion: c.adhesion,
+        exclude: c.exclude,
+    }));
 }
 
 /// The stage's view of MuJoCo's model.
@@ -85,8 +127,47 @@ pub(super) fn passive_model(m: &sys::mjModel) -> PassiveModel<'_> {
             actuator_gear: slice(m.actuator_gear, 6 * nout),
             actuator_damping: slice(m.actuator_damping, nact),
             actuator_dampingpoly: slice(m.actuator_dampingpoly, 2 * nact),
+            body: body_model(m),
+            flg_adhesion: byte(&raw const m.flg_adhesion),
+            contact: super::constraint_contact::contact_model(m),
         }
     }
+}
+
+/// The view of the arrays gravity compensation and the fluid models read.
+fn body_model(m: &sys::mjModel) -> BodyForceModel<'_> {
+    let (nbody, ngeom, njnt) = (m.nbody as usize, m.ngeom as usize, m.njnt as usize);
+    // SAFETY: every array has the length mjmodel.h gives it (mjNFLUID = 12 per geom), the
+    // byte arrays read as bytes.
+    let mut body = unsafe {
+        BodyForceModel {
+            flg_gravcomp: byte(&raw const m.flg_gravcomp),
+            body_mass: slice(m.body_mass, nbody),
+            body_gravcomp: slice(m.body_gravcomp, nbody),
+            body_inertia: slice(m.body_inertia, 3 * nbody),
+            body_geomnum: slice(m.body_geomnum, nbody),
+            body_geomadr: slice(m.body_geomadr, nbody),
+            geom_type: slice(m.geom_type, ngeom),
+            geom_size: slice(m.geom_size, 3 * ngeom),
+            geom_fluid: slice(m.geom_fluid, 12 * ngeom),
+            jnt_actgravcomp: bytes(m.jnt_actgravcomp, njnt),
+            jac: super::constraint_contact::contact_model(m).jac,
+            ..BodyForceModel::default()
+        }
+    };
+    refresh_body(&mut body, m);
+    body
+}
+
+/// Reads the options of the body-level view afresh.
+fn refresh_body(body: &mut BodyForceModel<'_>, m: &sys::mjModel) {
+    let opt = &m.opt;
+    body.gravity = opt.gravity;
+    body.wind = opt.wind;
+    body.density = opt.density;
+    body.viscosity = opt.viscosity;
+    body.disable_gravity = opt.disableflags & sys::mjDSBL_GRAVITY as i32 != 0;
+    body.sparse = super::reference::is_sparse(m);
 }
 
 /// Reads the option flags of a cached view afresh (a program may change them between steps).
@@ -94,11 +175,15 @@ pub(super) fn refresh(view: &mut PassiveModel<'_>, m: &sys::mjModel) {
     let flags = m.opt.disableflags;
     view.disable_spring = flags & sys::mjDSBL_SPRING as i32 != 0;
     view.disable_damper = flags & sys::mjDSBL_DAMPER as i32 != 0;
+    refresh_body(&mut view.body, m);
+    view.contact.disable_contact = flags & sys::mjDSBL_CONTACT as i32 != 0;
 }
 
-/// Runs the Rust stage on MuJoCo's data in place of `mj_passive`.
+/// Runs the Rust stage on MuJoCo's data in place of `mj_passive`, and leaves the stack
+/// high-water marks as `mj_applyFT` would.
 pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
     let (nq, nv, ntendon) = (m.nq as usize, m.nv as usize, m.ntendon as usize);
+    let (nbody, ngeom) = (m.nbody as usize, m.ngeom as usize);
     // SAFETY: mjData's arrays of the documented lengths; the state is read, the six force
     // arrays (distinct from it and from each other) written only here.
     let (state, mut out) = unsafe {
@@ -109,6 +194,15 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
             ten_length: slice(d.ten_length, ntendon),
             ten_velocity: slice(d.ten_velocity, ntendon),
             ten_j: slice(d.ten_J, m.nJten as usize),
+            body: BodyForceState {
+                cvel: slice(d.cvel, 6 * nbody),
+                xipos: slice(d.xipos, 3 * nbody),
+                ximat: slice(d.ximat, 9 * nbody),
+                geom_xpos: slice(d.geom_xpos, 3 * ngeom),
+                geom_xmat: slice(d.geom_xmat, 9 * ngeom),
+                jac: super::constraint_contact::contact_state(m, d).jac,
+            },
+            contacts: &[],
         };
         let out = PassiveForces {
             qfrc_spring: slice_mut(d.qfrc_spring, nv),
@@ -120,7 +214,21 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
         };
         (state, out)
     };
-    super::views::with(m, |v| dynamics::passive(&v.passive, &state, &mut out));
+    let both = (sys::mjDSBL_SPRING | sys::mjDSBL_DAMPER) as i32;
+    let runs = m.opt.disableflags & both != both;
+    let frames = views::with(m, |v| {
+        SCRATCH.with_borrow_mut(|(scratch, contacts)| {
+            read_contacts(d, contacts);
+            let state = PassiveState { contacts, ..state };
+            let pm = &v.passive;
+            let frames = [passive_body::applies_ft(&pm.body), adhesion_on(&pm.contact, pm.flg_adhesion, contacts)];
+            dynamics::passive(pm, &state, &mut out, scratch);
+            frames.map(|f| f && runs)
+        })
+    });
+    if let Some((stack, arena)) = marks(m, d, frames).filter(|_| frames.contains(&true)) {
+        (d.maxuse_stack, d.maxuse_arena) = (stack as _, arena as _);
+    }
 }
 
 /// The arrays `mj_passive` writes (it zeroes all six first).

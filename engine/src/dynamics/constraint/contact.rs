@@ -65,7 +65,12 @@ fn weld(m: &ContactModel, body: usize) -> i32 {
 /// The two bodies of a geom-geom contact, `None` when both are welded together (no relative
 /// motion: the library gives the contact no columns without building its Jacobian).
 fn bodies(m: &ContactModel, con: &Contact) -> Option<(usize, usize)> {
-    let (b1, b2) = (side_body(m, con.geom[0]), side_body(m, con.geom[1]));
+    pair_bodies(m, con.geom)
+}
+
+/// The bodies of two geoms in contact, `None` when both are welded together (as [`bodies`]).
+pub(crate) fn pair_bodies(m: &ContactModel, geom: [i32; 2]) -> Option<(usize, usize)> {
+    let (b1, b2) = (side_body(m, geom[0]), side_body(m, geom[1]));
     if weld(m, b1) == weld(m, b2) {
         return None;
     }
