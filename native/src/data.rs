@@ -123,8 +123,6 @@ pub struct Data {
     pub tendon: crate::tendon::TendonData,
     /// The collision stage's buffers.
     pub(crate) collider: CollisionStage,
-    /// The frames the collision stage reads.
-    pub(crate) frames: crate::collision::Frames,
     /// `mj_rne`'s work arrays.
     pub(crate) rne: RneScratch,
     /// Whether each equality is active (`neq`; `eq_active0` at reset).
@@ -213,7 +211,6 @@ impl Data {
             efc: Efc::default(),
             tendon: crate::tendon::TendonData::new(m),
             collider: CollisionStage::new(),
-            frames: Default::default(),
             rne: RneScratch::default(),
             eq_active: m.eq_active0.clone(),
             equality: Default::default(),
