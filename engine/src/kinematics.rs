@@ -337,20 +337,25 @@ pub struct PoseOutput<'a> {
     pub site_xmat: &'a mut [f64],
 }
 
+#[inline(always)]
 fn v3(a: &[f64], i: usize) -> [f64; 3] {
-    [a[3 * i], a[3 * i + 1], a[3 * i + 2]]
+    // one length check for the three entries
+    a[3 * i..3 * i + 3].try_into().expect("three entries")
 }
 
+#[inline(always)]
 fn v4(a: &[f64], i: usize) -> [f64; 4] {
-    [a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3]]
+    a[4 * i..4 * i + 4].try_into().expect("four entries")
 }
 
+#[inline(always)]
 fn m9(a: &[f64], i: usize) -> [f64; 9] {
     a[9 * i..9 * i + 9].try_into().expect("nine entries")
 }
 
 /// One frame given relative to body `b`, placed in the world: position, quaternion and matrix
 /// (the library's local `mj_local2GlobalQuat`, `docs/measurements.md` K3).
+#[inline]
 fn place_frame(o: &PoseOutput, b: usize, pos: [f64; 3], quat: [f64; 4], same: u8) -> ([f64; 3], [f64; 4], [f64; 9]) {
     const BODY: u8 = SameFrame::Body as u8;
     const INERTIA: u8 = SameFrame::Inertia as u8;

@@ -11,46 +11,26 @@ use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::NativeError;
 
-/// The frames the collision stage reads, as fixed-size vectors (copied from the flat arrays each
-/// call; no allocation once grown).
-#[derive(Debug, Default)]
-pub(crate) struct Frames {
-    geom_xpos: Vec<[f64; 3]>,
-    geom_xmat: Vec<[f64; 9]>,
-    xipos: Vec<[f64; 3]>,
-    ximat: Vec<[f64; 9]>,
-    subtree_com: Vec<[f64; 3]>,
-    cdof: Vec<[f64; 6]>,
-}
-
-/// `to` holds `from` as consecutive `N`-vectors.
-fn copy<const N: usize>(to: &mut Vec<[f64; N]>, from: &[f64]) {
-    to.clear();
-    to.extend(from.chunks_exact(N).map(|c| {
-        let mut a = [0.0; N];
-        a.copy_from_slice(c);
-        a
-    }));
+/// The flat array `v` as consecutive `N`-vectors (its length is a multiple of `N`): the
+/// collision stage's fixed-size view of the data's frames, without a copy.
+fn vectors<const N: usize>(v: &[f64]) -> &[[f64; N]] {
+    assert_eq!(v.len() % N, 0, "a whole number of {N}-vectors");
+    // SAFETY: `[f64; N]` has the size of N `f64`s and their alignment, and the
+    // `v.len() / N` arrays cover exactly the initialised, borrowed elements of `v`.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<[f64; N]>(), v.len() / N) }
 }
 
 /// The contacts of the current positions into `d.collided` (the engine's records) and
 /// `d.contacts` (the constraint stages' records). A pair the engine has no collider for (height
 /// fields, SDFs) is refused.
 pub fn collision(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
-    let f = &mut d.frames;
-    copy(&mut f.geom_xpos, &d.geom_xpos);
-    copy(&mut f.geom_xmat, &d.geom_xmat);
-    copy(&mut f.xipos, &d.xipos);
-    copy(&mut f.ximat, &d.ximat);
-    copy(&mut f.subtree_com, &d.subtree_com);
-    copy(&mut f.cdof, &d.cdof);
-    let mut state = State::new(&f.geom_xpos, &f.geom_xmat);
-    state.body_xipos = Some(&f.xipos);
-    state.body_ximat = Some(&f.ximat);
+    let mut state = State::new(vectors(&d.geom_xpos), vectors(&d.geom_xmat));
+    state.body_xipos = Some(vectors(&d.xipos));
+    state.body_ximat = Some(vectors(&d.ximat));
     state.speculative = Some(SpeculativeInput {
         qvel: &d.qvel,
-        subtree_com: &f.subtree_com,
-        cdof: &f.cdof,
+        subtree_com: vectors(&d.subtree_com),
+        cdof: vectors(&d.cdof),
         qacc: Some(&d.qacc_smooth),
     });
     let report = d.collider.collide(&nm.collision, &state, &mut d.collided).map_err(|e| NativeError::Unsupported {

@@ -125,8 +125,6 @@ pub struct Data {
     pub sensor: crate::sensor::SensorData,
     /// The collision stage's buffers.
     pub(crate) collider: CollisionStage,
-    /// The frames the collision stage reads.
-    pub(crate) frames: crate::collision::Frames,
     /// `mj_rne`'s work arrays.
     pub(crate) rne: RneScratch,
     /// Whether each equality is active (`neq`; `eq_active0` at reset).
@@ -218,7 +216,6 @@ impl Data {
             tendon: crate::tendon::TendonData::new(m),
             sensor: crate::sensor::SensorData::new(m),
             collider: CollisionStage::new(),
-            frames: Default::default(),
             rne: RneScratch::default(),
             eq_active: m.eq_active0.clone(),
             equality: Default::default(),

@@ -16,9 +16,9 @@ pub fn solve_ld(x: &mut [f64], qld: &[f64], diag_inv: &[f64], rownnz: &[i32], ro
             continue;
         }
         let start = rowadr[r] as usize;
-        for adr in start..start + nnz - 1 {
-            let c = colind[adr] as usize;
-            x[c] -= xr * qld[adr];
+        let end = start + nnz - 1;
+        for (&c, &l) in colind[start..end].iter().zip(&qld[start..end]) {
+            x[c as usize] -= xr * l;
         }
     }
     // x <- D^-1 x

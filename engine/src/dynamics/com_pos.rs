@@ -63,25 +63,28 @@ pub fn com_pos(m: &TreeModel, pose: &PoseInput, out: &mut ComOutput) {
     let nbody = m.nbody();
     let com = &mut *out.subtree_com;
     // mass-weighted positions, summed leaves first, divided by the compiled subtree masses
-    for i in 0..nbody {
+    let com = &mut com[..3 * nbody];
+    let xipos = &pose.xipos[..3 * nbody];
+    for ((c, x), &mass) in com.chunks_exact_mut(3).zip(xipos.chunks_exact(3)).zip(m.body_mass) {
         for k in 0..3 {
-            com[3 * i + k] = pose.xipos[3 * i + k] * m.body_mass[i];
+            c[k] = x[k] * mass;
         }
     }
     for i in (1..nbody).rev() {
-        let j = m.body_parentid[i] as usize;
-        for k in 0..3 {
-            com[3 * j + k] += com[3 * i + k];
+        let j = 3 * m.body_parentid[i] as usize;
+        // the parent comes first: split there, one length check per body
+        let (head, body) = com.split_at_mut(3 * i);
+        for (a, b) in head[j..j + 3].iter_mut().zip(&body[..3]) {
+            *a += b;
         }
     }
-    for i in 0..nbody {
-        let mass = m.body_subtreemass[i];
+    for ((c, x), &mass) in com.chunks_exact_mut(3).zip(xipos.chunks_exact(3)).zip(m.body_subtreemass) {
         if MINVAL > mass {
-            com[3 * i..3 * i + 3].copy_from_slice(&pose.xipos[3 * i..3 * i + 3]);
+            c.copy_from_slice(x);
         } else {
             let inv = 1.0 / mass;
-            for k in 0..3 {
-                com[3 * i + k] *= inv;
+            for v in c {
+                *v *= inv;
             }
         }
     }

@@ -39,9 +39,11 @@ pub fn crb(m: &TreeModel, cinert: &[f64], cdof: &[f64], crb: &mut [f64], mass: &
     for i in (1..nbody).rev() {
         let p = m.body_parentid[i];
         if p > 0 {
-            let p = p as usize;
-            for k in 0..10 {
-                crb[10 * p + k] += crb[10 * i + k];
+            // the parent comes first: split there, one length check per body
+            let (head, body) = crb.split_at_mut(10 * i);
+            let p = 10 * p as usize;
+            for (a, b) in head[p..p + 10].iter_mut().zip(&body[..10]) {
+                *a += b;
             }
         }
     }

@@ -94,7 +94,7 @@ fn dot_rows<const R: usize, const TAIL: bool>(rows: [&[f64]; R], b: &[f64]) -> [
 /// `sum vals[k] x[cols[k]]` in the order of 4.0.0's sparse row products (`mju_mulMatVecSparse`):
 /// four running lanes while four more entries remain, reduced `(l0 + l2) + (l1 + l3)`, then the rest
 /// added one at a time (from `+0` for rows under four entries).
-#[inline]
+#[inline(always)]
 pub fn sparse_dot(vals: &[f64], cols: &[i32], x: &[f64]) -> f64 {
     let n = vals.len().min(cols.len());
     let p = |k: usize| x[cols[k] as usize] * vals[k];

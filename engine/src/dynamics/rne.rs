@@ -2,7 +2,7 @@
 //! centrifugal and gravity) when run without accelerations, as MuJoCo 4.0.0 computes them
 //! (`docs/measurements.md` D4).
 
-use super::spatial::{cross_force, dot6, mul_dof_vec, mul_inert_vec};
+use super::spatial::{cross_force, dot6, fixed, mul_dof_vec, mul_inert_vec};
 use super::TreeModel;
 
 /// Work arrays of [`rne`]: body accelerations and forces (`6 nbody` each).
@@ -52,29 +52,31 @@ pub fn rne(m: &TreeModel, input: &RneInput, flg_acc: bool, scratch: &mut RneScra
         let bda = if num == 0 { 0 } else { m.body_dofadr[i] as usize };
         let p = m.body_parentid[i] as usize;
         let tmp = mul_dof_vec(&input.cdof_dot[6 * bda..], &input.qvel[bda..], num);
-        for k in 0..6 {
-            cacc[6 * i + k] = cacc[6 * p + k] + tmp[k];
-        }
+        let parent: &[f64; 6] = fixed(&cacc[6 * p..]);
+        let mut acc: [f64; 6] = std::array::from_fn(|k| parent[k] + tmp[k]);
         if flg_acc {
             let tmp = mul_dof_vec(&input.cdof[6 * bda..], &input.qacc[bda..], num);
-            for k in 0..6 {
-                cacc[6 * i + k] += tmp[k];
+            for (a, t) in acc.iter_mut().zip(&tmp) {
+                *a += t;
             }
         }
+        cacc[6 * i..6 * i + 6].copy_from_slice(&acc);
         let inert = &input.cinert[10 * i..10 * i + 10];
         let vel = &input.cvel[6 * i..6 * i + 6];
-        let f = mul_inert_vec(inert, &cacc[6 * i..6 * i + 6]);
+        let f = mul_inert_vec(inert, &acc);
         let gyro = cross_force(vel, &mul_inert_vec(inert, vel));
-        for k in 0..6 {
-            cfrc[6 * i + k] = f[k] + gyro[k];
+        for ((c, f), g) in cfrc[6 * i..6 * i + 6].iter_mut().zip(&f).zip(&gyro) {
+            *c = f + g;
         }
     }
     cfrc[..6].fill(0.0);
     for i in (1..nbody).rev() {
         let p = m.body_parentid[i] as usize;
         if p != 0 {
-            for k in 0..6 {
-                cfrc[6 * p + k] += cfrc[6 * i + k];
+            // the parent comes first: split there, one length check per body
+            let (head, body) = cfrc.split_at_mut(6 * i);
+            for (a, b) in head[6 * p..6 * p + 6].iter_mut().zip(&body[..6]) {
+                *a += b;
             }
         }
     }

@@ -1,8 +1,17 @@
 //! Spatial-algebra helpers the stages share, each in the operation order of the MuJoCo routine
 //! it names (`docs/measurements.md` D1, D3, D4).
 
+/// The first `N` entries of `v` as an array (`v` has at least `N`).
+#[inline(always)]
+pub(crate) fn fixed<const N: usize>(v: &[f64]) -> &[f64; N] {
+    v[..N].try_into().expect("slice of N entries")
+}
+
 /// 6D inertia `i` (MuJoCo's 10-number layout) times the motion vector `v` (`mju_mulInertVec`).
+#[inline]
 pub(crate) fn mul_inert_vec(i: &[f64], v: &[f64]) -> [f64; 6] {
+    // one length check each, not one per entry
+    let (i, v): (&[f64; 10], &[f64; 6]) = (fixed(i), fixed(v));
     [
         i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5],
         i[3] * v[0] + i[1] * v[1] + i[5] * v[2] + i[8] * v[3] - i[6] * v[5],
@@ -14,12 +23,16 @@ pub(crate) fn mul_inert_vec(i: &[f64], v: &[f64]) -> [f64; 6] {
 }
 
 /// Dot product of two motion/force 6-vectors in the order the library's `mj_crb` sums it.
+#[inline]
 pub(crate) fn dot6(a: &[f64], b: &[f64; 6]) -> f64 {
+    let a: &[f64; 6] = fixed(a);
     ((a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5])
 }
 
 /// Cross product of the motion vectors `vel` and `v` (`mju_crossMotion`).
+#[inline]
 pub(crate) fn cross_motion(vel: &[f64; 6], v: &[f64]) -> [f64; 6] {
+    let v: &[f64; 6] = fixed(v);
     [
         -vel[2] * v[1] + vel[1] * v[2],
         vel[2] * v[0] - vel[0] * v[2],
@@ -31,7 +44,9 @@ pub(crate) fn cross_motion(vel: &[f64; 6], v: &[f64]) -> [f64; 6] {
 }
 
 /// Cross product of the motion vector `vel` and the force vector `f` (`mju_crossForce`).
+#[inline]
 pub(crate) fn cross_force(vel: &[f64], f: &[f64; 6]) -> [f64; 6] {
+    let vel: &[f64; 6] = fixed(vel);
     [
         (-vel[2] * f[1] + vel[1] * f[2]) + (-vel[5] * f[4] + vel[4] * f[5]),
         (vel[2] * f[0] - vel[0] * f[2]) + (vel[5] * f[3] - vel[3] * f[5]),
@@ -44,6 +59,7 @@ pub(crate) fn cross_force(vel: &[f64], f: &[f64; 6]) -> [f64; 6] {
 
 /// `sum_k x[k] axes[k]` over `n` motion vectors (`mju_mulDofVec`: a scaling for one dof,
 /// `mju_mulMatTVec` otherwise, which skips zero coefficients).
+#[inline]
 pub(crate) fn mul_dof_vec(axes: &[f64], x: &[f64], n: usize) -> [f64; 6] {
     let mut out = [0.0; 6];
     if n == 1 {
@@ -51,9 +67,9 @@ pub(crate) fn mul_dof_vec(axes: &[f64], x: &[f64], n: usize) -> [f64; 6] {
             *o = a * x[0];
         }
     } else {
-        for (k, &q) in x[..n].iter().enumerate() {
+        for (&q, a) in x[..n].iter().zip(axes.chunks_exact(6)) {
             if q != 0.0 {
-                for (o, a) in out.iter_mut().zip(&axes[6 * k..6 * k + 6]) {
+                for (o, a) in out.iter_mut().zip(a) {
                     *o += q * a;
                 }
             }

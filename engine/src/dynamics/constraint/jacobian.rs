@@ -6,6 +6,8 @@
 // order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
+use crate::dynamics::avx::avx_dispatch;
+
 /// The model arrays the Jacobians read (MuJoCo's names; `nbody` entries each, `nv` for
 /// `dof_parentid`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -320,32 +322,42 @@ pub fn dif_pair(
         jac(m, st, jac1p, r1, pos1, b1);
         jac(m, st, jac2p, r2, pos2, b2);
     }
-    for i in 0..3 * nn {
-        jacdifp[i] = jac2p[i] - jac1p[i];
-    }
+    sub_into(&mut jacdifp[..3 * nn], jac2p, jac1p);
     if rot {
-        for i in 0..3 * nn {
-            jacdifr[i] = jac2r[i] - jac1r[i];
-        }
+        sub_into(&mut jacdifr[..3 * nn], jac2r, jac1r);
     }
 }
 
-/// MuJoCo's `mju_mulMatMat` for `res = mat1 * mat2` (`r1 x c1` times `c1 x c2`, row-major):
-/// each row accumulates `mat1[i][k] * mat2[k][:]` over `k`, skipping zero factors, as 4.0.0
-/// does.
-pub fn mul_mat_mat(res: &mut [f64], mat1: &[f64], mat2: &[f64], r1: usize, c1: usize, c2: usize) {
-    res[..r1 * c2].fill(0.0);
-    for i in 0..r1 {
-        let row = &mut res[i * c2..(i + 1) * c2];
-        for k in 0..c1 {
-            let a = mat1[i * c1 + k];
+/// `res = a - b` entry by entry over `res` (`a` and `b` at least as long).
+fn sub_into(res: &mut [f64], a: &[f64], b: &[f64]) {
+    for ((r, x), y) in res.iter_mut().zip(a).zip(b) {
+        *r = x - y;
+    }
+}
+
+avx_dispatch! {
+    /// MuJoCo's `mju_mulMatMat` for `res = mat1 * mat2` (`r1 x c1` times `c1 x c2`, row-major):
+    /// each row accumulates `mat1[i][k] * mat2[k][:]` over `k`, skipping zero factors, as 4.0.0
+    /// does (entry by entry, so the AVX copy gives the same bits, N26).
+    pub fn mul_mat_mat(res: &mut [f64], mat1: &[f64], mat2: &[f64], r1: usize, c1: usize, c2: usize) => mul_mat_mat_any
+}
+
+/// [`mul_mat_mat`]'s body.
+#[inline(always)]
+fn mul_mat_mat_any(res: &mut [f64], mat1: &[f64], mat2: &[f64], r1: usize, c1: usize, c2: usize) {
+    let res = &mut res[..r1 * c2];
+    res.fill(0.0);
+    if c2 == 0 {
+        return;
+    }
+    for (row, factors) in res.chunks_exact_mut(c2).zip(mat1.chunks_exact(c1.max(1))) {
+        for (&a, src) in factors[..c1].iter().zip(mat2.chunks_exact(c2)) {
             // the library skips exact zeros (a NaN factor is still applied)
             if a == 0.0 {
                 continue;
             }
-            let src = &mat2[k * c2..(k + 1) * c2];
-            for j in 0..c2 {
-                row[j] = a * src[j] + row[j];
+            for (r, &x) in row.iter_mut().zip(src) {
+                *r = a * x + *r;
             }
         }
     }
