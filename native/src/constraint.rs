@@ -20,6 +20,7 @@ use specula_engine::dynamics::reference::{reference_constraint_with, ContactRef,
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, Primal,
 };
+use specula_engine::dynamics::solver::monolithic::{solve_monolithic, MonolithicScratch};
 use specula_engine::dynamics::solver::noslip::{dual_finish, noslip, NoslipModel, NoslipParts, NoslipScratch};
 use specula_engine::dynamics::solver::pgs::{self, solve_pgs, PgsModel, PgsOutput, PgsScratch};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
@@ -153,6 +154,8 @@ pub struct Efc {
     refs: Vec<ContactRef>,
     /// The solver's buffers.
     frame: FrameScratch,
+    /// The one island of the path without islands.
+    monolithic: MonolithicScratch,
     /// PGS's buffers.
     pgs_scratch: PgsScratch,
     /// The noslip pass's buffers.
@@ -421,8 +424,8 @@ pub fn reference(nm: &NativeModel, d: &mut Data) {
 }
 
 /// `mj_fwdConstraint` with rows: the engine's frame (warm start, island gathers, each island's
-/// convergence certificate, scatter). A state where some island needs Newton iterations is
-/// refused (they are not in Rust yet).
+/// convergence certificate, scatter), or without islands one problem over all rows. A state where
+/// Newton on a sparse Jacobian needs iterations is refused (they are not in Rust yet).
 pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if nm.model.opt.solver == specula_model::types::Solver::Pgs {
         return fwd_constraint_pgs(nm, d);
@@ -434,12 +437,6 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     let e = &mut d.efc;
     let n = e.nefc;
     let m = &nm.model;
-    if e.nisland == 0 {
-        return Err(NativeError::Unsupported {
-            what: "constraint rows with islands disabled".into(),
-            needs: "the monolithic (island-free) solver path",
-        });
-    }
     e.cones.clear();
     e.cones.extend(d.contacts.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
     let fm = FrameModel {
@@ -463,17 +460,17 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         nf: &e.island_nf[..ni],
         nefc: &e.island_nefc[..ni],
         iefcadr: &e.island_iefcadr[..ni],
-        idof2dof: &e.map_idof2dof[..m.nv],
-        iefc2efc: &e.map_iefc2efc[..n],
-        efc2iefc: &e.map_efc2iefc[..n],
+        idof2dof: &e.map_idof2dof[..if ni > 0 { m.nv } else { 0 }],
+        iefc2efc: &e.map_iefc2efc[..ni.min(1) * n],
+        efc2iefc: &e.map_efc2iefc[..ni.min(1) * n],
         rows: Rows {
             ne: 0,
             nf: 0,
-            d: &e.iefc_d[..n],
-            r: &e.iefc_r[..n],
-            frictionloss: &e.iefc_frictionloss[..n],
-            efc_type: &e.iefc_type[..n],
-            efc_id: &e.iefc_id[..n],
+            d: &e.iefc_d[..ni.min(1) * n],
+            r: &e.iefc_r[..ni.min(1) * n],
+            frictionloss: &e.iefc_frictionloss[..ni.min(1) * n],
+            efc_type: &e.iefc_type[..ni.min(1) * n],
+            efc_id: &e.iefc_id[..ni.min(1) * n],
             contacts: &e.cones,
         },
     };
@@ -501,12 +498,19 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     // each contact's cone Hessian starts as mj_addContact leaves it: zero
     e.solved.contact_h.clear();
     e.solved.contact_h.resize(d.contacts.len(), [0.0; 36]);
-    solve(&fm, &inp, &mut e.frame, &mut e.solved).map_err(|_| NativeError::Unsupported {
+    // without islands one problem over all rows (D69)
+    let islands = ni > 0;
+    if islands {
+        solve(&fm, &inp, &mut e.frame, &mut e.solved)
+    } else {
+        solve_monolithic(&fm, &inp, &mut e.frame, &mut e.monolithic, &mut e.solved)
+    }
+    .map_err(|_| NativeError::Unsupported {
         what: "a constrained state whose warm start is not already optimal, on a sparse Jacobian".into(),
         needs: "the Newton solver's iterations on a sparse Jacobian",
     })?;
     let ar = &e.efc_ar[..if m.opt.noslip_iterations > 0 { n * n } else { 0 }];
-    noslip_after(m, &fm, true, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;
+    noslip_after(m, &fm, islands, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;
     d.qacc.copy_from_slice(&e.solved.qacc);
     d.qfrc_constraint.copy_from_slice(&e.solved.qfrc_constraint);
     keep_rows(e, Solved::Newton);

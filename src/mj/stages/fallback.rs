@@ -51,8 +51,6 @@ pub enum Fallback {
     /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
     /// not yet in Rust; dense ones are).
     SolverNewton,
-    /// The solver over all rows at once, without islands (`fwdConstraint`: not yet in Rust).
-    SolverMonolithic,
     /// A solver number outside PGS, CG and Newton (the library reports it and solves nothing).
     SolverUnknown,
     /// The Rust stage panicked (a bug; the call was redone by MuJoCo's function).
@@ -69,7 +67,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 29;
+pub const NFALLBACK: usize = 28;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -96,7 +94,6 @@ impl Fallback {
         Fallback::EmptyRow,
         Fallback::SolverPgs,
         Fallback::SolverNewton,
-        Fallback::SolverMonolithic,
         Fallback::SolverUnknown,
         Fallback::Panicked,
         Fallback::Sleep,
@@ -135,7 +132,6 @@ impl Fallback {
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS or noslip without efc_AR or its diagonal",
             Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
-            Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",
             Fallback::Sleep => "sleep enabled",
