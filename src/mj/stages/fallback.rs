@@ -41,8 +41,6 @@ pub enum Fallback {
     Contact,
     /// The discrete integrator.
     Discrete,
-    /// Exact constraint diagonals (`mjENBL_DIAGEXACT`).
-    ExactDiagonal,
     /// A sparse Jacobian row without entries.
     EmptyRow,
     /// A dual solver (PGS, noslip) without `efc_AR` or with a sparse `efc_AR` row lacking its
@@ -67,7 +65,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 28;
+pub const NFALLBACK: usize = 27;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -90,7 +88,6 @@ impl Fallback {
         Fallback::SpatialTendon,
         Fallback::Contact,
         Fallback::Discrete,
-        Fallback::ExactDiagonal,
         Fallback::EmptyRow,
         Fallback::SolverPgs,
         Fallback::SolverNewton,
@@ -128,7 +125,6 @@ impl Fallback {
             Fallback::SpatialTendon => "spatial tendons",
             Fallback::Contact => "flex contacts or condim outside 1/3/4/6",
             Fallback::Discrete => "the discrete integrator",
-            Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS or noslip without efc_AR or its diagonal",
             Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",

@@ -1,8 +1,8 @@
-//! The Newton and CG solvers of the Rust `mj_fwdConstraint` stage without islands
+//! Solver variants of the Rust stages: `mj_fwdConstraint`'s Newton and CG without islands
 //! (`<flag island="disable"/>`: one problem over every dof and row, `docs/measurements.md` D69)
-//! and without warm start (D70): every call the same bits as MuJoCo's (iterations, statistics,
-//! island 0's counts and the stack marks too), and a comparison that fails when the stage's
-//! result is one ulp off.
+//! and without warm start (D70), and `mj_projectConstraint` with the exact diagonal (D71): every
+//! call the same bits as MuJoCo's (iterations, statistics, island 0's counts and the stack marks
+//! too), and a comparison that fails when a stage's result is one ulp off.
 
 use mujoco_sys as sys;
 use specula::diff::{diff_stages, StageDiffOptions};
@@ -133,4 +133,29 @@ fn one_problem_iterates_with_mujocos_statistics_and_stack_marks() {
         }
     }
     assert!(calls == 6 * 80 && iterated > 100, "{calls} calls, {iterated} iterated");
+}
+
+#[test]
+fn the_exact_diagonal_and_its_impedance_match_mujoco_and_one_ulp_is_reported() {
+    // mj_projectConstraint with mjENBL_DIAGEXACT (D71): efc_diagA from efc_Y, mj_makeImpedance
+    // again, the island copies of D and R gathered again; under Newton (no efc_AR), PGS and
+    // noslip, dense and sparse, both cones, islands on and off
+    let stages = StageSet::NONE.with(Stage::MakeConstraint).with(Stage::ProjectConstraint).with(Stage::FwdConstraint);
+    let p = Stage::ProjectConstraint.index();
+    let opts = |tamper| StageDiffOptions { steps: 60, start: Start::Qpos0, stages, tamper };
+    for (option, flags) in [
+        (r#"solver="Newton" jacobian="dense""#, r#"diagexact="enable""#),
+        (r#"solver="Newton" jacobian="sparse" cone="elliptic""#, r#"diagexact="enable""#),
+        (r#"solver="PGS" jacobian="dense" cone="elliptic""#, r#"diagexact="enable""#),
+        (r#"solver="PGS" jacobian="sparse""#, r#"diagexact="enable" island="disable""#),
+        (r#"solver="CG" jacobian="dense" noslip_iterations="2""#, r#"diagexact="enable""#),
+    ] {
+        let model = Model::from_xml_str(&scene(option, flags)).unwrap();
+        let r = diff_stages(&model, &opts(None)).unwrap();
+        assert!(r.matches(), "{option} {flags}: {:?} {:?}", r.first, r.trajectory);
+        assert_eq!((r.compared[p], r.skipped[p]), (60, 0), "{option} {flags}: {r:?}");
+        let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::ProjectConstraint)))).unwrap().first;
+        let first = first.expect("a tampered projection must differ");
+        assert_eq!((first.stage, first.step), (Stage::ProjectConstraint, 1), "{option} {flags}");
+    }
 }
