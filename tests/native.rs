@@ -316,7 +316,7 @@ fn models_outside_the_subset_are_refused() {
         ),
         (
             "exact diagonal",
-            r#"<option><flag diagexact="enable"/></option><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
+            r#"<option jacobian="sparse"><flag diagexact="enable"/></option><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
             "exact diagonal",
         ),
         (

@@ -101,6 +101,10 @@ fn constrained_inline_scenes_step_like_mj_step() {
     let noslip_monolithic = option(CONTACT, r#"<option noslip_iterations="3"><flag island="disable"/></option>"#);
     let cold = option(CONTACT, r#"<option cone="elliptic"><flag warmstart="disable"/></option>"#);
     let cg_cold = option(CONTACT, r#"<option solver="CG"><flag island="disable" warmstart="disable"/></option>"#);
+    // the exact diagonal (D71), with Newton and with PGS (its efc_AR from the new R)
+    let exact = option(CONTACT, r#"<option cone="elliptic"><flag diagexact="enable"/></option>"#);
+    let pgs_exact =
+        option(CONTACT, r#"<option solver="PGS" noslip_iterations="2"><flag diagexact="enable"/></option>"#);
     for (name, xml) in [
         ("limit", LIMIT),
         ("friction", FRICTION),
@@ -125,6 +129,8 @@ fn constrained_inline_scenes_step_like_mj_step() {
         ("contact, noslip, islands off", &noslip_monolithic),
         ("contact, elliptic, no warm start", &cold),
         ("contact, CG, islands off, no warm start", &cg_cold),
+        ("contact, elliptic, exact diagonal", &exact),
+        ("contact, PGS, noslip, exact diagonal", &pgs_exact),
     ] {
         for integrator in ["Euler", "implicitfast"] {
             let xml = with_integrator(xml, integrator);

@@ -27,7 +27,7 @@ use specula_engine::dynamics::solver::update::{Cone, Rows};
 
 use crate::data::Data;
 use crate::model::NativeModel;
-use crate::scope::{NativeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_ISLAND, DSBL_WARMSTART};
+use crate::scope::{NativeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_ISLAND, DSBL_WARMSTART, ENBL_DIAGEXACT};
 
 /// `mjCONE_PYRAMIDAL`.
 const CONE_PYRAMIDAL: i32 = 0;
@@ -521,6 +521,46 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
 /// `mj_projectConstraint` for PGS on a dense Jacobian: `efc_Y = J L^-1 D^-1/2` row by row, then
 /// `efc_AR = Y Y' + diag(R)` (D11).
 fn project_dense(nm: &NativeModel, d: &mut Data) {
+    project_y(nm, d);
+    let e = &mut d.efc;
+    let (n, nv) = (e.nefc, nm.model.nv);
+    project::ar_dense(&e.efc_y[..n * nv], nv, &e.efc_r[..n], sized(&mut e.yt, n * nv), sized(&mut e.efc_ar, n * n));
+}
+
+/// `mj_projectConstraint`'s exact diagonal (`mjENBL_DIAGEXACT`, D71) on a dense Jacobian, right
+/// after `mj_island`: `efc_diagA = |Y_r|^2`, `mj_makeImpedance` again (`efc_R`, `efc_KBIP`,
+/// `efc_D`, the contacts' `mu`), and the island copies of `D` and `R` gathered again; a dual
+/// solver's `efc_AR` follows in [`fwd_constraint`] from the new `R`.
+pub fn project_exact(nm: &NativeModel, d: &mut Data) {
+    let m = &nm.model;
+    if d.efc.nefc == 0 || m.opt.enableflags & ENBL_DIAGEXACT == 0 {
+        return;
+    }
+    project_y(nm, d);
+    let e = &mut d.efc;
+    let (n, nv) = (e.nefc, m.nv);
+    project::exact_diagonal_dense(&e.efc_y[..n * nv], nv, &mut e.efc_diag_a[..n]);
+    let mut imp = ImpedanceRows {
+        efc_type: &e.efc_type[..n],
+        efc_id: &e.efc_id[..n],
+        efc_pos: &e.efc_pos[..n],
+        efc_margin: &e.efc_margin[..n],
+        efc_diag_a: &mut e.efc_diag_a[..n],
+        efc_kbip: &mut e.efc_kbip[..4 * n],
+        efc_d: &mut e.efc_d[..n],
+        efc_r: &mut e.efc_r[..n],
+    };
+    impedance::make_impedance(&nm.constraint(), &mut d.contacts, e.ne + e.nf, &mut imp, |_| {});
+    if e.nisland > 0 {
+        for k in 0..n {
+            let i = e.map_iefc2efc[k] as usize;
+            (e.iefc_d[k], e.iefc_r[k]) = (e.efc_d[i], e.efc_r[i]);
+        }
+    }
+}
+
+/// `efc_Y = J L^-1 D^-1/2` row by row on a dense Jacobian (D11).
+fn project_y(nm: &NativeModel, d: &mut Data) {
     let e = &mut d.efc;
     let (n, nv) = (e.nefc, nm.model.nv);
     let f = Factor {
@@ -532,7 +572,6 @@ fn project_dense(nm: &NativeModel, d: &mut Data) {
     };
     project::sqrt_inv_d(&f, sized(&mut e.sqrt_inv_d, nv));
     project::y_dense(&f, &e.efc_j[..n * nv], &e.sqrt_inv_d, sized(&mut e.efc_y, n * nv));
-    project::ar_dense(&e.efc_y[..n * nv], nv, &e.efc_r[..n], sized(&mut e.yt, n * nv), sized(&mut e.efc_ar, n * n));
 }
 
 /// `mj_fwdConstraint` with rows for PGS (dense Jacobian; over islands or all rows at once):
