@@ -59,7 +59,7 @@ const CASES: [(&str, &str); 10] = [
 fn calls_without_islands_or_warm_start_match_mujoco_and_one_ulp_is_reported() {
     let i = Stage::FwdConstraint.index();
     let stages = StageSet::NONE.with(Stage::FwdConstraint);
-    let opts = |tamper| StageDiffOptions { steps: 150, start: Start::Qpos0, stages, tamper };
+    let opts = |tamper| StageDiffOptions { steps: 80, start: Start::Qpos0, stages, tamper };
     for (option, flags) in CASES {
         let model = Model::from_xml_str(&scene(option, flags)).unwrap();
         let r = diff_stages(&model, &opts(None)).unwrap();
@@ -68,7 +68,7 @@ fn calls_without_islands_or_warm_start_match_mujoco_and_one_ulp_is_reported() {
         let newton = r.skipped_why[i][Fallback::SolverNewton.index()];
         assert_eq!(r.skipped[i], newton, "{option} {flags}: {r:?}");
         assert!(newton == 0 || option.contains("sparse"), "{option} {flags}: {r:?}");
-        assert!(r.compared[i] >= 50, "{option} {flags}: {r:?}");
+        assert!(r.compared[i] >= 40, "{option} {flags}: {r:?}");
         // the stacks touch the plane from the first step: the tampered call is a solver call
         let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::FwdConstraint)))).unwrap().first;
         let first = first.expect("a tampered call must differ");
@@ -104,7 +104,7 @@ fn one_problem_iterates_with_mujocos_statistics_and_stack_marks() {
     for (option, flags) in CASES.iter().filter(|c| c.1.contains("island") && !c.0.contains("sparse")) {
         let model = Model::from_xml_str(&scene(option, flags)).unwrap();
         let mut data = Data::new(&model).unwrap();
-        for step in 0..80 {
+        for step in 0..50 {
             data.step().unwrap();
             data.with_mj(|m, d| {
                 // the next step's state and warm start (this step's call is already solved)
@@ -132,7 +132,7 @@ fn one_problem_iterates_with_mujocos_statistics_and_stack_marks() {
             .unwrap();
         }
     }
-    assert!(calls == 6 * 80 && iterated > 100, "{calls} calls, {iterated} iterated");
+    assert!(calls == 6 * 50 && iterated > 60, "{calls} calls, {iterated} iterated");
 }
 
 #[test]
