@@ -317,9 +317,9 @@ fn models_outside_the_subset_are_refused() {
             "PGS on a sparse",
         ),
         (
-            "cg, islands off",
-            r#"<option solver="CG"><flag island="disable"/></option><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
-            "island-free) Newton and CG",
+            "exact diagonal",
+            r#"<option jacobian="sparse"><flag diagexact="enable"/></option><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
+            "exact diagonal",
         ),
         (
             "discrete",
@@ -330,11 +330,6 @@ fn models_outside_the_subset_are_refused() {
             "noslip",
             r#"<option noslip_iterations="2" jacobian="sparse"/><worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
             "noslip on a sparse",
-        ),
-        (
-            "islands off",
-            r#"<option><flag island="disable"/></option><worldbody><body><joint frictionloss="1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
-            "island",
         ),
     ];
     for (name, body, what) in cases {

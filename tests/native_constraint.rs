@@ -95,6 +95,16 @@ fn constrained_inline_scenes_step_like_mj_step() {
     let (cg_limit, cg_friction, cg_contact) = (option(LIMIT, cg), option(FRICTION, cg), option(CONTACT, cg));
     let cg_elliptic = option(CONTACT, r#"<option solver="CG" cone="elliptic" impratio="2"/>"#);
     let cg_sparse = option(CONTACT, r#"<option solver="CG" jacobian="sparse"/>"#);
+    // without islands (one problem over all rows, D69) and without warm start (D70)
+    let monolithic = option(CONTACT, r#"<option><flag island="disable"/></option>"#);
+    let cg_monolithic = option(CONTACT, r#"<option solver="CG" cone="elliptic"><flag island="disable"/></option>"#);
+    let noslip_monolithic = option(CONTACT, r#"<option noslip_iterations="3"><flag island="disable"/></option>"#);
+    let cold = option(CONTACT, r#"<option cone="elliptic"><flag warmstart="disable"/></option>"#);
+    let cg_cold = option(CONTACT, r#"<option solver="CG"><flag island="disable" warmstart="disable"/></option>"#);
+    // the exact diagonal (D71), with Newton and with PGS (its efc_AR from the new R)
+    let exact = option(CONTACT, r#"<option cone="elliptic"><flag diagexact="enable"/></option>"#);
+    let pgs_exact =
+        option(CONTACT, r#"<option solver="PGS" noslip_iterations="2"><flag diagexact="enable"/></option>"#);
     for (name, xml) in [
         ("limit", LIMIT),
         ("friction", FRICTION),
@@ -114,6 +124,13 @@ fn constrained_inline_scenes_step_like_mj_step() {
         ("contact, CG", &cg_contact),
         ("contact, CG, elliptic", &cg_elliptic),
         ("contact, CG, sparse", &cg_sparse),
+        ("contact, islands off", &monolithic),
+        ("contact, CG, elliptic, islands off", &cg_monolithic),
+        ("contact, noslip, islands off", &noslip_monolithic),
+        ("contact, elliptic, no warm start", &cold),
+        ("contact, CG, islands off, no warm start", &cg_cold),
+        ("contact, elliptic, exact diagonal", &exact),
+        ("contact, PGS, noslip, exact diagonal", &pgs_exact),
     ] {
         for integrator in ["Euler", "implicitfast"] {
             let xml = with_integrator(xml, integrator);

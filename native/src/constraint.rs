@@ -20,13 +20,14 @@ use specula_engine::dynamics::reference::{reference_constraint_with, ContactRef,
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, Primal,
 };
+use specula_engine::dynamics::solver::monolithic::{solve_monolithic, MonolithicScratch};
 use specula_engine::dynamics::solver::noslip::{dual_finish, noslip, NoslipModel, NoslipParts, NoslipScratch};
 use specula_engine::dynamics::solver::pgs::{self, solve_pgs, PgsModel, PgsOutput, PgsScratch};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 
 use crate::data::Data;
 use crate::model::NativeModel;
-use crate::scope::{NativeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_ISLAND, DSBL_WARMSTART};
+use crate::scope::{NativeError, DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_ISLAND, DSBL_WARMSTART, ENBL_DIAGEXACT};
 
 /// `mjCONE_PYRAMIDAL`.
 const CONE_PYRAMIDAL: i32 = 0;
@@ -153,6 +154,8 @@ pub struct Efc {
     refs: Vec<ContactRef>,
     /// The solver's buffers.
     frame: FrameScratch,
+    /// The one island of the path without islands.
+    monolithic: MonolithicScratch,
     /// PGS's buffers.
     pgs_scratch: PgsScratch,
     /// The noslip pass's buffers.
@@ -421,8 +424,8 @@ pub fn reference(nm: &NativeModel, d: &mut Data) {
 }
 
 /// `mj_fwdConstraint` with rows: the engine's frame (warm start, island gathers, each island's
-/// convergence certificate, scatter). A state where some island needs Newton iterations is
-/// refused (they are not in Rust yet).
+/// convergence certificate, scatter), or without islands one problem over all rows. A state where
+/// Newton on a sparse Jacobian needs iterations is refused (they are not in Rust yet).
 pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if nm.model.opt.solver == specula_model::types::Solver::Pgs {
         return fwd_constraint_pgs(nm, d);
@@ -434,12 +437,6 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     let e = &mut d.efc;
     let n = e.nefc;
     let m = &nm.model;
-    if e.nisland == 0 {
-        return Err(NativeError::Unsupported {
-            what: "constraint rows with islands disabled".into(),
-            needs: "the monolithic (island-free) solver path",
-        });
-    }
     e.cones.clear();
     e.cones.extend(d.contacts.iter().map(|c| Cone { mu: c.mu, friction: c.friction, dim: c.dim }));
     let fm = FrameModel {
@@ -463,17 +460,17 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         nf: &e.island_nf[..ni],
         nefc: &e.island_nefc[..ni],
         iefcadr: &e.island_iefcadr[..ni],
-        idof2dof: &e.map_idof2dof[..m.nv],
-        iefc2efc: &e.map_iefc2efc[..n],
-        efc2iefc: &e.map_efc2iefc[..n],
+        idof2dof: &e.map_idof2dof[..if ni > 0 { m.nv } else { 0 }],
+        iefc2efc: &e.map_iefc2efc[..ni.min(1) * n],
+        efc2iefc: &e.map_efc2iefc[..ni.min(1) * n],
         rows: Rows {
             ne: 0,
             nf: 0,
-            d: &e.iefc_d[..n],
-            r: &e.iefc_r[..n],
-            frictionloss: &e.iefc_frictionloss[..n],
-            efc_type: &e.iefc_type[..n],
-            efc_id: &e.iefc_id[..n],
+            d: &e.iefc_d[..ni.min(1) * n],
+            r: &e.iefc_r[..ni.min(1) * n],
+            frictionloss: &e.iefc_frictionloss[..ni.min(1) * n],
+            efc_type: &e.iefc_type[..ni.min(1) * n],
+            efc_id: &e.iefc_id[..ni.min(1) * n],
             contacts: &e.cones,
         },
     };
@@ -501,12 +498,19 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     // each contact's cone Hessian starts as mj_addContact leaves it: zero
     e.solved.contact_h.clear();
     e.solved.contact_h.resize(d.contacts.len(), [0.0; 36]);
-    solve(&fm, &inp, &mut e.frame, &mut e.solved).map_err(|_| NativeError::Unsupported {
+    // without islands one problem over all rows (D69)
+    let islands = ni > 0;
+    if islands {
+        solve(&fm, &inp, &mut e.frame, &mut e.solved)
+    } else {
+        solve_monolithic(&fm, &inp, &mut e.frame, &mut e.monolithic, &mut e.solved)
+    }
+    .map_err(|_| NativeError::Unsupported {
         what: "a constrained state whose warm start is not already optimal, on a sparse Jacobian".into(),
         needs: "the Newton solver's iterations on a sparse Jacobian",
     })?;
     let ar = &e.efc_ar[..if m.opt.noslip_iterations > 0 { n * n } else { 0 }];
-    noslip_after(m, &fm, true, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;
+    noslip_after(m, &fm, islands, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;
     d.qacc.copy_from_slice(&e.solved.qacc);
     d.qfrc_constraint.copy_from_slice(&e.solved.qfrc_constraint);
     keep_rows(e, Solved::Newton);
@@ -517,6 +521,46 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
 /// `mj_projectConstraint` for PGS on a dense Jacobian: `efc_Y = J L^-1 D^-1/2` row by row, then
 /// `efc_AR = Y Y' + diag(R)` (D11).
 fn project_dense(nm: &NativeModel, d: &mut Data) {
+    project_y(nm, d);
+    let e = &mut d.efc;
+    let (n, nv) = (e.nefc, nm.model.nv);
+    project::ar_dense(&e.efc_y[..n * nv], nv, &e.efc_r[..n], sized(&mut e.yt, n * nv), sized(&mut e.efc_ar, n * n));
+}
+
+/// `mj_projectConstraint`'s exact diagonal (`mjENBL_DIAGEXACT`, D71) on a dense Jacobian, right
+/// after `mj_island`: `efc_diagA = |Y_r|^2`, `mj_makeImpedance` again (`efc_R`, `efc_KBIP`,
+/// `efc_D`, the contacts' `mu`), and the island copies of `D` and `R` gathered again; a dual
+/// solver's `efc_AR` follows in [`fwd_constraint`] from the new `R`.
+pub fn project_exact(nm: &NativeModel, d: &mut Data) {
+    let m = &nm.model;
+    if d.efc.nefc == 0 || m.opt.enableflags & ENBL_DIAGEXACT == 0 {
+        return;
+    }
+    project_y(nm, d);
+    let e = &mut d.efc;
+    let (n, nv) = (e.nefc, m.nv);
+    project::exact_diagonal_dense(&e.efc_y[..n * nv], nv, &mut e.efc_diag_a[..n]);
+    let mut imp = ImpedanceRows {
+        efc_type: &e.efc_type[..n],
+        efc_id: &e.efc_id[..n],
+        efc_pos: &e.efc_pos[..n],
+        efc_margin: &e.efc_margin[..n],
+        efc_diag_a: &mut e.efc_diag_a[..n],
+        efc_kbip: &mut e.efc_kbip[..4 * n],
+        efc_d: &mut e.efc_d[..n],
+        efc_r: &mut e.efc_r[..n],
+    };
+    impedance::make_impedance(&nm.constraint(), &mut d.contacts, e.ne + e.nf, &mut imp, |_| {});
+    if e.nisland > 0 {
+        for k in 0..n {
+            let i = e.map_iefc2efc[k] as usize;
+            (e.iefc_d[k], e.iefc_r[k]) = (e.efc_d[i], e.efc_r[i]);
+        }
+    }
+}
+
+/// `efc_Y = J L^-1 D^-1/2` row by row on a dense Jacobian (D11).
+fn project_y(nm: &NativeModel, d: &mut Data) {
     let e = &mut d.efc;
     let (n, nv) = (e.nefc, nm.model.nv);
     let f = Factor {
@@ -528,7 +572,6 @@ fn project_dense(nm: &NativeModel, d: &mut Data) {
     };
     project::sqrt_inv_d(&f, sized(&mut e.sqrt_inv_d, nv));
     project::y_dense(&f, &e.efc_j[..n * nv], &e.sqrt_inv_d, sized(&mut e.efc_y, n * nv));
-    project::ar_dense(&e.efc_y[..n * nv], nv, &e.efc_r[..n], sized(&mut e.yt, n * nv), sized(&mut e.efc_ar, n * n));
 }
 
 /// `mj_fwdConstraint` with rows for PGS (dense Jacobian; over islands or all rows at once):

@@ -31,7 +31,7 @@ pub(crate) const DSBL_REFSAFE: u32 = 1 << 12;
 /// `mjDSBL_ISLAND`.
 pub(crate) const DSBL_ISLAND: u32 = 1 << 18;
 /// `mjENBL_DIAGEXACT`.
-const ENBL_DIAGEXACT: u32 = 1 << 5;
+pub(crate) const ENBL_DIAGEXACT: u32 = 1 << 5;
 /// `mjENBL_SLEEP | mjENBL_IPC`: enable flags that change the smooth step.
 const ENBL_REFUSED: u32 = 16 | 64;
 
@@ -222,18 +222,17 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
 }
 
 /// Refuses solver settings the native route's `mj_fwdConstraint` does not cover (`what` names
-/// the rows that need the solver): Newton or CG over islands, or PGS on a dense Jacobian (islands
-/// or not), with warm starts and no exact diagonal; noslip after any of them on a dense Jacobian.
+/// the rows that need the solver): Newton or CG (over islands or not), or PGS on a dense
+/// Jacobian, with or without warm start, the exact diagonal on a dense Jacobian; noslip after any
+/// of them on a dense Jacobian.
 fn solver_in_scope(m: &Model, what: &str) -> Result<(), NativeError> {
     use specula_model::types::{Jacobian, Solver};
-    let (flags, opt) = (m.opt.disableflags, &m.opt);
+    let opt = &m.opt;
     let sparse = opt.jacobian == Jacobian::Sparse || (opt.jacobian == Jacobian::Auto && m.nv >= 60);
     let why = [
         (opt.solver == Solver::Pgs && sparse, "PGS on a sparse Jacobian (a sparse efc_AR)"),
         (opt.noslip_iterations > 0 && sparse, "noslip on a sparse Jacobian (a sparse efc_AR)"),
-        (opt.solver != Solver::Pgs && flags & DSBL_ISLAND != 0, "the monolithic (island-free) Newton and CG path"),
-        (flags & DSBL_WARMSTART != 0, "the solver without warm start"),
-        (opt.enableflags & ENBL_DIAGEXACT != 0, "the exact diagonal in mj_projectConstraint"),
+        (opt.enableflags & ENBL_DIAGEXACT != 0 && sparse, "the exact diagonal on a sparse Jacobian (a sparse efc_Y)"),
     ];
     match why.iter().find(|w| w.0) {
         Some(&(_, needs)) => unsupported(format!("{what} with solver {:?}", opt.solver), needs),

@@ -14,7 +14,7 @@ use specula_engine::kinematics::{kinematics_into, KinematicsState, PoseOutput};
 use specula_model::types::Integrator;
 
 use crate::collision::collision;
-use crate::constraint::{arena_check, fwd_constraint, island, make_constraint, reference};
+use crate::constraint::{arena_check, fwd_constraint, island, make_constraint, project_exact, reference};
 use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::{NativeError, DSBL_GRAVITY};
@@ -80,6 +80,7 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
     make_constraint(nm, d);
     arena_check(nm, d)?;
     island(nm, d)?;
+    project_exact(nm, d);
     // velocity: body velocities, passive forces, bias forces
     com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
     crate::tendon::tendon_velocity(nm, &d.qvel, &mut d.tendon);

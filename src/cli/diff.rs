@@ -40,6 +40,12 @@ pub struct DiffArgs {
     /// Override the scene's noslip iterations (with `--stages`; 0 turns noslip off).
     #[arg(long, value_name = "N")]
     pub noslip: Option<u32>,
+    /// Set these solver disable flags (with `--stages`; comma-separated: `island`, `warmstart`).
+    #[arg(long, value_name = "FLAGS", value_delimiter = ',')]
+    pub disable: Vec<String>,
+    /// Set these solver enable flags (with `--stages`; comma-separated: `diagexact`).
+    #[arg(long, value_name = "FLAGS", value_delimiter = ',')]
+    pub enable: Vec<String>,
     /// Compare these Rust dynamics stages with MuJoCo's functions instead of the collision
     /// stages: at every call, both on the same inputs, every array the stage writes bit for bit
     /// (a comma-separated list of stage names, or `all`).
@@ -67,9 +73,11 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     }
     let (mut c, rust) = load_pair(&args.scene, args.integrator, args.speculative).map_err(|e| e.to_string())?;
     let options = (args.solver, args.cone, args.jacobian, args.noslip);
-    if options != (None, None, None, None) {
+    if options != (None, None, None, None) || !args.disable.is_empty() || !args.enable.is_empty() {
         if args.stages.is_none() {
-            return Err("--solver, --cone, --jacobian and --noslip apply to `diff --stages` only".into());
+            return Err(
+                "--solver, --cone, --jacobian, --noslip, --disable and --enable apply to `diff --stages` only".into()
+            );
         }
         let m = c.raw_mut().ok_or("the model is shared")?;
         if let Some(s) = args.solver {
@@ -84,6 +92,12 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
         if let Some(n) = args.noslip {
             m.opt.noslip_iterations = i32::try_from(n).map_err(|_| "--noslip: too many iterations")?;
         }
+        for name in &args.disable {
+            m.opt.disableflags |= flag_bit(name, &[("island", 1 << 18), ("warmstart", 1 << 9)], "--disable")?;
+        }
+        for name in &args.enable {
+            m.opt.enableflags |= flag_bit(name, &[("diagexact", 1 << 5)], "--enable")?;
+        }
     }
     if let Some(stages) = args.stages {
         let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
@@ -96,6 +110,16 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let report = diff(&c, &rust, &opts).map_err(|e| format!("{file}: {e}"))?;
     print_report(&file, &report, args.json);
     Ok(if report.matches() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The bit of the flag `name` (`mjDSBL_ISLAND`, `mjDSBL_WARMSTART`, `mjENBL_DIAGEXACT`).
+fn flag_bit(name: &str, table: &[(&str, i32)], option: &str) -> Result<i32, String> {
+    let known = || table.iter().map(|t| t.0).collect::<Vec<_>>().join(", ");
+    table
+        .iter()
+        .find(|t| t.0 == name)
+        .map(|t| t.1)
+        .ok_or_else(|| format!("{option}: unknown flag {name:?} (known: {})", known()))
 }
 
 /// `specula diff SCENE --route native`: exit 0 on match, 1 on differ, 2 on error (a refused

@@ -71,10 +71,21 @@ pub struct Outcome {
     pub rows: (usize, usize),
 }
 
+/// Whether MuJoCo writes `efc_state` in `mj_fwdConstraint` for `m`: not for Newton or CG over
+/// islands without warm start and without noslip, where only the island copy `iefc_state` is
+/// solved and `efc_state` keeps whatever its arena bytes held (`docs/measurements.md` D70).
+pub fn efc_state_written(m: &Model) -> bool {
+    use specula_model::types::Solver;
+    let (warmstart, islands) = (1 << 9, 1 << 18);
+    let flags = m.opt.disableflags;
+    flags & warmstart == 0 || flags & islands != 0 || m.opt.solver == Solver::Pgs || m.opt.noslip_iterations > 0
+}
+
 /// The constraint arrays of one step on both sides: the contact count, each contact's position
-/// and distance, the row count, each row's `aref`, force, state and Jacobian, the island count and
-/// the solver's iterations per island; the first field and index that differ.
-pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static str, usize)> {
+/// and distance, the row count, each row's `aref`, force, state (when MuJoCo writes it, `states`)
+/// and Jacobian, the island count and the solver's iterations per island; the first field and
+/// index that differ.
+pub fn constraint_diff(n: &specula_native::Data, cd: &CData, states: bool) -> Option<(&'static str, usize)> {
     let raw = cd.mj();
     if n.contacts.len() != raw.ncon.max(0) as usize {
         return Some(("ncon", n.contacts.len()));
@@ -106,7 +117,7 @@ pub fn constraint_diff(n: &specula_native::Data, cd: &CData) -> Option<(&'static
         }
         // SAFETY: as above.
         let (state, j) = unsafe { (raw_slice(raw.efc_state, nefc), raw_slice(raw.efc_J, n.efc.nj)) };
-        if let Some(i) = n.efc.efc_state[..nefc].iter().zip(state).position(|(a, b)| a != b) {
+        if let Some(i) = n.efc.efc_state[..nefc].iter().zip(state).position(|(a, b)| states && a != b) {
             return Some(("efc_state", i));
         }
         if let Some(i) = n.efc.efc_j[..n.efc.nj].iter().zip(j).position(|(a, b)| a.to_bits() != b.to_bits()) {
@@ -140,6 +151,7 @@ pub fn step_both_driven(mut native: Native, c: &CModel, key: Option<usize>, step
         cd.reset_keyframe(k).expect("keyframe");
     }
     let nv = native.model.model.nv;
+    let states = efc_state_written(&native.model.model);
     let mut rows = (0, 0);
     for step in 0..steps {
         // a smooth, deterministic drive through qfrc_applied on both routes
@@ -174,7 +186,7 @@ pub fn step_both_driven(mut native: Native, c: &CModel, key: Option<usize>, step
         rows.0 += usize::from(native.data.efc.nefc > 0);
         rows.1 += native.data.contacts.len();
         // the constraint arrays first: a difference there explains one in the state
-        if let Some((field, i)) = constraint_diff(&native.data, &cd) {
+        if let Some((field, i)) = constraint_diff(&native.data, &cd, states) {
             return Outcome { diff: Some((step, field, i)), steps: step + 1, refused: None, rows };
         }
         for field in STEP_FIELDS {

@@ -375,6 +375,47 @@ fn finish(d: &mut sys::mjData, s: &mut Scratch, cm: &ConstraintModel, sparse: bo
     if cm.discrete {
         return;
     }
+    impedance(d, &mut s.contacts, cm, nefc, ne_nf, true);
+}
+
+/// `mj_makeImpedance` again after `mj_projectConstraint`'s exact diagonal (`mjENBL_DIAGEXACT`,
+/// D71): `efc_R`, `efc_KBIP`, `efc_D`, the contacts' `mu` and `efc_diagA` from the exact
+/// `efc_diagA` in place, then, with islands, `iefc_D` and `iefc_R` gathered again.
+pub(super) fn impedance_exact(m: &sys::mjModel, d: &mut sys::mjData) {
+    let (nefc, ne_nf) = (d.nefc.max(0) as usize, (d.ne + d.nf).max(0) as usize);
+    SCRATCH.with(|s| {
+        let contacts = &mut s.borrow_mut().contacts;
+        read_contacts(d, contacts);
+        impedance(d, contacts, &constraint_model(m), nefc, ne_nf, false);
+        write_mu(d, contacts);
+    });
+    if d.nisland > 0 {
+        // SAFETY: the row arrays and the island copies hold nefc rows.
+        let (map, dd, r, id, ir) = unsafe {
+            (
+                slice(d.map_iefc2efc, nefc),
+                slice(d.efc_D, nefc),
+                slice(d.efc_R, nefc),
+                slice_mut(d.iefc_D, nefc),
+                slice_mut(d.iefc_R, nefc),
+            )
+        };
+        for (k, &e) in map.iter().enumerate() {
+            (id[k], ir[k]) = (dd[e as usize], r[e as usize]);
+        }
+    }
+}
+
+/// The rows' inverse inertia (`approx`: the approximate diagonal first) and impedance, with the
+/// library's warnings of replaced references.
+fn impedance(
+    d: &mut sys::mjData,
+    contacts: &mut [Contact],
+    cm: &ConstraintModel,
+    nefc: usize,
+    ne_nf: usize,
+    approx: bool,
+) {
     // SAFETY: the row arrays hold nefc rows (KBIP four each), the written ones distinct from
     // the read ones.
     let mut rows = unsafe {
@@ -389,8 +430,10 @@ fn finish(d: &mut sys::mjData, s: &mut Scratch, cm: &ConstraintModel, sparse: bo
             efc_r: slice_mut(d.efc_R, nefc),
         }
     };
-    impedance::diag_approx(cm, &s.contacts, rows.efc_type, rows.efc_id, rows.efc_diag_a);
-    impedance::make_impedance(cm, &mut s.contacts, ne_nf, &mut rows, |w| {
+    if approx {
+        impedance::diag_approx(cm, contacts, rows.efc_type, rows.efc_id, rows.efc_diag_a);
+    }
+    impedance::make_impedance(cm, contacts, ne_nf, &mut rows, |w| {
         let text = std::ffi::CString::new(w.message()).expect("no NUL in the message");
         // SAFETY: MuJoCo's printf-style warning with the message as its argument.
         unsafe { sys::mju_warning(c"%s".as_ptr(), text.as_ptr()) };

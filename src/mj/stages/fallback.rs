@@ -25,7 +25,7 @@ pub enum Fallback {
     /// A transmission outside the stage's subset: body (adhesion) ones for `transmission`, any
     /// other than a joint's for the implicit integrators.
     Transmission,
-    /// An actuator outside the built-in rigid types (muscle, DC motor, PID, user types, control
+    /// An actuator outside the built-in types the stage covers (DC motor, PID, user types, control
     /// delays, tendon force limits) or asleep.
     Actuator,
     /// Tendon or flex equality constraints (connect, weld and joint ones are in Rust).
@@ -36,8 +36,6 @@ pub enum Fallback {
     Contact,
     /// The discrete integrator.
     Discrete,
-    /// Exact constraint diagonals (`mjENBL_DIAGEXACT`).
-    ExactDiagonal,
     /// A sparse Jacobian row without entries.
     EmptyRow,
     /// A dual solver (PGS, noslip) without `efc_AR` or with a sparse `efc_AR` row lacking its
@@ -46,8 +44,6 @@ pub enum Fallback {
     /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
     /// not yet in Rust; dense ones are).
     SolverNewton,
-    /// The solver over all rows at once, without islands (`fwdConstraint`: not yet in Rust).
-    SolverMonolithic,
     /// A solver number outside PGS, CG and Newton (the library reports it and solves nothing).
     SolverUnknown,
     /// The Rust stage panicked (a bug; the call was redone by MuJoCo's function).
@@ -64,7 +60,7 @@ pub enum Fallback {
 }
 
 /// Number of [`Fallback`] reasons.
-pub const NFALLBACK: usize = 26;
+pub const NFALLBACK: usize = 24;
 
 impl Fallback {
     /// Every reason, in the order of the counts.
@@ -84,11 +80,9 @@ impl Fallback {
         Fallback::Tendon,
         Fallback::Contact,
         Fallback::Discrete,
-        Fallback::ExactDiagonal,
         Fallback::EmptyRow,
         Fallback::SolverPgs,
         Fallback::SolverNewton,
-        Fallback::SolverMonolithic,
         Fallback::SolverUnknown,
         Fallback::Panicked,
         Fallback::Sleep,
@@ -120,11 +114,9 @@ impl Fallback {
             Fallback::Tendon => "tendons",
             Fallback::Contact => "flex contacts or condim outside 1/3/4/6",
             Fallback::Discrete => "the discrete integrator",
-            Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS or noslip without efc_AR or its diagonal",
             Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
-            Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",
             Fallback::Sleep => "sleep enabled",

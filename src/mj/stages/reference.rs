@@ -187,9 +187,9 @@ fn is_dual(m: &sys::mjModel) -> bool {
     m.opt.solver == SOL_PGS || m.opt.noslip_iterations > 0
 }
 
-/// Why `mj_projectConstraint` must stay MuJoCo's for this model and state, if it must: the exact diagonal
-/// outside the discrete integrator (`mjENBL_DIAGEXACT` then reruns `mj_makeImpedance`), the
-/// effective metric outside it (the library then solves with `qH`), the locked stack of a thread
+/// Why `mj_projectConstraint` must stay MuJoCo's for this model and state, if it must (the exact
+/// diagonal, `mjENBL_DIAGEXACT`, which reruns `mj_makeImpedance`, runs in Rust, D71): the
+/// effective metric outside the discrete integrator (the library then solves with `qH`), the locked stack of a thread
 /// pool, and, for a sparse Jacobian, an empty constraint row in the numeric phase (the library then
 /// adds `R` to the next row's first entry). With no rows, or neither a dual solver nor the exact
 /// diagonal, the library does nothing and neither does the Rust stage.
@@ -205,9 +205,6 @@ pub(super) fn project_out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<
     if m.opt.integrator == INT_DISCRETE {
         // the symbolic phases alone: neither the factor nor the impedance
         return None;
-    }
-    if exact {
-        return Some(Fallback::ExactDiagonal);
     }
     if d.efm_active != 0 {
         return Some(Fallback::EffectiveMetric);
@@ -295,6 +292,8 @@ struct Phases {
     ar: bool,
     /// The numeric phases (all but the discrete integrator).
     numeric: bool,
+    /// The exact diagonal and the impedance again (`mjENBL_DIAGEXACT`, numeric phases only).
+    exact: bool,
 }
 
 /// Runs the Rust stage in place of `mj_projectConstraint` if the model and state are inside its
@@ -330,7 +329,8 @@ pub(super) fn project(m: &sys::mjModel, d: &mut sys::mjData) {
     if d.nefc == 0 || !(is_dual(m) || exact) {
         return;
     }
-    let phases = Phases { ar: is_dual(m), numeric: m.opt.integrator != INT_DISCRETE };
+    let numeric = m.opt.integrator != INT_DISCRETE;
+    let phases = Phases { ar: is_dual(m), numeric, exact: numeric && exact };
     let saved = Saved::take(d);
     let mut arena = super::stack::memory(d);
     let run = SCRATCH.with(|s| {
@@ -421,7 +421,14 @@ fn project_dense(
     // SAFETY: J (nefc nv) is read; efc_Y was just placed in the arena, past every input.
     let (j, y) = unsafe { (slice(d.efc_J, nefc * nv), slice_mut(d.efc_Y, ny)) };
     project::y_dense(&f, j, sqrt_inv_d, y);
+    if phases.exact {
+        // SAFETY: efc_diagA holds nefc rows, apart from efc_Y.
+        project::exact_diagonal_dense(y, nv, unsafe { slice_mut(d.efc_diagA, nefc) });
+    }
     arena.free();
+    if phases.exact {
+        super::constraint::impedance_exact(m, d);
+    }
     if !phases.ar {
         return Ok(());
     }
@@ -479,8 +486,13 @@ fn project_sparse(
         arena.stack_alloc(8 * nv, 8)?;
         let sqrt_inv_d = sized(&mut s.sqrt_inv_d, nv);
         project::sqrt_inv_d(&f, sqrt_inv_d);
-        sparse::y_numeric(&jp, jv, &f, sqrt_inv_d, y_rownnz, y_rowadr, y_colind, y, None);
+        // SAFETY: efc_diagA holds nefc rows, apart from the Y arrays.
+        let diag = phases.exact.then(|| unsafe { slice_mut(d.efc_diagA, nefc) });
+        sparse::y_numeric(&jp, jv, &f, sqrt_inv_d, y_rownnz, y_rowadr, y_colind, y, diag);
         arena.free();
+        if phases.exact {
+            super::constraint::impedance_exact(m, d);
+        }
     } else {
         // the discrete integrator's symbolic phase lays out the columns itself
         sparse::y_columns(&jp, &f, y_rownnz, y_rowadr, y_colind);
@@ -619,7 +631,15 @@ pub(super) fn project_outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
         }
     }
     if exact {
+        // the exact diagonal and the impedance made again from it (D71)
         out.push(Field::f64("efc_diagA", d.efc_diagA, nefc));
+        out.push(Field::f64("efc_KBIP", d.efc_KBIP, 4 * nefc));
+        out.push(Field::f64("efc_D", d.efc_D, nefc));
+        out.push(Field::f64("efc_R", d.efc_R, nefc));
+        if d.nisland > 0 {
+            out.push(Field::f64("iefc_D", d.iefc_D, nefc));
+            out.push(Field::f64("iefc_R", d.iefc_R, nefc));
+        }
     }
     out
 }

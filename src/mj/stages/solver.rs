@@ -9,6 +9,7 @@ use specula_engine::dynamics::arena::Arena;
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations, Primal,
 };
+use specula_engine::dynamics::solver::monolithic::{solve_monolithic, MonolithicScratch};
 use specula_engine::dynamics::solver::update::{Cone, Rows};
 use specula_engine::dynamics::solver::{self, NISLAND};
 
@@ -24,15 +25,23 @@ const SOL_NEWTON: i32 = 2;
 thread_local! {
     /// The call's outputs and work arrays (reused from call to call).
     static SCRATCH: RefCell<(FrameScratch, FrameOutput, Vec<Cone>)> = RefCell::default();
+    /// The one island of the path without islands (D69).
+    static MONOLITHIC: RefCell<MonolithicScratch> = RefCell::default();
+}
+
+/// Whether the call takes the island path (D13's test; otherwise one problem over all rows).
+fn uses_islands(m: &sys::mjModel, d: &sys::mjData) -> bool {
+    let opt = &m.opt;
+    opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0 && d.nisland > 0 && opt.enableflags & sys::mjENBL_IPC as i32 == 0
 }
 
 /// Why `mj_fwdConstraint` must stay MuJoCo's for this model and state, if it must (D13, D16):
 /// with the effective metric on the discrete integrator the library corrects the smooth force for
 /// gyroscopic terms after every call (`mj_discreteGyro`); with rows, PGS as `solver_pgs.rs`
-/// says, and everything else but the Newton and CG solvers over islands (pyramidal or elliptic,
-/// dense or sparse Jacobian, noslip after them included), without the effective metric or the
-/// thread pool's locked stack, and, there, on a sparse Jacobian the calls where some island's
-/// warm start needs Newton iterations (found by running the call on copies; dense ones iterate in
+/// says, and everything else but the Newton and CG solvers over islands or over all rows at once
+/// (D69; pyramidal or elliptic, dense or sparse Jacobian, noslip after them included), without the effective metric or the
+/// thread pool's locked stack, and, there, on a sparse Jacobian the calls where some island's (or
+/// the one problem's) warm start needs Newton iterations (found by running the call on copies; dense ones iterate in
 /// Rust, D18 to D21; CG iterates in Rust on both, D30). A solver number outside 0 to 2 the
 /// library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
@@ -43,9 +52,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     if d.nefc == 0 {
         return None;
     }
-    let islands = opt.disableflags & sys::mjDSBL_ISLAND as i32 == 0
-        && d.nisland > 0
-        && opt.enableflags & sys::mjENBL_IPC as i32 == 0;
     if opt.solver == SOL_PGS {
         return super::solver_pgs::out_of_scope(m, d);
     }
@@ -54,7 +60,6 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     let why = [
         (opt.solver != SOL_NEWTON && opt.solver != SOL_CG, Fallback::SolverUnknown),
         (d.efm_active != 0, Fallback::EffectiveMetric),
-        (!islands, Fallback::SolverMonolithic),
         (locked, Fallback::ThreadLock),
     ];
     if let Some(w) = why.iter().find(|w| w.0) {
@@ -164,9 +169,15 @@ fn run(
     // SAFETY: efc_state has nefc entries.
     out.efc_state.clear();
     out.efc_state.extend_from_slice(unsafe { slice(d.efc_state, nefc) });
-    solve(&fm, &inp, scratch, out).map_err(|NeedsIterations| Fallback::SolverNewton)?;
-    // noslip after the Newton solver (over islands: the scope test required them)
-    let nm = super::solver_noslip::model(m, true);
+    let islands = uses_islands(m, d);
+    if islands {
+        solve(&fm, &inp, scratch, out)
+    } else {
+        MONOLITHIC.with(|ms| solve_monolithic(&fm, &inp, scratch, &mut ms.borrow_mut(), out))
+    }
+    .map_err(|NeedsIterations| Fallback::SolverNewton)?;
+    // noslip after the Newton or CG solver (island by island, or over all rows)
+    let nm = super::solver_noslip::model(m, islands);
     let ar = (!d.efc_AR.is_null()).then(|| super::solver_pgs::ar(m, d));
     super::solver_noslip::after_solver(&fm, &nm, &inp, ar.as_ref(), out.noslip_parts()).map_err(|_| Fallback::SolverPgs)
 }
@@ -189,7 +200,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
             // the scope test ran the same call: it succeeds
             if run(m, d, scratch, out, cones).is_ok() {
                 if let Ok(arena) = super::solver_noslip::replay(d, &out.frames) {
-                    commit(d, out, &arena);
+                    commit(d, out, &arena, uses_islands(m, d));
                 }
             }
         });
@@ -200,7 +211,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
 }
 
 /// Writes the call's outputs into MuJoCo's data.
-fn commit(d: &mut sys::mjData, out: &FrameOutput, arena: &Arena) {
+fn commit(d: &mut sys::mjData, out: &FrameOutput, arena: &Arena, islands: bool) {
     let copy = |p: *mut f64, v: &[f64]| {
         // SAFETY: an mjData array of at least v.len() entries, distinct from `out`.
         unsafe { slice_mut(p, v.len()) }.copy_from_slice(v);
@@ -209,19 +220,22 @@ fn commit(d: &mut sys::mjData, out: &FrameOutput, arena: &Arena) {
     copy(d.qacc, &out.qacc);
     copy(d.efc_b, &out.efc_b);
     copy(d.efc_force, &out.efc_force);
-    copy(d.ifrc_smooth, &out.ifrc_smooth);
-    copy(d.ifrc_constraint, &out.ifrc_constraint);
-    copy(d.iacc_smooth, &out.iacc_smooth);
-    copy(d.iacc, &out.iacc);
-    copy(d.iefc_force, &out.iefc_force);
-    copy(d.iefc_aref, &out.iefc_aref);
-    // SAFETY: as above, for the two state arrays.
-    unsafe {
-        slice_mut(d.efc_state, out.efc_state.len()).copy_from_slice(&out.efc_state);
-        slice_mut(d.iefc_state, out.iefc_state.len()).copy_from_slice(&out.iefc_state);
+    // SAFETY: as above, for the state array.
+    unsafe { slice_mut(d.efc_state, out.efc_state.len()) }.copy_from_slice(&out.efc_state);
+    if islands {
+        // the island copies exist only when mj_island made islands, and only that path writes them
+        copy(d.ifrc_smooth, &out.ifrc_smooth);
+        copy(d.ifrc_constraint, &out.ifrc_constraint);
+        copy(d.iacc_smooth, &out.iacc_smooth);
+        copy(d.iacc, &out.iacc);
+        copy(d.iefc_force, &out.iefc_force);
+        copy(d.iefc_aref, &out.iefc_aref);
+        // SAFETY: as above.
+        unsafe { slice_mut(d.iefc_state, out.iefc_state.len()) }.copy_from_slice(&out.iefc_state);
     }
     d.solver_niter[..NISLAND].copy_from_slice(&out.solver_niter);
-    let n = (d.nisland.max(0) as usize).min(NISLAND);
+    // (without islands the one problem's statistics are island 0's)
+    let n = if islands { (d.nisland.max(0) as usize).min(NISLAND) } else { 1 };
     d.solver_nnz[..n].copy_from_slice(&out.solver_nnz[..n]);
     for &(k, s) in &out.stats {
         let t = &mut d.solver[k];

@@ -14,6 +14,7 @@ pub mod chol;
 pub mod chol_sparse;
 pub mod frame;
 pub mod linesearch;
+pub mod monolithic;
 pub mod newton;
 pub mod noslip;
 pub mod order;
