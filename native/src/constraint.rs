@@ -453,6 +453,7 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         ls_iterations: m.opt.ls_iterations,
         elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
         primal: if m.opt.solver == specula_model::types::Solver::Cg { Primal::Cg } else { Primal::Newton },
+        flexes: false,
     };
     let ni = e.nisland;
     let islands = Islands {
@@ -562,6 +563,7 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
             ls_iterations: m.opt.ls_iterations,
             elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
             primal: Primal::Newton,
+            flexes: false,
         },
         iterations: m.opt.iterations,
         use_islands: m.opt.disableflags & DSBL_ISLAND == 0 && ni > 0,
