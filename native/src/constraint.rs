@@ -421,8 +421,8 @@ pub fn reference(nm: &NativeModel, d: &mut Data) {
 }
 
 /// `mj_fwdConstraint` with rows: the engine's frame (warm start, island gathers, each island's
-/// convergence certificate, scatter). A state where some island needs Newton iterations is
-/// refused (they are not in Rust yet).
+/// solver, scatter). A state where some island on a sparse Jacobian needs Newton iterations with
+/// an elliptic contact on its cone's surface is refused (not in Rust yet).
 pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if nm.model.opt.solver == specula_model::types::Solver::Pgs {
         return fwd_constraint_pgs(nm, d);
@@ -503,8 +503,8 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     e.solved.contact_h.clear();
     e.solved.contact_h.resize(d.contacts.len(), [0.0; 36]);
     solve(&fm, &inp, &mut e.frame, &mut e.solved).map_err(|_| NativeError::Unsupported {
-        what: "a constrained state whose warm start is not already optimal, on a sparse Jacobian".into(),
-        needs: "the Newton solver's iterations on a sparse Jacobian",
+        what: "sparse Newton iterations with an elliptic contact on its cone's surface".into(),
+        needs: "the cone Hessians' fold into the sparse factor (HessianConeFold)",
     })?;
     let ar = &e.efc_ar[..if m.opt.noslip_iterations > 0 { n * n } else { 0 }];
     noslip_after(m, &fm, true, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;

@@ -48,8 +48,9 @@ pub enum Fallback {
     /// A dual solver (PGS, noslip) without `efc_AR` or with a sparse `efc_AR` row lacking its
     /// diagonal (`fwdConstraint`).
     SolverPgs,
-    /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
-    /// not yet in Rust; dense ones are).
+    /// A call where some island on a sparse Jacobian needs Newton iterations Rust does not do yet
+    /// (`fwdConstraint`: an elliptic contact on its cone's surface, or a model with flexes whose
+    /// Hessian 4.0.0 may reorder; D53 to D56).
     SolverNewton,
     /// The solver over all rows at once, without islands (`fwdConstraint`: not yet in Rust).
     SolverMonolithic,
@@ -134,7 +135,9 @@ impl Fallback {
             Fallback::ExactDiagonal => "exact diagonals (diagexact)",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS or noslip without efc_AR or its diagonal",
-            Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
+            Fallback::SolverNewton => {
+                "sparse Newton iterations with a contact on its cone or a reordered Hessian (flexes; not yet in Rust)"
+            }
             Fallback::SolverMonolithic => "solver without islands (not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",
