@@ -185,7 +185,7 @@ mod tests {
         }
         for k in 0..nv {
             let last = (m.adr[k] + m.nnz[k] - 1) as usize;
-            m.val[last] = 4.0 + m.val[last];
+            m.val[last] += 4.0;
         }
         m
     }
@@ -398,7 +398,7 @@ mod tests {
             m_rownnz: &m.nnz,
             m_rowadr: &m.adr,
             m_colind: &m.col,
-            efc_d: efc_d,
+            efc_d,
         };
         h.build(&b, st);
         assert_eq!(h.njtj, count, "case {case}: J'J entries");
