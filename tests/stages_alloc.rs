@@ -39,13 +39,14 @@ fn the_rust_stages_allocate_nothing_per_step() {
     let region = Region::new(GLOBAL);
     drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
-    // Newton with a dense Jacobian (pyramidal; elliptic with gravity tilted so that the boxes
+    // Newton with a dense Jacobian and a sparse one (pyramidal; elliptic with gravity tilted so that the boxes
     // slide, on the cone; with noslip after it); PGS (the projection's work) with elliptic cones
     // (condim 6 among them) and a sparse one; CG with elliptic cones and a sparse one; implicitfast
     // (the lone free box's own 6x6 solve included) and implicit; with constraints disabled, the
     // solver's path without rows in Rust; and fluid forces with adhesive contacts
     for option in [
         r#"cone="pyramidal""#,
+        r#"cone="pyramidal" jacobian="sparse""#,
         r#"cone="elliptic" gravity="12 0 -9.81""#,
         r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
         r#"cone="elliptic" gravity="12 0 -9.81" noslip_iterations="3""#,

@@ -62,22 +62,25 @@ fn noslip_after_newton_and_pgs_matches_mujoco_and_one_ulp_in_it_is_reported() {
         let xml = scene(&format!(r#"noslip_iterations="4" {option}"#));
         let r = diff(&xml, None);
         assert!(r.matches(), "{option}: {:?} {:?}", r.first, r.trajectory);
-        // every call in Rust but those where sparse Newton iterates (not yet in Rust: the
-        // whole call, noslip included, stays MuJoCo's; here all of them)
+        // every call in Rust but those where sparse Newton iterates with a contact on the cone
+        // (not yet in Rust: the whole call, noslip included, stays MuJoCo's)
         let newton_sparse = r.skipped_why[i][Fallback::SolverNewton.index()];
         assert_eq!((r.skipped[i], r.compared[i] + r.skipped[i]), (newton_sparse, 200), "{option}: {r:?}");
         if r.compared[i] == 0 {
             continue;
         }
         in_rust += 1;
-        assert_eq!((r.compared[i], r.trajectory_counts.rust[i]), (200, 200), "{option}: {r:?}");
+        assert_eq!(r.trajectory_counts.rust[i], r.compared[i], "{option}: {r:?}");
+        if newton_sparse == 0 {
+            assert_eq!(r.compared[i], 200, "{option}: {r:?}");
+        }
         // the boxes touch the plane from the first step: a tampered call is one with noslip
         let first = diff(&xml, Some(Tamper::Output(Stage::FwdConstraint))).first;
         let first = first.unwrap_or_else(|| panic!("{option}: a tampered noslip call must differ"));
         assert_eq!((first.stage, first.field), (Stage::FwdConstraint, "qacc"), "{option}");
         assert_eq!(first.rust.to_bits(), first.c.to_bits() + 1);
     }
-    assert_eq!(in_rust, OPTIONS.len() - 2);
+    assert_eq!(in_rust, OPTIONS.len());
 }
 
 #[test]

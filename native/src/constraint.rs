@@ -424,8 +424,9 @@ pub fn reference(nm: &NativeModel, d: &mut Data) {
 }
 
 /// `mj_fwdConstraint` with rows: the engine's frame (warm start, island gathers, each island's
-/// convergence certificate, scatter), or without islands one problem over all rows. A state where
-/// Newton on a sparse Jacobian needs iterations is refused (they are not in Rust yet).
+/// solver, scatter), or without islands one problem over all rows. A state where some island on
+/// a sparse Jacobian needs Newton iterations with an elliptic contact on its cone's surface is
+/// refused (not in Rust yet).
 pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if nm.model.opt.solver == specula_model::types::Solver::Pgs {
         return fwd_constraint_pgs(nm, d);
@@ -450,6 +451,7 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         ls_iterations: m.opt.ls_iterations,
         elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
         primal: if m.opt.solver == specula_model::types::Solver::Cg { Primal::Cg } else { Primal::Newton },
+        flexes: false,
     };
     let ni = e.nisland;
     let islands = Islands {
@@ -506,8 +508,8 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         solve_monolithic(&fm, &inp, &mut e.frame, &mut e.monolithic, &mut e.solved)
     }
     .map_err(|_| NativeError::Unsupported {
-        what: "a constrained state whose warm start is not already optimal, on a sparse Jacobian".into(),
-        needs: "the Newton solver's iterations on a sparse Jacobian",
+        what: "sparse Newton iterations with an elliptic contact on its cone's surface".into(),
+        needs: "the cone Hessians' fold into the sparse factor (HessianConeFold)",
     })?;
     let ar = &e.efc_ar[..if m.opt.noslip_iterations > 0 { n * n } else { 0 }];
     noslip_after(m, &fm, islands, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;
@@ -605,6 +607,7 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
             ls_iterations: m.opt.ls_iterations,
             elliptic: m.opt.cone as i32 != CONE_PYRAMIDAL,
             primal: Primal::Newton,
+            flexes: false,
         },
         iterations: m.opt.iterations,
         use_islands: m.opt.disableflags & DSBL_ISLAND == 0 && ni > 0,

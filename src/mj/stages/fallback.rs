@@ -41,8 +41,9 @@ pub enum Fallback {
     /// A dual solver (PGS, noslip) without `efc_AR` or with a sparse `efc_AR` row lacking its
     /// diagonal (`fwdConstraint`).
     SolverPgs,
-    /// A call where some island on a sparse Jacobian needs Newton iterations (`fwdConstraint`:
-    /// not yet in Rust; dense ones are).
+    /// A call where some island on a sparse Jacobian needs Newton iterations Rust does not do yet
+    /// (`fwdConstraint`: an elliptic contact on its cone's surface, or a model with flexes whose
+    /// Hessian 4.0.0 may reorder; D53 to D56).
     SolverNewton,
     /// A solver number outside PGS, CG and Newton (the library reports it and solves nothing).
     SolverUnknown,
@@ -116,7 +117,9 @@ impl Fallback {
             Fallback::Discrete => "the discrete integrator",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS or noslip without efc_AR or its diagonal",
-            Fallback::SolverNewton => "Newton iterations on a sparse Jacobian (not yet in Rust)",
+            Fallback::SolverNewton => {
+                "sparse Newton iterations with a contact on its cone or a reordered Hessian (flexes; not yet in Rust)"
+            }
             Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",
             Fallback::Sleep => "sleep enabled",

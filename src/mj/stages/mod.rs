@@ -45,6 +45,7 @@ mod rk4;
 mod set;
 mod snapshot;
 mod solver;
+mod solver_newton_sparse;
 mod solver_noslip;
 mod solver_pgs;
 mod solver_sparse;

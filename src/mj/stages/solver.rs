@@ -70,8 +70,18 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
         if let Err(why) = run(m, d, scratch, out, cones) {
             return Some(why);
         }
-        super::solver_noslip::replay(d, &out.frames).err().map(|_| Fallback::StackFull)
+        replay(d, out).err().map(|_| Fallback::StackFull)
     })
+}
+
+/// The call's stack frames replayed on a copy of `d`'s counters: the island frames, the sparse
+/// Hessians' peaks (D55) and noslip's.
+fn replay(d: &sys::mjData, out: &FrameOutput) -> Result<Arena, specula_engine::dynamics::arena::StackOverflow> {
+    let mut arena = super::solver_noslip::replay(d, &out.frames)?;
+    for f in &out.peaks {
+        arena.frame(f)?;
+    }
+    Ok(arena)
 }
 
 /// The solver frame's view of the model: the inertia's pattern and the solver options.
@@ -90,6 +100,7 @@ pub(super) fn frame_model(m: &sys::mjModel) -> FrameModel<'_> {
             ls_iterations: m.opt.ls_iterations,
             elliptic: m.opt.cone == sys::mjCONE_ELLIPTIC as i32,
             primal: if m.opt.solver == SOL_CG { Primal::Cg } else { Primal::Newton },
+            flexes: m.nflex > 0,
         }
     }
 }
@@ -199,7 +210,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
             let (scratch, out, cones) = &mut *s.borrow_mut();
             // the scope test ran the same call: it succeeds
             if run(m, d, scratch, out, cones).is_ok() {
-                if let Ok(arena) = super::solver_noslip::replay(d, &out.frames) {
+                if let Ok(arena) = replay(d, out) {
                     commit(d, out, &arena, uses_islands(m, d));
                 }
             }

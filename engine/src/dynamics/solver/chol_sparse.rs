@@ -127,7 +127,8 @@ impl Pattern {
 /// zero). Returns the rank.
 ///
 /// Rows are taken from the last, alone or as a chain of two or three (`r, r-1(, r-2)`, each the
-/// one above's pattern minus its diagonal, with one more row below it in `LT`), D41. A row sums
+/// one above's pattern minus its diagonal, with one more row below it in `LT`), D41; a row with
+/// no row below whose row of `h` has its pattern is always alone (D56). A row sums
 /// the terms of the rows below into two accumulators: its own entries (from `h`'s row, or from
 /// zero when a single row's pattern is not `h`'s) take the rows whose pattern up to `r` is the
 /// tail of row `r`'s; `dense` (from `h`'s entries in that case, else zero) the others; then `l =
@@ -149,7 +150,11 @@ pub fn factor_numeric(
     let mut next = n;
     while next > 0 {
         let r = next - 1;
-        let m = chain(p, r);
+        // a leaf (no row below) whose row of `h` has the factor's pattern is taken alone, chain
+        // or not (D41)
+        let (ha, hn, ln) = (h_rowadr[r] as usize, h_rownnz[r] as usize, p.rownnz[r] as usize);
+        let leaf = p.t_rownnz[r] == 1 && hn >= ln && h_colind[ha + ln - 1] == r as i32;
+        let m = if leaf { 1 } else { chain(p, r) };
         next -= m;
         let (ladr, lnnz) = (p.rowadr[r] as usize, p.rownnz[r] as usize);
         // Load: h's rows into l (a single row with another pattern: into dense)

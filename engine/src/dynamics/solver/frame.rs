@@ -53,6 +53,9 @@ pub struct FrameModel<'a> {
     pub elliptic: bool,
     /// The primal solver `mj_solPrimal` runs (`opt.solver`; PGS does not read it).
     pub primal: Primal,
+    /// The model has flexes (`nflex > 0`): 4.0.0 may then reorder a sparse Newton Hessian
+    /// (D53), which Rust does not do yet.
+    pub flexes: bool,
 }
 
 /// The two solvers of `mj_solPrimal` (`mjSOL_NEWTON`, `mjSOL_CG`).
@@ -158,6 +161,9 @@ pub struct FrameOutput {
     /// The stack frames the call opens, in order, as `(bytes, alignment)` blocks: the warm
     /// start's, then one per island (`mj_solPrimal`'s context blocks).
     pub frames: Vec<[(usize, usize); 3]>,
+    /// The high-water frames of the sparse Newton Hessians' setup, flattened (D55; replayed
+    /// after `frames`, in any order: only their peaks matter).
+    pub peaks: Vec<[(usize, usize); 10]>,
 }
 
 impl FrameOutput {
@@ -181,6 +187,7 @@ impl FrameOutput {
         self.efc_state.resize(nefc, 0);
         self.iefc_state.resize(nefc, 0);
         self.frames.clear();
+        self.peaks.clear();
         self.stats.clear();
         self.solver_niter = [0; NISLAND];
     }
@@ -203,16 +210,8 @@ pub struct FrameScratch {
     local: Vec<i32>,
     /// The transpose's next free entry per dof.
     local_fill: Vec<i32>,
-    /// One island's Jacobian block and vectors.
-    block_j: Vec<f64>,
-    /// The sparse block's pattern, and its transpose.
-    block_j_rownnz: Vec<i32>,
-    block_j_rowadr: Vec<i32>,
-    block_j_colind: Vec<i32>,
-    jt: Vec<f64>,
-    jt_rownnz: Vec<i32>,
-    jt_rowadr: Vec<i32>,
-    jt_colind: Vec<i32>,
+    /// One island's Jacobian block (and, sparse, its transpose).
+    bj: BlockJacobian,
     jaref: Vec<f64>,
     ma: Vec<f64>,
     grad: Vec<f64>,
@@ -221,13 +220,14 @@ pub struct FrameScratch {
     cg: CgScratch,
 }
 
-/// An island on a sparse Jacobian whose warm start does not satisfy the certificate: its Newton
-/// iterations are not yet in Rust (CG's are).
+/// An island on a sparse Jacobian whose Newton iterations are not yet in Rust: 4.0.0 may reorder
+/// its Hessian (a model with flexes, D53), or an elliptic contact reaches its cone's surface
+/// (the cone Hessians' fold, D42).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NeedsIterations;
 
 /// The call, into `out` (nothing of MuJoCo's is written); `Err` when some island on a sparse
-/// Jacobian needs Newton iterations.
+/// Jacobian needs Newton iterations Rust does not do yet ([`NeedsIterations`]).
 pub fn solve(
     m: &FrameModel,
     inp: &FrameInput,
@@ -402,7 +402,8 @@ fn island_start(
         } else {
             6 * nv + nv * nv
         };
-    out.frames.push([(8 * nnum, 8), (4 * nint, 4), (0, 8)]);
+    let ctx = [(8 * nnum, 8), (4 * nint, 4)];
+    out.frames.push([ctx[0], ctx[1], (0, 8)]);
     let qacc = &out.iacc[dofadr..dofadr + nv];
     s.ma.resize(nv, 0.0);
     mul_sym_vec_sparse(&mut s.ma, &s.block_m, qacc, &s.block_rownnz, &s.block_rowadr, &s.block_colind);
@@ -427,11 +428,11 @@ fn island_start(
     if sparse {
         // through the block's transpose, a sparse row product per dof
         for c in 0..nv {
-            let (adr, n) = (s.jt_rowadr[c] as usize, s.jt_rownnz[c] as usize);
-            qfrc[c] = sparse_dot(&s.jt[adr..adr + n], &s.jt_colind[adr..adr + n], force);
+            let (adr, n) = (s.bj.t_rowadr[c] as usize, s.bj.t_rownnz[c] as usize);
+            qfrc[c] = sparse_dot(&s.bj.t[adr..adr + n], &s.bj.t_colind[adr..adr + n], force);
         }
     } else {
-        mul_mat_t_vec(qfrc, &s.block_j, force);
+        mul_mat_t_vec(qfrc, &s.bj.j, force);
     }
     s.grad.resize(nv, 0.0);
     for i in 0..nv {
@@ -455,13 +456,17 @@ fn island_start(
         cg_island(m, isl, s, out, (rows, sparse, scale), island);
         return Ok(());
     }
-    if sparse {
+    // 4.0.0 tries a fill-reducing order of a sparse Hessian only with flexes, 64 to 24576 dofs
+    // and 16 rows or more (D53)
+    if sparse && m.flexes && (64..=24576).contains(&nv) && nefc >= 16 {
         return Err(NeedsIterations);
     }
-    // Newton iterations on the dense block (D18 to D21)
+    // Newton iterations on the block (dense: D18 to D21; sparse: D53, D54)
+    let (j, jt) = s.bj.jacobians(sparse, nv);
     let p = Problem {
         rows,
-        j: &s.block_j,
+        j,
+        jt,
         m: &s.block_m,
         m_rownnz: &s.block_rownnz,
         m_rowadr: &s.block_rowadr,
@@ -490,12 +495,61 @@ fn island_start(
         if island < NISLAND && k < NSOLVER {
             stats.push((island * NSOLVER + k, st));
         }
-    });
+    })
+    .map_err(|_| NeedsIterations)?;
+    let nnz = match p.blocks() {
+        Some(b) => {
+            let h = &s.newton.sparse;
+            h.frames(&b, ctx, m.elliptic, &mut out.peaks);
+            (h.nl() << usize::from(m.elliptic)) + h.nh(&b)
+        }
+        None => nv * nv,
+    };
     if island < NISLAND {
         out.solver_niter[island] += iter;
-        out.solver_nnz[island] = (nv * nv) as i32;
+        out.solver_nnz[island] = nnz as i32;
     }
     Ok(())
+}
+
+/// One island's Jacobian block: dense `nefc x nv` values, or sparse rows (columns renumbered
+/// within the island) and the transpose (each dof's entries in row order).
+#[derive(Clone, Debug, Default)]
+struct BlockJacobian {
+    j: Vec<f64>,
+    rownnz: Vec<i32>,
+    rowadr: Vec<i32>,
+    colind: Vec<i32>,
+    t: Vec<f64>,
+    t_rownnz: Vec<i32>,
+    t_rowadr: Vec<i32>,
+    t_colind: Vec<i32>,
+}
+
+impl BlockJacobian {
+    /// The block and its transpose as the solvers read them (the transpose unused when dense;
+    /// sparse rows without supernodes).
+    fn jacobians(&self, sparse: bool, nv: usize) -> (Jacobian<'_>, Jacobian<'_>) {
+        if sparse {
+            let j = Jacobian::Sparse {
+                rownnz: &self.rownnz,
+                rowadr: &self.rowadr,
+                rowsuper: &[],
+                colind: &self.colind,
+                j: &self.j,
+            };
+            let t = Jacobian::Sparse {
+                rownnz: &self.t_rownnz,
+                rowadr: &self.t_rowadr,
+                rowsuper: &[],
+                colind: &self.t_colind,
+                j: &self.t,
+            };
+            (j, t)
+        } else {
+            (Jacobian::Dense { nv, j: &self.j }, Jacobian::Dense { nv, j: &self.j })
+        }
+    }
 }
 
 /// The CG iterations of one island (D30) on the blocks `island_start` gathered, with their
@@ -510,25 +564,7 @@ fn cg_island(
 ) {
     let (nv, dofadr) = (isl.nv[island] as usize, isl.idofadr[island] as usize);
     let (nefc, efcadr) = (isl.nefc[island] as usize, isl.iefcadr[island] as usize);
-    let (j, jt) = if sparse {
-        let j = Jacobian::Sparse {
-            rownnz: &s.block_j_rownnz,
-            rowadr: &s.block_j_rowadr,
-            rowsuper: &[],
-            colind: &s.block_j_colind,
-            j: &s.block_j,
-        };
-        let jt = Jacobian::Sparse {
-            rownnz: &s.jt_rownnz,
-            rowadr: &s.jt_rowadr,
-            rowsuper: &[],
-            colind: &s.jt_colind,
-            j: &s.jt,
-        };
-        (j, jt)
-    } else {
-        (Jacobian::Dense { nv, j: &s.block_j }, Jacobian::Dense { nv, j: &s.block_j })
-    };
+    let (j, jt) = s.bj.jacobians(sparse, nv);
     let p = cg::Problem {
         rows,
         j,
@@ -582,59 +618,59 @@ fn block_jacobian(
     let nv = dofs.len();
     match *j {
         Jacobian::Dense { j, .. } => {
-            s.block_j.resize(nefc * nv, 0.0);
+            s.bj.j.resize(nefc * nv, 0.0);
             for r in 0..nefc {
                 let efc = isl.iefc2efc[efcadr + r] as usize;
                 for (c, &dof) in dofs.iter().enumerate() {
-                    s.block_j[r * nv + c] = j[efc * nv_all + dof as usize];
+                    s.bj.j[r * nv + c] = j[efc * nv_all + dof as usize];
                 }
             }
             nefc * nv
         }
         Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {
-            s.block_j.clear();
-            s.block_j_rownnz.clear();
-            s.block_j_rowadr.clear();
-            s.block_j_colind.clear();
+            s.bj.j.clear();
+            s.bj.rownnz.clear();
+            s.bj.rowadr.clear();
+            s.bj.colind.clear();
             for r in 0..nefc {
                 let efc = isl.iefc2efc[efcadr + r] as usize;
                 let adr = rowadr[efc] as usize;
-                s.block_j_rowadr.push(s.block_j.len() as i32);
+                s.bj.rowadr.push(s.bj.j.len() as i32);
                 let mut count = 0;
                 for k in adr..adr + rownnz[efc].max(0) as usize {
                     let col = s.local[colind[k] as usize];
                     if col >= 0 {
-                        s.block_j_colind.push(col);
-                        s.block_j.push(j[k]);
+                        s.bj.colind.push(col);
+                        s.bj.j.push(j[k]);
                         count += 1;
                     }
                 }
-                s.block_j_rownnz.push(count);
+                s.bj.rownnz.push(count);
             }
             // the transpose: each dof's entries in row order
-            let nj = s.block_j.len();
-            s.jt_rownnz.clear();
-            s.jt_rownnz.resize(nv, 0);
-            for &c in &s.block_j_colind {
-                s.jt_rownnz[c as usize] += 1;
+            let nj = s.bj.j.len();
+            s.bj.t_rownnz.clear();
+            s.bj.t_rownnz.resize(nv, 0);
+            for &c in &s.bj.colind {
+                s.bj.t_rownnz[c as usize] += 1;
             }
-            s.jt_rowadr.clear();
+            s.bj.t_rowadr.clear();
             let mut at = 0;
             for c in 0..nv {
-                s.jt_rowadr.push(at);
-                at += s.jt_rownnz[c];
+                s.bj.t_rowadr.push(at);
+                at += s.bj.t_rownnz[c];
             }
-            s.jt.resize(nj, 0.0);
-            s.jt_colind.resize(nj, 0);
+            s.bj.t.resize(nj, 0.0);
+            s.bj.t_colind.resize(nj, 0);
             s.local_fill.clear();
-            s.local_fill.extend_from_slice(&s.jt_rowadr);
+            s.local_fill.extend_from_slice(&s.bj.t_rowadr);
             for r in 0..nefc {
-                let adr = s.block_j_rowadr[r] as usize;
-                for k in adr..adr + s.block_j_rownnz[r] as usize {
-                    let c = s.block_j_colind[k] as usize;
+                let adr = s.bj.rowadr[r] as usize;
+                for k in adr..adr + s.bj.rownnz[r] as usize {
+                    let c = s.bj.colind[k] as usize;
                     let at = s.local_fill[c] as usize;
-                    s.jt[at] = s.block_j[k];
-                    s.jt_colind[at] = r as i32;
+                    s.bj.t[at] = s.bj.j[k];
+                    s.bj.t_colind[at] = r as i32;
                     s.local_fill[c] += 1;
                 }
             }
@@ -647,10 +683,10 @@ fn block_jacobian(
 fn block_j_minus_aref(s: &mut FrameScratch, sparse: bool, nv: usize, qacc: &[f64], aref: &[f64]) {
     for r in 0..s.jaref.len() {
         s.jaref[r] = if sparse {
-            let (adr, n) = (s.block_j_rowadr[r] as usize, s.block_j_rownnz[r] as usize);
-            sparse_dot(&s.block_j[adr..adr + n], &s.block_j_colind[adr..adr + n], qacc)
+            let (adr, n) = (s.bj.rowadr[r] as usize, s.bj.rownnz[r] as usize);
+            sparse_dot(&s.bj.j[adr..adr + n], &s.bj.colind[adr..adr + n], qacc)
         } else {
-            dot(&s.block_j[r * nv..(r + 1) * nv], qacc)
+            dot(&s.bj.j[r * nv..(r + 1) * nv], qacc)
         };
     }
     for r in 0..s.jaref.len() {

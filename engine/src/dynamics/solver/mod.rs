@@ -5,8 +5,8 @@
 //! In 4.0.0 the solvers (PGS, CG and Newton, per island or over all rows, and noslip) are local
 //! functions of the library, so the stage replaces the exported `mj_fwdConstraint` as a whole.
 //! So far in Rust: the frame's path without constraint rows (D13), and with rows the Newton
-//! solver over islands, pyramidal or elliptic cones (D16 to D21; its iterations on a dense
-//! Jacobian only), CG over islands (D30, D31), and PGS (D25 to D28). The root crate leaves every
+//! solver over islands, pyramidal or elliptic cones (D16 to D21; on a sparse Jacobian its
+//! iterations in the natural order and without contacts on the cone, D53 to D55), CG over islands (D30, D31), and PGS (D25 to D28). The root crate leaves every
 //! other call to the library, each with a named reason.
 
 pub mod cg;
@@ -16,6 +16,7 @@ pub mod frame;
 pub mod linesearch;
 pub mod monolithic;
 pub mod newton;
+pub mod newton_sparse;
 pub mod noslip;
 pub mod order;
 pub mod pgs;

@@ -18,10 +18,11 @@
 
 use super::chol::{chol_factor, chol_solve, chol_update};
 use super::linesearch::{prepare, search_norm, Line, Outcome};
+use super::newton_sparse::{Blocks, SparseHessian};
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm, sqr_mat_td};
 use super::update::{constraint_update, state, Rows};
 use super::SolverStat;
-use crate::dynamics::reference::{dense_rows, dot};
+use crate::dynamics::reference::{dot, Jacobian};
 use crate::math::MINVAL;
 
 /// The island's fixed data as `mj_solPrimal` sees it (MuJoCo's names).
@@ -29,8 +30,10 @@ use crate::math::MINVAL;
 pub struct Problem<'a> {
     /// The island's rows.
     pub rows: Rows<'a>,
-    /// The island's dense Jacobian block (`nefc x nv`).
-    pub j: &'a [f64],
+    /// The island's Jacobian block (dense `nefc x nv`, or sparse rows renumbered within it).
+    pub j: Jacobian<'a>,
+    /// Its transpose on a sparse block (each dof's entries in row order); unused when dense.
+    pub jt: Jacobian<'a>,
     /// The island's inertia block (values, `M_rownnz`, `M_rowadr`, `M_colind`).
     pub m: &'a [f64],
     /// See `m`.
@@ -54,6 +57,47 @@ pub struct Problem<'a> {
     /// Elliptic cones (`opt.cone`): the cone Hessians join the factor (D21).
     pub elliptic: bool,
 }
+
+impl<'a> Problem<'a> {
+    /// The dense Jacobian block (empty on a sparse one, whose Hessian is [`SparseHessian`]'s).
+    fn dense(&self) -> &'a [f64] {
+        match self.j {
+            Jacobian::Dense { j, .. } => j,
+            Jacobian::Sparse { .. } => &[],
+        }
+    }
+
+    /// The sparse Hessian's inputs, on a sparse Jacobian block.
+    pub fn blocks(&self) -> Option<Blocks<'a>> {
+        let (
+            Jacobian::Sparse { rownnz, rowadr, colind, j, .. },
+            Jacobian::Sparse { rownnz: tn, rowadr: ta, colind: tc, j: t, .. },
+        ) = (self.j, self.jt)
+        else {
+            return None;
+        };
+        Some(Blocks {
+            j,
+            j_rownnz: rownnz,
+            j_rowadr: rowadr,
+            j_colind: colind,
+            jt: t,
+            jt_rownnz: tn,
+            jt_rowadr: ta,
+            jt_colind: tc,
+            m: self.m,
+            m_rownnz: self.m_rownnz,
+            m_rowadr: self.m_rowadr,
+            m_colind: self.m_colind,
+            efc_d: self.rows.d,
+        })
+    }
+}
+
+/// A sparse-Jacobian island whose elliptic contacts reach their cone's surface: 4.0.0 folds
+/// their Hessians into the sparse factor (`HessianConeFold`), not yet in Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConeOnSparse;
 
 /// The island's iterate, updated in place (`iacc`, `ifrc_constraint`, `iefc_force`,
 /// `iefc_state` of the island, and the start's `Ma`, `Jaref`, `grad`, `Mgrad`).
@@ -92,6 +136,8 @@ pub struct NewtonScratch {
     mv: Vec<f64>,
     jv: Vec<f64>,
     quad: Vec<f64>,
+    /// The Hessian on a sparse Jacobian.
+    pub sparse: SparseHessian,
 }
 
 /// `H = J' D J + M` over the quadratic rows, factored into `s.l` (`FactorizeHessian` with the
@@ -101,7 +147,7 @@ fn factor_hessian(p: &Problem, st: &[i32], s: &mut NewtonScratch) {
     for i in 0..st.len() {
         s.d[i] = if st[i] == state::QUADRATIC { p.rows.d[i] } else { 0.0 };
     }
-    sqr_mat_td(&mut s.l, p.j, &s.d, nv, false);
+    sqr_mat_td(&mut s.l, p.dense(), &s.d, nv, false);
     for i in 0..nv {
         let adr = p.m_rowadr[i] as usize;
         for k in adr..adr + p.m_rownnz[i] as usize {
@@ -118,7 +164,10 @@ fn factor_hessian(p: &Problem, st: &[i32], s: &mut NewtonScratch) {
 fn update_constraint(p: &Problem, it: &mut Iterate) -> (i32, i32) {
     let h = p.elliptic.then_some(&mut *it.contact_h);
     constraint_update(&p.rows, it.jaref, it.state, it.force, false, h);
-    mul_mat_t_vec(it.qfrc_constraint, p.j, it.force);
+    match p.j {
+        Jacobian::Dense { j, .. } => mul_mat_t_vec(it.qfrc_constraint, j, it.force),
+        Jacobian::Sparse { .. } => p.jt.mul_vec(it.force, it.qfrc_constraint),
+    }
     let nactive = it.state.iter().filter(|&&s| s != state::SATISFIED).count() as i32;
     let ncone = it.state.iter().filter(|&&s| s == state::CONE).count() as i32;
     (nactive, ncone)
@@ -145,7 +194,7 @@ fn cone_update(p: &Problem, st: &[i32], h: &[[f64; 36]], s: &mut NewtonScratch) 
         let ltj = &mut s.ltj[..dim * nv];
         ltj.fill(0.0);
         for r in 0..dim {
-            let row = &p.j[(i + r) * nv..(i + r + 1) * nv];
+            let row = &p.dense()[(i + r) * nv..(i + r + 1) * nv];
             for c in 0..=r {
                 let scl = local[r * dim + c];
                 for k in 0..nv {
@@ -162,13 +211,15 @@ fn cone_update(p: &Problem, st: &[i32], h: &[[f64; 36]], s: &mut NewtonScratch) 
     nupdate
 }
 
-/// The factor the Newton direction uses: with contacts on the cone, the one with their
-/// Hessians.
-fn factor(s: &NewtonScratch, ncone: i32) -> &[f64] {
-    if ncone > 0 {
-        &s.lcone
+/// `Mgrad = H^-1 grad` through the factor the Newton direction uses: the sparse one, or with
+/// contacts on the cone the dense one with their Hessians.
+fn direction(p: &Problem, it: &mut Iterate, s: &NewtonScratch, ncone: i32) {
+    if p.blocks().is_some() {
+        s.sparse.solve(it.mgrad, it.grad);
+    } else if ncone > 0 {
+        chol_solve(it.mgrad, &s.lcone, it.grad);
     } else {
-        &s.l
+        chol_solve(it.mgrad, &s.l, it.grad);
     }
 }
 
@@ -184,7 +235,8 @@ fn decrement(p: &Problem, it: &Iterate) -> f64 {
 
 /// The iterations after an uncertified start (`gradient_ok`: the start's gradient test held;
 /// `ncone`: its contacts on the cone); writes each iteration's statistics through
-/// `stat(iter, stat)` and returns the number of iterations.
+/// `stat(iter, stat)` and returns the number of iterations; on a sparse Jacobian, `Err` when some
+/// contact reaches its cone's surface.
 pub fn iterate(
     p: &Problem,
     it: &mut Iterate,
@@ -192,40 +244,49 @@ pub fn iterate(
     mut ncone: i32,
     s: &mut NewtonScratch,
     mut stat: impl FnMut(usize, SolverStat),
-) -> i32 {
+) -> Result<i32, ConeOnSparse> {
     let (nv, nefc) = (it.qacc.len(), it.force.len());
-    s.d.resize(nefc, 0.0);
-    s.l.resize(nv * nv, 0.0);
-    if p.elliptic {
-        s.lcone.resize(nv * nv, 0.0);
-        s.ltj.resize(6 * nv, 0.0);
+    let blocks = p.blocks();
+    if blocks.is_none() {
+        s.d.resize(nefc, 0.0);
+        s.l.resize(nv * nv, 0.0);
+        if p.elliptic {
+            s.lcone.resize(nv * nv, 0.0);
+            s.ltj.resize(6 * nv, 0.0);
+        }
+        s.cholupd.resize(nv, 0.0);
     }
-    s.cholupd.resize(nv, 0.0);
     s.search.resize(nv, 0.0);
     s.mv.resize(nv, 0.0);
     s.jv.resize(nefc, 0.0);
     s.quad.resize(3 * nefc, 0.0);
     s.oldstate.resize(nefc, 0);
     // Step 1: the Hessian, its factor and the Newton direction
-    factor_hessian(p, it.state, s);
-    if ncone > 0 {
-        cone_update(p, it.state, it.contact_h, s);
+    if let Some(b) = &blocks {
+        if ncone > 0 {
+            return Err(ConeOnSparse);
+        }
+        s.sparse.build(b, it.state);
+    } else {
+        factor_hessian(p, it.state, s);
+        if ncone > 0 {
+            cone_update(p, it.state, it.contact_h, s);
+        }
     }
-    chol_solve(it.mgrad, factor(s, ncone), it.grad);
+    direction(p, it, s, ncone);
     if gradient_ok && decrement(p, it) < p.tolerance {
-        return 0;
+        return Ok(0);
     }
     for i in 0..nv {
         s.search[i] = -it.mgrad[i];
     }
     let mut iter = 0;
     let mut ls = Outcome::default();
-    let mut nupdate;
     while iter < p.iterations {
         // Step 2: line search (no step without a usable direction)
         let Some(snorm) = search_norm(&s.search) else { break };
         mul_sym_vec_sparse(&mut s.mv, p.m, &s.search, p.m_rownnz, p.m_rowadr, p.m_colind);
-        dense_rows(nv, p.j, &s.search, &mut s.jv);
+        p.j.mul_vec(&s.search, &mut s.jv);
         let mut gauss = [0.0; 3];
         prepare(&mut s.quad, &mut gauss, &s.search, it.ma, &s.mv, p.qfrc_smooth, it.jaref, &s.jv, &p.rows);
         let line = Line { rows: p.rows, jaref: it.jaref, jv: &s.jv, quad: &s.quad, quad_gauss: gauss };
@@ -246,27 +307,16 @@ pub fn iterate(
         s.oldstate.copy_from_slice(it.state);
         let nactive;
         (nactive, ncone) = update_constraint(p, it);
-        // the factor, row by row where a row entered or left the quadratic state
-        nupdate = 0;
-        let mut refactored = false;
-        for i in 0..nefc {
-            let (old, new) = (s.oldstate[i] == state::QUADRATIC, it.state[i] == state::QUADRATIC);
-            if old == new {
-                continue;
+        // the factor, for the rows that entered or left the quadratic state
+        let (mut nupdate, refactored) = match &blocks {
+            Some(b) => {
+                if ncone > 0 {
+                    return Err(ConeOnSparse);
+                }
+                s.sparse.incremental(b, &s.oldstate, it.state)
             }
-            let sd = p.rows.d[i].sqrt();
-            for k in 0..nv {
-                s.cholupd[k] = p.j[i * nv + k] * sd;
-            }
-            let rank = chol_update(&mut s.l, &mut s.cholupd, new);
-            nupdate += 1;
-            if rank < nv {
-                factor_hessian(p, it.state, s);
-                nupdate = nefc as i32;
-                refactored = true;
-                break;
-            }
-        }
+            None => dense_update(p, it.state, s),
+        };
         // the cones on top of the updated (or rebuilt) factor
         if ncone > 0 {
             let n = cone_update(p, it.state, it.contact_h, s);
@@ -277,7 +327,7 @@ pub fn iterate(
         for i in 0..nv {
             it.grad[i] = it.ma[i] - p.qfrc_smooth[i] - it.qfrc_constraint[i];
         }
-        chol_solve(it.mgrad, factor(s, ncone), it.grad);
+        direction(p, it, s, ncone);
         let nchange = (0..nefc).filter(|&i| it.state[i] != s.oldstate[i]).count() as i32;
         let improvement = p.scale * ls.improvement;
         let gradient = p.scale * norm(it.grad);
@@ -292,5 +342,30 @@ pub fn iterate(
             s.search[i] = -it.mgrad[i];
         }
     }
-    iter
+    Ok(iter)
+}
+
+/// The dense factor's rank-one updates for the rows that entered or left the quadratic state,
+/// refactored from scratch when one loses rank; returns the updates counted (`nefc` when
+/// refactored) and whether it was.
+fn dense_update(p: &Problem, st: &[i32], s: &mut NewtonScratch) -> (i32, bool) {
+    let (nv, nefc) = (s.cholupd.len(), st.len());
+    let mut nupdate = 0;
+    for i in 0..nefc {
+        let (old, new) = (s.oldstate[i] == state::QUADRATIC, st[i] == state::QUADRATIC);
+        if old == new {
+            continue;
+        }
+        let sd = p.rows.d[i].sqrt();
+        for k in 0..nv {
+            s.cholupd[k] = p.dense()[i * nv + k] * sd;
+        }
+        let rank = chol_update(&mut s.l, &mut s.cholupd, new);
+        nupdate += 1;
+        if rank < nv {
+            factor_hessian(p, st, s);
+            return (nefc as i32, true);
+        }
+    }
+    (nupdate, false)
 }

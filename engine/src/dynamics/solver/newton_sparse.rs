@@ -1,0 +1,404 @@
+//! The Newton Hessian of MuJoCo 4.0.0's `mj_solPrimal` on a sparse Jacobian in its natural order
+//! (`docs/measurements.md` D42, D53, D54): `H = J' D J + M` stored sparse (the lower pattern of
+//! `J' J` merged with `M`'s), its reverse Cholesky factor (D41's kernels), and the per-iteration
+//! update of both: every row entering or leaving the quadratic state changes `H` in place, and
+//! the factor takes a rank-one update, or is refactored from the updated `H` when the updates
+//! would cost more, or rebuilt from scratch after many downdates or a lost rank.
+//!
+//! Algorithm (one island, D53):
+//! 1. Build: the pattern of `H` row by row (columns `c <= r` sharing a Jacobian row with `r`, plus
+//!    `M`'s), its values (`sum_k (D_k J_kr) J_kc` in row order, then `+ M`), the transpose's
+//!    pattern, the factor's pattern (`mju_cholFactorSymbolic`) and, per factor row `i`, the path
+//!    cost `cost_i = nnz_i + cost_{parent(i)}` (`parent` the column just before the diagonal) and
+//!    `S = sum nnz_i^2`; then the numeric factor.
+//! 2. Each iteration (D54): the rows whose quadratic state changed; `10 sum cost` over their last
+//!    Jacobian column; with downdates, when their running count reaches 32, a rebuild. Otherwise
+//!    the factor is refactored from `H` (instead of updated) when `S >= 4097` and that cost
+//!    exceeds `3 S`. Each changed row adds `(+-D_i J_ip) J_iq` to `H` and, when the factor is
+//!    kept, updates it by `sqrt(D_i) J_i`; a lost rank rebuilds everything.
+// Indexed loops walk rows as the library does; `x = y + x` keeps its operand order.
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+
+use super::chol_sparse::{factor_numeric, solve_sparse, update_sparse, Pattern};
+use super::update::state::QUADRATIC;
+use crate::math::MINVAL;
+
+/// The downdates after which the factor is rebuilt from scratch (D54).
+const MAX_DOWNDATES: i32 = 32;
+
+/// The smallest `S` (summed squared factor row counts) at which refactoring can replace the
+/// updates (D54).
+const REFACTOR_MIN: i64 = 4097;
+
+/// `mjMAXSUPER`: the rows `mju_sqrMatTDSparseNumeric` accumulates at once (its buffer).
+const MAXSUPER: usize = 8;
+
+/// An island's sparse Jacobian block, its transpose and inertia block (MuJoCo's names).
+#[derive(Clone, Copy, Debug)]
+pub struct Blocks<'a> {
+    /// `J` by rows: values, `J_rownnz`, `J_rowadr`, `J_colind` (columns within the island).
+    pub j: &'a [f64],
+    /// See `j`.
+    pub j_rownnz: &'a [i32],
+    /// See `j`.
+    pub j_rowadr: &'a [i32],
+    /// See `j`.
+    pub j_colind: &'a [i32],
+    /// `J'` by rows (each dof's entries in row order): values, `JT_rownnz`, `JT_rowadr`, `JT_colind`.
+    pub jt: &'a [f64],
+    /// See `jt`.
+    pub jt_rownnz: &'a [i32],
+    /// See `jt`.
+    pub jt_rowadr: &'a [i32],
+    /// See `jt`.
+    pub jt_colind: &'a [i32],
+    /// `M` of the island: values, `M_rownnz`, `M_rowadr`, `M_colind`.
+    pub m: &'a [f64],
+    /// See `m`.
+    pub m_rownnz: &'a [i32],
+    /// See `m`.
+    pub m_rowadr: &'a [i32],
+    /// See `m`.
+    pub m_colind: &'a [i32],
+    /// `efc_D` of the island's rows.
+    pub efc_d: &'a [f64],
+}
+
+/// The sparse Hessian, its factor and the update bookkeeping (reused from call to call).
+#[derive(Clone, Debug, Default)]
+pub struct SparseHessian {
+    /// `D`: `efc_D` on quadratic rows, 0 elsewhere.
+    d: Vec<f64>,
+    /// `H` (values, `H_rownnz`, `H_rowadr`, `H_colind`; lower triangle, columns increasing).
+    h: Vec<f64>,
+    h_rownnz: Vec<i32>,
+    h_rowadr: Vec<i32>,
+    h_colind: Vec<i32>,
+    /// The upper pattern of `H` (its transpose), which the symbolic factor reads.
+    ht_rownnz: Vec<i32>,
+    ht_rowadr: Vec<i32>,
+    ht_colind: Vec<i32>,
+    /// The factor's pattern and values.
+    pattern: Pattern,
+    l: Vec<f64>,
+    /// The factor kernels' scratch (`nv`, left zero) and the update vector.
+    dense: Vec<f64>,
+    cholupd: Vec<f64>,
+    /// Per factor row, the path cost; and `S`.
+    cost: Vec<i64>,
+    sum_sq: i64,
+    /// The factor holds `chol(H)`; a downdate since the last rebuild; downdates since then.
+    valid: bool,
+    downdated: bool,
+    ndown: i32,
+    /// Pattern building: a stamp per column.
+    mark: Vec<usize>,
+    /// `J' J`'s entries as the symbolic phase counts them (without `M`).
+    pub njtj: usize,
+    /// A rebuild happened during the iterations (its stack frame differs, D55).
+    pub rebuilt: bool,
+}
+
+impl SparseHessian {
+    /// The factor's entries (`nL`).
+    pub fn nl(&self) -> usize {
+        self.l.len()
+    }
+
+    /// `H` as built: values, `H_rownnz`, `H_rowadr`, `H_colind` (rows packed).
+    pub fn hessian(&self) -> (&[f64], &[i32], &[i32], &[i32]) {
+        (&self.h, &self.h_rownnz, &self.h_rowadr, &self.h_colind)
+    }
+
+    /// The Hessian's allocated entries (`nH`: `J' J`'s count plus `M`'s, D55).
+    pub fn nh(&self, b: &Blocks) -> usize {
+        let nv = b.m_rownnz.len();
+        let nm = if nv == 0 { 0 } else { (b.m_rowadr[nv - 1] + b.m_rownnz[nv - 1]) as usize };
+        self.njtj + nm
+    }
+
+    /// Step 1: the pattern, values and factor of `H` for the rows' states.
+    pub fn build(&mut self, b: &Blocks, st: &[i32]) {
+        let nv = b.m_rownnz.len();
+        self.pattern_of(b);
+        // the factor's pattern from H's upper pattern
+        transpose_pattern(
+            &self.h_rownnz,
+            &self.h_colind,
+            (&mut self.ht_rownnz, &mut self.ht_rowadr, &mut self.ht_colind),
+        );
+        let nl = self.pattern.analyse(nv, &self.ht_rownnz, &self.ht_rowadr, &self.ht_colind);
+        self.l.clear();
+        self.l.resize(nl, 0.0);
+        self.cost.clear();
+        self.sum_sq = 0;
+        for i in 0..nv {
+            let nnz = self.pattern.rownnz[i] as usize;
+            let mut up = 0;
+            if nnz >= 2 {
+                let parent = self.pattern.colind[self.pattern.rowadr[i] as usize + nnz - 2];
+                if parent >= 0 {
+                    up = self.cost[parent as usize];
+                }
+            }
+            self.cost.push(up + nnz as i64);
+            self.sum_sq += (nnz * nnz) as i64;
+        }
+        self.dense.clear();
+        self.dense.resize(nv, 0.0);
+        self.cholupd.resize(nv, 0.0);
+        (self.valid, self.downdated, self.ndown, self.rebuilt) = (false, false, 0, false);
+        self.values(b, st);
+        self.factor();
+    }
+
+    /// `H`'s pattern: per row, the columns `c <= r` of every Jacobian row holding `r`, and `M`'s
+    /// (sorted); `njtj` counts the first part alone.
+    fn pattern_of(&mut self, b: &Blocks) {
+        let nv = b.m_rownnz.len();
+        self.mark.clear();
+        self.mark.resize(nv, usize::MAX);
+        self.h_rownnz.clear();
+        self.h_rowadr.clear();
+        self.h_colind.clear();
+        self.njtj = 0;
+        for r in 0..nv {
+            let start = self.h_colind.len();
+            let (ta, tn) = (b.jt_rowadr[r] as usize, b.jt_rownnz[r] as usize);
+            for &k in &b.jt_colind[ta..ta + tn] {
+                let (a, n) = (b.j_rowadr[k as usize] as usize, b.j_rownnz[k as usize].max(0) as usize);
+                for &c in &b.j_colind[a..a + n] {
+                    if c as usize <= r && self.mark[c as usize] != r {
+                        self.mark[c as usize] = r;
+                        self.h_colind.push(c);
+                    }
+                }
+            }
+            self.njtj += self.h_colind.len() - start;
+            let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
+            for &c in &b.m_colind[ma..ma + mn] {
+                if self.mark[c as usize] != r {
+                    self.mark[c as usize] = r;
+                    self.h_colind.push(c);
+                }
+            }
+            self.h_colind[start..].sort_unstable();
+            self.h_rowadr.push(start as i32);
+            self.h_rownnz.push((self.h_colind.len() - start) as i32);
+        }
+        self.h.clear();
+        self.h.resize(self.h_colind.len(), 0.0);
+    }
+
+    /// `H = J' D J + M` on the pattern (`mju_sqrMatTDSparseNumeric`, then `mju_addToMatSparse`):
+    /// each row accumulates, for the Jacobian rows `k` holding it in order, `(D_k J_kr) J_kc`
+    /// from zero into a dense buffer, skipping a zero coefficient.
+    fn values(&mut self, b: &Blocks, st: &[i32]) {
+        let nv = b.m_rownnz.len();
+        self.d.clear();
+        self.d.extend(st.iter().zip(b.efc_d).map(|(&s, &d)| if s == QUADRATIC { d } else { 0.0 }));
+        // the buffer is the factor kernels' scratch, which the updates leave dirty
+        let buf = &mut self.dense;
+        buf.fill(0.0);
+        for r in 0..nv {
+            let (ta, tn) = (b.jt_rowadr[r] as usize, b.jt_rownnz[r] as usize);
+            for t in ta..ta + tn {
+                let k = b.jt_colind[t] as usize;
+                let scale = self.d[k] * b.jt[t];
+                if scale == 0.0 {
+                    continue;
+                }
+                let (a, n) = (b.j_rowadr[k] as usize, b.j_rownnz[k].max(0) as usize);
+                for e in a..a + n {
+                    let c = b.j_colind[e] as usize;
+                    if c > r {
+                        break;
+                    }
+                    buf[c] = buf[c] + scale * b.j[e];
+                }
+            }
+            let (ha, hn) = (self.h_rowadr[r] as usize, self.h_rownnz[r] as usize);
+            for e in ha..ha + hn {
+                let c = self.h_colind[e] as usize;
+                self.h[e] = buf[c];
+                buf[c] = 0.0;
+            }
+            // + M (every column of M's row is in H's)
+            let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
+            let mut e = ha;
+            for q in ma..ma + mn {
+                while self.h_colind[e] < b.m_colind[q] {
+                    e += 1;
+                }
+                self.h[e] = self.h[e] + b.m[q];
+            }
+        }
+    }
+
+    /// `mju_cholFactorNumeric` of `H` into the factor; returns the rank.
+    fn factor(&mut self) -> usize {
+        self.dense.fill(0.0);
+        let rank = factor_numeric(
+            &mut self.l,
+            &self.pattern,
+            MINVAL,
+            &self.h,
+            &self.h_rownnz,
+            &self.h_rowadr,
+            &self.h_colind,
+            &mut self.dense,
+        );
+        self.valid = true;
+        rank
+    }
+
+    /// `FactorizeHessian` with the Hessian recomputed: `D` and `H` from the states, the update
+    /// counts cleared, the factor rebuilt.
+    fn rebuild(&mut self, b: &Blocks, st: &[i32]) {
+        self.values(b, st);
+        (self.downdated, self.ndown, self.rebuilt) = (false, 0, true);
+        self.factor();
+    }
+
+    /// `mgrad = H^-1 grad` through the factor (`mju_cholSolveSparse`).
+    pub fn solve(&self, mgrad: &mut [f64], grad: &[f64]) {
+        solve_sparse(mgrad, &self.l, grad, &self.pattern.rownnz, &self.pattern.rowadr, &self.pattern.colind);
+    }
+
+    /// Step 2 after the constraint update (`old`: the states before it, `st`: after); returns
+    /// the updates counted (`nefc` when rebuilt) and whether the factor was rebuilt.
+    pub fn incremental(&mut self, b: &Blocks, old: &[i32], st: &[i32]) -> (i32, bool) {
+        let (nv, nefc) = (b.m_rownnz.len(), st.len());
+        let changed = |i: usize| (old[i] == QUADRATIC) != (st[i] == QUADRATIC);
+        let (mut down, mut cost) = (0, 0i64);
+        for i in (0..nefc).filter(|&i| changed(i)) {
+            down += i32::from(old[i] == QUADRATIC);
+            let n = b.j_rownnz[i];
+            if n > 0 {
+                let last = b.j_colind[(b.j_rowadr[i] + n - 1) as usize];
+                cost += self.cost[last as usize];
+            }
+        }
+        let cost = 10 * cost;
+        if down > 0 && down + self.ndown >= MAX_DOWNDATES {
+            self.rebuild(b, st);
+            return (nefc as i32, true);
+        }
+        if !self.valid || (self.sum_sq >= REFACTOR_MIN && cost > 3 * self.sum_sq) {
+            self.valid = false;
+        }
+        let mut nupdate = 0;
+        for i in (0..nefc).filter(|&i| changed(i)) {
+            let plus = st[i] == QUADRATIC;
+            let (adr, n) = (b.j_rowadr[i] as usize, b.j_rownnz[i].max(0) as usize);
+            let (vals, cols) = (&b.j[adr..adr + n], &b.j_colind[adr..adr + n]);
+            // H += (+-D_i J_ip) J_iq over the row's lower pairs
+            let di = if plus { b.efc_d[i] } else { -b.efc_d[i] };
+            for p in 0..n {
+                let v = di * vals[p];
+                if v == 0.0 {
+                    continue;
+                }
+                let ha = self.h_rowadr[cols[p] as usize] as usize;
+                let mut e = ha;
+                for q in 0..=p {
+                    while self.h_colind[e] < cols[q] {
+                        e += 1;
+                    }
+                    self.h[e] = v * vals[q] + self.h[e];
+                }
+            }
+            if !plus {
+                self.downdated = true;
+                self.ndown += 1;
+            }
+            nupdate += 1;
+            if self.valid {
+                let sd = b.efc_d[i].sqrt();
+                for k in 0..n {
+                    self.cholupd[k] = vals[k] * sd;
+                }
+                let (pt, l) = (&self.pattern, &mut self.l);
+                let rank = update_sparse(
+                    l,
+                    &self.cholupd[..n],
+                    cols,
+                    plus,
+                    nv,
+                    &pt.rownnz,
+                    &pt.rowadr,
+                    &pt.colind,
+                    &mut self.dense,
+                );
+                if rank < nv {
+                    self.rebuild(b, st);
+                    return (nefc as i32, true);
+                }
+            }
+        }
+        if !self.valid && self.factor() < nv && self.downdated {
+            self.rebuild(b, st);
+            return (nefc as i32, true);
+        }
+        (nupdate, false)
+    }
+
+    /// The stack frames the Hessian's setup adds to the island's context frame `ctx` (D55), as
+    /// flat blocks (a nested `mj_markStack` is its 24-byte header): the high-water marks of the
+    /// symbolic and numeric products, the symbolic factor, and a rebuild's numeric product.
+    pub fn frames(&self, b: &Blocks, ctx: [(usize, usize); 2], elliptic: bool, out: &mut Vec<[(usize, usize); 10]>) {
+        let (nv, nefc) = (b.m_rownnz.len(), b.efc_d.len());
+        let nh = self.nh(b);
+        let nl = self.nl();
+        let z = (0, 8);
+        let mark = (24, 8);
+        let hb = [(8 * nh, 8), (8 * nh, 4)];
+        let lb = [(4 * (3 * nl + nv), 4), (8 * (nl << usize::from(elliptic)), 8)];
+        let ints = |n: usize| (4 * n, 4);
+        let numeric = (8 * MAXSUPER * nv, 8);
+        out.push([ctx[0], ctx[1], mark, ints(nv), ints(nv), ints(nefc), z, z, z, z]);
+        out.push([ctx[0], ctx[1], hb[0], hb[1], mark, ints(nv), ints(nv), ints(nefc), z, z]);
+        out.push([ctx[0], ctx[1], hb[0], hb[1], mark, numeric, z, z, z, z]);
+        out.push([ctx[0], ctx[1], hb[0], hb[1], mark, ints(nv), ints(nv), z, z, z]);
+        out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], mark, ints(nv), ints(nv), ints(nv)]);
+        if self.rebuilt {
+            out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], mark, numeric, z, z]);
+        }
+    }
+}
+
+/// The pattern of the transpose of the square lower pattern `rownnz`, `colind` (rows packed in
+/// order): each column's rows, increasing.
+fn transpose_pattern(
+    rownnz: &[i32],
+    colind: &[i32],
+    (t_rownnz, t_rowadr, t_colind): (&mut Vec<i32>, &mut Vec<i32>, &mut Vec<i32>),
+) {
+    let n = rownnz.len();
+    t_rownnz.clear();
+    t_rownnz.resize(n, 0);
+    for &c in colind {
+        t_rownnz[c as usize] += 1;
+    }
+    t_rowadr.clear();
+    let mut at = 0;
+    for c in 0..n {
+        t_rowadr.push(at);
+        at += t_rownnz[c];
+    }
+    t_colind.clear();
+    t_colind.resize(colind.len(), 0);
+    let mut adr = 0;
+    for r in 0..n {
+        for &c in &colind[adr..adr + rownnz[r] as usize] {
+            let w = &mut t_rowadr[c as usize];
+            t_colind[*w as usize] = r as i32;
+            *w += 1;
+        }
+        adr += rownnz[r] as usize;
+    }
+    // back to each row's start
+    for c in 0..n {
+        t_rowadr[c] -= t_rownnz[c];
+    }
+}
