@@ -45,10 +45,11 @@ pub mod rne_post;
 pub mod solver;
 mod spatial;
 pub mod tendon;
+pub mod tendon_armature;
 pub mod tendon_spatial;
 pub mod transmission;
-pub mod wrap;
 pub mod transmission_site;
+pub mod wrap;
 
 pub use acceleration::{fwd_acceleration, solve_ld, SmoothForces};
 pub use actuation::{actuation_in_scope, fwd_actuation, ActuationInput, ActuationOutput, ActuatorModel};
