@@ -172,9 +172,9 @@ fn mjcf_text(path: &Path) -> String {
 }
 
 /// Whether the C model holds anything that changes the pass at `qpos0` beyond specula's model:
-/// actuator or tendon armature (in `dof_M0` and `M`), or a `<statistic>` override.
+/// actuator armature (in `dof_M0` and `M`), or a `<statistic>` override.
 fn c_extras(c: &CModel, path: &Path) -> (bool, bool) {
-    let armature = ["actuator_armature", "tendon_armature"].iter().any(|n| c_array(c, n).iter().any(|&a| a != 0.0));
+    let armature = c_array(c, "actuator_armature").iter().any(|&a| a != 0.0);
     (armature, mjcf_text(path).contains("<statistic"))
 }
 

@@ -5,11 +5,10 @@
 //! only translate) and the statistics `meaninertia`, `meanmass`, `meansize`, `extent`, `center`
 //! (from the frames at `qpos0`), plus `dof_length`.
 //!
-//! `tendon_invweight0` is each fixed tendon's `J M^-1 J'` at `qpos0`. Not here: `actuator_acc0`
-//! and `actuator_length0`; the armature of actuators (in `dof_M0`) and of tendons (in `M`, hence
-//! the inverse weights), which specula's compiler does not produce; and values an MJCF
-//! `<statistic>` element overrides (specula's compiler does not read it; the automatic values are
-//! returned).
+//! `tendon_invweight0` is each fixed tendon's `J M^-1 J'` at `qpos0` (`M` with the tendon
+//! armature, D59). Not here: `actuator_acc0` and `actuator_length0`; the armature of actuators
+//! (in `dof_M0`), which specula's compiler does not produce; and values an MJCF `<statistic>`
+//! element overrides (specula's compiler does not read it; the automatic values are returned).
 
 // Indexed loops walk several arrays in step, as the library does.
 #![allow(clippy::needless_range_loop)]
@@ -83,6 +82,7 @@ impl Consts {
         // the inertia as mj_makeM builds it with those, and its factor
         let tree = nm.tree_with(&nm.layout.m, &nm.layout.dof_simplenum, &dof_m0);
         crb(&tree, &d.cinert, &d.cdof, &mut d.crb, &mut d.m);
+        crate::tendon_armature::add(nm, &tree, &d.tendon.ten_j, &mut d.m);
         factor_m(&tree, &d.m, &mut d.qld, &mut d.qld_diag_inv);
         let l = &nm.layout.m;
         let solve = |x: &mut [f64]| solve_ld(x, &d.qld, &d.qld_diag_inv, &l.rownnz, &l.rowadr, &l.colind);

@@ -19,7 +19,8 @@
 //!   simulation on this step ([`lengthrange`]) and `actuator_acc0` from the pass at `qpos0`.
 //!
 //! Everything else is refused by [`scope::check`] with a [`NativeError`] naming what is missing:
-//! other actuators ([`actuation::check`]), tendon dampers and armature ([`tendon::check`]),
+//! other actuators ([`actuation::check`]), tendon dampers under the implicit integrators
+//! ([`tendon::check`]), actuator armature on tendons ([`tendon_armature::check`]),
 //! sensors outside [`sensor::check`]'s subset, tendon or flex equalities (specula's compiler does
 //! not produce their parameters yet), noslip on a sparse Jacobian and the other solver options the
 //! Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep, discrete
@@ -45,6 +46,7 @@ pub mod sensor;
 pub mod sensor_acc;
 pub mod step;
 pub mod tendon;
+pub mod tendon_armature;
 
 pub use consts::{Consts, Statistic};
 pub use data::Data;

@@ -74,6 +74,7 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
     // position: poses, com frames, the inertia and its factor
     position(nm, d);
     crb(&tree, &d.cinert, &d.cdof, &mut d.crb, &mut d.m);
+    crate::tendon_armature::add(nm, &tree, &d.tendon.ten_j, &mut d.m);
     factor_m(&tree, &d.m, &mut d.qld, &mut d.qld_diag_inv);
     // contacts and constraint rows, their islands
     collision(nm, d)?;

@@ -240,8 +240,8 @@ pub(crate) fn tendon_step(nm: &NativeModel, d: &mut Data) {
 }
 
 /// Refuses tendons outside the native subset: any specula's compiler left uncompiled, and
-/// tendons with armature, or with dampers under the implicit integrators (their inertia and
-/// implicit terms are not on the native route yet; springs are, and dampers under Euler and RK4).
+/// tendons with dampers under the implicit integrators (their implicit terms are not on the
+/// native route yet; springs are, dampers under Euler and RK4, and armature, D59).
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });
     if m.ntendon == 0 {
@@ -250,15 +250,13 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     if let Some(why) = &m.tendon_unsupported {
         return refuse(format!("{} tendons ({why})", m.ntendon), "these tendons in specula's compiler");
     }
+    crate::tendon_armature::check(m)?;
     for i in 0..m.ntendon {
         let damper = m.tendon_damping[i] != 0.0 || m.tendon_dampingpoly[i].iter().any(|&k| k != 0.0);
         // Euler and RK4 take a tendon damper as a passive force only (D61)
         let implicit = matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast);
         if damper && implicit {
             return refuse(format!("damping on tendon {i}"), "tendon dampers (their implicit terms)");
-        }
-        if m.tendon_armature[i] != 0.0 {
-            return refuse(format!("armature on tendon {i}"), "tendon armature in mj_makeM");
         }
     }
     Ok(())

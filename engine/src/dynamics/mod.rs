@@ -45,6 +45,7 @@ pub mod rne_post;
 pub mod solver;
 mod spatial;
 pub mod tendon;
+pub mod tendon_armature;
 pub mod tendon_spatial;
 pub mod transmission;
 pub mod transmission_site;
