@@ -549,11 +549,9 @@ pub(super) mod tests {
             let r = diff_stages(&model, &opts(None)).expect("run");
             assert!(r.matches(), "{jacobian}: {:?} {:?}", r.first, r.trajectory);
             assert!(r.compared[i] > 50, "{jacobian}: {r:?}");
-            // dense: every call in Rust (the iterations too); sparse: the iterated calls are
-            // the library's
-            let newton = r.skipped_why[i][Fallback::SolverNewton.index()];
-            assert_eq!(newton, r.skipped[i], "{jacobian}: {r:?}");
-            assert_eq!(newton > 0, jacobian == "sparse", "{jacobian}: {r:?}");
+            // every call in Rust, the iterations too, on either Jacobian (pyramidal cones;
+            // sparse: D53 to D56)
+            assert_eq!(r.skipped[i], 0, "{jacobian}: {r:?}");
             // one ulp in qacc is named (the first calls, without rows, are tampered with too: the
             // first difference is at step 1)
             let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::FwdConstraint)))).expect("run").first;
