@@ -49,6 +49,7 @@ mod solver_newton_sparse;
 mod solver_noslip;
 mod solver_pgs;
 mod solver_sparse;
+mod sparse_lib;
 mod stack;
 mod tendon;
 mod transmission;

@@ -6,106 +6,10 @@
 #[cfg(test)]
 mod tests {
     use crate::mj::{Data, Model};
-    use mujoco_sys as sys;
     use specula_engine::dynamics::solver::chol_sparse::{chain, factor_numeric, solve_sparse, update_sparse, Pattern};
     use specula_engine::dynamics::solver::order::{min_degree, permute_lower, row_words, LowerCsr, OrderScratch};
 
-    extern "C" {
-        fn mju_minDegree(
-            perm: *mut i32,
-            adj: *mut u64,
-            n: i32,
-            weight: *const i32,
-            nnz: *mut i64,
-            flops: *mut i64,
-            limit: i64,
-            iscratch: *mut i32,
-            uscratch: *mut u64,
-        ) -> i32;
-        fn mju_superSparse(nr: i32, rowsuper: *mut i32, rownnz: *const i32, rowadr: *const i32, colind: *const i32);
-        fn mju_permuteLowerCSR(
-            n: i32,
-            perm: *const i32,
-            res_rownnz: *mut i32,
-            res_rowadr: *mut i32,
-            res_colind: *mut i32,
-            res: *mut f64,
-            rownnz: *const i32,
-            rowadr: *const i32,
-            colind: *const i32,
-            mat: *const f64,
-        );
-        fn mju_cholFactorSymbolic(
-            l_colind: *mut i32,
-            l_rownnz: *mut i32,
-            l_rowadr: *mut i32,
-            lt_colind: *mut i32,
-            lt_rownnz: *mut i32,
-            lt_rowadr: *mut i32,
-            lt_map: *mut i32,
-            rownnz: *const i32,
-            rowadr: *const i32,
-            colind: *const i32,
-            n: i32,
-            d: *mut sys::mjData,
-        ) -> i32;
-        fn mju_cholFactorNumeric(
-            l: *mut f64,
-            n: i32,
-            mindiag: f64,
-            l_rownnz: *const i32,
-            l_rowadr: *const i32,
-            l_colind: *const i32,
-            lt_rownnz: *const i32,
-            lt_rowadr: *const i32,
-            lt_colind: *const i32,
-            lt_map: *const i32,
-            h: *const f64,
-            h_rownnz: *const i32,
-            h_rowadr: *const i32,
-            h_colind: *const i32,
-            dense: *mut f64,
-        ) -> i32;
-        fn mju_cholSolveSparse(
-            res: *mut f64,
-            mat: *const f64,
-            vec: *const f64,
-            n: i32,
-            rownnz: *const i32,
-            rowadr: *const i32,
-            colind: *const i32,
-        );
-        fn mju_cholUpdateSparse(
-            mat: *mut f64,
-            x: *const f64,
-            n: i32,
-            plus: i32,
-            rownnz: *const i32,
-            rowadr: *const i32,
-            colind: *const i32,
-            x_nnz: i32,
-            x_ind: *const i32,
-            dense: *mut f64,
-        ) -> i32;
-    }
-
-    /// A deterministic stream (xorshift): doubles in [-1, 1) and integers below a bound.
-    struct Stream(u64);
-
-    impl Stream {
-        fn bits(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn next(&mut self) -> f64 {
-            (self.bits() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.bits() % n as u64) as usize
-        }
-    }
+    use super::super::sparse_lib::*;
 
     /// The bits of `v`, every NaN as one pattern: which NaN an operation returns depends on the
     /// operand order the compiler picks (the test profile and release differ), and the state is
