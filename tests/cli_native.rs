@@ -120,13 +120,14 @@ fn contact_scenes_match_on_the_native_route_in_every_speculative_mode() {
 
 #[test]
 fn refused_scenes_name_what_the_native_route_lacks() {
-    // a tendon damper: the route has tendon springs but not dampers
+    // armature on a spatial tendon: the route has it on fixed tendons only (the spatial bias
+    // force, mj_tendonBias, is not in Rust)
     let file = std::env::temp_dir().join(format!("specula-cli-native-tendon-{}.xml", std::process::id()));
     std::fs::write(
         &file,
         r#"<mujoco><worldbody><site name="a" pos="0 0 1"/>
            <body><joint name="j"/><geom size=".1"/><site name="b" pos=".1 0 0"/></body></worldbody>
-           <tendon><spatial name="t" damping="1"><site site="a"/><site site="b"/></spatial></tendon></mujoco>"#,
+           <tendon><spatial name="t" armature="1"><site site="a"/><site site="b"/></spatial></tendon></mujoco>"#,
     )
     .unwrap();
     let file = file.to_str().unwrap();
