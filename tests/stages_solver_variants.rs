@@ -80,7 +80,7 @@ fn calls_without_islands_or_warm_start_match_mujoco_and_one_ulp_is_reported() {
 #[test]
 fn sparse_newton_without_islands_runs_its_certified_calls() {
     // the chain at rest: most calls' warm start is certified (no Hessian), the rest iterate and
-    // are left to the library (the sparse Newton iterations are not yet in Rust)
+    // are left to the library (sparse Newton's stack frames over all rows are not decoded)
     let i = Stage::FwdConstraint.index();
     let xml = include_str!("../scenes/chain.xml").replacen("<option ", r#"<option jacobian="sparse" "#, 1).replacen(
         r#"<flag speculative="enable"/>"#,

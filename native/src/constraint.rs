@@ -507,9 +507,15 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     } else {
         solve_monolithic(&fm, &inp, &mut e.frame, &mut e.monolithic, &mut e.solved)
     }
-    .map_err(|_| NativeError::Unsupported {
-        what: "sparse Newton iterations with an elliptic contact on its cone's surface".into(),
-        needs: "the cone Hessians' fold into the sparse factor (HessianConeFold)",
+    .map_err(|_| match islands {
+        true => NativeError::Unsupported {
+            what: "sparse Newton iterations with an elliptic contact on its cone's surface".into(),
+            needs: "the cone Hessians' fold into the sparse factor (HessianConeFold)",
+        },
+        false => NativeError::Unsupported {
+            what: "sparse Newton iterations without islands".into(),
+            needs: "the stack frames of sparse Newton over all rows at once",
+        },
     })?;
     let ar = &e.efc_ar[..if m.opt.noslip_iterations > 0 { n * n } else { 0 }];
     noslip_after(m, &fm, islands, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;

@@ -51,6 +51,11 @@ pub fn solve_monolithic(
     };
     let one = FrameInput { islands, ..*inp };
     solve(m, &one, s, out)?;
+    // sparse Newton iterations (they leave Hessian peaks) open frames over all rows that are not
+    // decoded for this path (measured: a stack mark 96 where MuJoCo's is 48): left to MuJoCo
+    if !out.peaks.is_empty() {
+        return Err(NeedsIterations);
+    }
     // the solver works on efc_state itself: its final states, not the warm start's
     out.efc_state.copy_from_slice(&out.iefc_state);
     // the context without the island's blocks of M, qLD, qLDiagInv and J and their patterns
