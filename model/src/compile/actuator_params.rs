@@ -287,10 +287,11 @@ fn unsupported(spec: &ActuatorSpec, trn: &str) -> Option<String> {
     None
 }
 
-/// A range-limited flag: `auto` (2) is on when autolimits is set and the range is not `0 0`.
+/// A range-limited flag: `auto` (2) is on when autolimits is set and the range is a proper
+/// interval, `lo < hi` (measured: `1 -1` and `1 1` compile unlimited, as joints do).
 fn limited(flag: u8, range: [f64; 2], autolimits: bool) -> bool {
     match flag {
-        2 => autolimits && !(range[0] == 0.0 && range[1] == 0.0),
+        2 => autolimits && range[0] < range[1],
         f => f == 1,
     }
 }

@@ -96,10 +96,11 @@ fn limited_flag(t: &Element, defs: &Defaults, class: usize, attr: &str, default:
     }
 }
 
-/// Whether a `limited` flag is on: `auto` is on with autolimits and a range other than `0 0`.
+/// Whether a `limited` flag is on: `auto` is on with autolimits and a range with `lo < hi`.
 fn is_limited(flag: Limited, range: [f64; 2], autolimits: bool) -> bool {
     match flag {
-        Limited::Auto => autolimits && !(range[0] == 0.0 && range[1] == 0.0),
+        // a proper interval, as for joints and actuators (a reversed or empty range: unlimited)
+        Limited::Auto => autolimits && range[0] < range[1],
         f => f == Limited::True,
     }
 }
