@@ -35,7 +35,10 @@ pub(crate) fn add(nm: &NativeModel, tree: &TreeModel, ten_j: &[f64], mass: &mut 
 /// fixed tendon's Jacobian is constant, so it adds nothing there).
 pub fn check(m: &Model) -> Result<(), NativeError> {
     let spatial = |k: usize| m.wrap_type[m.tendon_adr[k] as usize] != WRAP_JOINT;
-    if let Some(k) = (0..m.ntendon).find(|&k| m.tendon_armature[k] != 0.0 && spatial(k)) {
+    // a spatial tendon whose Jacobian pattern is empty (every point of its path on a body welded
+    // to the world) has no bias force and adds nothing to M
+    let moves = |k: usize| m.ten_j_rownnz.get(k).is_none_or(|&n| n > 0);
+    if let Some(k) = (0..m.ntendon).find(|&k| m.tendon_armature[k] != 0.0 && spatial(k) && moves(k)) {
         return Err(NativeError::Unsupported {
             what: format!("armature on spatial tendon {k}"),
             needs: "the tendon bias force of mj_tendonBias (mj_tendonDot)",
