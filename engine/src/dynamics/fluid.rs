@@ -13,6 +13,9 @@ use super::apply_ft::{apply_ft, ApplyFtScratch};
 use super::passive_body::{v3, BodyForceModel, BodyForceState};
 use crate::math::{cross, mul_mat_t_vec3, mul_mat_vec3, MINVAL, PI};
 
+/// The two axes other than axis `k`, in increasing order (the box faces across axis `k`).
+const OTHER_AXES: [(usize, usize); 3] = [(1, 2), (0, 2), (0, 1)];
+
 /// A 3x3 block of `v` from `i`.
 fn m9(v: &[f64], i: usize) -> [f64; 9] {
     std::array::from_fn(|k| v[i + k])
@@ -104,25 +107,13 @@ pub fn inertia_box(m: &BodyForceModel, s: &BodyForceState, b: usize, scratch: &m
     if rho > 0.0 {
         let half = rho * 0.5;
         for k in 0..3 {
-            let (i, j) = if k == 0 {
-                (1, 2)
-            } else if k == 1 {
-                (0, 2)
-            } else {
-                (0, 1)
-            };
+            let (i, j) = OTHER_AXES[k];
             let v = lvel[3 + k];
             lfrc[3 + k] = lfrc[3 + k] - half * side[i] * side[j] * v.abs() * v;
         }
         let p4 = |x: f64| x * x * x * x;
         for k in 0..3 {
-            let (i, j) = if k == 0 {
-                (1, 2)
-            } else if k == 1 {
-                (0, 2)
-            } else {
-                (0, 1)
-            };
+            let (i, j) = OTHER_AXES[k];
             let w = lvel[k];
             lfrc[k] = lfrc[k] - rho * side[k] * (p4(side[i]) + p4(side[j])) * w.abs() * w * 0.015625;
         }
