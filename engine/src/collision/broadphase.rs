@@ -498,6 +498,10 @@ fn sort_signatures(sc: &mut BroadphaseScratch, nbody: usize) {
         sc.pairs.sort_unstable();
         return;
     }
+    // a scene whose only candidates are the world's pairs has them in order already
+    if sc.pairs.is_sorted() {
+        return;
+    }
     // bucket[b + 1] counts bucket b; the prefix sums make bucket[b] its start
     sc.bucket.clear();
     sc.bucket.resize(nbody + 1, 0);
