@@ -62,6 +62,10 @@ pub struct BroadphaseScratch {
     order: Vec<u32>,
     /// Per body, the OR of its geoms' `contype` and `conaffinity` (`add_pair`'s test).
     masks: Vec<(i32, i32)>,
+    /// Per body, where its bucket of signatures starts (then ends) in [`sort_signatures`].
+    bucket: Vec<usize>,
+    /// The signatures in bucket order, swapped with `pairs` by [`sort_signatures`].
+    pairs_buf: Vec<u32>,
 }
 
 /// Relative tolerance the broadphase hands to the eigen-decomposition of the covariance.
@@ -481,7 +485,60 @@ pub fn broadphase(
     }
 
     // 6. ascending signatures (plain integers: any sort gives MuJoCo's order)
-    sc.pairs.sort_unstable();
+    sort_signatures(sc, nbody);
+}
+
+/// Sort `sc.pairs` ascending: bucketed by the first body (the high half, below `nbody`), then
+/// each bucket insertion-sorted. Signatures are plain integers, so any correct sort gives the
+/// same list; this one avoids a general sort's cost on the few hundred pairs of a call, most
+/// of whose buckets hold a handful of pairs (the world body's are already ascending).
+fn sort_signatures(sc: &mut BroadphaseScratch, nbody: usize) {
+    let n = sc.pairs.len();
+    if n < 32 || sc.pairs.iter().any(|&p| (p >> 16) as usize >= nbody) {
+        sc.pairs.sort_unstable();
+        return;
+    }
+    // a scene whose only candidates are the world's pairs has them in order already
+    if sc.pairs.is_sorted() {
+        return;
+    }
+    // bucket[b + 1] counts bucket b; the prefix sums make bucket[b] its start
+    sc.bucket.clear();
+    sc.bucket.resize(nbody + 1, 0);
+    for &p in &sc.pairs {
+        sc.bucket[(p >> 16) as usize + 1] += 1;
+    }
+    for b in 1..=nbody {
+        sc.bucket[b] += sc.bucket[b - 1];
+    }
+    sc.pairs_buf.clear();
+    sc.pairs_buf.resize(n, 0);
+    for &p in &sc.pairs {
+        let slot = &mut sc.bucket[(p >> 16) as usize];
+        sc.pairs_buf[*slot] = p;
+        *slot += 1;
+    }
+    // bucket[b] is now the end of bucket b, the start of bucket b + 1
+    let mut start = 0;
+    for b in 0..nbody {
+        let end = sc.bucket[b];
+        let run = &mut sc.pairs_buf[start..end];
+        if run.len() > 16 {
+            run.sort_unstable();
+        } else {
+            for j in 1..run.len() {
+                let x = run[j];
+                let mut k = j;
+                while k > 0 && run[k - 1] > x {
+                    run[k] = run[k - 1];
+                    k -= 1;
+                }
+                run[k] = x;
+            }
+        }
+        start = end;
+    }
+    std::mem::swap(&mut sc.pairs, &mut sc.pairs_buf);
 }
 
 #[cfg(test)]
@@ -594,6 +651,32 @@ mod tests {
         }
         // the warm path ran (the order is kept except after the NaN call)
         assert!(warm >= calls - 2, "{warm} of {calls}");
+    }
+
+    #[test]
+    fn bucketed_signature_sort_matches_a_plain_sort() {
+        // runs of every length around the insertion/general threshold, repeats, the world
+        // bucket already ascending, and a list too short to bucket
+        let mut seed = 99u64;
+        let mut rnd = move |k: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % k
+        };
+        let mut sc = BroadphaseScratch::default();
+        for len in [0usize, 5, 31, 32, 100, 700] {
+            let nbody = 60;
+            let mut pairs: Vec<u32> = (1..nbody as u32).take(len / 4).collect();
+            while pairs.len() < len {
+                let lo = if rnd(4) == 0 { rnd(3) } else { rnd(nbody as u64 - 1) } as u32;
+                let hi = lo + 1 + rnd(nbody as u64 - 1 - lo as u64) as u32;
+                pairs.push((lo << 16) + hi);
+            }
+            let mut want = pairs.clone();
+            want.sort();
+            sc.pairs = pairs;
+            sort_signatures(&mut sc, nbody);
+            assert_eq!(sc.pairs, want, "len {len}");
+        }
     }
 
     #[test]

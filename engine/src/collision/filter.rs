@@ -56,6 +56,7 @@ fn plane_geom_dist(xpos: &[[f64; 3]], xmat: &[[f64; 9]], g1: usize, g2: usize) -
 
 /// True when the bounding spheres (or a plane and a sphere) are farther apart than `margin`
 /// (`mj_filterSphere`).
+#[inline]
 pub fn filter_sphere(
     m: &CollisionModel,
     xpos: &[[f64; 3]],

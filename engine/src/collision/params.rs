@@ -38,6 +38,7 @@ pub struct ContactParams {
 
 /// Mixed parameters of geoms `g1`, `g2` (`mj_contactParam` for two geoms; the rule lives in
 /// the model crate, which also fills a pair's unset settings with it).
+#[inline]
 pub fn mix_geom_params(m: &CollisionModel, g1: usize, g2: usize) -> ContactParams {
     let x = mix_geoms(&specula_model::geom_contact!(m, g1), &specula_model::geom_contact!(m, g2));
     ContactParams {
@@ -51,6 +52,7 @@ pub fn mix_geom_params(m: &CollisionModel, g1: usize, g2: usize) -> ContactParam
 }
 
 /// Parameters of explicit pair `p`, taken as given.
+#[inline]
 pub fn pair_params(m: &CollisionModel, p: usize) -> ContactParams {
     let srf = m.pair_solreffriction[p];
     ContactParams {
@@ -65,6 +67,7 @@ pub fn pair_params(m: &CollisionModel, p: usize) -> ContactParams {
 
 /// Fill the parameter fields of `con` (geometry already set) as `mj_setContact` does: override,
 /// friction floor, includemargin, exclusion in the gap and the adhesive reduction to dim 1.
+#[inline]
 pub fn set_contact(m: &CollisionModel, con: &mut Contact, includemargin: f64, p: &ContactParams) {
     let over = m.opt.enabled(ENBL_OVERRIDE);
     con.dim = p.condim;
