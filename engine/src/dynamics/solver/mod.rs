@@ -12,6 +12,7 @@
 pub mod cg;
 pub mod chol;
 pub mod chol_sparse;
+pub mod cone_sparse;
 pub mod frame;
 pub mod linesearch;
 pub mod monolithic;
