@@ -3,7 +3,9 @@
 //! `J' J` merged with `M`'s), its reverse Cholesky factor (D41's kernels), and the per-iteration
 //! update of both: every row entering or leaving the quadratic state changes `H` in place, and
 //! the factor takes a rank-one update, or is refactored from the updated `H` when the updates
-//! would cost more, or rebuilt from scratch after many downdates or a lost rank.
+//! would cost more, or rebuilt from scratch after many downdates or a lost rank. With elliptic
+//! contacts on the cone (D82, D83) their Hessians go on top: folded into a copy of `H` that is
+//! factored, or as rank-one updates of a copy of the factor, as 4.0.0 decides by cost.
 //!
 //! Algorithm (one island, D53):
 //! 1. Build: the pattern of `H` row by row (columns `c <= r` sharing a Jacobian row with `r`, plus
@@ -439,7 +441,8 @@ impl SparseHessian {
 
     /// The stack frames the Hessian's setup adds to the island's context frame `ctx` (D55), as
     /// flat blocks (a nested `mj_markStack` is its 24-byte header): the high-water marks of the
-    /// symbolic and numeric products, the symbolic factor, and a rebuild's numeric product.
+    /// symbolic and numeric products, the symbolic factor, a rebuild's numeric product, and the
+    /// cone fold's copy of `H` (D84).
     pub fn frames(&self, b: &Blocks, ctx: [(usize, usize); 2], elliptic: bool, out: &mut Vec<[(usize, usize); 10]>) {
         let (nv, nefc) = (b.m_rownnz.len(), b.efc_d.len());
         let nh = self.nh(b);
