@@ -81,6 +81,11 @@ fn replay(d: &sys::mjData, out: &FrameOutput) -> Result<Arena, specula_engine::d
     for f in &out.peaks {
         arena.frame(f)?;
     }
+    // room tests on a copy: they must fit, and leave no mark
+    for f in &out.stack_tests {
+        let mut copy = arena;
+        copy.frame(f)?;
+    }
     Ok(arena)
 }
 

@@ -164,6 +164,9 @@ pub struct FrameOutput {
     /// The high-water frames of the sparse Newton Hessians' setup, flattened (D55; replayed
     /// after `frames`, in any order: only their peaks matter).
     pub peaks: Vec<[(usize, usize); 10]>,
+    /// Frames that must fit on the stack but leave no mark (the cone fold's room test, D84): the
+    /// library decides otherwise when one does not, so the call is left to it.
+    pub stack_tests: Vec<[(usize, usize); 10]>,
 }
 
 impl FrameOutput {
@@ -188,6 +191,7 @@ impl FrameOutput {
         self.iefc_state.resize(nefc, 0);
         self.frames.clear();
         self.peaks.clear();
+        self.stack_tests.clear();
         self.stats.clear();
         self.solver_niter = [0; NISLAND];
     }
@@ -498,7 +502,7 @@ fn island_start(
     let nnz = match p.blocks() {
         Some(b) => {
             let h = &s.newton.sparse;
-            h.frames(&b, ctx, m.elliptic, &mut out.peaks);
+            h.frames(&b, ctx, m.elliptic, &mut out.peaks, &mut out.stack_tests);
             (h.nl() << usize::from(m.elliptic)) + h.nh(&b)
         }
         None => nv * nv,

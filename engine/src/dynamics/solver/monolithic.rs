@@ -70,7 +70,7 @@ pub fn solve_monolithic(
         frame[1].0 -= int;
     }
     // the sparse Hessian's frames sit on the same context (D84)
-    for frame in &mut out.peaks {
+    for frame in out.peaks.iter_mut().chain(&mut out.stack_tests) {
         frame[0].0 -= dbl;
         frame[1].0 -= int;
     }

@@ -443,7 +443,15 @@ impl SparseHessian {
     /// flat blocks (a nested `mj_markStack` is its 24-byte header): the high-water marks of the
     /// symbolic and numeric products, the symbolic factor, a rebuild's numeric product, and the
     /// cone fold's copy of `H` (D84).
-    pub fn frames(&self, b: &Blocks, ctx: [(usize, usize); 2], elliptic: bool, out: &mut Vec<[(usize, usize); 10]>) {
+    /// With a fold, `tests` gets the room its stack test asks for above the factor's blocks (D84).
+    pub fn frames(
+        &self,
+        b: &Blocks,
+        ctx: [(usize, usize); 2],
+        elliptic: bool,
+        out: &mut Vec<[(usize, usize); 10]>,
+        tests: &mut Vec<[(usize, usize); 10]>,
+    ) {
         let (nv, nefc) = (b.m_rownnz.len(), b.efc_d.len());
         let nh = self.nh(b);
         let nl = self.nl();
@@ -465,6 +473,10 @@ impl SparseHessian {
         let fold = (8 * nh, 8);
         if self.fold_alloc {
             out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], fold, z, z, z]);
+            // the copy and the larger of the later kernels' scratch must fit, or no fold
+            let scratch = (8 * nv + 37 + if nefc > 0 { 4 * nefc + 3 } else { 0 }).max(64 * nv + 38);
+            let room = if nv == 0 { 31 } else { scratch } + if nh > 0 { 8 * nh + 7 } else { 0 };
+            tests.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], (room, 1), z, z, z]);
         }
         if self.rebuilt_folded {
             out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], fold, mark, numeric, z]);
