@@ -40,7 +40,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
     drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
     assert!(region.change().allocations >= 1, "the counting allocator sees nothing");
     // Newton with a dense Jacobian and a sparse one (pyramidal; elliptic with gravity tilted so that the boxes
-    // slide, on the cone; with noslip after it); PGS (the projection's work) with elliptic cones
+    // slide, on the cone, dense and sparse, over islands or not; with noslip after it); PGS (the projection's work) with elliptic cones
     // (condim 6 among them) and a sparse one; CG with elliptic cones and a sparse one; implicitfast
     // (the lone free box's own 6x6 solve included) and implicit; with constraints disabled, the
     // solver's path without rows in Rust; and fluid forces with adhesive contacts
@@ -48,6 +48,8 @@ fn the_rust_stages_allocate_nothing_per_step() {
         r#"cone="pyramidal""#,
         r#"cone="pyramidal" jacobian="sparse""#,
         r#"cone="elliptic" gravity="12 0 -9.81""#,
+        r#"cone="elliptic" jacobian="sparse" gravity="12 0 -9.81""#,
+        r#"cone="elliptic" jacobian="sparse" gravity="12 0 -9.81"><flag island="disable"/></option><option"#,
         r#"solver="PGS" cone="elliptic" jacobian="sparse""#,
         r#"cone="elliptic" gravity="12 0 -9.81" noslip_iterations="3""#,
         r#"solver="CG" cone="elliptic" jacobian="sparse" gravity="12 0 -9.81""#,
@@ -92,7 +94,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
         }
         let solver = Stage::FwdConstraint.index();
         assert!(counts.rust[solver] + counts.fallback[solver] >= 101, "{option}: {counts:?}");
-        let disabled = option.contains("disable");
+        let disabled = option.contains(r#"constraint="disable""#);
         // every call in Rust (Newton on a dense Jacobian iterates in Rust)
         assert_eq!((counts.rust[solver] >= 101, counts.fallback[solver]), (true, 0), "{option}: {counts:?}");
         assert_eq!(data.mj().nefc > 0, !disabled, "{option}: constraint rows");

@@ -1,7 +1,8 @@
 //! The Newton solver of the Rust `mj_fwdConstraint` stage on a sparse Jacobian
-//! (`docs/measurements.md` D53 to D56): every call the same bits as MuJoCo's (its iterations,
-//! their statistics and the stack marks counted from zero), pyramidal and elliptic cones, and a
-//! comparison that fails when the stage's result is one ulp off.
+//! (`docs/measurements.md` D53 to D56, D82 to D84): every call the same bits as MuJoCo's (its
+//! iterations, their statistics and the stack marks counted from zero), pyramidal and elliptic
+//! cones (contacts sliding on the cone: the cone Hessians folded into `H` or added to the factor),
+//! with and without islands, and a comparison that fails when the stage's result is one ulp off.
 
 use mujoco_sys as sys;
 use specula::diff::{diff_stages, StageDiffOptions};
@@ -9,9 +10,10 @@ use specula::mj::stages::{with_comparison, Stage, StageSet, Tamper};
 use specula::mj::{Data, Model};
 use specula::sim::Start;
 
-/// Twelve free boxes dropped in two layers on a plane (72 dofs, islands of several boxes): the
-/// sparse Hessian couples the boxes of an island, and rows enter and leave the quadratic state.
-fn scene(cone: &str) -> String {
+/// Twelve free boxes dropped in two layers on a plane, gravity tilted past friction (72 dofs,
+/// islands of several boxes): the sparse Hessian couples the boxes of an island, rows enter and
+/// leave the quadratic state, and elliptic contacts slide on their cone.
+fn scene(cone: &str, flags: &str) -> String {
     let boxes: String = (0..12)
         .map(|i| {
             let (x, y, z) = (0.18 * (i % 4) as f64 - 0.3, 0.18 * ((i / 4) % 2) as f64, 0.1 + 0.25 * (i / 8) as f64);
@@ -19,7 +21,7 @@ fn scene(cone: &str) -> String {
         })
         .collect();
     format!(
-        r#"<mujoco><option jacobian="sparse" cone="{cone}"/>
+        r#"<mujoco><option jacobian="sparse" cone="{cone}" gravity="3 0 -9.81"><flag {flags}/></option>
         <worldbody><geom type="plane" size="5 5 .1"/>{boxes}</worldbody></mujoco>"#
     )
 }
@@ -28,8 +30,8 @@ fn scene(cone: &str) -> String {
 fn sparse_newton_calls_match_mujoco_with_the_stack_marks_and_one_ulp_is_reported() {
     let i = Stage::FwdConstraint.index();
     let set = StageSet::NONE.with(Stage::FwdConstraint);
-    for cone in ["pyramidal", "elliptic"] {
-        let model = Model::from_xml_str(&scene(cone)).unwrap();
+    for (cone, flags) in [("pyramidal", ""), ("elliptic", ""), ("elliptic", r#"island="disable""#)] {
+        let model = Model::from_xml_str(&scene(cone, flags)).unwrap();
         let mut data = Data::new(&model).unwrap();
         let (mut rust, mut iterated) = (0, 0);
         for step in 0..120 {
@@ -55,9 +57,8 @@ fn sparse_newton_calls_match_mujoco_with_the_stack_marks_and_one_ulp_is_reported
             })
             .unwrap();
         }
-        // pyramidal: every call in Rust; elliptic: those without a contact on its cone's surface
-        let least = if cone == "pyramidal" { 120 } else { 60 };
-        assert!(rust >= least, "{cone}: {rust} calls in Rust");
+        // every call in Rust
+        assert_eq!(rust, 120, "{cone} {flags}: {rust} calls in Rust");
         assert!(iterated >= 50, "{cone}: {iterated} calls with Newton iterations");
         // a tampered call is reported
         let opts = StageDiffOptions {
@@ -80,4 +81,18 @@ fn the_bench_pile_with_a_sparse_jacobian_matches_mujoco() {
     let r = diff_stages(&model, &StageDiffOptions { steps: 30, start: Start::Qpos0, stages, tamper: None }).unwrap();
     assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
     assert_eq!((r.compared[i], r.skipped[i]), (30, 0), "{r:?}");
+}
+
+#[test]
+fn a_fold_without_room_on_the_stack_is_left_to_mujoco() {
+    // with a 168K arena some calls have room for the folded copy of H but not for the margin
+    // 4.0.0's HessianConeFold asks for: the library updates the factor instead (with a warning),
+    // so the stage leaves those calls to it (D84); without that test they differed (checked by hand)
+    let i = Stage::FwdConstraint.index();
+    let xml = scene("elliptic", "").replacen("<option ", r#"<size memory="168K"/><option "#, 1);
+    let model = Model::from_xml_str(&xml).unwrap();
+    let stages = StageSet::NONE.with(Stage::FwdConstraint);
+    let r = diff_stages(&model, &StageDiffOptions { steps: 120, start: Start::Qpos0, stages, tamper: None }).unwrap();
+    assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
+    assert!(r.compared[i] > 100 && r.skipped[i] > 0, "{r:?}");
 }

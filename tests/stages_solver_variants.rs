@@ -6,7 +6,7 @@
 
 use mujoco_sys as sys;
 use specula::diff::{diff_stages, StageDiffOptions};
-use specula::mj::stages::{with_comparison, Fallback, Stage, StageSet, Tamper};
+use specula::mj::stages::{with_comparison, Stage, StageSet, Tamper};
 use specula::mj::{Data, Model};
 use specula::sim::Start;
 
@@ -39,8 +39,10 @@ fn scene(option: &str, flags: &str) -> String {
 
 /// Solver options and flags: Newton and CG, dense and sparse, both cones, noslip, no warm start
 /// (gravity tilted: the boxes slide and the calls iterate).
-const CASES: [(&str, &str); 10] = [
+const CASES: [(&str, &str); 12] = [
     (r#"gravity="3 0 -9.81" solver="Newton" jacobian="dense""#, r#"island="disable""#),
+    (r#"gravity="3 0 -9.81" solver="Newton" jacobian="sparse""#, r#"island="disable""#),
+    (r#"gravity="3 0 -9.81" solver="Newton" jacobian="sparse" cone="elliptic""#, r#"island="disable""#),
     (r#"gravity="3 0 -9.81" solver="Newton" jacobian="dense" cone="elliptic""#, r#"island="disable""#),
     (r#"gravity="3 0 -9.81" solver="CG" jacobian="sparse""#, r#"island="disable""#),
     (r#"gravity="3 0 -9.81" solver="CG" jacobian="dense""#, r#"island="disable""#),
@@ -64,11 +66,8 @@ fn calls_without_islands_or_warm_start_match_mujoco_and_one_ulp_is_reported() {
         let model = Model::from_xml_str(&scene(option, flags)).unwrap();
         let r = diff_stages(&model, &opts(None)).unwrap();
         assert!(r.matches(), "{option} {flags}: {:?} {:?}", r.first, r.trajectory);
-        // nothing is left to the library but sparse Newton's iterations (not yet in Rust)
-        let newton = r.skipped_why[i][Fallback::SolverNewton.index()];
-        assert_eq!(r.skipped[i], newton, "{option} {flags}: {r:?}");
-        assert!(newton == 0 || option.contains("sparse"), "{option} {flags}: {r:?}");
-        assert!(r.compared[i] >= 40, "{option} {flags}: {r:?}");
+        // nothing is left to the library (sparse Newton's iterations included, D84)
+        assert_eq!((r.skipped[i], r.compared[i]), (0, 80), "{option} {flags}: {r:?}");
         // the stacks touch the plane from the first step: the tampered call is a solver call
         let first = diff_stages(&model, &opts(Some(Tamper::Output(Stage::FwdConstraint)))).unwrap().first;
         let first = first.expect("a tampered call must differ");
@@ -78,9 +77,9 @@ fn calls_without_islands_or_warm_start_match_mujoco_and_one_ulp_is_reported() {
 }
 
 #[test]
-fn sparse_newton_without_islands_runs_its_certified_calls() {
-    // the chain at rest: most calls' warm start is certified (no Hessian), the rest iterate and
-    // are left to the library (sparse Newton's stack frames over all rows are not decoded)
+fn sparse_newton_without_islands_runs_every_call() {
+    // the chain at rest: most calls' warm start is certified (no Hessian), the rest iterate
+    // (sparse Newton's frames over all rows, D84)
     let i = Stage::FwdConstraint.index();
     let xml = include_str!("../scenes/chain.xml").replacen("<option ", r#"<option jacobian="sparse" "#, 1).replacen(
         r#"<flag speculative="enable"/>"#,
@@ -92,8 +91,7 @@ fn sparse_newton_without_islands_runs_its_certified_calls() {
     let stages = StageSet::NONE.with(Stage::FwdConstraint);
     let r = diff_stages(&model, &StageDiffOptions { steps: 300, start: Start::Qpos0, stages, tamper: None }).unwrap();
     assert!(r.matches(), "{:?} {:?}", r.first, r.trajectory);
-    assert_eq!(r.skipped[i], r.skipped_why[i][Fallback::SolverNewton.index()], "{r:?}");
-    assert!(r.compared[i] > 100 && r.skipped[i] > 0, "{r:?}");
+    assert_eq!((r.compared[i], r.skipped[i]), (300, 0), "{r:?}");
 }
 
 #[test]
@@ -101,7 +99,7 @@ fn one_problem_iterates_with_mujocos_statistics_and_stack_marks() {
     let i = Stage::FwdConstraint.index();
     let set = StageSet::NONE.with(Stage::FwdConstraint);
     let (mut calls, mut iterated) = (0, 0);
-    for (option, flags) in CASES.iter().filter(|c| c.1.contains("island") && !c.0.contains("sparse")) {
+    for (option, flags) in CASES.iter().filter(|c| c.1.contains("island")) {
         let model = Model::from_xml_str(&scene(option, flags)).unwrap();
         let mut data = Data::new(&model).unwrap();
         for step in 0..50 {
@@ -132,7 +130,7 @@ fn one_problem_iterates_with_mujocos_statistics_and_stack_marks() {
             .unwrap();
         }
     }
-    assert!(calls == 6 * 50 && iterated > 60, "{calls} calls, {iterated} iterated");
+    assert!(calls == 10 * 50 && iterated > 100, "{calls} calls, {iterated} iterated");
 }
 
 #[test]

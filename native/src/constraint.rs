@@ -425,8 +425,8 @@ pub fn reference(nm: &NativeModel, d: &mut Data) {
 
 /// `mj_fwdConstraint` with rows: the engine's frame (warm start, island gathers, each island's
 /// solver, scatter), or without islands one problem over all rows. A state where some island on
-/// a sparse Jacobian needs Newton iterations with an elliptic contact on its cone's surface is
-/// refused (not in Rust yet).
+/// a sparse Jacobian of a model with flexes needs Newton iterations is refused (4.0.0 may reorder
+/// its Hessian, not in Rust yet).
 pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if nm.model.opt.solver == specula_model::types::Solver::Pgs {
         return fwd_constraint_pgs(nm, d);
@@ -507,15 +507,9 @@ pub fn fwd_constraint(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     } else {
         solve_monolithic(&fm, &inp, &mut e.frame, &mut e.monolithic, &mut e.solved)
     }
-    .map_err(|_| match islands {
-        true => NativeError::Unsupported {
-            what: "sparse Newton iterations with an elliptic contact on its cone's surface".into(),
-            needs: "the cone Hessians' fold into the sparse factor (HessianConeFold)",
-        },
-        false => NativeError::Unsupported {
-            what: "sparse Newton iterations without islands".into(),
-            needs: "the stack frames of sparse Newton over all rows at once",
-        },
+    .map_err(|_| NativeError::Unsupported {
+        what: "sparse Newton iterations on a model with flexes".into(),
+        needs: "4.0.0's fill-reducing order of the sparse Hessian (D42)",
     })?;
     let ar = &e.efc_ar[..if m.opt.noslip_iterations > 0 { n * n } else { 0 }];
     noslip_after(m, &fm, islands, &inp, ar, &mut e.noslip, e.solved.noslip_parts())?;

@@ -42,8 +42,7 @@ pub enum Fallback {
     /// diagonal (`fwdConstraint`).
     SolverPgs,
     /// A call where some island on a sparse Jacobian needs Newton iterations Rust does not do yet
-    /// (`fwdConstraint`: an elliptic contact on its cone's surface, or a model with flexes whose
-    /// Hessian 4.0.0 may reorder; D53 to D56).
+    /// (`fwdConstraint`: a model with flexes whose Hessian 4.0.0 may reorder; D53).
     SolverNewton,
     /// A solver number outside PGS, CG and Newton (the library reports it and solves nothing).
     SolverUnknown,
@@ -117,9 +116,7 @@ impl Fallback {
             Fallback::Discrete => "the discrete integrator",
             Fallback::EmptyRow => "empty sparse rows",
             Fallback::SolverPgs => "PGS or noslip without efc_AR or its diagonal",
-            Fallback::SolverNewton => {
-                "sparse Newton iterations with a contact on its cone or a reordered Hessian (flexes; not yet in Rust)"
-            }
+            Fallback::SolverNewton => "sparse Newton iterations on a reordered Hessian (flexes; not yet in Rust)",
             Fallback::SolverUnknown => "unknown solver type",
             Fallback::Panicked => "the Rust stage panicked",
             Fallback::Sleep => "sleep enabled",

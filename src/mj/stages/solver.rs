@@ -40,10 +40,10 @@ fn uses_islands(m: &sys::mjModel, d: &sys::mjData) -> bool {
 /// gyroscopic terms after every call (`mj_discreteGyro`); with rows, PGS as `solver_pgs.rs`
 /// says, and everything else but the Newton and CG solvers over islands or over all rows at once
 /// (D69; pyramidal or elliptic, dense or sparse Jacobian, noslip after them included), without the effective metric or the
-/// thread pool's locked stack, and, there, on a sparse Jacobian the calls where some island's (or
-/// the one problem's) warm start needs Newton iterations (found by running the call on copies; dense ones iterate in
-/// Rust, D18 to D21; CG iterates in Rust on both, D30). A solver number outside 0 to 2 the
-/// library reports and skips.
+/// thread pool's locked stack, and, there, on a sparse Jacobian of a model with flexes the calls
+/// where some island's (or the one problem's) Hessian 4.0.0 may reorder (found by running the
+/// call on copies; Newton iterates in Rust on both Jacobians, D18 to D21, D53 to D56, D82 to
+/// D84; CG on both, D30). A solver number outside 0 to 2 the library reports and skips.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     let opt = &m.opt;
     if opt.integrator == sys::mjINT_DISCRETE as i32 && d.efm_active != 0 {
@@ -80,6 +80,11 @@ fn replay(d: &sys::mjData, out: &FrameOutput) -> Result<Arena, specula_engine::d
     let mut arena = super::solver_noslip::replay(d, &out.frames)?;
     for f in &out.peaks {
         arena.frame(f)?;
+    }
+    // room tests on a copy: they must fit, and leave no mark
+    for f in &out.stack_tests {
+        let mut copy = arena;
+        copy.frame(f)?;
     }
     Ok(arena)
 }

@@ -7,6 +7,7 @@
 mod tests {
     use crate::mj::{Data, Model};
     use mujoco_sys as sys;
+    use specula_engine::dynamics::solver::cone_sparse::ConeRows;
     use specula_engine::dynamics::solver::newton_sparse::{Blocks, SparseHessian};
 
     use super::super::sparse_lib::*;
@@ -280,7 +281,8 @@ mod tests {
             m_colind: &m.col,
             efc_d,
         };
-        h.build(&b, st);
+        // (no contact rows: no cone step)
+        h.build(&b, st, &ConeRows { efc_id: &[], contacts: &[], h: &[] });
         assert_eq!(h.njtj, count, "case {case}: J'J entries");
         let (v, n, a, c) = h.hessian();
         for r in 0..nv {
@@ -292,7 +294,7 @@ mod tests {
         // the library's factor of its H and a solve, against the Rust factor's
         let grad: Vec<f64> = (0..nv).map(|_| s.next()).collect();
         let (mine, theirs) = (&mut vec![0.0; nv], &mut vec![0.0; nv]);
-        h.solve(mine, &grad);
+        h.solve(mine, &grad, false);
         library_solve(d, nv, (&hv, &hn, &ha, &hc), &grad, theirs);
         let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(mine), bits(theirs), "case {case}: H^-1 grad");

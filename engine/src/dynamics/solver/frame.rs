@@ -1,9 +1,9 @@
 //! `mj_fwdConstraint` with constraint rows for the Newton and CG solvers, pyramidal or elliptic
 //! cones, over islands, on a dense or sparse Jacobian (`docs/measurements.md` D13, D16 to D21,
 //! D30, D31): `efc_b`, the warm start, the island gathers, 4.0.0's `mj_solPrimal` for each island
-//! (its start and convergence certificate, its CG iterations, and on a dense Jacobian its Newton
-//! iterations), and the scatter back. For Newton on a sparse Jacobian only calls where every
-//! island's warm start already satisfies the certificate are taken: [`solve`] reports the others,
+//! (its start and convergence certificate, its CG iterations, and its Newton iterations, on a
+//! sparse Jacobian in the natural order with the cone Hessians of D82 to D84), and the scatter
+//! back. [`solve`] reports the calls where a sparse Hessian may be reordered (flexes, D53),
 //! which the caller leaves to the library.
 //!
 //! Algorithm (one call):
@@ -164,6 +164,9 @@ pub struct FrameOutput {
     /// The high-water frames of the sparse Newton Hessians' setup, flattened (D55; replayed
     /// after `frames`, in any order: only their peaks matter).
     pub peaks: Vec<[(usize, usize); 10]>,
+    /// Frames that must fit on the stack but leave no mark (the cone fold's room test, D84): the
+    /// library decides otherwise when one does not, so the call is left to it.
+    pub stack_tests: Vec<[(usize, usize); 10]>,
 }
 
 impl FrameOutput {
@@ -188,6 +191,7 @@ impl FrameOutput {
         self.iefc_state.resize(nefc, 0);
         self.frames.clear();
         self.peaks.clear();
+        self.stack_tests.clear();
         self.stats.clear();
         self.solver_niter = [0; NISLAND];
     }
@@ -221,8 +225,7 @@ pub struct FrameScratch {
 }
 
 /// An island on a sparse Jacobian whose Newton iterations are not yet in Rust: 4.0.0 may reorder
-/// its Hessian (a model with flexes, D53), or an elliptic contact reaches its cone's surface
-/// (the cone Hessians' fold, D42).
+/// its Hessian (a model with flexes, D53).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NeedsIterations;
 
@@ -495,12 +498,11 @@ fn island_start(
         if island < NISLAND && k < NSOLVER {
             stats.push((island * NSOLVER + k, st));
         }
-    })
-    .map_err(|_| NeedsIterations)?;
+    });
     let nnz = match p.blocks() {
         Some(b) => {
             let h = &s.newton.sparse;
-            h.frames(&b, ctx, m.elliptic, &mut out.peaks);
+            h.frames(&b, ctx, m.elliptic, &mut out.peaks, &mut out.stack_tests);
             (h.nl() << usize::from(m.elliptic)) + h.nh(&b)
         }
         None => nv * nv,

@@ -6,12 +6,13 @@
 //! functions of the library, so the stage replaces the exported `mj_fwdConstraint` as a whole.
 //! So far in Rust: the frame's path without constraint rows (D13), and with rows the Newton
 //! solver over islands, pyramidal or elliptic cones (D16 to D21; on a sparse Jacobian its
-//! iterations in the natural order and without contacts on the cone, D53 to D55), CG over islands (D30, D31), and PGS (D25 to D28). The root crate leaves every
+//! iterations in the natural order, D53 to D55, the cone Hessians included, D82 to D84), CG over islands (D30, D31), and PGS (D25 to D28). The root crate leaves every
 //! other call to the library, each with a named reason.
 
 pub mod cg;
 pub mod chol;
 pub mod chol_sparse;
+pub mod cone_sparse;
 pub mod frame;
 pub mod linesearch;
 pub mod monolithic;

@@ -3,7 +3,8 @@
 //! arrays (no gathers, no island copies). Its arithmetic is the island path's for one island that
 //! holds every dof and row in their own order, so [`solve_monolithic`] runs [`solve`] on such an
 //! island and then takes what the library does differently: the rows' final states land in
-//! `efc_state` itself, and the context frame has no island blocks.
+//! `efc_state` itself, and the context frame (and the sparse Hessian's frames on it, D84) has
+//! no island blocks.
 
 use super::frame::{solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, NeedsIterations};
 use crate::dynamics::reference::Jacobian;
@@ -19,7 +20,7 @@ pub struct MonolithicScratch {
 }
 
 /// The call without islands, into `out` (`out.iefc_*` and `out.i*` are work copies the caller
-/// does not write to MuJoCo); `Err` when Newton on a sparse Jacobian needs iterations.
+/// does not write to MuJoCo); `Err` as [`solve`]'s.
 pub fn solve_monolithic(
     m: &FrameModel,
     inp: &FrameInput,
@@ -51,11 +52,6 @@ pub fn solve_monolithic(
     };
     let one = FrameInput { islands, ..*inp };
     solve(m, &one, s, out)?;
-    // sparse Newton iterations (they leave Hessian peaks) open frames over all rows that are not
-    // decoded for this path (measured: a stack mark 96 where MuJoCo's is 48): left to MuJoCo
-    if !out.peaks.is_empty() {
-        return Err(NeedsIterations);
-    }
     // the solver works on efc_state itself: its final states, not the warm start's
     out.efc_state.copy_from_slice(&out.iefc_state);
     // the context without the island's blocks of M, qLD, qLDiagInv and J and their patterns
@@ -65,9 +61,18 @@ pub fn solve_monolithic(
         Jacobian::Dense { .. } => nefc * nv,
         Jacobian::Sparse { rownnz, .. } => rownnz.iter().map(|&n| n.max(0) as usize).sum(),
     };
+    let (dbl, int) = (
+        8 * (2 * nc + nv + if sparse { nj } else { nefc * nv }),
+        4 * (2 * nv + nc + if sparse { 3 * nefc + nj } else { 0 }),
+    );
     if let Some(frame) = out.frames.last_mut() {
-        frame[0].0 -= 8 * (2 * nc + nv + if sparse { nj } else { nefc * nv });
-        frame[1].0 -= 4 * (2 * nv + nc + if sparse { 3 * nefc + nj } else { 0 });
+        frame[0].0 -= dbl;
+        frame[1].0 -= int;
+    }
+    // the sparse Hessian's frames sit on the same context (D84)
+    for frame in out.peaks.iter_mut().chain(&mut out.stack_tests) {
+        frame[0].0 -= dbl;
+        frame[1].0 -= int;
     }
     Ok(())
 }

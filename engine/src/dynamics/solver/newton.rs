@@ -17,6 +17,7 @@
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
 use super::chol::{chol_factor, chol_solve, chol_update};
+use super::cone_sparse::ConeRows;
 use super::linesearch::{prepare, search_norm, Line, Outcome};
 use super::newton_sparse::{Blocks, SparseHessian};
 use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm, sqr_mat_td};
@@ -93,11 +94,6 @@ impl<'a> Problem<'a> {
         })
     }
 }
-
-/// A sparse-Jacobian island whose elliptic contacts reach their cone's surface: 4.0.0 folds
-/// their Hessians into the sparse factor (`HessianConeFold`), not yet in Rust.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConeOnSparse;
 
 /// The island's iterate, updated in place (`iacc`, `ifrc_constraint`, `iefc_force`,
 /// `iefc_state` of the island, and the start's `Ma`, `Jaref`, `grad`, `Mgrad`).
@@ -212,10 +208,10 @@ fn cone_update(p: &Problem, st: &[i32], h: &[[f64; 36]], s: &mut NewtonScratch) 
 }
 
 /// `Mgrad = H^-1 grad` through the factor the Newton direction uses: the sparse one, or with
-/// contacts on the cone the dense one with their Hessians.
+/// contacts on the cone the one with their Hessians.
 fn direction(p: &Problem, it: &mut Iterate, s: &NewtonScratch, ncone: i32) {
     if p.blocks().is_some() {
-        s.sparse.solve(it.mgrad, it.grad);
+        s.sparse.solve(it.mgrad, it.grad, ncone > 0);
     } else if ncone > 0 {
         chol_solve(it.mgrad, &s.lcone, it.grad);
     } else {
@@ -235,8 +231,7 @@ fn decrement(p: &Problem, it: &Iterate) -> f64 {
 
 /// The iterations after an uncertified start (`gradient_ok`: the start's gradient test held;
 /// `ncone`: its contacts on the cone); writes each iteration's statistics through
-/// `stat(iter, stat)` and returns the number of iterations; on a sparse Jacobian, `Err` when some
-/// contact reaches its cone's surface.
+/// `stat(iter, stat)` and returns the number of iterations.
 pub fn iterate(
     p: &Problem,
     it: &mut Iterate,
@@ -244,7 +239,7 @@ pub fn iterate(
     mut ncone: i32,
     s: &mut NewtonScratch,
     mut stat: impl FnMut(usize, SolverStat),
-) -> Result<i32, ConeOnSparse> {
+) -> i32 {
     let (nv, nefc) = (it.qacc.len(), it.force.len());
     let blocks = p.blocks();
     if blocks.is_none() {
@@ -263,10 +258,7 @@ pub fn iterate(
     s.oldstate.resize(nefc, 0);
     // Step 1: the Hessian, its factor and the Newton direction
     if let Some(b) = &blocks {
-        if ncone > 0 {
-            return Err(ConeOnSparse);
-        }
-        s.sparse.build(b, it.state);
+        s.sparse.build(b, it.state, &cones(p, it.contact_h));
     } else {
         factor_hessian(p, it.state, s);
         if ncone > 0 {
@@ -275,7 +267,7 @@ pub fn iterate(
     }
     direction(p, it, s, ncone);
     if gradient_ok && decrement(p, it) < p.tolerance {
-        return Ok(0);
+        return 0;
     }
     for i in 0..nv {
         s.search[i] = -it.mgrad[i];
@@ -309,16 +301,12 @@ pub fn iterate(
         (nactive, ncone) = update_constraint(p, it);
         // the factor, for the rows that entered or left the quadratic state
         let (mut nupdate, refactored) = match &blocks {
-            Some(b) => {
-                if ncone > 0 {
-                    return Err(ConeOnSparse);
-                }
-                s.sparse.incremental(b, &s.oldstate, it.state)
-            }
+            // (the cone step included, D83)
+            Some(b) => s.sparse.incremental(b, &s.oldstate, it.state, &cones(p, it.contact_h)),
             None => dense_update(p, it.state, s),
         };
         // the cones on top of the updated (or rebuilt) factor
-        if ncone > 0 {
+        if ncone > 0 && blocks.is_none() {
             let n = cone_update(p, it.state, it.contact_h, s);
             if !refactored {
                 nupdate += n;
@@ -342,7 +330,12 @@ pub fn iterate(
             s.search[i] = -it.mgrad[i];
         }
     }
-    Ok(iter)
+    iter
+}
+
+/// The contacts the sparse cone step reads.
+fn cones<'a>(p: &Problem<'a>, h: &'a [[f64; 36]]) -> ConeRows<'a> {
+    ConeRows { efc_id: p.rows.efc_id, contacts: p.rows.contacts, h }
 }
 
 /// The dense factor's rank-one updates for the rows that entered or left the quadratic state,

@@ -3,7 +3,9 @@
 //! `J' J` merged with `M`'s), its reverse Cholesky factor (D41's kernels), and the per-iteration
 //! update of both: every row entering or leaving the quadratic state changes `H` in place, and
 //! the factor takes a rank-one update, or is refactored from the updated `H` when the updates
-//! would cost more, or rebuilt from scratch after many downdates or a lost rank.
+//! would cost more, or rebuilt from scratch after many downdates or a lost rank. With elliptic
+//! contacts on the cone (D82, D83) their Hessians go on top: folded into a copy of `H` that is
+//! factored, or as rank-one updates of a copy of the factor, as 4.0.0 decides by cost.
 //!
 //! Algorithm (one island, D53):
 //! 1. Build: the pattern of `H` row by row (columns `c <= r` sharing a Jacobian row with `r`, plus
@@ -20,7 +22,8 @@
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
 use super::chol_sparse::{factor_numeric, solve_sparse, update_sparse, Pattern};
-use super::update::state::QUADRATIC;
+use super::cone_sparse::{self, ConeRows};
+use super::update::state::{CONE, QUADRATIC};
 use crate::math::MINVAL;
 
 /// The downdates after which the factor is rebuilt from scratch (D54).
@@ -97,6 +100,18 @@ pub struct SparseHessian {
     pub njtj: usize,
     /// A rebuild happened during the iterations (its stack frame differs, D55).
     pub rebuilt: bool,
+    /// The factor of `H` with the cone Hessians (`Lcone`), the folded copy of `H`, `C' J`.
+    lcone: Vec<f64>,
+    fold_h: Vec<f64>,
+    ltj: Vec<f64>,
+    /// `HessianConeFold`'s decision: -1 not taken since the last state change, else 0 or 1 (D82).
+    fold: i8,
+    /// The folded copy's stack block was taken; a rebuild happened after it (D84).
+    fold_alloc: bool,
+    rebuilt_folded: bool,
+    /// The updates counted in this iteration (`nupdate`); the rebuilds so far.
+    nupdate: i32,
+    nrebuild: u32,
 }
 
 impl SparseHessian {
@@ -117,8 +132,9 @@ impl SparseHessian {
         self.njtj + nm
     }
 
-    /// Step 1: the pattern, values and factor of `H` for the rows' states.
-    pub fn build(&mut self, b: &Blocks, st: &[i32]) {
+    /// Step 1: the pattern, values and factor of `H` for the rows' states (and the cone step of
+    /// the contacts on the cone, `c`).
+    pub fn build(&mut self, b: &Blocks, st: &[i32], c: &ConeRows) {
         let nv = b.m_rownnz.len();
         self.pattern_of(b);
         // the factor's pattern from H's upper pattern
@@ -148,8 +164,9 @@ impl SparseHessian {
         self.dense.resize(nv, 0.0);
         self.cholupd.resize(nv, 0.0);
         (self.valid, self.downdated, self.ndown, self.rebuilt) = (false, false, 0, false);
+        (self.fold_alloc, self.rebuilt_folded) = (false, false);
         self.values(b, st);
-        self.factor();
+        self.factorize(b, st, c);
     }
 
     /// `H`'s pattern: per row, the columns `c <= r` of every Jacobian row holding `r`, and `M`'s
@@ -254,21 +271,90 @@ impl SparseHessian {
 
     /// `FactorizeHessian` with the Hessian recomputed: `D` and `H` from the states, the update
     /// counts cleared, the factor rebuilt.
-    fn rebuild(&mut self, b: &Blocks, st: &[i32]) {
+    fn rebuild(&mut self, b: &Blocks, st: &[i32], c: &ConeRows) {
         self.values(b, st);
         (self.downdated, self.ndown, self.rebuilt) = (false, 0, true);
-        self.factor();
+        self.rebuilt_folded |= self.fold_alloc;
+        self.nrebuild += 1;
+        self.factorize(b, st, c);
     }
 
-    /// `mgrad = H^-1 grad` through the factor (`mju_cholSolveSparse`).
-    pub fn solve(&self, mgrad: &mut [f64], grad: &[f64]) {
-        solve_sparse(mgrad, &self.l, grad, &self.pattern.rownnz, &self.pattern.rowadr, &self.pattern.colind);
+    /// `FactorizeHessian` on the current `H` (D82): the fold decision taken afresh; the factor of
+    /// `H` unless the cone Hessians are folded into a copy of `H`; then, with contacts on the
+    /// cone, the cone step; `nupdate = nefc`.
+    fn factorize(&mut self, b: &Blocks, st: &[i32], c: &ConeRows) {
+        (self.fold, self.valid) = (-1, false);
+        if !self.decide(b, st, c, 0) {
+            self.factor();
+        }
+        self.cone_step(b, st, c);
+        self.nupdate = st.len() as i32;
     }
 
-    /// Step 2 after the constraint update (`old`: the states before it, `st`: after); returns
-    /// the updates counted (`nefc` when rebuilt) and whether the factor was rebuilt.
-    pub fn incremental(&mut self, b: &Blocks, old: &[i32], st: &[i32]) -> (i32, bool) {
+    /// `HessianConeFold` (D82): with contacts on the cone, fold when `extra + 10 sum cost_last
+    /// dim > 3 (2 sum nnz^2 dim + S)`; the decision holds until the next state change or
+    /// factorization. The first fold takes the copy's stack block (D84).
+    fn decide(&mut self, b: &Blocks, st: &[i32], c: &ConeRows, extra: i64) -> bool {
+        if !st.contains(&CONE) {
+            return false;
+        }
+        if self.fold >= 0 {
+            return self.fold == 1;
+        }
+        let (path, square) = cone_sparse::fold_measure(b, c, st, &self.cost);
+        let fold = 10 * path + extra > 3 * (2 * square + self.sum_sq);
+        self.fold = i8::from(fold);
+        self.fold_alloc |= fold;
+        fold
+    }
+
+    /// The cone step with contacts on the cone (D83): the folded copy of `H` factored into
+    /// `Lcone` (a lost rank after some downdate rebuilds), or `Lcone` updated from the factor.
+    fn cone_step(&mut self, b: &Blocks, st: &[i32], c: &ConeRows) {
+        if !st.contains(&CONE) {
+            return;
+        }
+        if self.decide(b, st, c, 0) {
+            let (h, fold, ltj) = (&self.h, &mut self.fold_h, &mut self.ltj);
+            self.nupdate += cone_sparse::fold_sum(b, c, st, h, &self.h_rowadr, &self.h_colind, fold, ltj);
+            self.lcone.resize(self.l.len(), 0.0);
+            self.dense.fill(0.0);
+            let rank = factor_numeric(
+                &mut self.lcone,
+                &self.pattern,
+                MINVAL,
+                &self.fold_h,
+                &self.h_rownnz,
+                &self.h_rowadr,
+                &self.h_colind,
+                &mut self.dense,
+            );
+            if rank < self.pattern.rownnz.len() && self.downdated {
+                self.rebuild(b, st, c);
+            }
+        } else {
+            let (lcone, dense, ltj) = (&mut self.lcone, &mut self.dense, &mut self.ltj);
+            self.nupdate += cone_sparse::update(b, c, st, &self.l, &self.pattern, lcone, dense, ltj);
+        }
+    }
+
+    /// `mgrad = H^-1 grad` through the factor (`mju_cholSolveSparse`): with contacts on the cone
+    /// (`cone`) the one with their Hessians.
+    pub fn solve(&self, mgrad: &mut [f64], grad: &[f64], cone: bool) {
+        let l = if cone { &self.lcone } else { &self.l };
+        solve_sparse(mgrad, l, grad, &self.pattern.rownnz, &self.pattern.rowadr, &self.pattern.colind);
+    }
+
+    /// Step 2 after the constraint update (`old`: the states before it, `st`: after), with the
+    /// cone step of the contacts on the cone (`c`); returns the updates counted (`nefc` when
+    /// rebuilt) and whether the factor was rebuilt.
+    pub fn incremental(&mut self, b: &Blocks, old: &[i32], st: &[i32], c: &ConeRows) -> (i32, bool) {
         let (nv, nefc) = (b.m_rownnz.len(), st.len());
+        self.nupdate = 0;
+        // any state change takes the fold decision afresh (D82)
+        if old != st {
+            self.fold = -1;
+        }
         let changed = |i: usize| (old[i] == QUADRATIC) != (st[i] == QUADRATIC);
         let (mut down, mut cost) = (0, 0i64);
         for i in (0..nefc).filter(|&i| changed(i)) {
@@ -281,13 +367,20 @@ impl SparseHessian {
         }
         let cost = 10 * cost;
         if down > 0 && down + self.ndown >= MAX_DOWNDATES {
-            self.rebuild(b, st);
+            self.rebuild(b, st, c);
             return (nefc as i32, true);
         }
-        if !self.valid || (self.sum_sq >= REFACTOR_MIN && cost > 3 * self.sum_sq) {
+        // refactor from H after the rows (`plain`), or fold the cone Hessians into a copy of H
+        // (D82: the refactor's cost 3 S counts for the fold when H is refactored anyway)
+        let plain = if !self.valid || (self.sum_sq >= REFACTOR_MIN && cost > 3 * self.sum_sq) {
             self.valid = false;
-        }
-        let mut nupdate = 0;
+            !self.decide(b, st, c, 3 * self.sum_sq)
+        } else if self.decide(b, st, c, cost) {
+            self.valid = false;
+            false
+        } else {
+            true
+        };
         for i in (0..nefc).filter(|&i| changed(i)) {
             let plus = st[i] == QUADRATIC;
             let (adr, n) = (b.j_rowadr[i] as usize, b.j_rownnz[i].max(0) as usize);
@@ -312,7 +405,7 @@ impl SparseHessian {
                 self.downdated = true;
                 self.ndown += 1;
             }
-            nupdate += 1;
+            self.nupdate += 1;
             if self.valid {
                 let sd = b.efc_d[i].sqrt();
                 for k in 0..n {
@@ -331,22 +424,34 @@ impl SparseHessian {
                     &mut self.dense,
                 );
                 if rank < nv {
-                    self.rebuild(b, st);
+                    self.rebuild(b, st, c);
                     return (nefc as i32, true);
                 }
             }
         }
-        if !self.valid && self.factor() < nv && self.downdated {
-            self.rebuild(b, st);
+        if plain && !self.valid && self.factor() < nv && self.downdated {
+            self.rebuild(b, st, c);
             return (nefc as i32, true);
         }
-        (nupdate, false)
+        let before = self.nrebuild;
+        self.cone_step(b, st, c);
+        // a lost rank of the folded factor rebuilt everything
+        (self.nupdate, self.nrebuild != before)
     }
 
     /// The stack frames the Hessian's setup adds to the island's context frame `ctx` (D55), as
     /// flat blocks (a nested `mj_markStack` is its 24-byte header): the high-water marks of the
-    /// symbolic and numeric products, the symbolic factor, and a rebuild's numeric product.
-    pub fn frames(&self, b: &Blocks, ctx: [(usize, usize); 2], elliptic: bool, out: &mut Vec<[(usize, usize); 10]>) {
+    /// symbolic and numeric products, the symbolic factor, a rebuild's numeric product, and the
+    /// cone fold's copy of `H` (D84).
+    /// With a fold, `tests` gets the room its stack test asks for above the factor's blocks (D84).
+    pub fn frames(
+        &self,
+        b: &Blocks,
+        ctx: [(usize, usize); 2],
+        elliptic: bool,
+        out: &mut Vec<[(usize, usize); 10]>,
+        tests: &mut Vec<[(usize, usize); 10]>,
+    ) {
         let (nv, nefc) = (b.m_rownnz.len(), b.efc_d.len());
         let nh = self.nh(b);
         let nl = self.nl();
@@ -363,6 +468,18 @@ impl SparseHessian {
         out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], mark, ints(nv), ints(nv), ints(nv)]);
         if self.rebuilt {
             out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], mark, numeric, z, z]);
+        }
+        // the folded copy of H (D84), and a rebuild's numeric frame above it
+        let fold = (8 * nh, 8);
+        if self.fold_alloc {
+            out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], fold, z, z, z]);
+            // the copy and the larger of the later kernels' scratch must fit, or no fold
+            let scratch = (8 * nv + 37 + if nefc > 0 { 4 * nefc + 3 } else { 0 }).max(64 * nv + 38);
+            let room = if nv == 0 { 31 } else { scratch } + if nh > 0 { 8 * nh + 7 } else { 0 };
+            tests.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], (room, 1), z, z, z]);
+        }
+        if self.rebuilt_folded {
+            out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], fold, mark, numeric, z]);
         }
     }
 }
