@@ -3,6 +3,7 @@
 //! `replicate` and bringing them along with `attach`.
 
 use super::attrs::Res;
+use super::copies::Placed;
 use super::{contact, names_of, spec, tree, Extras};
 use crate::xml::Element;
 
@@ -76,6 +77,7 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
         }
     }
     let (mut ten, mut eq, mut sen, mut act) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut ten_els, mut act_els) = (Vec::new(), Vec::new());
     let (mut na, mut nu) = (0, 0);
     let mut later: Vec<Vec<(&str, &Element)>> = vec![Vec::new(); reps.len()];
     for (kind, el) in &elems {
@@ -101,11 +103,13 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
             continue;
         }
         push_ref(kind, el, "", (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?;
+        push_el(kind, Placed::written(el), &mut ten_els, &mut act_els);
     }
     for (k, rep) in reps.iter().enumerate() {
         for suffix in &rep.suffixes {
             for (kind, el) in &later[k] {
                 push_ref(kind, el, suffix, (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?;
+                push_el(kind, Placed::replica(el, suffix, &rep.names), &mut ten_els, &mut act_els);
             }
         }
     }
@@ -113,6 +117,8 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     ex.equalities = eq;
     ex.sensors = sen;
     ex.actuators = act;
+    ex.tendon_els = ten_els;
+    ex.actuator_els = act_els;
     ex.na = na;
     ex.nu = nu;
 
@@ -271,6 +277,15 @@ fn eq_objects(el: &Element) -> Vec<(&'static str, String)> {
         .collect()
 }
 
+/// Keeps a tendon or actuator element (the other kinds are compiled from their names' lists).
+fn push_el(kind: &str, p: Placed, tendons: &mut Vec<Placed>, actuators: &mut Vec<Placed>) {
+    match kind {
+        "tendon" => tendons.push(p),
+        "actuator" => actuators.push(p),
+        _ => {}
+    }
+}
+
 type RefLists<'a> = (&'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>);
 
 fn push_ref(
@@ -300,8 +315,15 @@ fn push_ref(
 }
 
 /// Appends the elements of an attached model that refer to its bodies (actuators, tendons,
-/// sensors, equalities, contact pairs and excludes), with the attach prefix on every name.
-pub fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, ex: &mut Extras) -> Res<()> {
+/// sensors, equalities, contact pairs and excludes), with the attach prefix on every name;
+/// `src` is the attached model's index among the sources.
+pub fn append_referencing(
+    child: &Element,
+    prefix: &str,
+    src: usize,
+    defs: &spec::Defaults,
+    ex: &mut Extras,
+) -> Res<()> {
     let pre = |v: Vec<String>| v.into_iter().map(|n| if n.is_empty() { n } else { format!("{prefix}{n}") });
     for s in child.children.iter() {
         let mut names = Vec::new();
@@ -313,6 +335,8 @@ pub fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, 
             "tendon" => {
                 names_of(s, &["spatial", "fixed"], &mut names);
                 ex.tendons.extend(pre(names));
+                let els = s.children.iter().filter(|c| c.name == "spatial" || c.name == "fixed");
+                ex.tendon_els.extend(els.map(|c| Placed::attached(c, prefix, src)));
             }
             "sensor" => {
                 names_of(s, &[], &mut names);
@@ -322,6 +346,7 @@ pub fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, 
                 for c in s.children.iter().filter(|c| c.name != "plugin") {
                     let n = c.attr("name").map(|a| a.value.clone()).unwrap_or_default();
                     ex.actuators.extend(pre(vec![n]));
+                    ex.actuator_els.push(Placed::attached(c, prefix, src));
                     let (a, u) = act_and_controls(c, defs)?;
                     ex.na += a;
                     ex.nu += u;
