@@ -79,6 +79,22 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     let (mut ten, mut eq, mut sen, mut act) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut ten_els, mut act_els) = (Vec::new(), Vec::new());
     let (mut na, mut nu) = (0, 0);
+    // what each replicate copies: the names inside it, and the tendons all of whose references
+    // are inside (measured with MuJoCo 4.0.0: an actuator on such a tendon is copied with it,
+    // onto each copy, tests/copy_cases/replicate.xml)
+    let copied_tendon = |rep: &tree::Replicated, el: &Element| {
+        let mut r = Vec::new();
+        refs_of(el, &mut r);
+        !r.is_empty() && r.iter().all(|x| rep.names.contains(x))
+    };
+    let moved: Vec<Vec<String>> = reps
+        .iter()
+        .map(|rep| {
+            let tendons = elems.iter().filter(|(k, el)| *k == "tendon" && copied_tendon(rep, el));
+            let names = tendons.filter_map(|(_, el)| el.attr("name")).map(|a| a.value.clone());
+            rep.names.iter().cloned().chain(names).collect()
+        })
+        .collect();
     let mut later: Vec<Vec<(&str, &Element)>> = vec![Vec::new(); reps.len()];
     for (kind, el) in &elems {
         let mut r = Vec::new();
@@ -95,9 +111,10 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
                 }
                 EqFate::Drop => continue,
             }
-        } else if let Some(k) = reps.iter().position(|rep| match *kind {
-            "tendon" => !r.is_empty() && r.iter().all(|x| rep.names.contains(x)),
-            _ => r.first().is_some_and(|x| rep.names.contains(x)),
+        } else if let Some(k) = (0..reps.len()).position(|k| match *kind {
+            "tendon" => copied_tendon(&reps[k], el),
+            "actuator" => r.first().is_some_and(|x| moved[k].contains(x)),
+            _ => r.first().is_some_and(|x| reps[k].names.contains(x)),
         }) {
             later[k].push((kind, el));
             continue;
@@ -109,7 +126,7 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
         for suffix in &rep.suffixes {
             for (kind, el) in &later[k] {
                 push_ref(kind, el, suffix, (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?;
-                push_el(kind, Placed::replica(el, suffix, &rep.names), &mut ten_els, &mut act_els);
+                push_el(kind, Placed::replica(el, suffix, &moved[k]), &mut ten_els, &mut act_els);
             }
         }
     }
