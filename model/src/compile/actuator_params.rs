@@ -15,14 +15,15 @@
 //! Not compiled yet (the model's actuator arrays are left empty and
 //! `Model::actuator_unsupported` says why): PID, DC motor and orientation servos, a position
 //! servo's `dampratio` (converted with the effective mass at `qpos0`), transmissions other than
-//! joints and tendons (their `length0` needs site kinematics), and actuators changed by
-//! `replicate` or `attach`.
+//! joints and tendons (their `length0` needs site kinematics). Actuators copied by `replicate` or
+//! brought by `attach` are compiled from their copies ([`super::copies`]).
 
 use std::f64::consts::PI;
 
 use super::actuator::{transmission, ActuatorSpec, BiasType, DynType, GainType};
 use super::attrs::{arr, boolean, int, keyword, num, Res, FALSE_TRUE_AUTO};
-use super::spec::Defaults;
+use super::copies::Placed;
+use super::tree::Source;
 use crate::model::Model;
 use crate::types::JointType;
 use crate::xml::Element;
@@ -296,23 +297,18 @@ fn limited(flag: u8, range: [f64; 2], autolimits: bool) -> bool {
     }
 }
 
-/// Compiles every actuator of the `actuator` sections of `root` into `m`, or leaves the arrays
-/// empty with `m.actuator_unsupported` set.
-pub fn compile_actuators(root: &Element, defs: &Defaults, autolimits: bool, m: &mut Model) -> Res<()> {
-    let elems: Vec<&Element> = root
-        .children
-        .iter()
-        .filter(|s| s.name == "actuator")
-        .flat_map(|s| s.children.iter().filter(|c| c.name != "plugin"))
-        .collect();
+/// Compiles the actuator elements `elems` into `m`, each with the defaults and `autolimits` of
+/// its model in `sources`, or leaves the arrays empty with `m.actuator_unsupported` set.
+pub fn compile_actuators(elems: &[Placed], sources: &[Source], autolimits: &[bool], m: &mut Model) -> Res<()> {
     let names: Vec<String> =
-        elems.iter().map(|e| e.attr("name").map(|a| a.value.clone()).unwrap_or_default()).collect();
+        elems.iter().map(|p| p.el.attr("name").map(|a| a.value.clone()).unwrap_or_default()).collect();
     if names != m.actuator_names {
         m.actuator_unsupported = Some("actuators added or copied by replicate or attach".into());
         return Ok(());
     }
     let mut c = Compiled::default();
-    for el in elems {
+    for p in elems {
+        let (el, defs) = (&p.el, &sources[p.src].defaults);
         let class = defs.class_of(el, 0)?;
         let mut spec = defs.classes[class].actuator.clone();
         spec.apply(el)?;
@@ -345,7 +341,7 @@ pub fn compile_actuators(root: &Element, defs: &Defaults, autolimits: bool, m: &
             }
             Target::Joint(j, attr.name == "jointinparent")
         };
-        c.push(m, &spec, el, target, autolimits);
+        c.push(m, &spec, el, target, autolimits[p.src]);
     }
     c.store(m);
     Ok(())

@@ -341,9 +341,13 @@ fn compile_pairs(m: &mut Model, pairs: &[RawPair]) -> Res<()> {
 /// A tendon with nonzero armature (NaN included) adds to the mass matrix through its path, so
 /// the bodies of its joints, sites and geoms are not simple (measured with MuJoCo 4.0.0: a
 /// fixed tendon's joint body, a spatial tendon's site bodies, the world included).
-pub fn tendon_armature_bodies(m: &mut Model, root: &crate::xml::Element, defs: &super::spec::Defaults) -> Res<()> {
-    let tendons = root.children.iter().filter(|c| c.name == "tendon").flat_map(|t| &t.children);
-    for t in tendons.filter(|t| t.name == "spatial" || t.name == "fixed") {
+pub fn tendon_armature_bodies(
+    m: &mut Model,
+    tendons: &[super::copies::Placed],
+    sources: &[super::tree::Source],
+) -> Res<()> {
+    for p in tendons {
+        let (t, defs) = (&p.el, &sources[p.src].defaults);
         let class = defs.class_of(t, 0)?;
         let armature = super::ranges::numbers(t, defs, class, "tendon", "armature").map_or(0.0, |v| v[0]);
         if armature == 0.0 {

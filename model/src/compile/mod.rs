@@ -28,6 +28,7 @@ pub mod attrs;
 pub mod body;
 pub mod bvh;
 pub mod contact;
+pub mod copies;
 pub mod custom;
 pub mod equality;
 pub mod fluid;
@@ -78,6 +79,10 @@ pub struct Extras {
     pub tendons: Vec<String>,
     /// Actuator names.
     pub actuators: Vec<String>,
+    /// Tendon elements, one per tendon (replicas and attached ones included).
+    pub tendon_els: Vec<copies::Placed>,
+    /// Actuator elements, one per actuator (replicas and attached ones included).
+    pub actuator_els: Vec<copies::Placed>,
     /// Number of actuator activation states.
     pub na: usize,
     /// Number of controls.
@@ -155,11 +160,14 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     for s in sections("tendon") {
         names_of(s, &["spatial", "fixed"], &mut ex.tendons);
+        let els = s.children.iter().filter(|c| c.name == "spatial" || c.name == "fixed");
+        ex.tendon_els.extend(els.map(copies::Placed::written));
     }
     for s in sections("actuator") {
         for c in s.children.iter().filter(|c| c.name != "plugin") {
             defaults.class_of(c, 0)?;
             ex.actuators.push(c.attr("name").map(|a| a.value.clone()).unwrap_or_default());
+            ex.actuator_els.push(copies::Placed::written(c));
             let (a, u) = refs::act_and_controls(c, &defaults)?;
             ex.na += a;
             ex.nu += u;
@@ -211,7 +219,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     let mut child_keys = Vec::new();
     for (src, prefix) in &attached {
         if let Some(child) = &sources[*src].root {
-            refs::append_referencing(child, prefix, &sources[*src].defaults, &mut ex)?;
+            refs::append_referencing(child, prefix, *src, &sources[*src].defaults, &mut ex)?;
             let ccs = &all_cs[*src];
             for s in child.children.iter().filter(|s| s.name == "asset") {
                 let mut mats = Vec::new();
@@ -289,8 +297,9 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     check_moving_mass(&bodies, &items)?;
     resolve_materials(&mut bodies, &items, &ex)?;
     let mut m = assemble::assemble(&bodies, &items, &ex)?;
-    assemble::tendon_armature_bodies(&mut m, root, &sources[0].defaults)?;
-    actuator_params::compile_actuators(root, &sources[0].defaults, cs.autolimits, &mut m)?;
+    assemble::tendon_armature_bodies(&mut m, &ex.tendon_els, &sources)?;
+    let autolimits: Vec<bool> = all_cs.iter().map(|c| c.autolimits).collect();
+    actuator_params::compile_actuators(&ex.actuator_els, &sources, &autolimits, &mut m)?;
     equality::compile_equalities(root, &sources[0].defaults, &mut m)?;
     for (cm, prefix) in &child_keys {
         keyframe::append_attached_keys(&mut m, cm, prefix);
@@ -305,7 +314,7 @@ pub fn compile_in(root: &Element, dir: &Path) -> Result<Model, MjcfError> {
     }
     let sd: Vec<[f64; 2]> = bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.spec.springdamper)).collect();
     springdamper::apply(&mut m, &sd);
-    tendon::compile_tendons(root, &sources[0].defaults, cs.autolimits, &ex.materials, &mut m)?;
+    tendon::compile_tendons(&ex.tendon_els, &ex.actuator_els, &sources, &autolimits, &ex.materials, &mut m)?;
     sensor::compile_sensors(root, &mut m)?;
     actuator_params::tendon_actuator_lengths(&mut m);
     for s in sections("custom") {

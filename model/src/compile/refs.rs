@@ -3,6 +3,7 @@
 //! `replicate` and bringing them along with `attach`.
 
 use super::attrs::Res;
+use super::copies::Placed;
 use super::{contact, names_of, spec, tree, Extras};
 use crate::xml::Element;
 
@@ -76,7 +77,24 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
         }
     }
     let (mut ten, mut eq, mut sen, mut act) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut ten_els, mut act_els) = (Vec::new(), Vec::new());
     let (mut na, mut nu) = (0, 0);
+    // what each replicate copies: the names inside it, and the tendons all of whose references
+    // are inside (measured with MuJoCo 4.0.0: an actuator on such a tendon is copied with it,
+    // onto each copy, tests/copy_cases/replicate.xml)
+    let copied_tendon = |rep: &tree::Replicated, el: &Element| {
+        let mut r = Vec::new();
+        refs_of(el, &mut r);
+        !r.is_empty() && r.iter().all(|x| rep.names.contains(x))
+    };
+    let moved: Vec<Vec<String>> = reps
+        .iter()
+        .map(|rep| {
+            let tendons = elems.iter().filter(|(k, el)| *k == "tendon" && copied_tendon(rep, el));
+            let names = tendons.filter_map(|(_, el)| el.attr("name")).map(|a| a.value.clone());
+            rep.names.iter().cloned().chain(names).collect()
+        })
+        .collect();
     let mut later: Vec<Vec<(&str, &Element)>> = vec![Vec::new(); reps.len()];
     for (kind, el) in &elems {
         let mut r = Vec::new();
@@ -93,19 +111,22 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
                 }
                 EqFate::Drop => continue,
             }
-        } else if let Some(k) = reps.iter().position(|rep| match *kind {
-            "tendon" => !r.is_empty() && r.iter().all(|x| rep.names.contains(x)),
-            _ => r.first().is_some_and(|x| rep.names.contains(x)),
+        } else if let Some(k) = (0..reps.len()).position(|k| match *kind {
+            "tendon" => copied_tendon(&reps[k], el),
+            "actuator" => r.first().is_some_and(|x| moved[k].contains(x)),
+            _ => r.first().is_some_and(|x| reps[k].names.contains(x)),
         }) {
             later[k].push((kind, el));
             continue;
         }
         push_ref(kind, el, "", (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?;
+        push_el(kind, Placed::written(el), &mut ten_els, &mut act_els);
     }
     for (k, rep) in reps.iter().enumerate() {
         for suffix in &rep.suffixes {
             for (kind, el) in &later[k] {
                 push_ref(kind, el, suffix, (&mut ten, &mut eq, &mut sen, &mut act), defs, (&mut na, &mut nu))?;
+                push_el(kind, Placed::replica(el, suffix, &moved[k]), &mut ten_els, &mut act_els);
             }
         }
     }
@@ -113,6 +134,8 @@ pub fn apply_replicates(root: &Element, reps: &[tree::Replicated], defs: &spec::
     ex.equalities = eq;
     ex.sensors = sen;
     ex.actuators = act;
+    ex.tendon_els = ten_els;
+    ex.actuator_els = act_els;
     ex.na = na;
     ex.nu = nu;
 
@@ -271,6 +294,15 @@ fn eq_objects(el: &Element) -> Vec<(&'static str, String)> {
         .collect()
 }
 
+/// Keeps a tendon or actuator element (the other kinds are compiled from their names' lists).
+fn push_el(kind: &str, p: Placed, tendons: &mut Vec<Placed>, actuators: &mut Vec<Placed>) {
+    match kind {
+        "tendon" => tendons.push(p),
+        "actuator" => actuators.push(p),
+        _ => {}
+    }
+}
+
 type RefLists<'a> = (&'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>, &'a mut Vec<String>);
 
 fn push_ref(
@@ -300,8 +332,15 @@ fn push_ref(
 }
 
 /// Appends the elements of an attached model that refer to its bodies (actuators, tendons,
-/// sensors, equalities, contact pairs and excludes), with the attach prefix on every name.
-pub fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, ex: &mut Extras) -> Res<()> {
+/// sensors, equalities, contact pairs and excludes), with the attach prefix on every name;
+/// `src` is the attached model's index among the sources.
+pub fn append_referencing(
+    child: &Element,
+    prefix: &str,
+    src: usize,
+    defs: &spec::Defaults,
+    ex: &mut Extras,
+) -> Res<()> {
     let pre = |v: Vec<String>| v.into_iter().map(|n| if n.is_empty() { n } else { format!("{prefix}{n}") });
     for s in child.children.iter() {
         let mut names = Vec::new();
@@ -313,6 +352,8 @@ pub fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, 
             "tendon" => {
                 names_of(s, &["spatial", "fixed"], &mut names);
                 ex.tendons.extend(pre(names));
+                let els = s.children.iter().filter(|c| c.name == "spatial" || c.name == "fixed");
+                ex.tendon_els.extend(els.map(|c| Placed::attached(c, prefix, src)));
             }
             "sensor" => {
                 names_of(s, &[], &mut names);
@@ -322,6 +363,7 @@ pub fn append_referencing(child: &Element, prefix: &str, defs: &spec::Defaults, 
                 for c in s.children.iter().filter(|c| c.name != "plugin") {
                     let n = c.attr("name").map(|a| a.value.clone()).unwrap_or_default();
                     ex.actuators.extend(pre(vec![n]));
+                    ex.actuator_els.push(Placed::attached(c, prefix, src));
                     let (a, u) = act_and_controls(c, defs)?;
                     ex.na += a;
                     ex.nu += u;

@@ -14,14 +14,17 @@
 //! [`Model::tendon_length_pending`] set, and `specula_native` (which has the kinematics) fills
 //! them.
 //!
-//! Not compiled (the arrays stay empty, [`Model::tendon_unsupported`] says why): tendons added
-//! by `replicate` or `attach`, per-tendon `user` data, and tendon transmissions that add
-//! armature or damping (they set `tendon_actuatorid`). `tendon_invweight0` needs the inertia at
+//! Tendons copied by `replicate` or brought by `attach` are compiled from their copies
+//! ([`super::copies`]). Not compiled (the arrays stay empty, [`Model::tendon_unsupported`] says
+//! why): copies whose references name no object of the tree, per-tendon `user` data, and
+//! tendon transmissions that add armature or damping (they set `tendon_actuatorid`). `tendon_invweight0` needs the inertia at
 //! `qpos0` and is computed with the other `mj_setConst` constants by the native route.
 
 use super::attrs::{err_at, Res};
+use super::copies::{references, Placed};
 use super::ranges::numbers;
 use super::spec::Defaults;
+use super::tree::Source;
 use crate::model::Model;
 use crate::types::GeomType;
 use crate::xml::Element;
@@ -223,14 +226,29 @@ fn read_tendon(
     Ok(Ok(x))
 }
 
-/// Why the tendons of `root` are outside the compiled subset, if they are.
-fn unsupported(root: &Element, tendons: &[&Element], ntendon: usize, defs: &Defaults) -> Option<String> {
-    if tendons.len() != ntendon {
+/// Why the tendons are outside the compiled subset, if they are: `tendons` are the tendon
+/// elements, `actuators` the actuator elements, each with the defaults of its model.
+fn unsupported(tendons: &[Placed], actuators: &[Placed], sources: &[Source], m: &Model) -> Option<String> {
+    if tendons.len() != m.ntendon {
         return Some("tendons added or copied by replicate or attach".into());
     }
+    // a copy whose references do not name objects of the tree (a replicate inside a replicate)
+    for t in tendons.iter().filter(|t| t.copied) {
+        for (attr, name) in references(&t.el) {
+            let names = match attr {
+                "site" | "sidesite" => &m.site_names,
+                "geom" => &m.geom_names,
+                "joint" => &m.jnt_names,
+                _ => return Some(format!("a tendon copied by replicate or attach refers to a {attr}")),
+            };
+            if !names.iter().any(|n| n == name) {
+                return Some(format!("a tendon copied by replicate or attach names {attr} '{name}' not in the tree"));
+            }
+        }
+    }
     // an actuator on a tendon with armature or damping sets tendon_actuatorid
-    let actuators = root.children.iter().filter(|c| c.name == "actuator").flat_map(|s| &s.children);
-    for a in actuators.filter(|a| a.attr("tendon").is_some()) {
+    for p in actuators.iter().filter(|p| p.el.attr("tendon").is_some()) {
+        let (a, defs) = (&p.el, &sources[p.src].defaults);
         let class = defs.class_of(a, 0).unwrap_or(0);
         let nonzero =
             |attr: &str| numbers(a, defs, class, "actuator", attr).is_some_and(|v| v.iter().any(|&x| x != 0.0));
@@ -241,25 +259,24 @@ fn unsupported(root: &Element, tendons: &[&Element], ntendon: usize, defs: &Defa
     None
 }
 
-/// Compiles the tendons of `root` into `m` (joints, trees and `qpos0` must be set), or leaves the
-/// arrays empty with `m.tendon_unsupported` set.
+/// Compiles the tendon elements `tendons` into `m` (joints, trees and `qpos0` must be set), each
+/// with the defaults and `autolimits` of its model in `sources`, or leaves the arrays empty with
+/// `m.tendon_unsupported` set; `actuators` are the actuator elements.
 pub fn compile_tendons(
-    root: &Element,
-    defs: &Defaults,
-    autolimits: bool,
+    tendons: &[Placed],
+    actuators: &[Placed],
+    sources: &[Source],
+    autolimits: &[bool],
     materials: &[String],
     m: &mut Model,
 ) -> Res<()> {
-    let sections = root.children.iter().filter(|c| c.name == "tendon");
-    let tendons: Vec<&Element> =
-        sections.flat_map(|s| &s.children).filter(|t| t.name == "spatial" || t.name == "fixed").collect();
-    if let Some(why) = unsupported(root, &tendons, m.ntendon, defs) {
+    if let Some(why) = unsupported(tendons, actuators, sources, m) {
         m.tendon_unsupported = Some(why);
         return Ok(());
     }
     let mut compiled = Vec::with_capacity(tendons.len());
-    for t in &tendons {
-        match read_tendon(t, defs, autolimits, m, materials)? {
+    for t in tendons {
+        match read_tendon(&t.el, &sources[t.src].defaults, autolimits[t.src], m, materials)? {
             Ok(x) => compiled.push(x),
             Err(why) => {
                 m.tendon_unsupported = Some(why);

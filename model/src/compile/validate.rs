@@ -108,7 +108,7 @@ pub fn check_model(
     super::texture::check_textures(root, dir, texturedir)?;
     check_materials(root, defs, &tree, &names)?;
     check_tendons(root, defs, items, &names)?;
-    check_actuators(root, defs, &names)?;
+    check_actuators(root, &ex.actuator_els, defs, &names)?;
     check_equalities(root, items, &names)?;
     check_sensors(root, &names)?;
     check_tuples_and_skins(root, &names)?;
@@ -441,9 +441,15 @@ fn check_spatial_path(t: &Element, names: &Names, geom_type: &dyn Fn(&str) -> Op
 }
 
 /// Actuator transmissions: exactly one target, which exists, and the attributes that belong to
-/// one kind of transmission appear only with it; limited ranges are increasing.
-fn check_actuators(root: &Element, defs: &Defaults, names: &Names) -> Res<()> {
-    let acts = root.children.iter().filter(|c| c.name == "actuator").flat_map(|s| s.children.iter());
+/// one kind of transmission appear only with it; limited ranges are increasing. Checked on the
+/// main model's actuators as `replicate` leaves them (copies refer to the copied objects); a copy
+/// whose target specula's tree does not name (a replicate inside a replicate) is left to the
+/// actuator compiler, which refuses it by name.
+fn check_actuators(root: &Element, els: &[super::copies::Placed], defs: &Defaults, names: &Names) -> Res<()> {
+    let plugins = root.children.iter().filter(|c| c.name == "actuator").flat_map(|s| s.children_named("plugin"));
+    let known =
+        |p: &super::copies::Placed| !p.copied || transmission(&p.el).is_some_and(|(t, k)| names.has(k, &t.value));
+    let acts = els.iter().filter(|p| p.src == 0 && known(p)).map(|p| &p.el).chain(plugins);
     // a plugin actuator needs a transmission too (measured: an empty <plugin/> in <actuator> is
     // "missing transmission target")
     for a in acts {
