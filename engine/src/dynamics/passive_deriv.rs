@@ -79,7 +79,7 @@ pub fn fluid_vel_on(m: &BodyForceModel) -> bool {
 /// Whether some body the fluid derivative visits (mass not under `mjMINVAL`) takes the
 /// ellipsoid model, whose derivative (`mjd_ellipsoidFluid`) is not in Rust.
 pub fn needs_ellipsoid_vel(m: &BodyForceModel) -> bool {
-    (0..m.body_mass.len()).any(|b| !(MINVAL > m.body_mass[b]) && uses_ellipsoid(m, b))
+    (0..m.body_mass.len()).any(|b| (m.body_mass[b] >= MINVAL || m.body_mass[b].is_nan()) && uses_ellipsoid(m, b))
 }
 
 /// The fluid models' derivative, body by body (bodies with mass under `mjMINVAL` skipped): the
@@ -136,7 +136,7 @@ fn inertia_box_vel(
                     continue;
                 }
                 for k in 0..nv {
-                    dst[r * nv + k] = a * src[i * nv + k] + dst[r * nv + k];
+                    dst[r * nv + k] += a * src[i * nv + k];
                 }
             }
         }

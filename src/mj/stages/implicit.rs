@@ -86,7 +86,7 @@ pub(super) fn fluid_frames(m: &sys::mjModel, a: &mut Arena) -> Result<(), StackO
         != (sys::mjDSBL_SPRING | sys::mjDSBL_DAMPER) as i32
         && views::with(m, |v| {
             let body = &v.passive.body;
-            fluid_vel_on(body) && body.body_mass.iter().any(|&x| !(MINVAL > x))
+            fluid_vel_on(body) && body.body_mass.iter().any(|&x| x >= MINVAL || x.is_nan())
         });
     if !runs {
         return Ok(());
