@@ -150,13 +150,45 @@ fn the_native_route_steps_the_passive_scenes_like_mj_step() {
     assert!(!diff_native(&c, &mut native, &opts).unwrap().matches());
 }
 
+/// `xml` with `integrator` set.
+fn with_integrator(xml: &str, integrator: &str) -> String {
+    xml.replacen("<option ", &format!("<option integrator=\"{integrator}\" "), 1)
+}
+
 #[test]
-fn fluid_forces_under_the_implicit_integrators_are_refused_on_the_native_route() {
+fn the_inertia_box_derivative_matches_mujoco_under_the_implicit_integrators() {
+    // the scene as it is, and in water (the derivative then weighs more in qDeriv)
+    let water = FLUID.replacen(r#"density="1.2" viscosity="0.0002""#, r#"density="1000" viscosity="0.01""#, 1);
     for integrator in ["implicit", "implicitfast"] {
-        let xml = FLUID.replacen("<option ", &format!("<option integrator=\"{integrator}\" "), 1);
-        let Err(err) = Native::load_str(&xml, Path::new("."), "passive.xml") else {
-            panic!("{integrator}: not refused")
-        };
-        assert!(err.to_string().contains("mjd_passive_vel"), "{integrator}: {err}");
+        for (name, scene) in [("fluid", FLUID), ("water", water.as_str())] {
+            let xml = with_integrator(scene, integrator);
+            // in MuJoCo's step: every mj_implicitSkip call in Rust, qDeriv and the stack marks equal
+            let m = Model::from_xml_str(&xml).unwrap();
+            let stages = StageSet::NONE.with(Stage::Implicit);
+            let r =
+                diff_stages(&m, &StageDiffOptions { steps: 300, start: Start::Qpos0, stages, tamper: None }).unwrap();
+            assert!(r.matches(), "{name} {integrator}: {:?} {:?}", r.first, r.trajectory);
+            let i = Stage::Implicit.index();
+            assert_eq!((r.compared[i], r.skipped[i]), (300, 0), "{name} {integrator}");
+            // on the native route
+            let mut native = Native::load_str(&xml, Path::new("."), "passive.xml").expect("inside the native subset");
+            let opts = NativeDiffOptions { steps: 300, start: Start::Qpos0, tamper: None };
+            let rep = diff_native(&m, &mut native, &opts).unwrap();
+            assert!(rep.matches(), "{name} {integrator}: {:?} {:?}", rep.first, rep.stopped);
+        }
+    }
+}
+
+#[test]
+fn fluid_derivatives_not_in_rust_are_refused_on_the_native_route() {
+    // the ellipsoid model's derivative, and the inertia-box model's on a sparse Jacobian
+    for (scene, jacobian, needs) in [(ELLIPSOID, "dense", "mjd_ellipsoidFluid"), (FLUID, "sparse", "sparse velocity")] {
+        for integrator in ["implicit", "implicitfast"] {
+            let xml = with_integrator(&with_jacobian(scene, jacobian), integrator);
+            let Err(err) = Native::load_str(&xml, Path::new("."), "passive.xml") else {
+                panic!("{needs} {integrator}: not refused")
+            };
+            assert!(err.to_string().contains(needs), "{integrator}: {err}");
+        }
     }
 }

@@ -3,11 +3,14 @@
 //! velocity derivative, sparse LU factor and solve, K11 to K13), each on the engine's code over
 //! the native model's layouts and [`Data`]'s arrays.
 
+use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::derivative::{BodyPattern, RneVelInput};
 use specula_engine::dynamics::free_body::FreeBodyFrames;
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
 use specula_engine::dynamics::implicit_full::{implicit_full, FullImplicitModel};
 use specula_engine::dynamics::integrate::{euler, EulerState};
+use specula_engine::dynamics::passive_body::BodyForceState;
+use specula_engine::dynamics::passive_deriv::PassiveDerivState;
 use specula_model::types::Integrator;
 
 use crate::data::Data;
@@ -44,6 +47,18 @@ pub(crate) fn integrate(nm: &NativeModel, d: &mut Data) {
         moment_rowadr: &d.actuation.moment_rowadr,
         moment_colind: &d.actuation.moment_colind,
         actuator_moment: &d.actuation.actuator_moment,
+        passive: PassiveDerivState {
+            ten_j: &d.tendon.ten_j,
+            ten_velocity: &d.tendon.ten_velocity,
+            body: BodyForceState {
+                cvel: &d.cvel,
+                xipos: &d.xipos,
+                ximat: &d.ximat,
+                geom_xpos: &d.geom_xpos,
+                geom_xmat: &d.geom_xmat,
+                jac: JacState { cdof: &d.cdof, subtree_com: &d.subtree_com },
+            },
+        },
     };
     let scratch = (&mut d.implicit_qfrc[..], &mut d.euler_qacc[..]);
     if integrator == Integrator::ImplicitFast {

@@ -13,15 +13,33 @@ use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::{unsupported, NativeError};
 
-/// Refuses fluid forces under `implicit` or `implicitfast`, whose velocity derivatives
-/// (`mjd_passive_vel`) the native route lacks.
+/// Refuses fluid forces under `implicit` or `implicitfast` whose velocity derivatives
+/// (`mjd_passive_vel`) the native route lacks: the ellipsoid model's, and the inertia-box
+/// model's on a sparse Jacobian (D86 covers the dense one).
 pub(crate) fn check(m: &Model) -> Result<(), NativeError> {
+    use specula_engine::dynamics::passive_deriv::{fluid_vel_on, needs_ellipsoid_vel};
     use specula_model::types::Integrator;
-    let fluid = !(m.opt.density == 0.0 && m.opt.viscosity == 0.0);
-    if fluid && matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast) {
+    if !matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast)
+        || m.opt.disableflags & (crate::scope::DSBL_SPRING | crate::scope::DSBL_DAMPER)
+            == crate::scope::DSBL_SPRING | crate::scope::DSBL_DAMPER
+    {
+        return Ok(());
+    }
+    let nm = NativeModel::new(m.clone());
+    let body = nm.body_passive();
+    if !fluid_vel_on(&body) {
+        return Ok(());
+    }
+    if needs_ellipsoid_vel(&body) {
         unsupported(
-            format!("fluid forces with integrator {:?}", m.opt.integrator),
-            "the fluid forces' velocity derivatives in mjd_passive_vel",
+            format!("ellipsoid fluid forces with integrator {:?}", m.opt.integrator),
+            "the ellipsoid model's velocity derivative in mjd_passive_vel (mjd_ellipsoidFluid)",
+        )?;
+    }
+    if body.sparse {
+        unsupported(
+            format!("fluid forces with integrator {:?} on a sparse Jacobian", m.opt.integrator),
+            "the inertia-box model's sparse velocity derivative in mjd_passive_vel",
         )?;
     }
     Ok(())

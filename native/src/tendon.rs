@@ -9,7 +9,6 @@ use specula_engine::dynamics::constraint::ConstraintModel;
 use specula_engine::dynamics::reference::sparse_dot;
 use specula_engine::dynamics::tendon::{tendon, TendonModel, TendonOutput, TendonScratch, TendonState};
 use specula_engine::dynamics::PassiveModel;
-use specula_model::types::Integrator;
 use specula_model::Model;
 
 use crate::data::Data;
@@ -239,25 +238,17 @@ pub(crate) fn tendon_step(nm: &NativeModel, d: &mut Data) {
     tendon(&nm.tendon(), &st, &mut t.scratch, &mut out);
 }
 
-/// Refuses tendons outside the native subset: any specula's compiler left uncompiled, and
-/// tendons with dampers under the implicit integrators (their implicit terms are not on the
-/// native route yet; springs are, dampers under Euler and RK4, and armature, D59).
+/// Refuses tendons outside the native subset: any specula's compiler left uncompiled (springs,
+/// dampers under every integrator, D61 and D85, and armature, D59, are taken).
 pub fn check(m: &Model) -> Result<(), NativeError> {
-    let refuse = |what: String, needs: &'static str| Err(NativeError::Unsupported { what, needs });
     if m.ntendon == 0 {
         return Ok(());
     }
     if let Some(why) = &m.tendon_unsupported {
-        return refuse(format!("{} tendons ({why})", m.ntendon), "these tendons in specula's compiler");
+        return Err(NativeError::Unsupported {
+            what: format!("{} tendons ({why})", m.ntendon),
+            needs: "these tendons in specula's compiler",
+        });
     }
-    crate::tendon_armature::check(m)?;
-    for i in 0..m.ntendon {
-        let damper = m.tendon_damping[i] != 0.0 || m.tendon_dampingpoly[i].iter().any(|&k| k != 0.0);
-        // Euler and RK4 take a tendon damper as a passive force only (D61)
-        let implicit = matches!(m.opt.integrator, Integrator::Implicit | Integrator::ImplicitFast);
-        if damper && implicit {
-            return refuse(format!("damping on tendon {i}"), "tendon dampers (their implicit terms)");
-        }
-    }
-    Ok(())
+    crate::tendon_armature::check(m)
 }

@@ -17,7 +17,7 @@ use crate::math::{cross, mul_mat_t_vec3, mul_mat_vec3, MINVAL, PI};
 const OTHER_AXES: [(usize, usize); 3] = [(1, 2), (0, 2), (0, 1)];
 
 /// A 3x3 block of `v` from `i`.
-fn m9(v: &[f64], i: usize) -> [f64; 9] {
+pub(super) fn m9(v: &[f64], i: usize) -> [f64; 9] {
     std::array::from_fn(|k| v[i + k])
 }
 
@@ -34,7 +34,13 @@ fn transform_motion(vec: &[f64; 6], new: &[f64; 3], old: &[f64; 3], rot: &[f64; 
 
 /// The velocity of a frame at `pos` with orientation `rot` moving with `body`, in that frame
 /// (`mj_objectVelocity` with `flg_local`), minus the wind seen from it.
-fn local_velocity(m: &BodyForceModel, s: &BodyForceState, body: usize, pos: &[f64; 3], rot: &[f64; 9]) -> [f64; 6] {
+pub(super) fn local_velocity(
+    m: &BodyForceModel,
+    s: &BodyForceState,
+    body: usize,
+    pos: &[f64; 3],
+    rot: &[f64; 9],
+) -> [f64; 6] {
     let root = m.jac.body_rootid[body] as usize;
     let com = v3(s.jac.subtree_com, 3 * root);
     // a body welded to the world has no velocity: the library writes zeros without transforming
@@ -69,7 +75,7 @@ fn apply_local(
 
 /// Side of the box with the body's principal inertia along axis `k`, from the other two
 /// moments: `sqrt(max(mjMINVAL, (Ia + Ib) - Ik) / mass * 6)`.
-fn box_side(inertia: &[f64; 3], k: usize, mass: f64) -> f64 {
+pub(super) fn box_side(inertia: &[f64; 3], k: usize, mass: f64) -> f64 {
     let (a, b) = (inertia[(k + 1) % 3], inertia[(k + 2) % 3]);
     let x = (a + b) - inertia[k];
     let x = if MINVAL > x { MINVAL } else { x };

@@ -18,6 +18,7 @@ use super::actuation::{next_activation, ActuatorModel};
 use super::free_body::{factor_lu6, free_mhat, lone_free_joints, solve_lu6, FreeBodyFrames};
 use super::integrate::{advance, EulerState, IntegratorModel};
 use super::passive::{actuator_damping, DampedObject, PassiveModel};
+use super::passive_deriv::{fluid_vel, tendon_damping_vel, PassiveDerivState};
 use super::{factor_i, solve_ld, TreeModel};
 
 /// `mjDSBL_SPRING | mjDSBL_DAMPER`: with both off the passive derivative is skipped.
@@ -46,6 +47,8 @@ pub struct DerivInput<'a> {
     pub moment_colind: &'a [i32],
     /// Moment entries.
     pub actuator_moment: &'a [f64],
+    /// Tendon and body state of the passive derivative beyond joint damping.
+    pub passive: PassiveDerivState<'a>,
 }
 
 /// The input of actuator `a` its gain multiplies: its last activation (advanced first when it
@@ -143,10 +146,15 @@ fn actuator_vel(am: &ActuatorModel, im: &IntegratorModel, s: &EulerState, x: &De
     }
 }
 
-/// `mjd_passive_vel` for joint damping: each dof's `b + 2 p0 |v| + 3 p1 v^2` (actuator damping
-/// on its joint included) subtracted from its diagonal.
-fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], qdv: &mut [f64]) {
-    if im.disableflags & SPRING_AND_DAMPER == SPRING_AND_DAMPER || im.disableflags & DSBL_DAMPER != 0 {
+/// `mjd_passive_vel`: the fluid models' derivative, then each dof's damping `b + 2 p0 |v| +
+/// 3 p1 v^2` (actuator damping on its joint included) subtracted from its diagonal, then the
+/// tendon dampers' `-b J' J`.
+fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], x: &PassiveDerivState, qdv: &mut [f64]) {
+    if im.disableflags & SPRING_AND_DAMPER == SPRING_AND_DAMPER {
+        return;
+    }
+    fluid_vel(&pm.body, im, &x.body, qdv);
+    if im.disableflags & DSBL_DAMPER != 0 {
         return;
     }
     for (i, &v) in qvel.iter().enumerate().take(im.d_rownnz.len()) {
@@ -156,6 +164,7 @@ fn passive_vel(pm: &PassiveModel, im: &IntegratorModel, qvel: &[f64], qdv: &mut 
         let at = (im.d_rowadr[i] + im.d_diag[i]) as usize;
         qdv[at] -= b;
     }
+    tendon_damping_vel(pm, im, x, qdv);
 }
 
 /// `f = qfrc_smooth + qfrc_constraint`, the force both implicit integrators solve for.
@@ -177,7 +186,7 @@ pub(super) fn smooth_vel(
 ) {
     qderiv.fill(0.0);
     actuator_vel(am, im, s, x, qderiv);
-    passive_vel(pm, im, s.qvel, qderiv);
+    passive_vel(pm, im, s.qvel, &x.passive, qderiv);
 }
 
 /// `mj_implicitSkip` for `implicitfast` on all dofs (sleep off), lone free bodies solved on their

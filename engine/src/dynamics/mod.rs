@@ -36,6 +36,7 @@ pub mod muscle;
 pub mod passive;
 pub mod passive_adhesion;
 pub mod passive_body;
+pub mod passive_deriv;
 pub mod project;
 pub mod project_sparse;
 pub mod reference;

@@ -5,20 +5,26 @@
 use std::cell::RefCell;
 
 use mujoco_sys as sys;
+use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::free_body::FreeBodyFrames;
 use specula_engine::dynamics::implicit::{implicit_fast, DerivInput};
+use specula_engine::dynamics::passive_body::BodyForceState;
+use specula_engine::dynamics::passive_deriv::{fluid_vel_on, needs_ellipsoid_vel, PassiveDerivState};
 
 use super::euler::advance_out_of_scope;
 use super::fields::Field;
-use super::stack::stack_marks;
+use super::stack::memory;
 use super::{byte, clock, slice, slice_mut, views, Fallback};
+use specula_engine::dynamics::arena::{Arena, StackOverflow};
+use specula_engine::math::MINVAL;
 
 thread_local! {
     /// The force and the acceleration of the solve (MuJoCo's are on its stack).
     static SCRATCH: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// Why `mj_implicitSkip` is left to the library: the advance's reasons; tendons and fluid forces (their derivatives);
+/// Why `mj_implicitSkip` is left to the library: the advance's reasons; ellipsoid fluid forces and fluid forces on a
+/// sparse Jacobian (their derivatives);
 /// actuators other than fixed or affine gains and biases on joints.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback> {
     if let Some(why) = advance_out_of_scope(m) {
@@ -28,10 +34,12 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     if m.opt.integrator != sys::mjINT_IMPLICITFAST as i32 && !full {
         return Some(Fallback::Integrator);
     }
-    if m.ntendon > 0 {
-        return Some(Fallback::Tendon);
-    }
-    if m.opt.viscosity != 0.0 || m.opt.density != 0.0 {
+    // the inertia-box model's derivative on a dense Jacobian is in Rust (D86)
+    let fluid = views::with(m, |v| {
+        let body = &v.passive.body;
+        fluid_vel_on(body) && (needs_ellipsoid_vel(body) || body.sparse)
+    });
+    if fluid {
         return Some(Fallback::Fluid);
     }
     let nact = m.nactuator as usize;
@@ -49,11 +57,48 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     if unsafe { byte(&raw const d.threadlock) } != 0 {
         return Some(Fallback::ThreadLock);
     }
-    let nv = m.nv as usize;
     if full {
         return super::implicit_full::stack(m, d, false).is_none().then_some(Fallback::StackFull);
     }
-    stack_marks(d, &[8 * nv, 8 * nv]).is_none().then_some(Fallback::StackFull)
+    fast_stack(m, d, false).is_none().then_some(Fallback::StackFull)
+}
+
+/// The stack high-water marks `mj_implicitSkip` leaves under `implicitfast`: its two `nv`
+/// vectors and, unless `skipfactor`, the fluid derivative's frames; `None` when the library
+/// would run out of stack.
+fn fast_stack(m: &sys::mjModel, d: &sys::mjData, skipfactor: bool) -> Option<(i64, i64)> {
+    let nv = m.nv as usize;
+    let mut a = memory(d);
+    a.mark().ok()?;
+    a.stack_alloc(8 * nv, 8).ok()?;
+    a.stack_alloc(8 * nv, 8).ok()?;
+    if !skipfactor {
+        fluid_frames(m, &mut a).ok()?;
+    }
+    Some((a.maxuse_stack as i64, a.maxuse_arena as i64))
+}
+
+/// The stack frames of the inertia-box fluid derivative, when some body runs it (D86): its
+/// Jacobians (`6 nv` and `3 nv` doubles, `6 nv` integers) and, nested, `addJTBJ`'s row of `nv`
+/// doubles (the deepest call; the others reach no higher).
+pub(super) fn fluid_frames(m: &sys::mjModel, a: &mut Arena) -> Result<(), StackOverflow> {
+    let runs = m.opt.disableflags & (sys::mjDSBL_SPRING | sys::mjDSBL_DAMPER) as i32
+        != (sys::mjDSBL_SPRING | sys::mjDSBL_DAMPER) as i32
+        && views::with(m, |v| {
+            let body = &v.passive.body;
+            fluid_vel_on(body) && body.body_mass.iter().any(|&x| x >= MINVAL || x.is_nan())
+        });
+    if !runs {
+        return Ok(());
+    }
+    let nv = m.nv as usize;
+    a.mark()?;
+    a.stack_alloc(48 * nv, 8)?;
+    a.stack_alloc(24 * nv, 8)?;
+    a.stack_alloc(24 * nv, 4)?;
+    a.frame(&[(8 * nv, 8)])?;
+    a.free();
+    Ok(())
 }
 
 /// The actuator state the derivative reads, and `qDeriv`.
@@ -63,6 +108,7 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
 pub(super) unsafe fn deriv_input<'a>(m: &sys::mjModel, d: &sys::mjData) -> (DerivInput<'a>, &'a mut [f64]) {
     let (nv, nu, nact) = (m.nv as usize, m.nu as usize, m.nactuator as usize);
     let njmom = m.nJmom as usize;
+    let (nbody, ngeom) = (m.nbody as usize, m.ngeom as usize);
     // SAFETY: mjData's arrays of the documented lengths (the moment rows: `nJmom` entries).
     unsafe {
         let x = DerivInput {
@@ -73,6 +119,18 @@ pub(super) unsafe fn deriv_input<'a>(m: &sys::mjModel, d: &sys::mjData) -> (Deri
             moment_rowadr: slice(d.moment_rowadr, nact),
             moment_colind: slice(d.moment_colind, njmom),
             actuator_moment: slice(d.actuator_moment, njmom),
+            passive: PassiveDerivState {
+                ten_j: slice(d.ten_J, m.nJten as usize),
+                ten_velocity: slice(d.ten_velocity, m.ntendon as usize),
+                body: BodyForceState {
+                    cvel: slice(d.cvel, 6 * nbody),
+                    xipos: slice(d.xipos, 3 * nbody),
+                    ximat: slice(d.ximat, 9 * nbody),
+                    geom_xpos: slice(d.geom_xpos, 3 * ngeom),
+                    geom_xmat: slice(d.geom_xmat, 9 * ngeom),
+                    jac: JacState { cdof: slice(d.cdof, 6 * nv), subtree_com: slice(d.subtree_com, 3 * nbody) },
+                },
+            },
         };
         (x, slice_mut(d.qDeriv, m.nD as usize))
     }
@@ -85,7 +143,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData, skipfactor: bool) {
     }
     let t0 = clock();
     let nv = m.nv as usize;
-    let Some((stack, arena)) = stack_marks(d, &[8 * nv, 8 * nv]) else { return };
+    let Some((stack, arena)) = fast_stack(m, d, skipfactor) else { return };
     let time = d.time;
     // SAFETY: the inputs are read, qDeriv written (and, through the Euler state, qH, qHDiagInv,
     // act, qvel, qpos and qacc_warmstart).

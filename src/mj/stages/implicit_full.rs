@@ -29,6 +29,7 @@ pub(super) fn stack(m: &sys::mjModel, d: &sys::mjData, skipfactor: bool) -> Opti
     a.stack_alloc(8 * nv, 8).ok()?;
     a.stack_alloc(8 * nv, 8).ok()?;
     if !skipfactor {
+        super::implicit::fluid_frames(m, &mut a).ok()?;
         a.frame(&[(48 * nd, 8), (48 * nb, 8), (48 * nb, 8), (48 * nb, 8), (8 * nv, 8)]).ok()?;
         a.stack_alloc(4 * nv, 4).ok()?;
     }
