@@ -209,19 +209,19 @@ impl SparseHessian {
                     continue;
                 }
                 let (a, n) = (b.j_rowadr[k] as usize, b.j_rownnz[k].max(0) as usize);
-                for e in a..a + n {
-                    let c = b.j_colind[e] as usize;
-                    if c > r {
+                for (&c, &v) in b.j_colind[a..a + n].iter().zip(&b.j[a..a + n]) {
+                    if c as usize > r {
                         break;
                     }
-                    buf[c] = buf[c] + scale * b.j[e];
+                    let x = &mut buf[c as usize];
+                    *x = *x + scale * v;
                 }
             }
             let (ha, hn) = (self.h_rowadr[r] as usize, self.h_rownnz[r] as usize);
-            for e in ha..ha + hn {
-                let c = self.h_colind[e] as usize;
-                self.h[e] = buf[c];
-                buf[c] = 0.0;
+            for (hv, &c) in self.h[ha..ha + hn].iter_mut().zip(&self.h_colind[ha..ha + hn]) {
+                let x = &mut buf[c as usize];
+                *hv = *x;
+                *x = 0.0;
             }
             // + M (every column of M's row is in H's)
             let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
