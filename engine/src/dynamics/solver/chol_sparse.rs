@@ -330,6 +330,7 @@ pub fn chain(p: &Pattern, r: usize) -> usize {
 }
 
 /// `h`'s row `row` into `dense` (its entries up to the diagonal).
+#[inline(always)]
 fn scatter_row(dense: &mut [f64], h: &[f64], h_colind: &[i32], adr: usize, nnz: usize, row: usize) {
     for k in adr..adr + nnz {
         let col = h_colind[k] as usize;
@@ -341,18 +342,44 @@ fn scatter_row(dense: &mut [f64], h: &[f64], h_colind: &[i32], adr: usize, nnz: 
 }
 
 /// `dense -= L[c, j] l[c, ..]` over row `c` (at `cadr`) up to the entry `at` (`j`'s place).
+#[inline(always)]
 fn add_row(dense: &mut [f64], l: &[f64], p: &Pattern, cadr: usize, at: usize) {
     let neg = -l[at];
-    for (&v, &col) in l[cadr..=at].iter().zip(&p.colind[cadr..=at]) {
+    let (vals, cols) = (&l[cadr..=at], &p.colind[cadr..=at]);
+    if let Some(c0) = contiguous(cols) {
+        for (d, &v) in dense[c0..c0 + cols.len()].iter_mut().zip(vals) {
+            *d = neg * v + *d;
+        }
+        return;
+    }
+    for (&v, &col) in vals.iter().zip(cols) {
         let d = &mut dense[col as usize];
         *d = neg * v + *d;
     }
 }
 
+/// The first column of `cols` (increasing) when they are one run `c0, c0 + 1, ..`.
+#[inline(always)]
+fn contiguous(cols: &[i32]) -> Option<usize> {
+    match (cols.first(), cols.last()) {
+        (Some(&a), Some(&b)) if b >= a && (b - a) as usize + 1 == cols.len() => Some(a as usize),
+        _ => None,
+    }
+}
+
 /// `l = dense + l` over `row`'s pattern, clearing `dense`.
+#[inline(always)]
 fn combine(dense: &mut [f64], l: &mut [f64], p: &Pattern, row: usize) {
     let (la, ln) = (p.rowadr[row] as usize, p.rownnz[row] as usize);
-    for (v, &col) in l[la..la + ln].iter_mut().zip(&p.colind[la..la + ln]) {
+    let (vals, cols) = (&mut l[la..la + ln], &p.colind[la..la + ln]);
+    if let Some(c0) = contiguous(cols) {
+        for (v, d) in vals.iter_mut().zip(&mut dense[c0..c0 + ln]) {
+            *v = *d + *v;
+            *d = 0.0;
+        }
+        return;
+    }
+    for (v, &col) in vals.iter_mut().zip(cols) {
         let d = &mut dense[col as usize];
         *v = *d + *v;
         *d = 0.0;
@@ -379,9 +406,9 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
             if res[r] != 0.0 || res[r].is_nan() {
                 res[r] /= l[adr + nnz - 1];
                 let x = res[r];
-                for k in adr..adr + nnz - 1 {
-                    let j = colind[k] as usize;
-                    res[j] = res[j] - l[k] * x;
+                for (&lv, &j) in l[adr..adr + nnz - 1].iter().zip(&colind[adr..adr + nnz - 1]) {
+                    let rj = &mut res[j as usize];
+                    *rj = *rj - lv * x;
                 }
             }
             i -= 1;
@@ -396,9 +423,10 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
         let nz = |x: f64| x != 0.0 || x.is_nan();
         if !chain3 {
             if nnz >= 3 && (nz(x0) || nz(x1)) {
-                for k in 0..nnz - 2 {
-                    let j = colind[adr + k] as usize;
-                    res[j] = (res[j] - l[adr + k] * x0) - l[a1 + k] * x1;
+                let n = nnz - 2;
+                for ((&j, &l0), &l1) in colind[adr..adr + n].iter().zip(&l[adr..adr + n]).zip(&l[a1..a1 + n]) {
+                    let rj = &mut res[j as usize];
+                    *rj = (*rj - l0 * x0) - l1 * x1;
                 }
             }
             i -= 2;
@@ -408,9 +436,11 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
         res[r - 2] = ((res[r - 2] - l[adr + nnz - 3] * x0) - l[a1 + nnz - 3] * x1) / l[a2 + nnz - 3];
         let x2 = res[r - 2];
         if nnz >= 4 && (nz(x0) || nz(x1) || nz(x2)) {
-            for k in 0..nnz - 3 {
-                let j = colind[adr + k] as usize;
-                res[j] = ((res[j] - l[adr + k] * x0) - l[a1 + k] * x1) - l[a2 + k] * x2;
+            let n = nnz - 3;
+            let rows = l[adr..adr + n].iter().zip(&l[a1..a1 + n]).zip(&l[a2..a2 + n]);
+            for (&j, ((&l0, &l1), &l2)) in colind[adr..adr + n].iter().zip(rows) {
+                let rj = &mut res[j as usize];
+                *rj = ((*rj - l0 * x0) - l1 * x1) - l2 * x2;
             }
         }
         i -= 3;
@@ -431,12 +461,20 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
             i + 2 < n && rownnz[i + 2] as usize == nnz + 2 && colind[rowadr[i + 2] as usize + nnz - 1] == i as i32;
         let (a1, a2) = (rowadr[i + 1] as usize, if chain3 { rowadr[i + 2] as usize } else { 0 });
         let (mut s0, mut s1, mut s2) = (0.0, 0.0, 0.0);
-        for k in 0..nnz - 1 {
-            let x = res[colind[adr + k] as usize];
-            s0 = x * l[adr + k] + s0;
-            s1 = x * l[a1 + k] + s1;
-            if chain3 {
-                s2 = x * l[a2 + k] + s2;
+        let n = nnz - 1;
+        if chain3 {
+            let rows = l[adr..adr + n].iter().zip(&l[a1..a1 + n]).zip(&l[a2..a2 + n]);
+            for (&j, ((&l0, &l1), &l2)) in colind[adr..adr + n].iter().zip(rows) {
+                let x = res[j as usize];
+                s0 = x * l0 + s0;
+                s1 = x * l1 + s1;
+                s2 = x * l2 + s2;
+            }
+        } else {
+            for ((&j, &l0), &l1) in colind[adr..adr + n].iter().zip(&l[adr..adr + n]).zip(&l[a1..a1 + n]) {
+                let x = res[j as usize];
+                s0 = x * l0 + s0;
+                s1 = x * l1 + s1;
             }
         }
         res[i] = (res[i] - s0) / l[adr + nnz - 1];
@@ -456,8 +494,50 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
 /// or `L' L - x x'` for the sparse `x` (values `x`, increasing indices `x_ind`), one Givens
 /// rotation per row from the last index down; a pivot under `1e-15` is raised to it and the rank
 /// lowered. `dense` holds at least `x_ind.last() + 1` values (overwritten). Returns the rank.
+///
+/// With AVX a row whose columns are one run rotates four entries per register, as the library.
 #[allow(clippy::too_many_arguments)]
 pub fn update_sparse(
+    l: &mut [f64],
+    x: &[f64],
+    x_ind: &[i32],
+    plus: bool,
+    n: usize,
+    rownnz: &[i32],
+    rowadr: &[i32],
+    colind: &[i32],
+    dense: &mut [f64],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, just checked.
+        return unsafe { update_sparse_avx(l, x, x_ind, plus, n, rownnz, rowadr, colind, dense) };
+    }
+    update_sparse_any(l, x, x_ind, plus, n, rownnz, rowadr, colind, dense)
+}
+
+/// [`update_sparse`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn update_sparse_avx(
+    l: &mut [f64],
+    x: &[f64],
+    x_ind: &[i32],
+    plus: bool,
+    n: usize,
+    rownnz: &[i32],
+    rowadr: &[i32],
+    colind: &[i32],
+    dense: &mut [f64],
+) -> usize {
+    update_sparse_any(l, x, x_ind, plus, n, rownnz, rowadr, colind, dense)
+}
+
+/// [`update_sparse`]'s body.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn update_sparse_any(
     l: &mut [f64],
     x: &[f64],
     x_ind: &[i32],
@@ -494,11 +574,16 @@ pub fn update_sparse(
         let c = diag / r;
         let s = -xr / r;
         let ss = if plus { -s } else { s };
-        for (lv, &j) in l[adr..adr + nnz].iter_mut().zip(&colind[adr..adr + nnz]) {
-            let dj = &mut dense[j as usize];
+        let (lrow, cols) = (&mut l[adr..adr + nnz], &colind[adr..adr + nnz]);
+        let rotate = |lv: &mut f64, dj: &mut f64| {
             let (d0, l0) = (*dj, *lv);
             *lv = c * l0 + ss * d0;
             *dj = s * l0 + c * d0;
+        };
+        match contiguous(cols) {
+            // columns in one run (as the library tests): the rotation on two slices
+            Some(c0) => lrow.iter_mut().zip(&mut dense[c0..c0 + nnz]).for_each(|(lv, dj)| rotate(lv, dj)),
+            None => lrow.iter_mut().zip(cols).for_each(|(lv, &j)| rotate(lv, &mut dense[j as usize])),
         }
     }
     rank

@@ -91,8 +91,11 @@ pub struct SparseHessian {
     valid: bool,
     downdated: bool,
     ndown: i32,
-    /// Pattern building: a stamp per column.
+    /// Pattern building: a stamp per column, and the columns of the Jacobian rows holding a row.
     mark: Vec<usize>,
+    union: Vec<i32>,
+    /// The Hessian's values: one dense row buffer per row of a run (`MAXSUPER x nv`).
+    superbuf: Vec<f64>,
     /// `J' J`'s entries as the symbolic phase counts them (without `M`).
     pub njtj: usize,
     /// A rebuild happened during the iterations (its stack frame differs, D55).
@@ -162,19 +165,39 @@ impl SparseHessian {
         self.h_rowadr.clear();
         self.h_colind.clear();
         self.njtj = 0;
+        self.union.clear();
         for r in 0..nv {
             let start = self.h_colind.len();
             let (ta, tn) = (b.jt_rowadr[r] as usize, b.jt_rownnz[r] as usize);
-            for &k in &b.jt_colind[ta..ta + tn] {
-                let (a, n) = (b.j_rowadr[k as usize] as usize, b.j_rownnz[k as usize].max(0) as usize);
-                for &c in &b.j_colind[a..a + n] {
-                    if c as usize <= r && self.mark[c as usize] != r {
-                        self.mark[c as usize] = r;
-                        self.h_colind.push(c);
+            let jt_row = &b.jt_colind[ta..ta + tn];
+            // the columns of the Jacobian rows holding r, sorted: the same for the rows after it
+            // with the same rows of J' (a body's dofs), so found once for them
+            let shared = r > 0 && {
+                let (pa, pn) = (b.jt_rowadr[r - 1] as usize, b.jt_rownnz[r - 1] as usize);
+                b.jt_colind[pa..pa + pn] == *jt_row
+            };
+            if !shared {
+                self.union.clear();
+                for &k in jt_row {
+                    let (a, n) = (b.j_rowadr[k as usize] as usize, b.j_rownnz[k as usize].max(0) as usize);
+                    for &c in &b.j_colind[a..a + n] {
+                        if self.mark[c as usize] != r {
+                            self.mark[c as usize] = r;
+                            self.union.push(c);
+                        }
                     }
                 }
+                self.union.sort_unstable();
             }
-            self.njtj += self.h_colind.len() - start;
+            for &c in &self.union {
+                if c as usize > r {
+                    break;
+                }
+                self.mark[c as usize] = r;
+                self.h_colind.push(c);
+            }
+            let njtj = self.h_colind.len() - start;
+            self.njtj += njtj;
             let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
             for &c in &b.m_colind[ma..ma + mn] {
                 if self.mark[c as usize] != r {
@@ -182,7 +205,9 @@ impl SparseHessian {
                     self.h_colind.push(c);
                 }
             }
-            self.h_colind[start..].sort_unstable();
+            if self.h_colind.len() - start > njtj {
+                self.h_colind[start..].sort_unstable();
+            }
             self.h_rowadr.push(start as i32);
             self.h_rownnz.push((self.h_colind.len() - start) as i32);
         }
@@ -197,41 +222,64 @@ impl SparseHessian {
         let nv = b.m_rownnz.len();
         self.d.clear();
         self.d.extend(st.iter().zip(b.efc_d).map(|(&s, &d)| if s == QUADRATIC { d } else { 0.0 }));
-        // the buffer is the factor kernels' scratch, which the updates leave dirty
-        let buf = &mut self.dense;
-        buf.fill(0.0);
-        for r in 0..nv {
-            let (ta, tn) = (b.jt_rowadr[r] as usize, b.jt_rownnz[r] as usize);
-            for t in ta..ta + tn {
-                let k = b.jt_colind[t] as usize;
-                let scale = self.d[k] * b.jt[t];
-                if scale == 0.0 {
-                    continue;
+        // one buffer per row of a run of rows with the same rows of J' (up to MAXSUPER, as the
+        // library takes them): each Jacobian row is read once for the run, and each buffer
+        // still sums its terms in row order
+        let buf = &mut self.superbuf;
+        buf.clear();
+        buf.resize(MAXSUPER * nv, 0.0);
+        let jt_row = |r: usize| {
+            let a = b.jt_rowadr[r] as usize;
+            &b.jt_colind[a..a + b.jt_rownnz[r] as usize]
+        };
+        let mut r0 = 0;
+        while r0 < nv {
+            let first = jt_row(r0);
+            let mut ns = 1;
+            while ns < MAXSUPER && r0 + ns < nv && jt_row(r0 + ns) == first {
+                ns += 1;
+            }
+            for (i, &k) in first.iter().enumerate() {
+                let k = k as usize;
+                let mut scale = [0.0; MAXSUPER];
+                for q in 0..ns {
+                    scale[q] = self.d[k] * b.jt[b.jt_rowadr[r0 + q] as usize + i];
                 }
                 let (a, n) = (b.j_rowadr[k] as usize, b.j_rownnz[k].max(0) as usize);
                 for (&c, &v) in b.j_colind[a..a + n].iter().zip(&b.j[a..a + n]) {
-                    if c as usize > r {
+                    let c = c as usize;
+                    if c >= r0 + ns {
                         break;
                     }
-                    let x = &mut buf[c as usize];
-                    *x = *x + scale * v;
+                    // the rows r0 + q at or after column c, a zero coefficient skipped
+                    for q in c.saturating_sub(r0)..ns {
+                        if scale[q] != 0.0 {
+                            let x = &mut buf[q * nv + c];
+                            *x = *x + scale[q] * v;
+                        }
+                    }
                 }
             }
-            let (ha, hn) = (self.h_rowadr[r] as usize, self.h_rownnz[r] as usize);
-            for (hv, &c) in self.h[ha..ha + hn].iter_mut().zip(&self.h_colind[ha..ha + hn]) {
-                let x = &mut buf[c as usize];
-                *hv = *x;
-                *x = 0.0;
-            }
-            // + M (every column of M's row is in H's)
-            let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
-            let mut e = ha;
-            for q in ma..ma + mn {
-                while self.h_colind[e] < b.m_colind[q] {
-                    e += 1;
+            for q in 0..ns {
+                let r = r0 + q;
+                let row_buf = &mut buf[q * nv..(q + 1) * nv];
+                let (ha, hn) = (self.h_rowadr[r] as usize, self.h_rownnz[r] as usize);
+                for (hv, &c) in self.h[ha..ha + hn].iter_mut().zip(&self.h_colind[ha..ha + hn]) {
+                    let x = &mut row_buf[c as usize];
+                    *hv = *x;
+                    *x = 0.0;
                 }
-                self.h[e] = self.h[e] + b.m[q];
+                // + M (every column of M's row is in H's)
+                let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
+                let mut e = ha;
+                for (&mc, &mv) in b.m_colind[ma..ma + mn].iter().zip(&b.m[ma..ma + mn]) {
+                    while self.h_colind[e] < mc {
+                        e += 1;
+                    }
+                    self.h[e] = self.h[e] + mv;
+                }
             }
+            r0 += ns;
         }
     }
 
