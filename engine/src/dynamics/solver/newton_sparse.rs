@@ -21,6 +21,7 @@
 
 use super::chol_sparse::{factor_numeric, solve_sparse, update_sparse, Pattern};
 use super::update::state::QUADRATIC;
+use crate::dynamics::avx::avx_dispatch;
 use crate::math::MINVAL;
 
 /// The downdates after which the factor is rebuilt from scratch (D54).
@@ -94,8 +95,8 @@ pub struct SparseHessian {
     /// Pattern building: a stamp per column, and the columns of the Jacobian rows holding a row.
     mark: Vec<usize>,
     union: Vec<i32>,
-    /// The Hessian's values: one dense row buffer per row of a run (`MAXSUPER x nv`).
-    superbuf: Vec<f64>,
+    /// The Hessian's values: per column, one lane per row of a run.
+    superbuf: Vec<[f64; MAXSUPER]>,
     /// `J' J`'s entries as the symbolic phase counts them (without `M`).
     pub njtj: usize,
     /// A rebuild happened during the iterations (its stack frame differs, D55).
@@ -222,12 +223,12 @@ impl SparseHessian {
         let nv = b.m_rownnz.len();
         self.d.clear();
         self.d.extend(st.iter().zip(b.efc_d).map(|(&s, &d)| if s == QUADRATIC { d } else { 0.0 }));
-        // one buffer per row of a run of rows with the same rows of J' (up to MAXSUPER, as the
-        // library takes them): each Jacobian row is read once for the run, and each buffer
-        // still sums its terms in row order
+        // the rows of a run with the same rows of J' (up to MAXSUPER, as the library takes
+        // them) sum at once: per column one lane per row of the run, each lane summing its terms
+        // in row order; a lane above its row's diagonal is cleared after the run
         let buf = &mut self.superbuf;
         buf.clear();
-        buf.resize(MAXSUPER * nv, 0.0);
+        buf.resize(nv, [0.0; MAXSUPER]);
         let jt_row = |r: usize| {
             let a = b.jt_rowadr[r] as usize;
             &b.jt_colind[a..a + b.jt_rownnz[r] as usize]
@@ -246,28 +247,18 @@ impl SparseHessian {
                     scale[q] = self.d[k] * b.jt[b.jt_rowadr[r0 + q] as usize + i];
                 }
                 let (a, n) = (b.j_rowadr[k] as usize, b.j_rownnz[k].max(0) as usize);
-                for (&c, &v) in b.j_colind[a..a + n].iter().zip(&b.j[a..a + n]) {
-                    let c = c as usize;
-                    if c >= r0 + ns {
-                        break;
-                    }
-                    // the rows r0 + q at or after column c, a zero coefficient skipped
-                    for q in c.saturating_sub(r0)..ns {
-                        if scale[q] != 0.0 {
-                            let x = &mut buf[q * nv + c];
-                            *x = *x + scale[q] * v;
-                        }
-                    }
-                }
+                sum_lanes(buf, &scale, &b.j_colind[a..a + n], &b.j[a..a + n], r0 + ns);
             }
             for q in 0..ns {
                 let r = r0 + q;
-                let row_buf = &mut buf[q * nv..(q + 1) * nv];
                 let (ha, hn) = (self.h_rowadr[r] as usize, self.h_rownnz[r] as usize);
                 for (hv, &c) in self.h[ha..ha + hn].iter_mut().zip(&self.h_colind[ha..ha + hn]) {
-                    let x = &mut row_buf[c as usize];
+                    let x = &mut buf[c as usize][q];
                     *hv = *x;
                     *x = 0.0;
+                }
+                for lanes in &mut buf[r + 1..r0 + ns] {
+                    lanes[q] = 0.0;
                 }
                 // + M (every column of M's row is in H's)
                 let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
@@ -411,6 +402,29 @@ impl SparseHessian {
         out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], mark, ints(nv), ints(nv), ints(nv)]);
         if self.rebuilt {
             out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], mark, numeric, z, z]);
+        }
+    }
+}
+
+avx_dispatch! {
+    /// `lane_q += scale_q v` at each column `c < end` of a Jacobian row (`cols`, `vals`), for
+    /// the lanes whose `scale_q` is not zero (those with zero are left as they are).
+    fn sum_lanes(buf: &mut [[f64; MAXSUPER]], scale: &[f64; MAXSUPER], cols: &[i32], vals: &[f64], end: usize)
+        => sum_lanes_any
+}
+
+/// [`sum_lanes`]'s body.
+#[inline(always)]
+fn sum_lanes_any(buf: &mut [[f64; MAXSUPER]], scale: &[f64; MAXSUPER], cols: &[i32], vals: &[f64], end: usize) {
+    for (&c, &v) in cols.iter().zip(vals) {
+        let c = c as usize;
+        if c >= end {
+            break;
+        }
+        let lanes = &mut buf[c];
+        for q in 0..MAXSUPER {
+            let sum = lanes[q] + scale[q] * v;
+            lanes[q] = if scale[q] != 0.0 { sum } else { lanes[q] };
         }
     }
 }
