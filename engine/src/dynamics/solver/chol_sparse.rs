@@ -352,6 +352,13 @@ fn add_row(dense: &mut [f64], l: &[f64], p: &Pattern, cadr: usize, at: usize) {
         }
         return;
     }
+    scatter_scl(dense, vals, cols, neg);
+}
+
+/// `dense[cols[i]] += neg * vals[i]`: a small function of its own, so that its pointers stay in
+/// registers (inlined into the factor they were reloaded from the stack at every entry).
+#[inline(never)]
+fn scatter_scl(dense: &mut [f64], vals: &[f64], cols: &[i32], neg: f64) {
     for (&v, &col) in vals.iter().zip(cols) {
         let d = &mut dense[col as usize];
         *d = neg * v + *d;

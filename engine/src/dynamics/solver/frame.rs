@@ -348,8 +348,12 @@ fn island_start(
     let (nefc, efcadr) = (isl.nefc[island] as usize, isl.iefcadr[island] as usize);
     let dofs = &isl.idof2dof[dofadr..dofadr + nv];
     // the inertia and factor blocks of the island's dofs (columns renumbered within the island)
-    s.local.clear();
-    s.local.resize(nv_all, -1);
+    // every entry is -1 between islands (each island resets its own dofs after its gathers), so
+    // that many small islands do not each clear all dofs
+    if s.local.len() != nv_all {
+        s.local.clear();
+        s.local.resize(nv_all, -1);
+    }
     for (k, &dof) in dofs.iter().enumerate() {
         s.local[dof as usize] = k as i32;
     }
@@ -384,6 +388,9 @@ fn island_start(
     // the Jacobian block: the island's rows and dofs (sparse: columns renumbered, order kept)
     let sparse = matches!(inp.j, Jacobian::Sparse { .. });
     let nj = block_jacobian(&inp.j, isl, s, efcadr, nefc, dofs, nv_all);
+    for &dof in dofs {
+        s.local[dof as usize] = -1;
+    }
     // mj_solPrimal's context: doubles and ints, in one frame (D16; CG's D31)
     let newton = m.primal == Primal::Newton;
     let (nnum, nint) = if !newton {
