@@ -1,6 +1,9 @@
 //! `mj_factorM`: the sparse `L'DL` factorisation of the inertia matrix, as MuJoCo 4.0.0 computes
 //! it (`mj_factorI`; `docs/measurements.md` D2).
 
+use super::avx::add_to_scl;
+#[cfg(target_arch = "x86_64")]
+use super::avx::add_to_scl_avx;
 use super::TreeModel;
 use crate::math::MINVAL;
 
@@ -37,50 +40,6 @@ unsafe fn factor_i_avx(
 ) -> Option<usize> {
     // SAFETY: this function runs only on a CPU with AVX.
     factor_i_any(mat, diag_inv, rownnz, rowadr, colind, |d, s, k| unsafe { add_to_scl_avx(d, s, k) })
-}
-
-/// `dst += scl * src` entry by entry over `dst` (`mju_addToScl`; `src` is at least as long).
-#[inline(always)]
-fn add_to_scl(dst: &mut [f64], src: &[f64], scl: f64) {
-    for (a, &b) in dst.iter_mut().zip(src) {
-        *a += scl * b;
-    }
-}
-
-/// [`add_to_scl`] four entries at a time in AVX registers, then the last one to three one by one.
-/// Each entry is `dst + scl * src`, the same operations as the scalar loop.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-#[inline]
-unsafe fn add_to_scl_avx(dst: &mut [f64], src: &[f64], scl: f64) {
-    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd};
-    let n = dst.len();
-    let src = &src[..n];
-    let mut i = 0;
-    // SAFETY: AVX is enabled for this function; every load and store covers entries i..i + 4,
-    // with i + 4 <= n, of `dst` and `src`, which hold n entries each.
-    unsafe {
-        let s4 = _mm256_set1_pd(scl);
-        while i + 4 <= n {
-            let d = _mm256_loadu_pd(dst.as_ptr().add(i));
-            let x = _mm256_loadu_pd(src.as_ptr().add(i));
-            _mm256_storeu_pd(dst.as_mut_ptr().add(i), _mm256_add_pd(d, _mm256_mul_pd(s4, x)));
-            i += 4;
-        }
-    }
-    match (&mut dst[i..], &src[i..]) {
-        ([d0], [s0]) => *d0 += scl * s0,
-        ([d0, d1], [s0, s1]) => {
-            *d0 += scl * s0;
-            *d1 += scl * s1;
-        }
-        ([d0, d1, d2], [s0, s1, s2]) => {
-            *d0 += scl * s0;
-            *d1 += scl * s1;
-            *d2 += scl * s2;
-        }
-        _ => {}
-    }
 }
 
 /// [`factor_i`]'s body.

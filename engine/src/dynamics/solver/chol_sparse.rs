@@ -10,6 +10,9 @@
 // Indexed loops walk rows as the library does; `x = y - x` keeps its operand order.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
+use crate::dynamics::avx::add_to_scl;
+#[cfg(target_arch = "x86_64")]
+use crate::dynamics::avx::add_to_scl_avx;
 use crate::dynamics::reference::sparse_dot;
 use crate::math::MINVAL;
 
@@ -134,6 +137,9 @@ impl Pattern {
 /// tail of row `r`'s; `dense` (from `h`'s entries in that case, else zero) the others; then `l =
 /// dense + l`. A chain's dense terms are summed row after row of the chain; each chain row, once
 /// scaled, takes its part out of the chain rows above it.
+///
+/// With AVX (the library's instruction set, N26) the row updates run four entries per register,
+/// as the library's inlined `mju_addToScl` does: element by element, so the same bits.
 #[allow(clippy::too_many_arguments)]
 pub fn factor_numeric(
     l: &mut [f64],
@@ -144,6 +150,48 @@ pub fn factor_numeric(
     h_rowadr: &[i32],
     h_colind: &[i32],
     dense: &mut [f64],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, just checked.
+        return unsafe { factor_numeric_avx(l, p, mindiag, h, h_rownnz, h_rowadr, h_colind, dense) };
+    }
+    factor_numeric_any(l, p, mindiag, h, h_rownnz, h_rowadr, h_colind, dense, add_to_scl)
+}
+
+/// [`factor_numeric`] compiled for AVX, its row updates in AVX registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn factor_numeric_avx(
+    l: &mut [f64],
+    p: &Pattern,
+    mindiag: f64,
+    h: &[f64],
+    h_rownnz: &[i32],
+    h_rowadr: &[i32],
+    h_colind: &[i32],
+    dense: &mut [f64],
+) -> usize {
+    // SAFETY: this function runs only on a CPU with AVX.
+    factor_numeric_any(l, p, mindiag, h, h_rownnz, h_rowadr, h_colind, dense, |d, s, k| unsafe {
+        add_to_scl_avx(d, s, k)
+    })
+}
+
+/// [`factor_numeric`]'s body (`add_to_scl(dst, src, s)`: `dst += s * src` entry by entry).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn factor_numeric_any(
+    l: &mut [f64],
+    p: &Pattern,
+    mindiag: f64,
+    h: &[f64],
+    h_rownnz: &[i32],
+    h_rowadr: &[i32],
+    h_colind: &[i32],
+    dense: &mut [f64],
+    add_to_scl: impl Fn(&mut [f64], &[f64], f64),
 ) -> usize {
     let n = p.rownnz.len();
     let mut rank = n;
@@ -205,9 +253,10 @@ pub fn factor_numeric(
                     }
                     let target = p.rowadr[r - t] as usize + (off - ladr);
                     let neg = -l[at - t];
-                    for i in 0..=at - t - cadr {
-                        l[target + i] = neg * l[cadr + i] + l[target + i];
-                    }
+                    // row r - t lies wholly before row c
+                    let len = at - t - cadr + 1;
+                    let (before, row_c) = l.split_at_mut(cadr);
+                    add_to_scl(&mut before[target..target + len], &row_c[..len], neg);
                 }
             } else {
                 touched = true;
@@ -250,9 +299,9 @@ pub fn factor_numeric(
                     let above = row - (u - t);
                     let aa = p.rowadr[above] as usize;
                     let neg = -l[la + ln - 1 - (u - t)];
-                    for j in 0..ln - (u - t) {
-                        l[aa + j] = neg * l[la + j] + l[aa + j];
-                    }
+                    let len = ln - (u - t);
+                    let (before, this) = l.split_at_mut(la);
+                    add_to_scl(&mut before[aa..aa + len], &this[..len], neg);
                 }
             }
             l[la + ln - 1] = lrr;
@@ -281,6 +330,7 @@ pub fn chain(p: &Pattern, r: usize) -> usize {
 }
 
 /// `h`'s row `row` into `dense` (its entries up to the diagonal).
+#[inline(always)]
 fn scatter_row(dense: &mut [f64], h: &[f64], h_colind: &[i32], adr: usize, nnz: usize, row: usize) {
     for k in adr..adr + nnz {
         let col = h_colind[k] as usize;
@@ -292,21 +342,54 @@ fn scatter_row(dense: &mut [f64], h: &[f64], h_colind: &[i32], adr: usize, nnz: 
 }
 
 /// `dense -= L[c, j] l[c, ..]` over row `c` (at `cadr`) up to the entry `at` (`j`'s place).
+#[inline(always)]
 fn add_row(dense: &mut [f64], l: &[f64], p: &Pattern, cadr: usize, at: usize) {
     let neg = -l[at];
-    for i in cadr..=at {
-        let col = p.colind[i] as usize;
-        dense[col] = neg * l[i] + dense[col];
+    let (vals, cols) = (&l[cadr..=at], &p.colind[cadr..=at]);
+    if let Some(c0) = contiguous(cols) {
+        for (d, &v) in dense[c0..c0 + cols.len()].iter_mut().zip(vals) {
+            *d = neg * v + *d;
+        }
+        return;
+    }
+    scatter_scl(dense, vals, cols, neg);
+}
+
+/// `dense[cols[i]] += neg * vals[i]`: a small function of its own, so that its pointers stay in
+/// registers (inlined into the factor they were reloaded from the stack at every entry).
+#[inline(never)]
+fn scatter_scl(dense: &mut [f64], vals: &[f64], cols: &[i32], neg: f64) {
+    for (&v, &col) in vals.iter().zip(cols) {
+        let d = &mut dense[col as usize];
+        *d = neg * v + *d;
+    }
+}
+
+/// The first column of `cols` (increasing) when they are one run `c0, c0 + 1, ..`.
+#[inline(always)]
+fn contiguous(cols: &[i32]) -> Option<usize> {
+    match (cols.first(), cols.last()) {
+        (Some(&a), Some(&b)) if b >= a && (b - a) as usize + 1 == cols.len() => Some(a as usize),
+        _ => None,
     }
 }
 
 /// `l = dense + l` over `row`'s pattern, clearing `dense`.
+#[inline(always)]
 fn combine(dense: &mut [f64], l: &mut [f64], p: &Pattern, row: usize) {
     let (la, ln) = (p.rowadr[row] as usize, p.rownnz[row] as usize);
-    for i in la..la + ln {
-        let col = p.colind[i] as usize;
-        l[i] = dense[col] + l[i];
-        dense[col] = 0.0;
+    let (vals, cols) = (&mut l[la..la + ln], &p.colind[la..la + ln]);
+    if let Some(c0) = contiguous(cols) {
+        for (v, d) in vals.iter_mut().zip(&mut dense[c0..c0 + ln]) {
+            *v = *d + *v;
+            *d = 0.0;
+        }
+        return;
+    }
+    for (v, &col) in vals.iter_mut().zip(cols) {
+        let d = &mut dense[col as usize];
+        *v = *d + *v;
+        *d = 0.0;
     }
 }
 
@@ -330,9 +413,9 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
             if res[r] != 0.0 || res[r].is_nan() {
                 res[r] /= l[adr + nnz - 1];
                 let x = res[r];
-                for k in adr..adr + nnz - 1 {
-                    let j = colind[k] as usize;
-                    res[j] = res[j] - l[k] * x;
+                for (&lv, &j) in l[adr..adr + nnz - 1].iter().zip(&colind[adr..adr + nnz - 1]) {
+                    let rj = &mut res[j as usize];
+                    *rj = *rj - lv * x;
                 }
             }
             i -= 1;
@@ -347,9 +430,10 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
         let nz = |x: f64| x != 0.0 || x.is_nan();
         if !chain3 {
             if nnz >= 3 && (nz(x0) || nz(x1)) {
-                for k in 0..nnz - 2 {
-                    let j = colind[adr + k] as usize;
-                    res[j] = (res[j] - l[adr + k] * x0) - l[a1 + k] * x1;
+                let n = nnz - 2;
+                for ((&j, &l0), &l1) in colind[adr..adr + n].iter().zip(&l[adr..adr + n]).zip(&l[a1..a1 + n]) {
+                    let rj = &mut res[j as usize];
+                    *rj = (*rj - l0 * x0) - l1 * x1;
                 }
             }
             i -= 2;
@@ -359,9 +443,11 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
         res[r - 2] = ((res[r - 2] - l[adr + nnz - 3] * x0) - l[a1 + nnz - 3] * x1) / l[a2 + nnz - 3];
         let x2 = res[r - 2];
         if nnz >= 4 && (nz(x0) || nz(x1) || nz(x2)) {
-            for k in 0..nnz - 3 {
-                let j = colind[adr + k] as usize;
-                res[j] = ((res[j] - l[adr + k] * x0) - l[a1 + k] * x1) - l[a2 + k] * x2;
+            let n = nnz - 3;
+            let rows = l[adr..adr + n].iter().zip(&l[a1..a1 + n]).zip(&l[a2..a2 + n]);
+            for (&j, ((&l0, &l1), &l2)) in colind[adr..adr + n].iter().zip(rows) {
+                let rj = &mut res[j as usize];
+                *rj = ((*rj - l0 * x0) - l1 * x1) - l2 * x2;
             }
         }
         i -= 3;
@@ -382,12 +468,20 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
             i + 2 < n && rownnz[i + 2] as usize == nnz + 2 && colind[rowadr[i + 2] as usize + nnz - 1] == i as i32;
         let (a1, a2) = (rowadr[i + 1] as usize, if chain3 { rowadr[i + 2] as usize } else { 0 });
         let (mut s0, mut s1, mut s2) = (0.0, 0.0, 0.0);
-        for k in 0..nnz - 1 {
-            let x = res[colind[adr + k] as usize];
-            s0 = x * l[adr + k] + s0;
-            s1 = x * l[a1 + k] + s1;
-            if chain3 {
-                s2 = x * l[a2 + k] + s2;
+        let n = nnz - 1;
+        if chain3 {
+            let rows = l[adr..adr + n].iter().zip(&l[a1..a1 + n]).zip(&l[a2..a2 + n]);
+            for (&j, ((&l0, &l1), &l2)) in colind[adr..adr + n].iter().zip(rows) {
+                let x = res[j as usize];
+                s0 = x * l0 + s0;
+                s1 = x * l1 + s1;
+                s2 = x * l2 + s2;
+            }
+        } else {
+            for ((&j, &l0), &l1) in colind[adr..adr + n].iter().zip(&l[adr..adr + n]).zip(&l[a1..a1 + n]) {
+                let x = res[j as usize];
+                s0 = x * l0 + s0;
+                s1 = x * l1 + s1;
             }
         }
         res[i] = (res[i] - s0) / l[adr + nnz - 1];
@@ -407,8 +501,50 @@ pub fn solve_sparse(res: &mut [f64], l: &[f64], vec: &[f64], rownnz: &[i32], row
 /// or `L' L - x x'` for the sparse `x` (values `x`, increasing indices `x_ind`), one Givens
 /// rotation per row from the last index down; a pivot under `1e-15` is raised to it and the rank
 /// lowered. `dense` holds at least `x_ind.last() + 1` values (overwritten). Returns the rank.
+///
+/// With AVX a row whose columns are one run rotates four entries per register, as the library.
 #[allow(clippy::too_many_arguments)]
 pub fn update_sparse(
+    l: &mut [f64],
+    x: &[f64],
+    x_ind: &[i32],
+    plus: bool,
+    n: usize,
+    rownnz: &[i32],
+    rowadr: &[i32],
+    colind: &[i32],
+    dense: &mut [f64],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, just checked.
+        return unsafe { update_sparse_avx(l, x, x_ind, plus, n, rownnz, rowadr, colind, dense) };
+    }
+    update_sparse_any(l, x, x_ind, plus, n, rownnz, rowadr, colind, dense)
+}
+
+/// [`update_sparse`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn update_sparse_avx(
+    l: &mut [f64],
+    x: &[f64],
+    x_ind: &[i32],
+    plus: bool,
+    n: usize,
+    rownnz: &[i32],
+    rowadr: &[i32],
+    colind: &[i32],
+    dense: &mut [f64],
+) -> usize {
+    update_sparse_any(l, x, x_ind, plus, n, rownnz, rowadr, colind, dense)
+}
+
+/// [`update_sparse`]'s body.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn update_sparse_any(
     l: &mut [f64],
     x: &[f64],
     x_ind: &[i32],
@@ -445,11 +581,16 @@ pub fn update_sparse(
         let c = diag / r;
         let s = -xr / r;
         let ss = if plus { -s } else { s };
-        for i in 0..nnz {
-            let j = colind[adr + i] as usize;
-            let (dj, lv) = (dense[j], l[adr + i]);
-            l[adr + i] = c * lv + ss * dj;
-            dense[j] = s * lv + c * dj;
+        let (lrow, cols) = (&mut l[adr..adr + nnz], &colind[adr..adr + nnz]);
+        let rotate = |lv: &mut f64, dj: &mut f64| {
+            let (d0, l0) = (*dj, *lv);
+            *lv = c * l0 + ss * d0;
+            *dj = s * l0 + c * d0;
+        };
+        match contiguous(cols) {
+            // columns in one run (as the library tests): the rotation on two slices
+            Some(c0) => lrow.iter_mut().zip(&mut dense[c0..c0 + nnz]).for_each(|(lv, dj)| rotate(lv, dj)),
+            None => lrow.iter_mut().zip(cols).for_each(|(lv, &j)| rotate(lv, &mut dense[j as usize])),
         }
     }
     rank

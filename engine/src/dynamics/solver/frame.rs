@@ -27,6 +27,7 @@ use super::products::{mul_mat_t_vec, mul_sym_vec_sparse, norm};
 use super::update::{constraint_update, Rows};
 use super::NISLAND;
 use super::{SolverStat, NSOLVER};
+use crate::dynamics::constraint::super_sparse;
 use crate::dynamics::reference::{dot, sparse_dot, Jacobian};
 use crate::dynamics::solve_ld;
 
@@ -350,8 +351,12 @@ fn island_start(
     let (nefc, efcadr) = (isl.nefc[island] as usize, isl.iefcadr[island] as usize);
     let dofs = &isl.idof2dof[dofadr..dofadr + nv];
     // the inertia and factor blocks of the island's dofs (columns renumbered within the island)
-    s.local.clear();
-    s.local.resize(nv_all, -1);
+    // every entry is -1 between islands (each island resets its own dofs after its gathers), so
+    // that many small islands do not each clear all dofs
+    if s.local.len() != nv_all {
+        s.local.clear();
+        s.local.resize(nv_all, -1);
+    }
     for (k, &dof) in dofs.iter().enumerate() {
         s.local[dof as usize] = k as i32;
     }
@@ -386,6 +391,9 @@ fn island_start(
     // the Jacobian block: the island's rows and dofs (sparse: columns renumbered, order kept)
     let sparse = matches!(inp.j, Jacobian::Sparse { .. });
     let nj = block_jacobian(&inp.j, isl, s, efcadr, nefc, dofs, nv_all);
+    for &dof in dofs {
+        s.local[dof as usize] = -1;
+    }
     // mj_solPrimal's context: doubles and ints, in one frame (D16; CG's D31)
     let newton = m.primal == Primal::Newton;
     let (nnum, nint) = if !newton {
@@ -430,10 +438,7 @@ fn island_start(
     let qfrc = &mut out.ifrc_constraint[dofadr..dofadr + nv];
     if sparse {
         // through the block's transpose, a sparse row product per dof
-        for c in 0..nv {
-            let (adr, n) = (s.bj.t_rowadr[c] as usize, s.bj.t_rownnz[c] as usize);
-            qfrc[c] = sparse_dot(&s.bj.t[adr..adr + n], &s.bj.t_colind[adr..adr + n], force);
-        }
+        s.bj.jacobians(true, nv).1.mul_vec(force, qfrc);
     } else {
         mul_mat_t_vec(qfrc, &s.bj.j, force);
     }
@@ -526,6 +531,10 @@ struct BlockJacobian {
     t_rownnz: Vec<i32>,
     t_rowadr: Vec<i32>,
     t_colind: Vec<i32>,
+    /// Each row's supernode (`mju_superSparse`) in the block and in its transpose: the products
+    /// `J x` and `J' f` then gather `x` once per supernode (each row's sum unchanged).
+    rowsuper: Vec<i32>,
+    t_rowsuper: Vec<i32>,
 }
 
 impl BlockJacobian {
@@ -536,14 +545,14 @@ impl BlockJacobian {
             let j = Jacobian::Sparse {
                 rownnz: &self.rownnz,
                 rowadr: &self.rowadr,
-                rowsuper: &[],
+                rowsuper: &self.rowsuper,
                 colind: &self.colind,
                 j: &self.j,
             };
             let t = Jacobian::Sparse {
                 rownnz: &self.t_rownnz,
                 rowadr: &self.t_rowadr,
-                rowsuper: &[],
+                rowsuper: &self.t_rowsuper,
                 colind: &self.t_colind,
                 j: &self.t,
             };
@@ -621,10 +630,21 @@ fn block_jacobian(
     match *j {
         Jacobian::Dense { j, .. } => {
             s.bj.j.resize(nefc * nv, 0.0);
-            for r in 0..nefc {
+            if nv == 0 {
+                return 0;
+            }
+            // dofs in one run (trees numbered consecutively): each row is one slice of J's row
+            let run = dofs.iter().enumerate().all(|(k, &d)| d as usize == dofs[0] as usize + k);
+            for (r, out) in s.bj.j.chunks_exact_mut(nv).enumerate() {
                 let efc = isl.iefc2efc[efcadr + r] as usize;
-                for (c, &dof) in dofs.iter().enumerate() {
-                    s.bj.j[r * nv + c] = j[efc * nv_all + dof as usize];
+                let row = &j[efc * nv_all..(efc + 1) * nv_all];
+                if run {
+                    let d0 = dofs[0] as usize;
+                    out.copy_from_slice(&row[d0..d0 + nv]);
+                } else {
+                    for (o, &dof) in out.iter_mut().zip(dofs) {
+                        *o = row[dof as usize];
+                    }
                 }
             }
             nefc * nv
@@ -676,6 +696,11 @@ fn block_jacobian(
                     s.local_fill[c] += 1;
                 }
             }
+            let b = &mut s.bj;
+            b.rowsuper.resize(nefc, 0);
+            super_sparse(&mut b.rowsuper, &b.rownnz, &b.rowadr, &b.colind);
+            b.t_rowsuper.resize(nv, 0);
+            super_sparse(&mut b.t_rowsuper, &b.t_rownnz, &b.t_rowadr, &b.t_colind);
             nj
         }
     }

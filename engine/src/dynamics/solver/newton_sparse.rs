@@ -24,6 +24,7 @@
 use super::chol_sparse::{factor_numeric, solve_sparse, update_sparse, Pattern};
 use super::cone_sparse::{self, ConeRows};
 use super::update::state::{CONE, QUADRATIC};
+use crate::dynamics::avx::avx_dispatch;
 use crate::math::MINVAL;
 
 /// The downdates after which the factor is rebuilt from scratch (D54).
@@ -94,8 +95,11 @@ pub struct SparseHessian {
     valid: bool,
     downdated: bool,
     ndown: i32,
-    /// Pattern building: a stamp per column.
+    /// Pattern building: a stamp per column, and the columns of the Jacobian rows holding a row.
     mark: Vec<usize>,
+    union: Vec<i32>,
+    /// The Hessian's values: per column, one lane per row of a run.
+    superbuf: Vec<[f64; MAXSUPER]>,
     /// `J' J`'s entries as the symbolic phase counts them (without `M`).
     pub njtj: usize,
     /// A rebuild happened during the iterations (its stack frame differs, D55).
@@ -179,19 +183,39 @@ impl SparseHessian {
         self.h_rowadr.clear();
         self.h_colind.clear();
         self.njtj = 0;
+        self.union.clear();
         for r in 0..nv {
             let start = self.h_colind.len();
             let (ta, tn) = (b.jt_rowadr[r] as usize, b.jt_rownnz[r] as usize);
-            for &k in &b.jt_colind[ta..ta + tn] {
-                let (a, n) = (b.j_rowadr[k as usize] as usize, b.j_rownnz[k as usize].max(0) as usize);
-                for &c in &b.j_colind[a..a + n] {
-                    if c as usize <= r && self.mark[c as usize] != r {
-                        self.mark[c as usize] = r;
-                        self.h_colind.push(c);
+            let jt_row = &b.jt_colind[ta..ta + tn];
+            // the columns of the Jacobian rows holding r, sorted: the same for the rows after it
+            // with the same rows of J' (a body's dofs), so found once for them
+            let shared = r > 0 && {
+                let (pa, pn) = (b.jt_rowadr[r - 1] as usize, b.jt_rownnz[r - 1] as usize);
+                b.jt_colind[pa..pa + pn] == *jt_row
+            };
+            if !shared {
+                self.union.clear();
+                for &k in jt_row {
+                    let (a, n) = (b.j_rowadr[k as usize] as usize, b.j_rownnz[k as usize].max(0) as usize);
+                    for &c in &b.j_colind[a..a + n] {
+                        if self.mark[c as usize] != r {
+                            self.mark[c as usize] = r;
+                            self.union.push(c);
+                        }
                     }
                 }
+                self.union.sort_unstable();
             }
-            self.njtj += self.h_colind.len() - start;
+            for &c in &self.union {
+                if c as usize > r {
+                    break;
+                }
+                self.mark[c as usize] = r;
+                self.h_colind.push(c);
+            }
+            let njtj = self.h_colind.len() - start;
+            self.njtj += njtj;
             let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
             for &c in &b.m_colind[ma..ma + mn] {
                 if self.mark[c as usize] != r {
@@ -199,7 +223,9 @@ impl SparseHessian {
                     self.h_colind.push(c);
                 }
             }
-            self.h_colind[start..].sort_unstable();
+            if self.h_colind.len() - start > njtj {
+                self.h_colind[start..].sort_unstable();
+            }
             self.h_rowadr.push(start as i32);
             self.h_rownnz.push((self.h_colind.len() - start) as i32);
         }
@@ -214,41 +240,54 @@ impl SparseHessian {
         let nv = b.m_rownnz.len();
         self.d.clear();
         self.d.extend(st.iter().zip(b.efc_d).map(|(&s, &d)| if s == QUADRATIC { d } else { 0.0 }));
-        // the buffer is the factor kernels' scratch, which the updates leave dirty
-        let buf = &mut self.dense;
-        buf.fill(0.0);
-        for r in 0..nv {
-            let (ta, tn) = (b.jt_rowadr[r] as usize, b.jt_rownnz[r] as usize);
-            for t in ta..ta + tn {
-                let k = b.jt_colind[t] as usize;
-                let scale = self.d[k] * b.jt[t];
-                if scale == 0.0 {
-                    continue;
+        // the rows of a run with the same rows of J' (up to MAXSUPER, as the library takes
+        // them) sum at once: per column one lane per row of the run, each lane summing its terms
+        // in row order; a lane above its row's diagonal is cleared after the run
+        let buf = &mut self.superbuf;
+        buf.clear();
+        buf.resize(nv, [0.0; MAXSUPER]);
+        let jt_row = |r: usize| {
+            let a = b.jt_rowadr[r] as usize;
+            &b.jt_colind[a..a + b.jt_rownnz[r] as usize]
+        };
+        let mut r0 = 0;
+        while r0 < nv {
+            let first = jt_row(r0);
+            let mut ns = 1;
+            while ns < MAXSUPER && r0 + ns < nv && jt_row(r0 + ns) == first {
+                ns += 1;
+            }
+            for (i, &k) in first.iter().enumerate() {
+                let k = k as usize;
+                let mut scale = [0.0; MAXSUPER];
+                for q in 0..ns {
+                    scale[q] = self.d[k] * b.jt[b.jt_rowadr[r0 + q] as usize + i];
                 }
                 let (a, n) = (b.j_rowadr[k] as usize, b.j_rownnz[k].max(0) as usize);
-                for e in a..a + n {
-                    let c = b.j_colind[e] as usize;
-                    if c > r {
-                        break;
+                sum_lanes(buf, &scale, &b.j_colind[a..a + n], &b.j[a..a + n], r0 + ns);
+            }
+            for q in 0..ns {
+                let r = r0 + q;
+                let (ha, hn) = (self.h_rowadr[r] as usize, self.h_rownnz[r] as usize);
+                for (hv, &c) in self.h[ha..ha + hn].iter_mut().zip(&self.h_colind[ha..ha + hn]) {
+                    let x = &mut buf[c as usize][q];
+                    *hv = *x;
+                    *x = 0.0;
+                }
+                for lanes in &mut buf[r + 1..r0 + ns] {
+                    lanes[q] = 0.0;
+                }
+                // + M (every column of M's row is in H's)
+                let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
+                let mut e = ha;
+                for (&mc, &mv) in b.m_colind[ma..ma + mn].iter().zip(&b.m[ma..ma + mn]) {
+                    while self.h_colind[e] < mc {
+                        e += 1;
                     }
-                    buf[c] = buf[c] + scale * b.j[e];
+                    self.h[e] = self.h[e] + mv;
                 }
             }
-            let (ha, hn) = (self.h_rowadr[r] as usize, self.h_rownnz[r] as usize);
-            for e in ha..ha + hn {
-                let c = self.h_colind[e] as usize;
-                self.h[e] = buf[c];
-                buf[c] = 0.0;
-            }
-            // + M (every column of M's row is in H's)
-            let (ma, mn) = (b.m_rowadr[r] as usize, b.m_rownnz[r] as usize);
-            let mut e = ha;
-            for q in ma..ma + mn {
-                while self.h_colind[e] < b.m_colind[q] {
-                    e += 1;
-                }
-                self.h[e] = self.h[e] + b.m[q];
-            }
+            r0 += ns;
         }
     }
 
@@ -480,6 +519,29 @@ impl SparseHessian {
         }
         if self.rebuilt_folded {
             out.push([ctx[0], ctx[1], hb[0], hb[1], lb[0], lb[1], fold, mark, numeric, z]);
+        }
+    }
+}
+
+avx_dispatch! {
+    /// `lane_q += scale_q v` at each column `c < end` of a Jacobian row (`cols`, `vals`), for
+    /// the lanes whose `scale_q` is not zero (those with zero are left as they are).
+    fn sum_lanes(buf: &mut [[f64; MAXSUPER]], scale: &[f64; MAXSUPER], cols: &[i32], vals: &[f64], end: usize)
+        => sum_lanes_any
+}
+
+/// [`sum_lanes`]'s body.
+#[inline(always)]
+fn sum_lanes_any(buf: &mut [[f64; MAXSUPER]], scale: &[f64; MAXSUPER], cols: &[i32], vals: &[f64], end: usize) {
+    for (&c, &v) in cols.iter().zip(vals) {
+        let c = c as usize;
+        if c >= end {
+            break;
+        }
+        let lanes = &mut buf[c];
+        for q in 0..MAXSUPER {
+            let sum = lanes[q] + scale[q] * v;
+            lanes[q] = if scale[q] != 0.0 { sum } else { lanes[q] };
         }
     }
 }
