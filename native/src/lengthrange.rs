@@ -257,12 +257,14 @@ fn eval(nm: &NativeModel, d: &mut Data, o: &LengthRangeOpt, i: usize, side: usiz
 }
 
 /// `actuator_acc0` of `mj_setConst`: the norm of `M^-1` times each actuator's moment at the
-/// pose of `d` (`solve` applies `M^-1` with the factor at that pose); zeros when a transmission
-/// is outside `mj_transmission`'s subset.
+/// pose of `d` (`solve` applies `M^-1` with the factor at that pose, no contacts); zeros when a
+/// transmission is outside `mj_transmission`'s subset.
 pub(crate) fn actuator_acc0(nm: &NativeModel, d: &Data, solve: &dyn Fn(&mut [f64])) -> Vec<f64> {
-    let am = nm.actuator_model();
+    use specula_engine::dynamics::{transmission_in_scope_with, transmission_with, TransmissionScratch};
+    let (am, tm) = (nm.actuator_model(), nm.transmission_model());
     let n = am.nactuator();
-    if n == 0 || !specula_engine::dynamics::transmission_in_scope(&am) {
+    let s = &mut TransmissionScratch::default();
+    if n == 0 || !transmission_in_scope_with(&am, &tm, s) {
         return vec![0.0; n];
     }
     let ad = &mut crate::actuation::ActuatorData::new(&nm.model);
@@ -273,7 +275,8 @@ pub(crate) fn actuator_acc0(nm: &NativeModel, d: &Data, solve: &dyn Fn(&mut [f64
         moment_colind: &mut ad.moment_colind,
         actuator_moment: &mut ad.actuator_moment,
     };
-    specula_engine::dynamics::transmission(&am, &d.qpos, &mut t);
+    // no collision has run at this pose: a body transmission's row is empty, as in mj_setConst
+    transmission_with(&am, &tm, &crate::actuation::transmission_state(nm, d), s, &mut t);
     (0..am.nout)
         .map(|k| {
             let mut x = vec![0.0; nm.model.nv];

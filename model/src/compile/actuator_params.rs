@@ -281,7 +281,7 @@ fn unsupported(spec: &ActuatorSpec, trn: &str) -> Option<String> {
     if servo_like && b[2] > 0.0 {
         return Some("a position servo with dampratio (needs the effective mass at qpos0)".into());
     }
-    if !matches!(trn, "joint" | "jointinparent" | "tendon") {
+    if !matches!(trn, "joint" | "jointinparent" | "tendon" | "body") {
         return Some(format!("a {trn} transmission (its length0 needs {trn} kinematics)"));
     }
     None
@@ -334,6 +334,16 @@ pub fn compile_actuators(root: &Element, defs: &Defaults, autolimits: bool, m: &
                 return Ok(());
             }
             Target::Tendon(t)
+        } else if attr.name == "body" {
+            let Some(b) = m.body_names.iter().position(|n| *n == attr.value) else {
+                m.actuator_unsupported = Some(format!("body '{}' not found", attr.value));
+                return Ok(());
+            };
+            if spec.params.inheritrange > 0.0 {
+                m.actuator_unsupported = Some("inheritrange on a body transmission".into());
+                return Ok(());
+            }
+            Target::Body(b)
         } else {
             let Some(j) = m.jnt_names.iter().position(|n| *n == attr.value) else {
                 m.actuator_unsupported = Some(format!("joint '{}' not found", attr.value));
@@ -358,6 +368,8 @@ enum Target {
     Joint(usize, bool),
     /// A tendon.
     Tendon(usize),
+    /// A body (adhesion: its contacts' normals).
+    Body(usize),
 }
 
 /// Sets the length at `qpos0` of every tendon-transmission actuator: the tendon's length there
@@ -382,6 +394,8 @@ pub fn tendon_actuator_lengths(m: &mut Model) {
 
 /// `mjTRN_TENDON`.
 const TRN_TENDON: i32 = 3;
+/// `mjTRN_BODY`.
+const TRN_BODY: i32 = 5;
 
 /// The actuator arrays being built, one entry per actuator.
 #[derive(Default)]
@@ -411,6 +425,7 @@ impl Compiled {
         let (trntype, id) = match target {
             Target::Joint(j, inparent) => (i32::from(inparent), j),
             Target::Tendon(t) => (TRN_TENDON, t),
+            Target::Body(b) => (TRN_BODY, b),
         };
         // (inheritrange on a tendon was refused before)
         let inherit = matches!(target, Target::Joint(j, _) if p.inheritrange > 0.0 && m.jnt_limited[j]);
@@ -449,7 +464,8 @@ impl Compiled {
                 JointType::Ball => 0.0 * g[0] + 0.0 * g[1] + 0.0 * g[2],
                 JointType::Free => 0.0,
             },
-            Target::Tendon(_) => 0.0,
+            // a body transmission has no length (mj_transmission writes 0)
+            Target::Tendon(_) | Target::Body(_) => 0.0,
         };
         self.scalars.push([p.cranklength, p.armature, p.damping, length0]);
         self.actearly.push(p.actearly);
