@@ -372,6 +372,12 @@ fn adhesion_actuators_step_like_mj_step_bit_for_bit_for_1000_steps() {
         let c = CModel::from_xml_str(&xml).expect("MuJoCo compiles it");
         let native = Native::load_str(&xml, Path::new("."), "adhesion.xml").expect("inside the native subset");
         assert_eq!(native.model.model.actuator_trntype[..2], [5, 5], "body transmissions");
+        // mj_setConst's pass has no contacts: the adhesion rows are empty there
+        // SAFETY: actuator_acc0 holds nu values.
+        let acc0 = unsafe { std::slice::from_raw_parts(c.mj().actuator_acc0, 3) };
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&native.model.consts.actuator_acc0), bits(acc0), "actuator_acc0");
+        assert_eq!(acc0[..2], [0.0, 0.0]);
         assert_eq!(step_both(native, &c, 1000), None, "{opt}{integrator}: first difference (step, field, index)");
     }
 }

@@ -65,7 +65,8 @@ pub struct Actuators {
 fn moment_nnz(m: &Model) -> usize {
     let row = |i: usize| match (m.actuator_trntype[i], m.actuator_trnid[i][0] as usize) {
         (3, t) => m.ten_j_rownnz.get(t).map_or(0, |&n| n as usize),
-        (5, _) => m.nv,
+        // a site, slider-crank or body row is at most every dof
+        (2 | 4 | 5, _) => m.nv,
         (_, j) => match m.jnt_type.get(j) {
             Some(JointType::Free) => 6,
             Some(JointType::Ball) => 3,
@@ -325,6 +326,39 @@ pub(crate) fn transmission_state<'a>(nm: &NativeModel, d: &'a Data) -> Transmiss
             efc_j_colind: if sparse { &e.efc_j_colind } else { none },
         },
     }
+}
+
+/// Fills the `actuator_length0` the compiler left to the kinematics
+/// ([`Model::actuator_length_pending`]: reference-site and slider-crank transmissions) with the
+/// lengths `mj_transmission` gives at `qpos0`, as `mj_setConst` does.
+pub(crate) fn set_lengths(nm: &mut NativeModel) {
+    if !nm.model.actuator_length_pending {
+        return;
+    }
+    let mut d = Data::new(nm);
+    d.qpos.copy_from_slice(&nm.model.qpos0);
+    crate::step::position(nm, &mut d);
+    let (am, tm) = (nm.actuator_model(), nm.transmission_model());
+    let s = &mut TransmissionScratch::default();
+    if !transmission_in_scope_with(&am, &tm, s) {
+        return;
+    }
+    let mut ad = std::mem::take(&mut d.actuation);
+    let mut t = TransmissionOutput {
+        actuator_length: &mut ad.actuator_length,
+        moment_rownnz: &mut ad.moment_rownnz,
+        moment_rowadr: &mut ad.moment_rowadr,
+        moment_colind: &mut ad.moment_colind,
+        actuator_moment: &mut ad.actuator_moment,
+    };
+    transmission_with(&am, &tm, &transmission_state(nm, &d), s, &mut t);
+    let m = &mut nm.model;
+    for (i, &len) in ad.actuator_length.iter().enumerate() {
+        if matches!(m.actuator_trntype[i], 2 | 4) {
+            m.actuator_length0[i] = len;
+        }
+    }
+    m.actuator_length_pending = false;
 }
 
 /// `mj_transmission`, the actuator velocities of `mj_fwdVelocity` and `mj_fwdActuation`:
