@@ -101,11 +101,12 @@ fn corpus_scenes_with_tendon_site_and_slider_crank_actuators_run_in_rust() {
 }
 
 /// Three bodies held by adhesion on a floor, contacts of dimension 1, 3 and 6 (pyramids of 0, 4
-/// and 10 rows), some in the margin's gap, and a fourth adhesion on a body nothing touches.
+/// and 10 rows; a contact takes the larger condim of its two geoms), some in the margin's gap,
+/// and a fourth adhesion on a body nothing touches.
 const ADHESION: &str = r#"<mujoco>
   <option timestep="0.004"/>
   <worldbody>
-    <geom type="plane" size="2 2 .1" margin="0.02" gap="0.015"/>
+    <geom type="plane" size="2 2 .1" margin="0.02" gap="0.015" condim="1"/>
     <body name="a" pos="0 0 0.06"><freejoint/><geom type="box" size="0.05 0.05 0.05" condim="1"/></body>
     <body name="b" pos="0.3 0 0.06"><freejoint/><geom type="sphere" size="0.05" condim="3"/></body>
     <body name="c" pos="-0.3 0 0.07"><freejoint/><geom type="capsule" size="0.04 0.05" euler="0 90 10" condim="6"/></body>
