@@ -328,6 +328,31 @@ pub(crate) fn transmission_state<'a>(nm: &NativeModel, d: &'a Data) -> Transmiss
     }
 }
 
+/// `mj_transmission` at the state of `d` into `ad`'s lengths and moment rows.
+fn transmit(nm: &NativeModel, am: &ActuatorModel, d: &Data, ad: &mut ActuatorData) {
+    let mut t = TransmissionOutput {
+        actuator_length: &mut ad.actuator_length,
+        moment_rownnz: &mut ad.moment_rownnz,
+        moment_rowadr: &mut ad.moment_rowadr,
+        moment_colind: &mut ad.moment_colind,
+        actuator_moment: &mut ad.actuator_moment,
+    };
+    transmission_with(am, &nm.transmission_model(), &transmission_state(nm, d), &mut ad.scratch, &mut t);
+}
+
+/// The lengths and moment rows `mj_transmission` gives at the state of `d` (`mj_setConst`'s
+/// pass: no collision has run, so a body row is empty), `None` when a transmission is outside
+/// its subset.
+pub(crate) fn transmission_at(nm: &NativeModel, d: &Data) -> Option<ActuatorData> {
+    let am = nm.actuator_model();
+    if !transmission_in_scope_with(&am, &nm.transmission_model(), &mut TransmissionScratch::default()) {
+        return None;
+    }
+    let mut ad = ActuatorData::new(&nm.model);
+    transmit(nm, &am, d, &mut ad);
+    Some(ad)
+}
+
 /// Fills the `actuator_length0` the compiler left to the kinematics
 /// ([`Model::actuator_length_pending`]: reference-site and slider-crank transmissions) with the
 /// lengths `mj_transmission` gives at `qpos0`, as `mj_setConst` does.
@@ -338,20 +363,7 @@ pub(crate) fn set_lengths(nm: &mut NativeModel) {
     let mut d = Data::new(nm);
     d.qpos.copy_from_slice(&nm.model.qpos0);
     crate::step::position(nm, &mut d);
-    let (am, tm) = (nm.actuator_model(), nm.transmission_model());
-    let s = &mut TransmissionScratch::default();
-    if !transmission_in_scope_with(&am, &tm, s) {
-        return;
-    }
-    let mut ad = std::mem::take(&mut d.actuation);
-    let mut t = TransmissionOutput {
-        actuator_length: &mut ad.actuator_length,
-        moment_rownnz: &mut ad.moment_rownnz,
-        moment_rowadr: &mut ad.moment_rowadr,
-        moment_colind: &mut ad.moment_colind,
-        actuator_moment: &mut ad.actuator_moment,
-    };
-    transmission_with(&am, &tm, &transmission_state(nm, &d), s, &mut t);
+    let Some(ad) = transmission_at(nm, &d) else { return };
     let m = &mut nm.model;
     for (i, &len) in ad.actuator_length.iter().enumerate() {
         if matches!(m.actuator_trntype[i], 2 | 4) {
@@ -384,15 +396,7 @@ fn actuate(
     qfrc_actuator: &mut [f64],
 ) {
     let (qvel, act, qfrc_gravcomp) = (&d.qvel[..], &d.act[..], &d.qfrc_gravcomp[..]);
-    let st = transmission_state(nm, d);
-    let mut t = TransmissionOutput {
-        actuator_length: &mut ad.actuator_length,
-        moment_rownnz: &mut ad.moment_rownnz,
-        moment_rowadr: &mut ad.moment_rowadr,
-        moment_colind: &mut ad.moment_colind,
-        actuator_moment: &mut ad.actuator_moment,
-    };
-    transmission_with(am, &nm.transmission_model(), &st, &mut ad.scratch, &mut t);
+    transmit(nm, am, d, ad);
     for k in 0..am.nout {
         let (adr, nnz) = (ad.moment_rowadr[k] as usize, ad.moment_rownnz[k] as usize);
         ad.actuator_velocity[k] =

@@ -260,24 +260,11 @@ fn eval(nm: &NativeModel, d: &mut Data, o: &LengthRangeOpt, i: usize, side: usiz
 /// pose of `d` (`solve` applies `M^-1` with the factor at that pose, no contacts); zeros when a
 /// transmission is outside `mj_transmission`'s subset.
 pub(crate) fn actuator_acc0(nm: &NativeModel, d: &Data, solve: &dyn Fn(&mut [f64])) -> Vec<f64> {
-    use specula_engine::dynamics::{transmission_in_scope_with, transmission_with, TransmissionScratch};
-    let (am, tm) = (nm.actuator_model(), nm.transmission_model());
-    let n = am.nactuator();
-    let s = &mut TransmissionScratch::default();
-    if n == 0 || !transmission_in_scope_with(&am, &tm, s) {
+    let n = nm.model.nactuator;
+    let Some(ad) = (n > 0).then(|| crate::actuation::transmission_at(nm, d)).flatten() else {
         return vec![0.0; n];
-    }
-    let ad = &mut crate::actuation::ActuatorData::new(&nm.model);
-    let mut t = specula_engine::dynamics::TransmissionOutput {
-        actuator_length: &mut ad.actuator_length,
-        moment_rownnz: &mut ad.moment_rownnz,
-        moment_rowadr: &mut ad.moment_rowadr,
-        moment_colind: &mut ad.moment_colind,
-        actuator_moment: &mut ad.actuator_moment,
     };
-    // no collision has run at this pose: a body transmission's row is empty, as in mj_setConst
-    transmission_with(&am, &tm, &crate::actuation::transmission_state(nm, d), s, &mut t);
-    (0..am.nout)
+    (0..ad.actuator_length.len())
         .map(|k| {
             let mut x = vec![0.0; nm.model.nv];
             let adr = ad.moment_rowadr[k] as usize;
