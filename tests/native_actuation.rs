@@ -334,3 +334,76 @@ fn actuators_outside_the_native_subset_are_refused() {
         }
     }
 }
+
+/// Adhesion (body transmissions, D77): a free box on the floor and a hinged arm whose paddle
+/// touches it, geoms with a margin and a gap so that contacts are both in the solver and in the
+/// gap, two adhesion actuators (one per body) pulling them together.
+const ADHESION: &str = r#"
+<mujoco>
+  <option timestep="0.004"/>
+  <default><geom margin="0.01" gap="0.01"/></default>
+  <worldbody>
+    <geom type="plane" size="2 2 .1"/>
+    <body name="box" pos="0 0 0.1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1" mass="0.5"/>
+    </body>
+    <body name="arm" pos="0 0 0.45">
+      <joint name="swing" axis="0 1 0" damping="0.05"/>
+      <joint name="lift" type="slide" axis="0 0 1" range="-0.2 0.2" damping="1"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.2" size="0.02" mass="0.1"/>
+      <body name="paddle" pos="0 0 -0.24">
+        <geom type="sphere" size="0.04" mass="0.05"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <adhesion body="box" gain="3" ctrlrange="0 1"/>
+    <adhesion body="paddle" gain="2" ctrlrange="0 1"/>
+    <motor joint="lift" gear="1" ctrlrange="-1 1"/>
+  </actuator>
+</mujoco>"#;
+
+#[test]
+fn adhesion_actuators_step_like_mj_step_bit_for_bit_for_1000_steps() {
+    let cases = [("", "Euler"), ("", "implicitfast"), ("cone=\"elliptic\" ", "Euler"), ("jacobian=\"sparse\" ", "RK4")];
+    for (opt, integrator) in cases {
+        let xml = with_integrator(&ADHESION.replacen("<option ", &format!("<option {opt}"), 1), integrator);
+        let c = CModel::from_xml_str(&xml).expect("MuJoCo compiles it");
+        let native = Native::load_str(&xml, Path::new("."), "adhesion.xml").expect("inside the native subset");
+        assert_eq!(native.model.model.actuator_trntype[..2], [5, 5], "body transmissions");
+        // mj_setConst's pass has no contacts: the adhesion rows are empty there
+        // SAFETY: actuator_acc0 holds nu values.
+        let acc0 = unsafe { std::slice::from_raw_parts(c.mj().actuator_acc0, 3) };
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&native.model.consts.actuator_acc0), bits(acc0), "actuator_acc0");
+        assert_eq!(acc0[..2], [0.0, 0.0]);
+        assert_eq!(step_both(native, &c, 1000), None, "{opt}{integrator}: first difference (step, field, index)");
+    }
+}
+
+#[test]
+fn adhesion_on_another_body_is_seen() {
+    let c = CModel::from_xml_str(ADHESION).unwrap();
+    let mut m = specula_model::load_str(ADHESION, Path::new("."), "adhesion.xml").unwrap();
+    // the box's actuator now on the paddle: its moment row changes once the paddle touches
+    m.actuator_trnid[0][0] = m.actuator_trnid[1][0];
+    let native = Native::new(m).expect("still inside the subset");
+    assert!(step_both(native, &c, 1000).is_some(), "the moved adhesion went unseen");
+}
+
+#[test]
+fn the_adhesion_scene_has_rows_from_solver_and_gap_contacts_on_both_bodies() {
+    let mut n = Native::load_str(ADHESION, Path::new("."), "adhesion.xml").unwrap();
+    let (mut rows, mut gap, mut solver) = ([0; 2], 0, 0);
+    for step in 0..1000 {
+        n.data.actuation.ctrl.copy_from_slice(&[1.0, 1.0, (step as f64 * 0.01).sin()]);
+        n.step().unwrap();
+        for (k, r) in rows.iter_mut().enumerate() {
+            *r += usize::from(n.data.actuation.moment_rownnz[k] > 0);
+        }
+        gap += n.data.contacts.iter().filter(|c| c.exclude == 1).count();
+        solver += n.data.contacts.iter().filter(|c| c.exclude == 0 && c.efc_address >= 0).count();
+    }
+    assert!(rows.iter().all(|&r| r > 100) && gap > 0 && solver > 0, "rows {rows:?}, gap {gap}, solver {solver}");
+}

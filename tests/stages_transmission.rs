@@ -1,5 +1,6 @@
 //! `mj_transmission` in Rust beyond joints: tendon (fixed and spatial), site (with and without a
-//! reference site, translational and rotational gears) and slider-crank transmissions match
+//! reference site, translational and rotational gears), slider-crank and body (adhesion)
+//! transmissions match
 //! MuJoCo's function call by call, bit for bit, with the stack high-water marks; one ulp in the
 //! stage's output is reported; corpus scenes with such actuators run without fallback.
 
@@ -84,6 +85,7 @@ fn corpus_scenes_with_tendon_site_and_slider_crank_actuators_run_in_rust() {
     }
     for f in [
         "model/car/car.xml",
+        "model/adhesion/active_adhesion.xml",
         "model/slider_crank/slider_crank.xml",
         "test/engine/testdata/actuation/refsite_free.xml",
         "test/testdata/model.xml",
@@ -95,5 +97,38 @@ fn corpus_scenes_with_tendon_site_and_slider_crank_actuators_run_in_rust() {
         let i = Stage::Transmission.index();
         assert!(r.matches(), "{f}: {:?}", r.first);
         assert!(r.compared[i] >= 50 && r.skipped[i] == 0, "{f}: {r:?}");
+    }
+}
+
+/// Three bodies held by adhesion on a floor, contacts of dimension 1, 3 and 6 (pyramids of 0, 4
+/// and 10 rows; a contact takes the larger condim of its two geoms), some in the margin's gap,
+/// and a fourth adhesion on a body nothing touches.
+const ADHESION: &str = r#"<mujoco>
+  <option timestep="0.004"/>
+  <worldbody>
+    <geom type="plane" size="2 2 .1" margin="0.02" gap="0.015" condim="1"/>
+    <body name="a" pos="0 0 0.06"><freejoint/><geom type="box" size="0.05 0.05 0.05" condim="1"/></body>
+    <body name="b" pos="0.3 0 0.06"><freejoint/><geom type="sphere" size="0.05" condim="3"/></body>
+    <body name="c" pos="-0.3 0 0.07"><freejoint/><geom type="capsule" size="0.04 0.05" euler="0 90 10" condim="6"/></body>
+    <body name="d" pos="0 1 1"/>
+  </worldbody>
+  <actuator>
+    <adhesion body="a" gain="2" ctrlrange="0 1"/>
+    <adhesion body="d" gain="1" ctrlrange="0 1"/>
+    <adhesion body="b" gain="3" ctrlrange="0 1"/>
+    <adhesion body="c" gain="1" ctrlrange="0 1"/>
+  </actuator>
+  <keyframe><key name="moving" qvel="0 0 0.5 1 0 0  0.2 0 0.3 0 2 0  0 0 0.2 0 0 3"/></keyframe>
+</mujoco>"#;
+
+#[test]
+fn body_transmissions_match_mujoco_bit_for_bit_dense_sparse_pyramidal_and_elliptic() {
+    for opt in ["", r#"cone="elliptic""#, r#"jacobian="sparse""#, r#"jacobian="sparse" cone="elliptic""#] {
+        let xml = ADHESION.replacen("<option ", &format!("<option {opt} "), 1);
+        let m = Model::from_xml_str(&xml).unwrap();
+        let r = run(&m, 300, None);
+        let i = Stage::Transmission.index();
+        assert!(r.matches(), "{opt}: {:?} {:?}", r.first, r.trajectory);
+        assert_eq!((r.compared[i], r.skipped[i]), (300, 0), "{opt}: {r:?}");
     }
 }

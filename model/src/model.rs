@@ -671,6 +671,9 @@ pub struct Model {
     pub jnt_actuatorid: Vec<i32>,
     /// Transmission length at `qpos0`.
     pub actuator_length0: Vec<f64>,
+    /// Whether reference-site and slider-crank actuators' `actuator_length0` (left 0) still
+    /// need the site kinematics at `qpos0`, which `specula_native` runs.
+    pub actuator_length_pending: bool,
     /// Feasible transmission length range.
     pub actuator_lengthrange: Vec<[f64; 2]>,
 

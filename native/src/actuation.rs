@@ -11,7 +11,10 @@
 //! the velocities `actuator_velocity = moment qvel` (`mj_fwdVelocity`'s sparse row products), then `act_dot`, `actuator_force` and
 //! `qfrc_actuator` (`mj_fwdActuation`).
 
+use specula_engine::dynamics::constraint::jacobian::JacState;
 use specula_engine::dynamics::reference::sparse_dot;
+use specula_engine::dynamics::transmission_body::{BodyModel, BodyState};
+use specula_engine::dynamics::transmission_site::{SiteModel, SiteState};
 use specula_engine::dynamics::{
     actuation_in_scope, fwd_actuation, transmission_in_scope_with, transmission_with, ActuationInput, ActuationOutput,
     ActuatorModel, TransmissionModel, TransmissionOutput, TransmissionScratch, TransmissionState,
@@ -19,6 +22,7 @@ use specula_engine::dynamics::{
 use specula_model::types::{Integrator, JointType};
 use specula_model::Model;
 
+use crate::data::Data;
 use crate::model::NativeModel;
 use crate::scope::NativeError;
 
@@ -57,10 +61,12 @@ pub struct Actuators {
 }
 
 /// `nJmom`: the moment non-zeros of `m`'s actuators (a joint its dofs, a tendon its Jacobian
-/// row).
+/// row, a body every dof).
 fn moment_nnz(m: &Model) -> usize {
     let row = |i: usize| match (m.actuator_trntype[i], m.actuator_trnid[i][0] as usize) {
         (3, t) => m.ten_j_rownnz.get(t).map_or(0, |&n| n as usize),
+        // a site, slider-crank or body row is at most every dof
+        (2 | 4 | 5, _) => m.nv,
         (_, j) => match m.jnt_type.get(j) {
             Some(JointType::Free) => 6,
             Some(JointType::Ball) => 3,
@@ -122,14 +128,26 @@ impl Actuators {
 }
 
 impl NativeModel {
-    /// `mj_transmission`'s view of the tendons (no site transmissions on this route).
+    /// `mj_transmission`'s view of the tendons, sites and bodies.
     pub(crate) fn transmission_model(&self) -> TransmissionModel<'_> {
-        let m = &self.model;
+        let (m, f) = (&self.model, &self.flat);
         TransmissionModel {
             ten_j_rownnz: &m.ten_j_rownnz,
             ten_j_rowadr: &m.ten_j_rowadr,
             ten_j_colind: &m.ten_j_colind,
-            ..TransmissionModel::default()
+            nsite: m.nsite,
+            site: SiteModel {
+                site_bodyid: &f.site_bodyid,
+                site_quat: &f.site_quat,
+                actuator_cranklength: &m.actuator_cranklength,
+                jac: self.jac(),
+            },
+            body: BodyModel {
+                geom_bodyid: &f.geom_bodyid,
+                nbody: m.nbody,
+                elliptic: m.opt.cone as i32 != 0,
+                sparse: crate::constraint::is_sparse(self),
+            },
         }
     }
 
@@ -284,19 +302,34 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     Ok(())
 }
 
-/// `mj_transmission`, the actuator velocities of `mj_fwdVelocity` and `mj_fwdActuation`:
-/// writes `act_dot` and `qfrc_actuator` from `qpos`, `qvel`, `act`, the controls and the gravity
-/// compensation of joints that take it through their actuators.
-pub(crate) fn forward_actuation(
-    nm: &NativeModel,
-    (qpos, qvel, act, qfrc_gravcomp): (&[f64], &[f64], &[f64], &[f64]),
-    (ten_length, ten_j): (&[f64], &[f64]),
-    ad: &mut ActuatorData,
-    act_dot: &mut [f64],
-    qfrc_actuator: &mut [f64],
-) {
-    let am = nm.actuator_model();
-    let st = TransmissionState { qpos, ten_length, ten_j, ..TransmissionState::default() };
+/// The state `mj_transmission` reads from `d` (positions, tendons, sites, contacts and rows).
+pub(crate) fn transmission_state<'a>(nm: &NativeModel, d: &'a Data) -> TransmissionState<'a> {
+    let e = &d.efc;
+    let sparse = crate::constraint::is_sparse(nm);
+    let none: &[i32] = &[];
+    TransmissionState {
+        qpos: &d.qpos,
+        ten_length: &d.tendon.ten_length,
+        ten_j: &d.tendon.ten_j,
+        site: SiteState {
+            site_xpos: &d.site_xpos,
+            site_xmat: &d.site_xmat,
+            xquat: &d.xquat,
+            jac: JacState { cdof: &d.cdof, subtree_com: &d.subtree_com },
+        },
+        body: BodyState {
+            contacts: &d.contacts,
+            nefc: e.nefc,
+            efc_j: &e.efc_j,
+            efc_j_rownnz: if sparse { &e.efc_j_rownnz } else { none },
+            efc_j_rowadr: if sparse { &e.efc_j_rowadr } else { none },
+            efc_j_colind: if sparse { &e.efc_j_colind } else { none },
+        },
+    }
+}
+
+/// `mj_transmission` at the state of `d` into `ad`'s lengths and moment rows.
+fn transmit(nm: &NativeModel, am: &ActuatorModel, d: &Data, ad: &mut ActuatorData) {
     let mut t = TransmissionOutput {
         actuator_length: &mut ad.actuator_length,
         moment_rownnz: &mut ad.moment_rownnz,
@@ -304,7 +337,66 @@ pub(crate) fn forward_actuation(
         moment_colind: &mut ad.moment_colind,
         actuator_moment: &mut ad.actuator_moment,
     };
-    transmission_with(&am, &nm.transmission_model(), &st, &mut ad.scratch, &mut t);
+    transmission_with(am, &nm.transmission_model(), &transmission_state(nm, d), &mut ad.scratch, &mut t);
+}
+
+/// The lengths and moment rows `mj_transmission` gives at the state of `d` (`mj_setConst`'s
+/// pass: no collision has run, so a body row is empty), `None` when a transmission is outside
+/// its subset.
+pub(crate) fn transmission_at(nm: &NativeModel, d: &Data) -> Option<ActuatorData> {
+    let am = nm.actuator_model();
+    if !transmission_in_scope_with(&am, &nm.transmission_model(), &mut TransmissionScratch::default()) {
+        return None;
+    }
+    let mut ad = ActuatorData::new(&nm.model);
+    transmit(nm, &am, d, &mut ad);
+    Some(ad)
+}
+
+/// Fills the `actuator_length0` the compiler left to the kinematics
+/// ([`Model::actuator_length_pending`]: reference-site and slider-crank transmissions) with the
+/// lengths `mj_transmission` gives at `qpos0`, as `mj_setConst` does.
+pub(crate) fn set_lengths(nm: &mut NativeModel) {
+    if !nm.model.actuator_length_pending {
+        return;
+    }
+    let mut d = Data::new(nm);
+    d.qpos.copy_from_slice(&nm.model.qpos0);
+    crate::step::position(nm, &mut d);
+    let Some(ad) = transmission_at(nm, &d) else { return };
+    let m = &mut nm.model;
+    for (i, &len) in ad.actuator_length.iter().enumerate() {
+        if matches!(m.actuator_trntype[i], 2 | 4) {
+            m.actuator_length0[i] = len;
+        }
+    }
+    m.actuator_length_pending = false;
+}
+
+/// `mj_transmission`, the actuator velocities of `mj_fwdVelocity` and `mj_fwdActuation`:
+/// writes `act_dot`, `actuator_*` and `qfrc_actuator` of `d` from its positions, velocities,
+/// activations, contacts, controls and the gravity compensation of joints that take it through
+/// their actuators.
+pub(crate) fn forward_actuation(nm: &NativeModel, d: &mut Data) {
+    let am = nm.actuator_model();
+    let mut ad = std::mem::take(&mut d.actuation);
+    let mut act_dot = std::mem::take(&mut d.act_dot);
+    let mut qfrc_actuator = std::mem::take(&mut d.qfrc_actuator);
+    actuate(nm, &am, d, &mut ad, &mut act_dot, &mut qfrc_actuator);
+    (d.actuation, d.act_dot, d.qfrc_actuator) = (ad, act_dot, qfrc_actuator);
+}
+
+/// [`forward_actuation`]'s body, with the arrays it writes taken out of `d`.
+fn actuate(
+    nm: &NativeModel,
+    am: &ActuatorModel,
+    d: &Data,
+    ad: &mut ActuatorData,
+    act_dot: &mut [f64],
+    qfrc_actuator: &mut [f64],
+) {
+    let (qvel, act, qfrc_gravcomp) = (&d.qvel[..], &d.act[..], &d.qfrc_gravcomp[..]);
+    transmit(nm, am, d, ad);
     for k in 0..am.nout {
         let (adr, nnz) = (ad.moment_rowadr[k] as usize, ad.moment_rownnz[k] as usize);
         ad.actuator_velocity[k] =
@@ -323,5 +415,5 @@ pub(crate) fn forward_actuation(
     };
     let mut out = ActuationOutput { act_dot, actuator_force: &mut ad.actuator_force, qfrc_actuator };
     // a bad control is zeroed inside, as MuJoCo does (its warning is not kept on this route)
-    let _ = fwd_actuation(&am, &input, &mut ad.ctrl_work, &mut out);
+    let _ = fwd_actuation(am, &input, &mut ad.ctrl_work, &mut out);
 }

@@ -257,24 +257,14 @@ fn eval(nm: &NativeModel, d: &mut Data, o: &LengthRangeOpt, i: usize, side: usiz
 }
 
 /// `actuator_acc0` of `mj_setConst`: the norm of `M^-1` times each actuator's moment at the
-/// pose of `d` (`solve` applies `M^-1` with the factor at that pose); zeros when a transmission
-/// is outside `mj_transmission`'s subset.
+/// pose of `d` (`solve` applies `M^-1` with the factor at that pose, no contacts); zeros when a
+/// transmission is outside `mj_transmission`'s subset.
 pub(crate) fn actuator_acc0(nm: &NativeModel, d: &Data, solve: &dyn Fn(&mut [f64])) -> Vec<f64> {
-    let am = nm.actuator_model();
-    let n = am.nactuator();
-    if n == 0 || !specula_engine::dynamics::transmission_in_scope(&am) {
+    let n = nm.model.nactuator;
+    let Some(ad) = (n > 0).then(|| crate::actuation::transmission_at(nm, d)).flatten() else {
         return vec![0.0; n];
-    }
-    let ad = &mut crate::actuation::ActuatorData::new(&nm.model);
-    let mut t = specula_engine::dynamics::TransmissionOutput {
-        actuator_length: &mut ad.actuator_length,
-        moment_rownnz: &mut ad.moment_rownnz,
-        moment_rowadr: &mut ad.moment_rowadr,
-        moment_colind: &mut ad.moment_colind,
-        actuator_moment: &mut ad.actuator_moment,
     };
-    specula_engine::dynamics::transmission(&am, &d.qpos, &mut t);
-    (0..am.nout)
+    (0..ad.actuator_length.len())
         .map(|k| {
             let mut x = vec![0.0; nm.model.nv];
             let adr = ad.moment_rowadr[k] as usize;

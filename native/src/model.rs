@@ -69,6 +69,7 @@ impl NativeModel {
             passive,
         };
         crate::tendon::set_lengths(&mut nm);
+        crate::actuation::set_lengths(&mut nm);
         nm.consts = Consts::new(&nm);
         nm.actuators.acc0.clone_from(&nm.consts.actuator_acc0);
         let mut eqs = crate::equality::Equalities::new(&nm);

@@ -98,9 +98,7 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
         gravity: (opt.disableflags & DSBL_GRAVITY == 0).then_some(opt.gravity),
     };
     rne(&tree, &input, false, &mut d.rne, &mut d.qfrc_bias);
-    let state = (&d.qpos[..], &d.qvel[..], &d.act[..], &d.qfrc_gravcomp[..]);
-    let tendons = (&d.tendon.ten_length[..], &d.tendon.ten_j[..]);
-    crate::actuation::forward_actuation(nm, state, tendons, &mut d.actuation, &mut d.act_dot, &mut d.qfrc_actuator);
+    crate::actuation::forward_actuation(nm, d);
     let f = SmoothForces {
         qfrc_passive: &d.qfrc_passive,
         qfrc_bias: &d.qfrc_bias,

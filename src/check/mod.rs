@@ -80,15 +80,22 @@ pub fn model_arrays(m: &specula_model::Model) -> Vec<Field> {
     fields::rust_model_fields(m)
 }
 
-/// Specula's model with the tendon lengths its compiler leaves to the kinematics (spatial
-/// tendons, `tendon_length_pending`) filled in by the native route's pass at `qpos0` and
+/// Specula's model with the tendon and actuator lengths its compiler leaves to the kinematics
+/// (spatial tendons, `tendon_length_pending`; reference sites and slider-cranks,
+/// `actuator_length_pending`) filled in by the native route's pass at `qpos0` and
 /// `qpos_spring`, as `mj_setConst` fills MuJoCo's.
 fn with_tendon_lengths(rm: specula_model::Model, cmp: &mut Comparison) -> specula_model::Model {
-    if !rm.tendon_length_pending {
+    if !rm.tendon_length_pending && !rm.actuator_length_pending {
         return rm;
     }
-    cmp.notes
-        .push("spatial tendon lengths (tendon_length0, tendon_lengthspring) from the native route's kinematics".into());
+    if rm.tendon_length_pending {
+        cmp.notes.push(
+            "spatial tendon lengths (tendon_length0, tendon_lengthspring) from the native route's kinematics".into(),
+        );
+    }
+    if rm.actuator_length_pending {
+        cmp.notes.push("reference-site and slider-crank actuator_length0 from the native route's kinematics".into());
+    }
     specula_native::NativeModel::new(rm).model
 }
 

@@ -86,6 +86,10 @@ fn held(am: &ActuatorModel, x: &DerivInput, a: usize) -> bool {
             return true;
         }
     }
+    // only a joint transmission's id is a joint
+    if !matches!(am.actuator_trntype[a], 0 | 1) {
+        return false;
+    }
     let j = am.actuator_trnid[2 * a] as usize;
     if am.jnt_actfrclimited[j] == 1 {
         let f = x.qfrc_actuator[am.jnt_dofadr[j] as usize];

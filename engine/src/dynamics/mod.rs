@@ -49,6 +49,7 @@ pub mod tendon;
 pub mod tendon_armature;
 pub mod tendon_spatial;
 pub mod transmission;
+pub mod transmission_body;
 pub mod transmission_site;
 pub mod wrap;
 

@@ -1,11 +1,12 @@
 //! `mj_transmission`: actuator lengths and the sparse actuator moments (`moment_rownnz`,
 //! `moment_rowadr`, `moment_colind`, `actuator_moment`), as MuJoCo 4.0.0 computes them for
 //! hinge, slide, ball and free joints (in the joint's frame or its parent's), tendons, sites
-//! (with or without a reference site) and slider-cranks (`docs/measurements.md`, "Dynamics
-//! stages", D60). Body (adhesion) transmissions are outside.
+//! (with or without a reference site), slider-cranks (`docs/measurements.md`, "Dynamics
+//! stages", D60) and bodies (adhesion, D77).
 
 use super::actuation::{dof_count, ActuatorModel};
 use super::jnt;
+use super::transmission_body::{body_in_scope, body_row, BodyModel, BodyScratch, BodyState};
 use super::transmission_site::{
     chain, site_row, site_row_bound, slider_crank_row, slider_crank_row_bound, SiteModel, SiteScratch, SiteState,
 };
@@ -21,6 +22,8 @@ const TRN_SLIDERCRANK: i32 = 2;
 const TRN_TENDON: i32 = 3;
 /// `mjTRN_SITE`.
 const TRN_SITE: i32 = 4;
+/// `mjTRN_BODY`.
+const TRN_BODY: i32 = 5;
 
 /// The model arrays `mj_transmission` reads besides the actuator view: the tendon Jacobians'
 /// sparsity and the site rows' model (all empty: joint transmissions only).
@@ -36,6 +39,8 @@ pub struct TransmissionModel<'a> {
     pub nsite: usize,
     /// The site rows' model.
     pub site: SiteModel<'a>,
+    /// The body rows' model.
+    pub body: BodyModel<'a>,
 }
 
 /// The state `mj_transmission` reads.
@@ -49,12 +54,15 @@ pub struct TransmissionState<'a> {
     pub ten_j: &'a [f64],
     /// The site rows' state.
     pub site: SiteState<'a>,
+    /// The body rows' state.
+    pub body: BodyState<'a>,
 }
 
 /// Scratch of `mj_transmission` (reused call to call).
 #[derive(Clone, Debug, Default)]
 pub struct TransmissionScratch {
     site: SiteScratch,
+    body: BodyScratch,
 }
 
 /// The arrays `mj_transmission` writes.
@@ -105,13 +113,15 @@ fn row_bound(m: &ActuatorModel, tm: &TransmissionModel, s: &mut TransmissionScra
         TRN_SLIDERCRANK if site_ok(id) && site_ok(id2) && i < tm.site.actuator_cranklength.len() => {
             Some(slider_crank_row_bound(&tm.site, chain(&mut s.site), id as usize, id2 as usize) as i64)
         }
+        // a body row is at most every dof
+        TRN_BODY if body_in_scope(&tm.body, id) => Some(m.nv as i64),
         _ => None,
     }
 }
 
 /// Whether `mj_transmission` can run here for this model: every actuator has a joint
-/// transmission (in the joint's frame or its parent's) on a valid joint, or a tendon, site or
-/// slider-crank one on valid targets that `tm` describes, a single force output with outputs
+/// transmission (in the joint's frame or its parent's) on a valid joint, or a tendon, site,
+/// slider-crank or body one on valid targets that `tm` describes, a single force output with outputs
 /// numbered as actuators, and the moment rows fit in `nJmom`.
 pub fn transmission_in_scope_with(m: &ActuatorModel, tm: &TransmissionModel, s: &mut TransmissionScratch) -> bool {
     let nact = m.nactuator();
@@ -264,6 +274,21 @@ pub fn transmission_with(
                     adr,
                 );
                 (out.actuator_length[k], out.moment_rownnz[k]) = (len, n);
+                continue;
+            }
+            TRN_BODY => {
+                let n = body_row(
+                    &tm.body,
+                    &tm.site.jac,
+                    &st.site.jac,
+                    &st.body,
+                    &mut s.body,
+                    id,
+                    out.actuator_moment,
+                    out.moment_colind,
+                    adr,
+                );
+                (out.actuator_length[k], out.moment_rownnz[k]) = (0.0, n);
                 continue;
             }
             _ => {}

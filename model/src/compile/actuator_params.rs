@@ -282,7 +282,7 @@ fn unsupported(spec: &ActuatorSpec, trn: &str) -> Option<String> {
     if servo_like && b[2] > 0.0 {
         return Some("a position servo with dampratio (needs the effective mass at qpos0)".into());
     }
-    if !matches!(trn, "joint" | "jointinparent" | "tendon") {
+    if !matches!(trn, "joint" | "jointinparent" | "tendon" | "body" | "site" | "cranksite") {
         return Some(format!("a {trn} transmission (its length0 needs {trn} kinematics)"));
     }
     None
@@ -330,6 +330,43 @@ pub fn compile_actuators(elems: &[Placed], sources: &[Source], autolimits: &[boo
                 return Ok(());
             }
             Target::Tendon(t)
+        } else if matches!(attr.name.as_str(), "site" | "cranksite") {
+            let site = |name: &str| m.site_names.iter().position(|n| n == name);
+            let Some(s) = site(&attr.value) else {
+                m.actuator_unsupported = Some(format!("site '{}' not found", attr.value));
+                return Ok(());
+            };
+            if spec.params.inheritrange > 0.0 {
+                m.actuator_unsupported = Some(format!("inheritrange on a {} transmission", attr.name));
+                return Ok(());
+            }
+            // a reference site (site) or the slider's site (cranksite), -1 when absent or empty
+            let other = if attr.name == "site" { "refsite" } else { "slidersite" };
+            let other = match el.attr(other).map(|a| a.value.as_str()).filter(|v| !v.is_empty()) {
+                None => -1,
+                Some(v) => match site(v) {
+                    Some(r) => r as i32,
+                    None => {
+                        m.actuator_unsupported = Some(format!("site '{v}' not found"));
+                        return Ok(());
+                    }
+                },
+            };
+            if attr.name == "site" {
+                Target::Site(s, other)
+            } else {
+                Target::SliderCrank(s, other)
+            }
+        } else if attr.name == "body" {
+            let Some(b) = m.body_names.iter().position(|n| *n == attr.value) else {
+                m.actuator_unsupported = Some(format!("body '{}' not found", attr.value));
+                return Ok(());
+            };
+            if spec.params.inheritrange > 0.0 {
+                m.actuator_unsupported = Some("inheritrange on a body transmission".into());
+                return Ok(());
+            }
+            Target::Body(b)
         } else {
             let Some(j) = m.jnt_names.iter().position(|n| *n == attr.value) else {
                 m.actuator_unsupported = Some(format!("joint '{}' not found", attr.value));
@@ -354,6 +391,12 @@ enum Target {
     Joint(usize, bool),
     /// A tendon.
     Tendon(usize),
+    /// A body (adhesion: its contacts' normals).
+    Body(usize),
+    /// A site, and its reference site (-1: none).
+    Site(usize, i32),
+    /// A slider-crank: the crank's site and the slider's.
+    SliderCrank(usize, i32),
 }
 
 /// Sets the length at `qpos0` of every tendon-transmission actuator: the tendon's length there
@@ -378,6 +421,12 @@ pub fn tendon_actuator_lengths(m: &mut Model) {
 
 /// `mjTRN_TENDON`.
 const TRN_TENDON: i32 = 3;
+/// `mjTRN_BODY`.
+const TRN_BODY: i32 = 5;
+/// `mjTRN_SLIDERCRANK`.
+const TRN_SLIDERCRANK: i32 = 2;
+/// `mjTRN_SITE`.
+const TRN_SITE: i32 = 4;
 
 /// The actuator arrays being built, one entry per actuator.
 #[derive(Default)]
@@ -396,6 +445,8 @@ struct Compiled {
     actearly: Vec<bool>,
     na: i32,
     nu: i32,
+    /// Whether a length at `qpos0` waits for the site kinematics.
+    pending: bool,
 }
 
 impl Compiled {
@@ -407,6 +458,13 @@ impl Compiled {
         let (trntype, id) = match target {
             Target::Joint(j, inparent) => (i32::from(inparent), j),
             Target::Tendon(t) => (TRN_TENDON, t),
+            Target::Body(b) => (TRN_BODY, b),
+            Target::Site(s, _) => (TRN_SITE, s),
+            Target::SliderCrank(s, _) => (TRN_SLIDERCRANK, s),
+        };
+        let id2 = match target {
+            Target::Site(_, r) | Target::SliderCrank(_, r) => r,
+            _ => -1,
         };
         // (inheritrange on a tendon was refused before)
         let inherit = matches!(target, Target::Joint(j, _) if p.inheritrange > 0.0 && m.jnt_limited[j]);
@@ -424,7 +482,7 @@ impl Compiled {
         self.nu += ctrlnum;
         self.trntype.push(trntype);
         self.types.push([dyn_code(spec.dyntype), gain_code(spec.gaintype), bias_code(spec.biastype)]);
-        self.trnid.push([id as i32, -1]);
+        self.trnid.push([id as i32, id2]);
         self.group.push(p.group);
         self.limited.push([
             limited(p.limited[0], ctrlrange, autolimits),
@@ -445,8 +503,12 @@ impl Compiled {
                 JointType::Ball => 0.0 * g[0] + 0.0 * g[1] + 0.0 * g[2],
                 JointType::Free => 0.0,
             },
-            Target::Tendon(_) => 0.0,
+            // a body transmission and a site without reference have no length (mj_transmission
+            // writes 0); a reference site's and a slider-crank's need the site poses at qpos0
+            // (actuator_length_pending, filled by the native route)
+            Target::Tendon(_) | Target::Body(_) | Target::Site(..) | Target::SliderCrank(..) => 0.0,
         };
+        self.pending |= matches!(target, Target::SliderCrank(..) | Target::Site(_, 0..));
         self.scalars.push([p.cranklength, p.armature, p.damping, length0]);
         self.actearly.push(p.actearly);
     }
@@ -482,6 +544,7 @@ impl Compiled {
         m.actuator_damping = self.scalars.iter().map(|s| s[2]).collect();
         m.actuator_length0 = self.scalars.iter().map(|s| s[3]).collect();
         m.actuator_actearly = self.actearly;
+        m.actuator_length_pending = self.pending;
         let mut jnt_actuatorid = vec![-1; m.njnt];
         // only actuators that add armature or damping to their joint are listed (measured:
         // a motor leaves jnt_actuatorid -1, a position servo with armature sets it)

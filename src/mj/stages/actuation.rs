@@ -11,7 +11,7 @@ use specula_engine::dynamics::{self, ActuationInput, ActuationOutput, ActuatorMo
 
 use super::fields::Field;
 use super::stack::stack_marks;
-use super::transmission::{transmission_marks, transmission_model, transmission_state, with_scratch};
+use super::transmission::{transmission_marks, transmission_model, transmission_state, with_contacts, with_scratch};
 use super::views;
 use super::{byte, bytes, clock, slice, slice_mut, Fallback};
 
@@ -233,19 +233,21 @@ pub(super) fn try_transmission(m: &sys::mjModel, d: &mut sys::mjData) -> Option<
 fn write_transmission(m: &sys::mjModel, d: &mut sys::mjData, am: &ActuatorModel) {
     let (nout, njmom) = (m.nout as usize, m.nJmom as usize);
     let tm = transmission_model(m);
-    let st = transmission_state(m, d);
-    // SAFETY: mjData's output arrays of the documented lengths, none of which the state reads,
-    // written only here.
-    let mut out = unsafe {
-        TransmissionOutput {
-            actuator_length: slice_mut(d.actuator_length, nout),
-            moment_rownnz: slice_mut(d.moment_rownnz, nout),
-            moment_rowadr: slice_mut(d.moment_rowadr, nout),
-            moment_colind: slice_mut(d.moment_colind, njmom),
-            actuator_moment: slice_mut(d.actuator_moment, njmom),
-        }
-    };
-    with_scratch(|s| dynamics::transmission_with(am, &tm, &st, s, &mut out));
+    with_contacts(d, |contacts| {
+        let st = transmission_state(m, d, contacts);
+        // SAFETY: mjData's output arrays of the documented lengths, none of which the state reads,
+        // written only here.
+        let mut out = unsafe {
+            TransmissionOutput {
+                actuator_length: slice_mut(d.actuator_length, nout),
+                moment_rownnz: slice_mut(d.moment_rownnz, nout),
+                moment_rowadr: slice_mut(d.moment_rowadr, nout),
+                moment_colind: slice_mut(d.moment_colind, njmom),
+                actuator_moment: slice_mut(d.actuator_moment, njmom),
+            }
+        };
+        with_scratch(|s| dynamics::transmission_with(am, &tm, &st, s, &mut out));
+    });
 }
 
 /// Runs the Rust stage on MuJoCo's data in place of `mj_fwdActuation`.

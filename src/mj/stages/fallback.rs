@@ -22,8 +22,9 @@ pub enum Fallback {
     Fluid,
     /// A user callback (`mjcb_passive`).
     Callback,
-    /// A transmission outside the stage's subset: body (adhesion) ones for `transmission`, any
-    /// other than a joint's for the implicit integrators.
+    /// A transmission outside the stage's subset: an invalid target or an output layout other
+    /// than one per actuator for `transmission`, any other than a joint's for the implicit
+    /// integrators.
     Transmission,
     /// An actuator outside the built-in types the stage covers (DC motor, PID, user types, control
     /// delays, tendon force limits) or asleep.
