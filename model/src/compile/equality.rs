@@ -82,11 +82,13 @@ fn read_class(el: &Element, defs: &Defaults, class: usize, e: &mut Eq) -> Res<()
     read_base(&d, e)
 }
 
-/// The id of `name` among `names`, or an error at `el`.
+/// The id of `name` among `names`, or an error at `el`. Names are unique but `''`, which
+/// MuJoCo resolves to the last unnamed element (measured with 4.0.0: weld site1="" with two
+/// unnamed sites takes the second).
 fn find(el: &Element, names: &[String], name: &str) -> Res<i32> {
     names
         .iter()
-        .position(|n| n == name)
+        .rposition(|n| n == name)
         .map(|i| i as i32)
         .ok_or_else(|| err_at(el, format!("unknown element '{name}' in equality constraint")))
 }

@@ -30,7 +30,7 @@ pub fn read_compiler(el: &Element, cs: &mut CompilerSettings) -> Res<()> {
         cs.conv.degree = d;
     }
     if let Some(a) = el.attr("eulerseq") {
-        let v = a.value.as_bytes();
+        let v = a.raw_bytes();
         if v.len() != 3 {
             return Err(err_attr(a, "attribute 'eulerseq' must have exactly 3 characters"));
         }

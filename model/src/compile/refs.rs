@@ -251,15 +251,15 @@ enum EqFate {
 /// Measured with MuJoCo 4.0.0: an equality is copied when all its objects (the world aside) are
 /// inside one replicate, dropped when the others were all made before it (weld body1="bead"
 /// body2="pend" with pend before the replicate gives neq 0; joint1/joint2 the same) or when its
-/// first object is empty, the replicate's own unnamed root (weld body1="" after an empty
-/// replicate: neq 0); with an object made after the replicate it is kept, and its inside object
-/// is unknown ("unknown element 'bead'").
+/// first object is an empty body, the replicate's own unnamed root (weld body1="" after an
+/// empty replicate: neq 0; an empty first joint, site or tendon is looked up as usual: the last
+/// unnamed one, kept once); with an object made after the replicate it is kept, and its inside
+/// object is unknown ("unknown element 'bead'").
 fn equality_fate(el: &Element, reps: &[tree::Replicated]) -> Res<EqFate> {
     let objs: Vec<(&str, String)> = eq_objects(el).into_iter().filter(|(_, x)| x != "world").collect();
     let inside = |rep: &tree::Replicated, o: &(&str, String)| rep.holds(o.0, &o.1);
     let known = |rep: &tree::Replicated, o: &(&str, String)| inside(rep, o) || rep.follows(o.0, &o.1);
-    let first_unnamed =
-        ["body1", "joint1", "site1", "tendon1"].iter().any(|a| el.attr(a).is_some_and(|v| v.value.is_empty()));
+    let first_unnamed = el.attr("body1").is_some_and(|v| v.value.is_empty());
     if first_unnamed && reps.iter().any(|rep| objs.iter().all(|o| known(rep, o))) {
         return Ok(EqFate::Drop);
     }

@@ -14,23 +14,69 @@
 use std::path::Path;
 
 use super::attrs::{err_at, err_attr, Res};
+use super::spec::Defaults;
 use crate::xml::Element;
 
 /// The six face files of a cube or skybox texture.
 const CUBE_FILES: [&str; 6] = ["fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"];
 
-/// Checks every texture of the main document `root`; files resolve against `dir`.
-pub fn check_textures(root: &Element, dir: &Path, texturedir: &str) -> Res<()> {
+/// Checks every texture of the main document `root` (and the texture defaults of its classes
+/// `defs`); files resolve against `dir`.
+pub fn check_textures(root: &Element, defs: &Defaults, dir: &Path, texturedir: &str) -> Res<()> {
+    for s in root.children.iter().filter(|c| c.name == "default") {
+        check_default_layouts(s, None)?;
+    }
     for s in root.children.iter().filter(|c| c.name == "asset") {
         for t in s.children.iter().filter(|c| c.name == "texture") {
-            check_texture(t, &dir.join(texturedir))?;
+            let class = defs.class_of(t, 0)?;
+            let inherited = defs.classes[class].raw_attr("texture", "gridsize").filter(|g| !g.trim().is_empty());
+            check_texture(t, inherited, &dir.join(texturedir))?;
         }
     }
     Ok(())
 }
 
-/// The checks of one `texture` element.
-fn check_texture(t: &Element, dir: &Path) -> Res<()> {
+/// The grid of a cube texture: `gridsize` as written, else as its class gives it, else 1 x 1.
+fn grid_of(own: Option<&str>, inherited: Option<&str>) -> (i64, i64) {
+    let grid: Vec<i64> = own
+        .or(inherited)
+        .map(|g| g.split_ascii_whitespace().filter_map(|t| t.parse().ok()).collect())
+        .unwrap_or_default();
+    (grid.first().copied().unwrap_or(1), grid.get(1).copied().unwrap_or(1))
+}
+
+/// MuJoCo reads `gridlayout` wherever it is written, in a default class too, and compares its
+/// length in bytes with the product of the grid counts in effect there (its own `gridsize`,
+/// else the class's), whatever the signs, a product that does not wrap around (measured with
+/// 4.0.0: "-1 -1" with "A" loads; "0 4" with "" loads; "1 1" with "" or " A" is refused, and so
+/// are "641 6700417" (2^32 + 1) with "A" and "65536 65536" with ""; a 12-cell layout holding a
+/// `\xff` byte loads; a default class's layout that does not match its grid is refused even if
+/// no texture uses it; a texture's layout is measured against the grid its class gives).
+fn check_layout(t: &Element, grid: (i64, i64)) -> Res<()> {
+    let Some(layout) = t.attr("gridlayout") else { return Ok(()) };
+    if grid.0.saturating_mul(grid.1) != layout.raw_len() as i64 {
+        return Err(err_attr(layout, "gridlayout length must match gridsize"));
+    }
+    Ok(())
+}
+
+/// The layout check of the `texture` defaults in class `d` and the classes nested in it;
+/// `inherited` is the `gridsize` the parent class holds.
+fn check_default_layouts(d: &Element, inherited: Option<&str>) -> Res<()> {
+    let mut grid = inherited;
+    for t in d.children.iter().filter(|c| c.name == "texture") {
+        let own = t.attr("gridsize").map(|a| a.value.as_str()).filter(|g| !g.trim().is_empty());
+        check_layout(t, grid_of(own, grid))?;
+        grid = own.or(grid);
+    }
+    for c in d.children.iter().filter(|c| c.name == "default") {
+        check_default_layouts(c, grid)?;
+    }
+    Ok(())
+}
+
+/// The checks of one `texture` element; `inherited` is the `gridsize` its class gives.
+fn check_texture(t: &Element, inherited: Option<&str>, dir: &Path) -> Res<()> {
     let text = |name: &str| t.attr(name).map(|a| a.value.trim()).filter(|v| !v.is_empty());
     let int = |name: &str| text(name).and_then(|v| v.parse::<i64>().ok());
     // The renderer finds the skybox by its type, so it alone may go without a name.
@@ -38,18 +84,8 @@ fn check_texture(t: &Element, dir: &Path) -> Res<()> {
     if !named {
         return Err(err_at(t, "empty name in texture: give 'name' (or 'file', which names it)"));
     }
-    // gridlayout holds one character per grid cell: its byte length must be the product of
-    // the gridsize counts, whatever their sign (measured: "-1 -1" with "A" loads, "1 1" with ""
-    // or " A" is refused)
-    let grid: Vec<i64> = text("gridsize")
-        .map(|g| g.split_ascii_whitespace().filter_map(|t| t.parse().ok()).collect())
-        .unwrap_or_else(|| vec![1, 1]);
-    let (r, c) = (grid.first().copied().unwrap_or(1), grid.get(1).copied().unwrap_or(1));
-    if let Some(layout) = t.attr("gridlayout") {
-        if layout.value.len() as i64 != r.saturating_mul(c) {
-            return Err(err_attr(layout, "gridlayout length must match gridsize"));
-        }
-    }
+    let (r, c) = grid_of(text("gridsize"), inherited);
+    check_layout(t, (r, c))?;
     let two_d = text("type") == Some("2d");
     let builtin = text("builtin").filter(|b| *b != "none");
     if builtin.is_some() {

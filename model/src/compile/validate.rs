@@ -105,7 +105,7 @@ pub fn check_model(
 
     check_replicated_names(&tree)?;
     check_repeated(root, &tree, &textures)?;
-    super::texture::check_textures(root, dir, texturedir)?;
+    super::texture::check_textures(root, defs, dir, texturedir)?;
     check_materials(root, defs, &tree, &names)?;
     check_tendons(root, defs, items, &names)?;
     check_actuators(root, &ex.actuator_els, defs, &names)?;
@@ -520,8 +520,10 @@ fn check_equalities(root: &Element, items: &[BodyItem], names: &Names) -> Res<()
         let mut objs: Vec<&Attr> = Vec::new();
         // An empty first object is looked up (the last unnamed one, unknown when there is
         // none); an empty second one is absent (measured: joint1="" refused, joint2="" loads).
-        // (after a replicate, '' is its root, and the equality is dropped with it: refs.rs)
-        if let Some(a) = e.attr(pairs[0]).filter(|a| a.value.is_empty() && !names.has(kind, "") && !replicates) {
+        // (after a replicate, body '' is its root, and the equality is dropped with it: refs.rs;
+        // a joint, site or tendon '' is looked up as without one, measured with 4.0.0)
+        let unnamed_root = replicates && kind == "body";
+        if let Some(a) = e.attr(pairs[0]).filter(|a| a.value.is_empty() && !names.has(kind, "") && !unnamed_root) {
             return Err(err_attr(a, "unknown element '' in equality constraint"));
         }
         for attr in pairs {
@@ -536,6 +538,16 @@ fn check_equalities(root: &Element, items: &[BodyItem], names: &Names) -> Res<()
             if a.value == b.value {
                 return Err(err_attr(b, format!("element '{}' is repeated in equality constraint", b.value)));
             }
+        }
+        // An absent second site leaves id -1, which MuJoCo's final check of the model's
+        // references refuses for a site weld or connect (a missing second body is the world,
+        // a missing second joint or tendon is allowed): measured with 4.0.0, site2="" fails
+        // with "Invalid model: eq_obj2id out of bounds." (the schema already demands site2).
+        if let Some(a) = e.attr("site2").filter(|a| kind == "site" && a.value.is_empty()) {
+            return Err(err_attr(
+                a,
+                "Invalid model: eq_obj2id out of bounds (an empty 'site2' leaves the second site of a site weld or connect unset)",
+            ));
         }
         if kind == "joint" {
             for a in &objs {

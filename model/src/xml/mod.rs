@@ -27,6 +27,18 @@ pub struct Attr {
     pub pos: Position,
 }
 
+impl Attr {
+    /// The value as the bytes of the file (a byte that is not UTF-8 counts as one, as in MuJoCo).
+    pub fn raw_bytes(&self) -> Vec<u8> {
+        reader::raw_bytes(&self.value)
+    }
+
+    /// The length of the value in bytes of the file, MuJoCo's measure of a string attribute.
+    pub fn raw_len(&self) -> usize {
+        self.raw_bytes().len()
+    }
+}
+
 /// One MJCF element and its subtree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Element {

@@ -54,6 +54,20 @@ pub(crate) fn decode(mut bytes: Vec<u8>) -> String {
     }
 }
 
+/// The bytes MuJoCo sees for `text`: the inverse of [`decode`] (each stand-in character of a
+/// byte outside UTF-8 back to that byte, everything else as UTF-8). MuJoCo measures attribute
+/// lengths in these bytes (measured with 4.0.0: a 12-cell `gridlayout` holding `\xff` loads).
+pub(crate) fn raw_bytes(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for ch in text.chars() {
+        match u32::from(ch).checked_sub(RAW_BYTE_BASE) {
+            Some(b) if b <= 0xFF => out.push(b as u8),
+            _ => out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    out
+}
+
 /// Byte offsets of line starts, to map an offset to (line, column).
 pub(crate) struct LineIndex<'a> {
     text: &'a str,

@@ -310,9 +310,14 @@ fn check_value(el: &Element, attr: &Attr, kind: Kind) -> Result<(), MjcfError> {
             Ok(())
         }
         Kind::Chars(min, max) => {
-            let n = attr.value.chars().count();
+            // MuJoCo counts bytes (measured with 4.0.0: `eulerseq` "x\u{e9}" has 3, `xy\xff` too)
+            let n = attr.raw_len();
             if n < usize::from(min) || n > usize::from(max) {
-                let expected = if min == max { format!("exactly {min}") } else { format!("{min} to {max}") };
+                let expected = match (min, max) {
+                    (a, b) if a == b => format!("exactly {a}"),
+                    (0, b) => format!("at most {b}"),
+                    (a, b) => format!("{a} to {b}"),
+                };
                 return Err(MjcfError::new(
                     attr.pos.clone(),
                     format!("attribute '{}' of <{}>: expected {expected} characters, found {n}", attr.name, el.name),

@@ -88,7 +88,7 @@ pub(crate) static ROWS: &[E] = &[
         attrs: &[
             A::new("name", Text), A::new("type", Keyword(TEXTURE)),
             A::new("colorspace", Keyword(COLORSPACE)), A::new("content_type", Text),
-            A::new("file", Text), A::new("gridsize", Int(2, 2)), A::new("gridlayout", Chars(1, 12)),
+            A::new("file", Text), A::new("gridsize", Int(2, 2)), A::new("gridlayout", Chars(0, 12)),
             A::new("fileright", Text), A::new("fileleft", Text), A::new("fileup", Text),
             A::new("filedown", Text), A::new("filefront", Text), A::new("fileback", Text),
             A::new("builtin", Keyword(BUILTIN)), A::new("rgb1", Real(3, 3)),

@@ -52,7 +52,7 @@ pub(crate) static ROWS: &[E] = &[
         tag: "texture",
         attrs: &[
             A::new("type", Keyword(TEXTURE)), A::new("colorspace", Keyword(COLORSPACE)),
-            A::new("gridsize", Int(2, 2)), A::new("gridlayout", Chars(1, 12)),
+            A::new("gridsize", Int(2, 2)), A::new("gridlayout", Chars(0, 12)),
             A::new("builtin", Keyword(BUILTIN)), A::new("rgb1", Real(3, 3)),
             A::new("rgb2", Real(3, 3)), A::new("mark", Keyword(MARK)),
             A::new("markrgb", Real(3, 3)), A::new("random", Real(1, 1)), A::new("width", Int(1, 1)),
