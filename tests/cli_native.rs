@@ -119,6 +119,41 @@ fn contact_scenes_match_on_the_native_route_in_every_speculative_mode() {
 }
 
 #[test]
+fn solver_and_cone_overrides_reach_both_compilations() {
+    // every solver and cone on a contact scene: MuJoCo's step and the native one both take them
+    let file = scene("ball_plate.xml");
+    let file = file.to_str().unwrap();
+    for solver in ["pgs", "cg", "newton"] {
+        for cone in ["pyramidal", "elliptic"] {
+            let args =
+                ["diff", file, "--route", "native", "--solver", solver, "--cone", cone, "--steps", "150", "--json"];
+            let out = specula(&args, &[]);
+            assert_eq!(out.status.code(), Some(0), "{solver} {cone}: {}", stderr(&out));
+            assert_eq!(json(&out)["verdict"], "match", "{solver} {cone}");
+        }
+    }
+    // the native scope is asked again after the override: PGS on a sparse Jacobian is refused
+    // although the scene as written (Newton) is taken
+    let sparse = std::env::temp_dir().join(format!("specula-cli-native-sparse-{}.xml", std::process::id()));
+    std::fs::write(
+        &sparse,
+        r#"<mujoco><option jacobian="sparse"/><worldbody><geom type="plane" size="1 1 .1"/>
+           <body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let sparse = sparse.to_str().unwrap();
+    let out = specula(&["diff", sparse, "--route", "native", "--steps", "50"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = specula(&["diff", sparse, "--route", "native", "--steps", "50", "--solver", "pgs"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("PGS on a sparse Jacobian"), "{}", stderr(&out));
+    // the other solver options are not applied on this route, and say so
+    let out = specula(&["diff", file, "--route", "native", "--jacobian", "dense"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--route native takes --solver and --cone"), "{}", stderr(&out));
+}
+
+#[test]
 fn refused_scenes_name_what_the_native_route_lacks() {
     // armature on a spatial tendon: the route has it on fixed tendons only (the spatial bias
     // force, mj_tendonBias, is not in Rust)
