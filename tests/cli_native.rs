@@ -132,8 +132,7 @@ fn solver_and_cone_overrides_reach_both_compilations() {
             assert_eq!(json(&out)["verdict"], "match", "{solver} {cone}");
         }
     }
-    // the native scope is asked again after the override: PGS on a sparse Jacobian is refused
-    // although the scene as written (Newton) is taken
+    // PGS on a sparse Jacobian (the sparse efc_AR): a box resting on a plane, both cones
     let sparse = std::env::temp_dir().join(format!("specula-cli-native-sparse-{}.xml", std::process::id()));
     std::fs::write(
         &sparse,
@@ -142,11 +141,13 @@ fn solver_and_cone_overrides_reach_both_compilations() {
     )
     .unwrap();
     let sparse = sparse.to_str().unwrap();
-    let out = specula(&["diff", sparse, "--route", "native", "--steps", "50"], &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let out = specula(&["diff", sparse, "--route", "native", "--steps", "50", "--solver", "pgs"], &[]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("PGS on a sparse Jacobian"), "{}", stderr(&out));
+    for cone in ["pyramidal", "elliptic"] {
+        let args = ["diff", sparse, "--route", "native", "--steps", "150", "--solver", "pgs", "--cone", cone, "--json"];
+        let out = specula(&args, &[]);
+        assert_eq!(out.status.code(), Some(0), "{cone}: {}", stderr(&out));
+        let j = json(&out);
+        assert_eq!(j["verdict"], "match", "{cone}: {j}");
+    }
     // the other solver options are not applied on this route, and say so
     let out = specula(&["diff", file, "--route", "native", "--jacobian", "dense"], &[]);
     assert_eq!(out.status.code(), Some(2));
