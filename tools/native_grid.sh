@@ -58,20 +58,21 @@ differ = []
 for i, s, c, f, v, d in rows:
     table.setdefault((i, s, c), collections.Counter())[v] += 1
     if v == 'refused':
-        # the feature named: what follows "needs" or "lacks", else the message without the path
-        m = re.search(r'(needs|lacks|outside)[^;]*', d)
-        why[(m.group(0) if m else d.split(': ', 1)[-1])[:110]] += 1
+        # what the route lacks, as it says it, with counts and ids made N
+        m = re.search(r'does not implement (.*)', d)
+        reason = re.sub(r'\d+', 'N', m.group(1) if m else d.split(': ', 1)[-1]).strip()
+        why[('/'.join(f.split('/')[-2:]), reason[:150])] += 1
     elif v not in ('match',):
-        differ.append((i, s, c, f.split('/')[-1], v, d[:150]))
+        differ.append((i, s, c, '/'.join(f.split('/')[-2:]), v, d[:150]))
 print('%-12s %-7s %-10s %6s %6s %7s %7s %5s' % ('integrator', 'solver', 'cone', 'match', 'differ', 'refused', 'timeout', 'error'))
 tot = collections.Counter()
 for (i, s, c), n in table.items():
     tot.update(n)
     print('%-12s %-7s %-10s %6d %6d %7d %7d %5d' % (i, s, c, n['match'], n['differ'], n['refused'], n['timeout'], n['error']))
 print('%-31s %6d %6d %7d %7d %5d' % ('total', tot['match'], tot['differ'], tot['refused'], tot['timeout'], tot['error']))
-print('\nrefusals by reason (runs):')
-for k, v in why.most_common():
-    print('%6d  %s' % (v, k))
+print('\nrefusals by file and reason (option sets):')
+for (f, r), v in sorted(why.items()):
+    print('%4d  %-40s %s' % (v, f, r))
 print('\nnot matching:')
 for r in differ:
     print('  ' + ' '.join(r))
