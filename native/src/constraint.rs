@@ -203,7 +203,7 @@ macro_rules! row_jacobian {
 }
 
 /// `v` as `n` elements (the caller overwrites them; no allocation once grown).
-fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+pub(crate) fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
     v.resize(n, T::default());
     &mut v[..n]
 }

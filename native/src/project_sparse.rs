@@ -7,6 +7,8 @@ use specula_engine::dynamics::project::{self, Factor};
 use specula_engine::dynamics::project_sparse::{self as sparse, Pattern};
 use specula_engine::dynamics::reference::Jacobian;
 
+use crate::constraint::sized;
+
 /// The sparse `efc_Y`, its transpose and the sparse `efc_AR`, with their work arrays.
 #[derive(Clone, Debug, Default)]
 pub struct SparseProjection {
@@ -47,12 +49,6 @@ pub struct SparseProjection {
     buffer: Vec<f64>,
     /// See `marker`.
     upper: Vec<i32>,
-}
-
-/// `v` as `n` elements (the caller overwrites them; no allocation once grown).
-fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
-    v.resize(n, T::default());
-    &mut v[..n]
 }
 
 impl SparseProjection {
