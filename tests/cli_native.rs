@@ -119,6 +119,42 @@ fn contact_scenes_match_on_the_native_route_in_every_speculative_mode() {
 }
 
 #[test]
+fn solver_and_cone_overrides_reach_both_compilations() {
+    // every solver and cone on a contact scene: MuJoCo's step and the native one both take them
+    let file = scene("ball_plate.xml");
+    let file = file.to_str().unwrap();
+    for solver in ["pgs", "cg", "newton"] {
+        for cone in ["pyramidal", "elliptic"] {
+            let args =
+                ["diff", file, "--route", "native", "--solver", solver, "--cone", cone, "--steps", "150", "--json"];
+            let out = specula(&args, &[]);
+            assert_eq!(out.status.code(), Some(0), "{solver} {cone}: {}", stderr(&out));
+            assert_eq!(json(&out)["verdict"], "match", "{solver} {cone}");
+        }
+    }
+    // PGS on a sparse Jacobian (the sparse efc_AR): a box resting on a plane, both cones
+    let sparse = std::env::temp_dir().join(format!("specula-cli-native-sparse-{}.xml", std::process::id()));
+    std::fs::write(
+        &sparse,
+        r#"<mujoco><option jacobian="sparse"/><worldbody><geom type="plane" size="1 1 .1"/>
+           <body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let sparse = sparse.to_str().unwrap();
+    for cone in ["pyramidal", "elliptic"] {
+        let args = ["diff", sparse, "--route", "native", "--steps", "150", "--solver", "pgs", "--cone", cone, "--json"];
+        let out = specula(&args, &[]);
+        assert_eq!(out.status.code(), Some(0), "{cone}: {}", stderr(&out));
+        let j = json(&out);
+        assert_eq!(j["verdict"], "match", "{cone}: {j}");
+    }
+    // the other solver options are not applied on this route, and say so
+    let out = specula(&["diff", file, "--route", "native", "--jacobian", "dense"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--route native takes --solver and --cone"), "{}", stderr(&out));
+}
+
+#[test]
 fn refused_scenes_name_what_the_native_route_lacks() {
     // armature on a spatial tendon: the route has it on fixed tendons only (the spatial bias
     // force, mj_tendonBias, is not in Rust)

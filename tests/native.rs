@@ -312,11 +312,6 @@ fn models_outside_the_subset_are_refused() {
             "actuator armature",
         ),
         (
-            "pgs",
-            r#"<option solver="PGS" jacobian="sparse"/><worldbody><body><joint range="-1 1"/><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>"#,
-            "PGS on a sparse",
-        ),
-        (
             "exact diagonal",
             r#"<option jacobian="sparse"><flag diagexact="enable"/></option><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 1"><freejoint/><geom size=".1"/></body></worldbody>"#,
             "exact diagonal",

@@ -1,7 +1,7 @@
 //! The constraint half of `mj_forward` on the native route: `mj_makeConstraint` (connect, weld
 //! and joint equalities, dof friction loss, joint limits, contacts), `mj_island`, `mj_referenceConstraint` and `mj_fwdConstraint`,
 //! each on the engine's stage code, over arrays [`Efc`] owns (MuJoCo's arena arrays, under its
-//! names). `mj_projectConstraint` runs (dense) for PGS and noslip only: for Newton or CG without
+//! names). `mj_projectConstraint` runs for PGS (dense or sparse) and noslip (dense) only: for Newton or CG without
 //! noslip it does nothing (the exact diagonal is refused by [`crate::scope::check`]).
 //!
 //! A state the engine cannot finish yet is refused at the step with a typed
@@ -16,6 +16,7 @@ use specula_engine::dynamics::constraint::{equality, limits, super_sparse, Const
 use specula_engine::dynamics::island::{self, IslandOutput, IslandRows, IslandScratch};
 use specula_engine::dynamics::island_scan::IslandJacobian;
 use specula_engine::dynamics::project::{self, Factor};
+use specula_engine::dynamics::project_sparse::Pattern;
 use specula_engine::dynamics::reference::{reference_constraint_with, ContactRef, Jacobian, ReferenceInput};
 use specula_engine::dynamics::solver::frame::{
     solve, FrameInput, FrameModel, FrameOutput, FrameScratch, Islands, Primal,
@@ -164,6 +165,8 @@ pub struct Efc {
     sqrt_inv_d: Vec<f64>,
     /// See `sqrt_inv_d`.
     yt: Vec<f64>,
+    /// The sparse `efc_Y` and `efc_AR` (PGS on a sparse Jacobian).
+    sparse_projection: crate::project_sparse::SparseProjection,
 }
 
 /// The Jacobian of an [`Efc`] as the stages read it, borrowing only its Jacobian fields.
@@ -200,7 +203,7 @@ macro_rules! row_jacobian {
 }
 
 /// `v` as `n` elements (the caller overwrites them; no allocation once grown).
-fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+pub(crate) fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
     v.resize(n, T::default());
     &mut v[..n]
 }
@@ -561,6 +564,21 @@ pub fn project_exact(nm: &NativeModel, d: &mut Data) {
     }
 }
 
+/// `mj_projectConstraint` on a sparse Jacobian: `efc_Y` and `efc_AR` in compressed rows.
+fn project_sparse(nm: &NativeModel, d: &mut Data) {
+    let e = &mut d.efc;
+    let (n, nj) = (e.nefc, e.nj);
+    let f = Factor {
+        m_rownnz: &nm.layout.m.rownnz,
+        m_rowadr: &nm.layout.m.rowadr,
+        m_colind: &nm.layout.m.colind,
+        qld: &d.qld,
+        dof_simplenum: &nm.layout.dof_simplenum,
+    };
+    let jp = Pattern { rownnz: &e.efc_j_rownnz[..n], rowadr: &e.efc_j_rowadr[..n], colind: &e.efc_j_colind[..nj] };
+    e.sparse_projection.compute(&jp, &e.efc_j[..nj], &f, nm.model.nv, &e.efc_r[..n]);
+}
+
 /// `efc_Y = J L^-1 D^-1/2` row by row on a dense Jacobian (D11).
 fn project_y(nm: &NativeModel, d: &mut Data) {
     let e = &mut d.efc;
@@ -576,10 +594,15 @@ fn project_y(nm: &NativeModel, d: &mut Data) {
     project::y_dense(&f, &e.efc_j[..n * nv], &e.sqrt_inv_d, sized(&mut e.efc_y, n * nv));
 }
 
-/// `mj_fwdConstraint` with rows for PGS (dense Jacobian; over islands or all rows at once):
-/// the projection, then the engine's PGS (and noslip).
+/// `mj_fwdConstraint` with rows for PGS (dense or sparse Jacobian; over islands or all rows at
+/// once): the projection, then the engine's PGS (and noslip, dense only).
 fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
-    project_dense(nm, d);
+    let sparse = is_sparse(nm);
+    if sparse {
+        project_sparse(nm, d);
+    } else {
+        project_dense(nm, d);
+    }
     let e = &mut d.efc;
     let (n, nv, m) = (e.nefc, nm.model.nv, &nm.model);
     e.cones.clear();
@@ -633,7 +656,7 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
         qfrc_smooth: &d.qfrc_smooth,
         qacc_smooth: &d.qacc_smooth,
         qacc_warmstart: &d.qacc_warmstart,
-        j: jacobian!(e, false, nv),
+        j: jacobian!(e, sparse, nv),
         aref: &e.efc_aref[..n],
         rows,
         islands,
@@ -642,14 +665,16 @@ fn fwd_constraint_pgs(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError>
     e.pgs.efc_state.clear();
     e.pgs.efc_state.extend_from_slice(&e.efc_state[..n.min(e.efc_state.len())]);
     e.pgs.efc_state.resize(n, 0);
-    let ar = Jacobian::Dense { nv: n, j: &e.efc_ar[..n * n] };
+    let ar = if sparse { e.sparse_projection.ar() } else { Jacobian::Dense { nv: n, j: &e.efc_ar[..n * n] } };
     solve_pgs(&pm, &inp, &ar, &mut e.pgs_scratch, &mut e.pgs).map_err(|u| NativeError::Unsupported {
         what: format!("PGS on this state ({u:?})"),
         needs: match u {
             pgs::Unsupported::NoDiagonal => "PGS on a sparse efc_AR",
         },
     })?;
-    noslip_after(m, &pm.frame, pm.use_islands, &inp, &e.efc_ar[..n * n], &mut e.noslip, e.pgs.noslip_parts())?;
+    // the scope refuses noslip on a sparse Jacobian: no dense efc_AR is made then
+    let ar_dense = &e.efc_ar[..if sparse { 0 } else { n * n }];
+    noslip_after(m, &pm.frame, pm.use_islands, &inp, ar_dense, &mut e.noslip, e.pgs.noslip_parts())?;
     d.qacc.copy_from_slice(&e.pgs.qacc);
     d.qfrc_constraint.copy_from_slice(&e.pgs.qfrc_constraint);
     keep_rows(e, Solved::Pgs);

@@ -40,6 +40,7 @@ pub mod layout;
 pub mod lengthrange;
 pub mod model;
 mod passive;
+mod project_sparse;
 mod rk4;
 pub mod scope;
 pub mod sensor;

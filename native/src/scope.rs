@@ -222,15 +222,14 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
 }
 
 /// Refuses solver settings the native route's `mj_fwdConstraint` does not cover (`what` names
-/// the rows that need the solver): Newton or CG (over islands or not), or PGS on a dense
-/// Jacobian, with or without warm start, the exact diagonal on a dense Jacobian; noslip after any
-/// of them on a dense Jacobian.
+/// the rows that need the solver): Newton or CG (over islands or not), or PGS on a dense or
+/// sparse Jacobian, with or without warm start, the exact diagonal on a dense Jacobian; noslip
+/// after any of them on a dense Jacobian.
 fn solver_in_scope(m: &Model, what: &str) -> Result<(), NativeError> {
-    use specula_model::types::{Jacobian, Solver};
+    use specula_model::types::Jacobian;
     let opt = &m.opt;
     let sparse = opt.jacobian == Jacobian::Sparse || (opt.jacobian == Jacobian::Auto && m.nv >= 60);
     let why = [
-        (opt.solver == Solver::Pgs && sparse, "PGS on a sparse Jacobian (a sparse efc_AR)"),
         (opt.noslip_iterations > 0 && sparse, "noslip on a sparse Jacobian (a sparse efc_AR)"),
         (opt.enableflags & ENBL_DIAGEXACT != 0 && sparse, "the exact diagonal on a sparse Jacobian (a sparse efc_Y)"),
     ];

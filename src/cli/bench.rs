@@ -144,7 +144,7 @@ fn run_suite(args: &BenchArgs) -> Result<ExitCode, String> {
 /// JSON object).
 fn run_native(scene: &std::path::Path, args: &BenchArgs) -> Result<ExitCode, String> {
     let file = scene.display().to_string();
-    let (c, mut native) = super::load_native_pair(scene, args.integrator, args.speculative)?;
+    let (c, mut native) = super::load_native_pair(scene, args.integrator, args.speculative, Default::default())?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     let r = bench_native(&c, &mut native, &start, args.steps, args.passes).map_err(|e| format!("{file}: {e}"))?;
     if args.json {

@@ -28,10 +28,10 @@ pub struct DiffArgs {
     /// Override the scene's speculative flag.
     #[arg(long, value_enum)]
     pub speculative: Option<SpeculativeMode>,
-    /// Override the scene's constraint solver (with `--stages`).
+    /// Override the scene's constraint solver (with `--stages` or `--route native`).
     #[arg(long, value_enum)]
     pub solver: Option<Solver>,
-    /// Override the scene's friction cone (with `--stages`).
+    /// Override the scene's friction cone (with `--stages` or `--route native`).
     #[arg(long, value_enum)]
     pub cone: Option<Cone>,
     /// Override the scene's constraint Jacobian (with `--stages`).
@@ -131,7 +131,11 @@ fn run_native(args: &DiffArgs) -> Result<ExitCode, String> {
             "{file}: --speculative robust has no counterpart in MuJoCo's mj_step to compare the native route with"
         ));
     }
-    let (c, mut sim) = super::load_native_pair(&args.scene, args.integrator, args.speculative)?;
+    if args.jacobian.is_some() || args.noslip.is_some() || !args.disable.is_empty() || !args.enable.is_empty() {
+        return Err("--route native takes --solver and --cone; --jacobian, --noslip, --disable and --enable apply to `diff --stages` only".into());
+    }
+    let over = super::SolverOverrides { solver: args.solver, cone: args.cone };
+    let (c, mut sim) = super::load_native_pair(&args.scene, args.integrator, args.speculative, over)?;
     let start = args.key.clone().map_or(Start::Qpos0, Start::Key);
     // test hook (`NativeDiffOptions::tamper`): SPECULA_TAMPER_NATIVE=STEP flips a bit of the
     // native qvel before that step, so the tests can see this diff fail

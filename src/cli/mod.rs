@@ -103,14 +103,25 @@ fn print_stage_notes(mujoco_hulls: u64, fallback_pairs: u64) {
     }
 }
 
-/// MuJoCo's compilation of `scene` and the native route's, the integrator and speculative
-/// overrides applied to both (robust mode, which MuJoCo lacks, leaves MuJoCo in its compatible
-/// mode); `Err` says why either refuses it.
+/// Solver settings put on both compilations of a native diff (`None` keeps the scene's).
+#[cfg(feature = "mujoco")]
+#[derive(Clone, Copy, Debug, Default)]
+struct SolverOverrides {
+    /// The constraint solver.
+    solver: Option<specula_model::types::Solver>,
+    /// The friction cone.
+    cone: Option<specula_model::types::Cone>,
+}
+
+/// MuJoCo's compilation of `scene` and the native route's, the integrator, speculative and
+/// solver overrides applied to both (robust mode, which MuJoCo lacks, leaves MuJoCo in its
+/// compatible mode); `Err` says why either refuses it.
 #[cfg(feature = "mujoco")]
 fn load_native_pair(
     scene: &std::path::Path,
     integrator: Option<specula_model::types::Integrator>,
     speculative: Option<specula_model::types::SpeculativeMode>,
+    over: SolverOverrides,
 ) -> Result<(specula::mj::Model, specula::native::Native), String> {
     let file = scene.display();
     let mut native = specula::native::load(scene, integrator).map_err(|e| match e {
@@ -124,6 +135,21 @@ fn load_native_pair(
     if let Some(mode) = speculative {
         c.set_speculative(mode != specula_model::types::SpeculativeMode::Off).map_err(|e| format!("{file}: {e}"))?;
         native.set_speculative(mode);
+    }
+    if over.solver.is_some() || over.cone.is_some() {
+        // after both compilers ran (actuator length ranges are found with the scene's own
+        // solver on both sides), then the native scope is asked again for the new settings
+        let m = c.raw_mut().ok_or("the model is shared")?;
+        let opt = &mut native.model.model.opt;
+        if let Some(s) = over.solver {
+            m.opt.solver = s as i32;
+            opt.solver = s;
+        }
+        if let Some(k) = over.cone {
+            m.opt.cone = k as i32;
+            opt.cone = k;
+        }
+        specula_native::scope::check(&native.model.model).map_err(|e| format!("{file}: {e}"))?;
     }
     Ok((c, native))
 }
