@@ -38,6 +38,17 @@ fn poses(m: &Model) -> Poses {
         let v = rot_vec_quat(&m.body_pos[b], &p.xquat[par]);
         p.xpos[b] = [p.xpos[par][0] + v[0], p.xpos[par][1] + v[1], p.xpos[par][2] + v[2]];
         p.xquat[b] = mulquat(&p.xquat[par], &m.body_quat[b]);
+        // A slide moves its body by axis x (qpos0 - qpos0) even at qpos0, which is zero unless
+        // the axis is not finite: then NaN, and MuJoCo's later qpos0 quantities carry it.
+        let adr = m.body_jntadr[b].max(0) as usize;
+        for j in adr..adr + m.body_jntnum[b] {
+            if m.jnt_type[j] == JointType::Slide {
+                let axis = rot_vec_quat(&m.jnt_axis[j], &p.xquat[b]);
+                for (x, a) in p.xpos[b].iter_mut().zip(axis) {
+                    *x += a * 0.0;
+                }
+            }
+        }
         let w = rot_vec_quat(&m.body_ipos[b], &p.xquat[b]);
         p.xipos[b] = [p.xpos[b][0] + w[0], p.xpos[b][1] + w[1], p.xpos[b][2] + w[2]];
         p.xiquat[b] = mulquat(&p.xquat[b], &m.body_iquat[b]);
