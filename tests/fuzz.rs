@@ -170,7 +170,13 @@ fn the_open_differences_still_differ_and_the_readme_lists_them() {
     if let Ok(entries) = std::fs::read_dir(root.join("tests/fuzz_cases/open")) {
         for entry in entries {
             let path = entry.unwrap().path();
-            let v = fuzz::run_file(&path, 1).unwrap();
+            // a case that needs a history says how many steps in its comment ("steps: N")
+            let text = std::fs::read_to_string(&path).unwrap();
+            let steps = text
+                .split_once("steps: ")
+                .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+                .unwrap_or(1);
+            let v = fuzz::run_file(&path, steps).unwrap();
             assert_eq!(
                 v.kind(),
                 "differ",
