@@ -1,7 +1,7 @@
 //! `specula check` on tendon parameters: fixed tendons with class defaults match MuJoCo 4.0.0's
 //! compiled `tendon_*`, `wrap_*` and `ten_J_*` fields, so do spatial tendons (sites, wrapping
 //! geoms with and without side sites, pulleys; their lengths from the native route's kinematics),
-//! and a perturbed field is reported by name.
+//! and a perturbed field is reported by name; armature beside a wrapping geom is rejected by both.
 
 mod common;
 use common::root;
@@ -71,4 +71,31 @@ fn a_perturbed_spatial_tendon_field_is_reported_by_name() {
         };
         assert!(cmp.mismatches.iter().any(|m| m.field == field), "{field}: {:?}", cmp.mismatches);
     }
+}
+
+#[test]
+fn armature_beside_a_wrapping_geom_is_rejected_by_both() {
+    // a sphere and (beside a pulley) a cylinder; a spatial tendon of sites with armature compiles
+    let spatial = std::fs::read_to_string(case("spatial.xml")).unwrap();
+    let variants = [
+        spatial.replacen(r#"<spatial name="sphere">"#, r#"<spatial name="sphere" armature="0.1">"#, 1),
+        spatial.replacen(r#"<spatial name="pulley" "#, r#"<spatial name="pulley" armature="0.1" "#, 1),
+    ];
+    let dir = std::env::temp_dir().join(format!("specula-tendon-armature-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, xml) in variants.iter().enumerate() {
+        assert_ne!(xml, &spatial);
+        let file = dir.join(format!("v{i}.xml"));
+        std::fs::write(&file, xml).unwrap();
+        match check_file(&file) {
+            CheckOutcome::BothRejected { c, rust } => {
+                assert!(c.contains("geom wrapping not supported by tendon armature"), "{c}");
+                assert!(rust.contains("geom wrapping not supported by tendon armature"), "{rust}");
+            }
+            _ => panic!("variant {i}: not rejected by both"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let CheckOutcome::Compared(cmp) = check_file(&case("armature.xml")) else { panic!("armature.xml: both compile") };
+    assert!(cmp.matched(), "{:?}", cmp.mismatches);
 }

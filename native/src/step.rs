@@ -98,6 +98,7 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
         gravity: (opt.disableflags & DSBL_GRAVITY == 0).then_some(opt.gravity),
     };
     rne(&tree, &input, false, &mut d.rne, &mut d.qfrc_bias);
+    crate::tendon_armature::bias(nm, d);
     crate::actuation::forward_actuation(nm, d);
     let f = SmoothForces {
         qfrc_passive: &d.qfrc_passive,

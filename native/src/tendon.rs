@@ -82,6 +82,8 @@ pub struct TendonData {
     pub wrap_xpos: Vec<f64>,
     /// `mj_tendon`'s work arrays.
     pub scratch: TendonScratch,
+    /// `mj_tendonBias`'s work arrays.
+    pub dot: specula_engine::dynamics::tendon_dot::TendonDotScratch,
 }
 
 impl TendonData {
@@ -97,6 +99,7 @@ impl TendonData {
             ten_velocity: vec![0.0; nt],
             wrap_obj: vec![0; 2 * m.nwrap],
             wrap_xpos: vec![0.0; 6 * m.nwrap],
+            dot: Default::default(),
             scratch: {
                 let mut s = TendonScratch::default();
                 s.resize(m.nv);

@@ -46,7 +46,18 @@ fn native_step_allocates_nothing_after_the_first() {
         r#"<sensor><subtreeangmom body="free"/><framelinacc objtype="body" objname="free"/>
           <framequat objtype="xbody" objname="free" reftype="body" refname="world"/><clock/></sensor></mujoco>"#,
     );
-    for xml in [CHAIN, &implicitfast, &implicit, &rk4, &actuated, &actuated_euler, &actuated_implicit, &sensed] {
+    // armature on a spatial tendon of sites (its bias force, mj_tendonBias)
+    let tendon = CHAIN
+        .replace(r#"<body pos="0 0 2">"#, r#"<site name="top" pos="0 0 2.3"/><body pos="0 0 2">"#)
+        .replace(r#"<body pos="0.4 0 0">"#, r#"<site name="mid" pos="0.2 0 0.05"/><body pos="0.4 0 0">"#)
+        .replace(r#"pos="0.2 0 0"/>"#, r#"pos="0.2 0 0"/><site name="end" pos="0.3 0 0"/>"#)
+        .replace(
+            "</mujoco>",
+            r#"<tendon><spatial armature="0.2"><site site="top"/><site site="mid"/><site site="end"/></spatial></tendon></mujoco>"#,
+        );
+    assert!(tendon.contains(r#"name="end""#));
+    for xml in [CHAIN, &implicitfast, &implicit, &rk4, &actuated, &actuated_euler, &actuated_implicit, &sensed, &tendon]
+    {
         steps_without_allocating(xml);
     }
     // in the same test: the counter is global, so a second test running beside it would count

@@ -47,6 +47,7 @@ pub mod solver;
 mod spatial;
 pub mod tendon;
 pub mod tendon_armature;
+pub mod tendon_dot;
 pub mod tendon_spatial;
 pub mod transmission;
 pub mod transmission_body;

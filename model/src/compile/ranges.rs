@@ -174,12 +174,17 @@ fn check_cameras(root: &Element, defs: &Defaults) -> Res<()> {
     Ok(())
 }
 
-/// Tendons: armature not negative, `springlength` increasing, pulley divisors positive, and every
+/// Tendons: armature not negative (nor beside a wrapping geom), `springlength` increasing, pulley divisors positive, and every
 /// path object beside a pulley has a neighbour on its other side.
 fn check_tendon(t: &Element, defs: &Defaults) -> Res<()> {
     let class = defs.class_of(t, 0)?;
     if numbers(t, defs, class, "tendon", "armature").is_some_and(|v| v[0] < 0.0) {
         return Err(at(t, "armature", "tendon armature cannot be negative".into()));
+    }
+    // MuJoCo has no time derivative of a wrapped path, so its compiler refuses the pair (D87)
+    let armature = numbers(t, defs, class, "tendon", "armature").map_or(0.0, |v| v[0]);
+    if t.name == "spatial" && armature > 0.0 && t.children.iter().any(|w| w.name == "geom") {
+        return Err(at(t, "armature", "geom wrapping not supported by tendon armature".into()));
     }
     if let Some(v) = numbers(t, defs, class, "tendon", "springlength") {
         if v.len() == 2 && v[0] > v[1] {

@@ -52,7 +52,7 @@ fn deriv_quat(q: &[f64; 4], vel: &[f64; 3]) -> [f64; 4] {
 /// `mj_jacDot` (`chain` `None`) or `mj_jacDotSparse` over `chain`: the `3 x n` derivatives of
 /// the translation (`jacp`) and rotation (`jacr`, when given) Jacobians of `point` on `body`.
 #[allow(clippy::too_many_arguments)]
-fn jac_dot(
+pub(crate) fn jac_dot(
     m: &EqualityModel,
     jm: &JacModel,
     st: &EqualityState,
