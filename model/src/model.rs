@@ -159,6 +159,8 @@ pub struct Model {
     pub neq: usize,
     /// Number of tendons.
     pub ntendon: usize,
+    /// Plastic state slots (joints', then tendons'; see `jnt_plasticadr`).
+    pub nplastic: usize,
     /// Number of tendon path objects (wraps).
     pub nwrap: usize,
     /// Number of non-zeros of the sparse tendon Jacobian (MuJoCo's `nJten`).
@@ -297,6 +299,11 @@ pub struct Model {
     pub jnt_axis: Vec<[f64; 3]>,
     /// Stiffness.
     pub jnt_stiffness: Vec<f64>,
+    /// Spring yield (plasticity; 0: none).
+    pub jnt_springyield: Vec<f64>,
+    /// Plastic state address (-1: none): a hinge or slide with a spring yield takes 1 slot of
+    /// `nplastic`, a ball 4, after them each such tendon 2 (measured with the 4.0.0 bindings).
+    pub jnt_plasticadr: Vec<i32>,
     /// Higher-order stiffness coefficients.
     pub jnt_stiffnesspoly: Vec<[f64; 2]>,
     /// Range (radians for hinge/ball).

@@ -48,6 +48,7 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
     let mut out = rust_sizes!(m;
         nq, nv, nu, nactuator, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface,
         nmeshgraph, nhfield, npair, nexclude, neq, ntendon, nsensor, nkey, nmocap, ntree, nm, nnumeric,
+        nplastic,
     );
     out.extend(rust_arrays!(m;
         tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, qpos0, qpos_spring, body_parentid, body_rootid,
@@ -56,6 +57,7 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
         body_mass, body_subtreemass, body_inertia, body_gravcomp, body_margin, body_contype,
         body_conaffinity, body_bvhadr, body_bvhnum, bvh_depth, bvh_child, bvh_nodeid, bvh_aabb, jnt_type,
         jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp,
+        jnt_springyield, jnt_plasticadr,
         jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range,
         jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_madr, dof_treeid, dof_solref,
         dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, geom_type, geom_contype,

@@ -128,6 +128,18 @@ pub fn assemble(bodies: &[CBody], items: &[BodyItem], ex: &Extras) -> Res<Model>
             m.jnt_pos.push(j.pos);
             m.jnt_axis.push(j.axis);
             m.jnt_stiffness.push(j.spec.stiffness[0]);
+            m.jnt_springyield.push(j.spec.springyield);
+            let slots = match t {
+                JointType::Ball => 4,
+                JointType::Hinge | JointType::Slide => 1,
+                JointType::Free => 0,
+            };
+            if j.spec.springyield > 0.0 && slots > 0 {
+                m.jnt_plasticadr.push(m.nplastic as i32);
+                m.nplastic += slots;
+            } else {
+                m.jnt_plasticadr.push(-1);
+            }
             m.jnt_stiffnesspoly.push([j.spec.stiffness[1], j.spec.stiffness[2]]);
             m.jnt_range.push(j.spec.range);
             m.jnt_actfrcrange.push(j.spec.actfrcrange);

@@ -140,6 +140,13 @@ fn compile_joint(item: &Item<JointSpec>, all: &[CompilerSettings]) -> Res<CJoint
     {
         return Err(err("when defined, springdamper values must be positive in joint"));
     }
+    // (4.0.0, measured: a negative yield first, then any yield on a free joint)
+    if s.springyield < 0.0 {
+        return Err(err("springyield cannot be negative in joint"));
+    }
+    if t == JointType::Free && s.springyield > 0.0 {
+        return Err(err("springyield should not be defined in free joint"));
+    }
     let autolimit_msg = "joint has `range` but not `limited`. set the autolimits=\"true\" compiler option, \
                          specify `limited` explicitly (\"true\" or \"false\"), or remove the `range` attribute.";
     if t == JointType::Free {
@@ -191,6 +198,10 @@ fn compile_joint(item: &Item<JointSpec>, all: &[CompilerSettings]) -> Res<CJoint
     if t == JointType::Hinge && cs.conv.degree {
         s.refpos *= PI / 180.0;
         s.springref *= PI / 180.0;
+    }
+    // a rotational yield is an angle
+    if matches!(t, JointType::Hinge | JointType::Ball) && cs.conv.degree {
+        s.springyield *= PI / 180.0;
     }
     Ok(CJoint { name: item.name.clone(), spec: s, limited, actfrclimited, pos, axis })
 }

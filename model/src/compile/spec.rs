@@ -60,6 +60,8 @@ pub struct JointSpec {
     pub damping: [f64; 3],
     /// Friction loss.
     pub frictionloss: f64,
+    /// Spring yield (plasticity; 0: none).
+    pub springyield: f64,
     /// Free-joint alignment: 0 false, 1 true, 2 auto.
     pub align: u8,
 }
@@ -88,6 +90,7 @@ impl Default for JointSpec {
             armature: 0.0,
             damping: [0.0; 3],
             frictionloss: 0.0,
+            springyield: 0.0,
             align: 2,
         }
     }
@@ -126,6 +129,7 @@ impl JointSpec {
         num(el, "armature", &mut self.armature)?;
         arr(el, "damping", &mut self.damping, false)?;
         num(el, "frictionloss", &mut self.frictionloss)?;
+        num(el, "springyield", &mut self.springyield)?;
         Ok(())
     }
 }

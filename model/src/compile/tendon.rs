@@ -205,6 +205,9 @@ fn read_tendon(
     one("armature", &mut x.armature);
     one("frictionloss", &mut x.frictionloss);
     one("springyield", &mut x.springyield);
+    if x.springyield < 0.0 {
+        return Err(err_at(t, "springyield cannot be negative in tendon".to_string()));
+    }
     fill(t, defs, class, "solreflimit", &mut x.solref_lim);
     fill(t, defs, class, "solimplimit", &mut x.solimp_lim);
     fill(t, defs, class, "solreffriction", &mut x.solref_fri);
@@ -354,7 +357,12 @@ fn store(ts: &[Tendon], m: &mut Model) {
         m.tendon_matid.push(t.matid);
         m.tendon_group.push(t.group);
         m.tendon_actuatorid.push(-1);
-        m.tendon_plasticadr.push(-1);
+        if t.springyield > 0.0 {
+            m.tendon_plasticadr.push(m.nplastic as i32);
+            m.nplastic += 2;
+        } else {
+            m.tendon_plasticadr.push(-1);
+        }
         let (num, ids) = trees(&t.path, m);
         m.tendon_treenum.push(num);
         m.tendon_treeid.push(ids);

@@ -17,9 +17,10 @@
 //!   element"), as is the `internal` attribute of a flexcomp's `contact`.
 //! - 4.0.0 adds `flag` `ipc`/`speculative`, `compiler` `savecompiled`/`savecanonical`/
 //!   `passthrough`, texture `class`/`embed` (and a `texture` in default classes), body `fuse`,
-//!   `springyield` on joints and spatial tendons, geom `castshadow`, site and flexcomp `mesh`,
-//!   frame `scale`/`scaling`/`massscale`, elasticity `shear`/`yield`/`section`/`sectionsize`,
-//!   general `inheritrange`, insidesite `enclosed`, key `plastic`.
+//!   `springyield` on joints and tendons (fixed and spatial, and in a default class), geom
+//!   `castshadow`, site and flexcomp `mesh`, frame `scale`/`scaling`/`massscale`, elasticity
+//!   `shear`/`yield`/`section`/`sectionsize`, general `inheritrange`, insidesite `enclosed`, key
+//!   `plastic`; a default `tendon` also takes `armature` and the actuator force limits.
 //! - `worldbody` takes no attributes ("World body cannot have attributes").
 //!
 //! MuJoCo 4.0.0 does not schema-check `frame` and `replicate` elements or anything inside them

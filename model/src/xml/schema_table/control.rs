@@ -106,6 +106,7 @@ pub(crate) static ROWS: &[E] = &[
             A::new("springlength", Real(1, 2)), A::new("margin", Real(1, 1)),
             A::new("stiffness", Real(1, 3)), A::new("damping", Real(1, 3)),
             A::new("armature", Real(1, 1)), A::new("user", Real(0, MANY)),
+            A::new("springyield", Real(1, 1)),
         ],
         rules: &[],
         children: &[("fixed_joint", Card::Many)],
