@@ -47,7 +47,26 @@ pub fn check_values(root: &Element, defs: &Defaults, items: &[BodyItem], timeste
     for s in section("sensor").filter(|s| s.name != "plugin") {
         check_sensor(s, root, defs, items)?;
     }
+    check_history_delay(root, defs)?;
     check_history_timestep(root, defs, timestep)
+}
+
+/// A sensor or actuator delay needs a history to read from: `delay` > 0 with no `nsample`
+/// is refused (measured: 4.0.0 loads delay 0.004 with nsample 1 or 2, a negative or NaN delay
+/// without, and refuses delay 0.004 alone, on motors and joint sensors alike).
+fn check_history_delay(root: &Element, defs: &Defaults) -> Res<()> {
+    let section = |name: &'static str| root.children.iter().filter(move |c| c.name == name).flat_map(|s| &s.children);
+    for (el, kind) in section("sensor").map(|e| (e, "sensor")).chain(section("actuator").map(|e| (e, "actuator"))) {
+        if el.name == "plugin" {
+            continue;
+        }
+        let class = defs.class_of(el, 0)?;
+        let value = |attr: &str| numbers(el, defs, class, kind, attr).map_or(0.0, |v| v[0]);
+        if value("delay") > 0.0 && value("nsample") <= 0.0 {
+            return Err(at(el, "delay", "setting delay > 0 without a history buffer".to_string()));
+        }
+    }
+    Ok(())
 }
 
 /// A sensor or actuator that keeps a history (`nsample` > 0) needs a positive timestep; NaN
