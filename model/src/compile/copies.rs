@@ -4,22 +4,8 @@
 //! lists [`super::refs`] builds). The compilers of tendons and actuators read these copies, each
 //! with the default classes of the model it was written in.
 
+use super::refs::OBJECT_REFS;
 use crate::xml::Element;
-
-/// The reference attributes a tendon or actuator element (or a tendon's path element) has.
-const REFS: [&str; 11] = [
-    "site",
-    "geom",
-    "joint",
-    "body",
-    "tendon",
-    "sidesite",
-    "refsite",
-    "jointinparent",
-    "cranksite",
-    "slidersite",
-    "material",
-];
 
 /// One tendon or actuator element as compiled.
 #[derive(Clone, Debug)]
@@ -70,7 +56,7 @@ fn rename(el: &mut Element, new: &dyn Fn(&str) -> String, refers: &dyn Fn(&str) 
             } else if a.name == "material" {
                 assets
             } else {
-                REFS.contains(&a.name.as_str()) && refers(&a.value)
+                OBJECT_REFS.contains(&a.name.as_str()) && refers(&a.value)
             };
             if hit {
                 a.value = new(&a.value);
@@ -87,7 +73,7 @@ fn rename(el: &mut Element, new: &dyn Fn(&str) -> String, refers: &dyn Fn(&str) 
 pub fn references(el: &Element) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     fn walk<'e>(el: &'e Element, out: &mut Vec<(&'e str, &'e str)>) {
-        for a in el.attrs.iter().filter(|a| a.name != "material" && REFS.contains(&a.name.as_str())) {
+        for a in el.attrs.iter().filter(|a| OBJECT_REFS.contains(&a.name.as_str())) {
             out.push((a.name.as_str(), a.value.as_str()));
         }
         for c in &el.children {

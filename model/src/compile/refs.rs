@@ -16,35 +16,20 @@ pub fn act_and_controls(el: &Element, defs: &spec::Defaults) -> Res<(usize, usiz
     Ok((a.actnum(), a.ctrlnum()))
 }
 
-/// Reference attributes of tendons, actuators, sensors, equalities (and their children).
-const REF_ATTRS: [&str; 22] = [
-    "site",
-    "geom",
-    "joint",
-    "body",
-    "tendon",
-    "sidesite",
-    "refsite",
-    "jointinparent",
-    "cranksite",
-    "slidersite",
-    "objname",
-    "refname",
-    "actuator",
-    "body1",
-    "body2",
-    "joint1",
-    "joint2",
-    "site1",
-    "site2",
-    "tendon1",
-    "tendon2",
+/// Reference attributes of tendons and actuators (and a tendon's path elements).
+pub(super) const OBJECT_REFS: [&str; 10] =
+    ["site", "geom", "joint", "body", "tendon", "sidesite", "refsite", "jointinparent", "cranksite", "slidersite"];
+
+/// The other reference attributes of sensors and equalities.
+const OTHER_REFS: [&str; 12] = [
+    "objname", "refname", "actuator", "body1", "body2", "joint1", "joint2", "site1", "site2", "tendon1", "tendon2",
     "geom1",
 ];
 
 fn refs_of(el: &Element, out: &mut Vec<String>) {
     for a in &el.attrs {
-        if REF_ATTRS.contains(&a.name.as_str()) || a.name == "geom2" {
+        let name = a.name.as_str();
+        if OBJECT_REFS.contains(&name) || OTHER_REFS.contains(&name) || name == "geom2" {
             out.push(a.value.clone());
         }
     }
