@@ -158,15 +158,7 @@ fn solver_and_cone_overrides_reach_both_compilations() {
 fn refused_scenes_name_what_the_native_route_lacks() {
     // armature on a spatial tendon through a pulley: the route has the bias force
     // (mj_tendonBias) for paths of sites only
-    let file = std::env::temp_dir().join(format!("specula-cli-native-tendon-{}.xml", std::process::id()));
-    std::fs::write(
-        &file,
-        r#"<mujoco><worldbody><site name="a" pos="0 0 1"/>
-           <body><joint name="j"/><geom size=".1"/><site name="b" pos=".1 0 0"/></body></worldbody>
-           <tendon><spatial name="t" armature="1"><site site="a"/><site site="b"/><pulley divisor="2"/>
-           <site site="a"/><site site="b"/></spatial></tendon></mujoco>"#,
-    )
-    .unwrap();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tendon_cases/pulley_armature.xml");
     let file = file.to_str().unwrap();
     for args in [
         &["run", file, "--route", "native"][..],

@@ -83,17 +83,8 @@ fn bench_on_the_native_route_names_what_it_refuses() {
     assert_eq!((report["same_trajectory"].as_bool(), report["steps"].as_u64()), (Some(true), Some(20)), "{report}");
     // armature on a spatial tendon through a pulley (mj_tendonBias covers sites only) is refused
     // by name
-    let file = std::env::temp_dir().join(format!("specula-bench-tendon-{}.xml", std::process::id()));
-    std::fs::write(
-        &file,
-        r#"<mujoco><worldbody><site name="a" pos="0 0 1"/>
-           <body><joint name="j"/><geom size=".1"/><site name="b" pos=".1 0 0"/></body></worldbody>
-           <tendon><spatial name="t" armature="1"><site site="a"/><site site="b"/><pulley divisor="2"/>
-           <site site="a"/><site site="b"/></spatial></tendon></mujoco>"#,
-    )
-    .unwrap();
+    let file = root().join("tests/tendon_cases/pulley_armature.xml");
     let out = specula(&["bench", file.to_str().unwrap(), "--route", "native", "--steps", "5", "--passes", "1"]);
-    let _ = std::fs::remove_file(&file);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("armature") && stderr.contains("spatial"), "{stderr}");

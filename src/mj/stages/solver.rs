@@ -296,6 +296,7 @@ pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
 #[cfg(test)]
 pub(super) mod tests {
     //! The solver's pieces alone against the library's exported helpers, bit for bit.
+    use super::super::sparse_lib::{mju_QCQP2, mju_QCQP3, mju_mulSymVecSparse};
     use super::*;
     use crate::mj::{Data, Model};
     use specula_engine::dynamics::solver::update::constraint_update;
@@ -348,20 +349,6 @@ pub(super) mod tests {
               <body name="b" pos="1 1 .6"><freejoint/><geom type="sphere" size=".05"/></body>{boxes}</worldbody>
             <equality><weld body1="a" body2="b"/></equality></mujoco>"#
         )
-    }
-
-    extern "C" {
-        fn mju_QCQP2(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
-        fn mju_QCQP3(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
-        fn mju_mulSymVecSparse(
-            res: *mut f64,
-            mat: *const f64,
-            vec: *const f64,
-            n: i32,
-            rownnz: *const i32,
-            rowadr: *const i32,
-            colind: *const i32,
-        );
     }
 
     /// Free, ball, hinge and slide joints in one branching tree, with armature.

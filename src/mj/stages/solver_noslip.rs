@@ -61,9 +61,7 @@ mod tests {
 
     use super::super::solver::tests::Stream;
 
-    extern "C" {
-        fn mju_QCQP2(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
-    }
+    use super::super::sparse_lib::mju_QCQP2;
 
     /// `mju_QCQP2` and the local `mju_QCQP` in libmujoco.so.4.0.0's symbol table (`nm`, D35).
     const QCQP2_AT: usize = 0x352080;

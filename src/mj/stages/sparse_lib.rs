@@ -1,13 +1,24 @@
-//! Test-only: the library's exported sparse kernels that its public header does not declare
+//! Test-only: the library's exported kernels (sparse, QCQP) that its public header does not declare
 //! (4.0.0 exports them; the forms are the ones `docs/measurements.md` D40, D41 and D53 give), and
-//! a deterministic random stream, for the sparse solver tests of `solver_sparse` and
-//! `solver_newton_sparse`.
+//! a deterministic random stream, for the solver tests (`solver`, `solver_noslip`, `solver_sparse`,
+//! `solver_newton_sparse`).
 
 #![cfg(test)]
 
 use mujoco_sys as sys;
 
 extern "C" {
+    pub(super) fn mju_QCQP2(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
+    pub(super) fn mju_QCQP3(res: *mut f64, a: *const f64, b: *const f64, d: *const f64, r: f64) -> i32;
+    pub(super) fn mju_mulSymVecSparse(
+        res: *mut f64,
+        mat: *const f64,
+        vec: *const f64,
+        n: i32,
+        rownnz: *const i32,
+        rowadr: *const i32,
+        colind: *const i32,
+    );
     pub(super) fn mju_addToMatSparse(
         dst: *mut f64,
         rownnz: *mut i32,
