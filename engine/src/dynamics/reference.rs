@@ -16,7 +16,7 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// [`dot`] on AVX registers, for kernels compiled for AVX (the library's `mju_dot` holds its four
-/// lanes in one `ymm` register; LLVM split [`dot_lanes`]' lanes over two `xmm` ones): the same
+/// lanes in one `ymm` register; LLVM split [`dot_lanes`]' lanes over two `xmm` ones, N42): the same
 /// products, lane sums, reduction `(l0 + l2) + (l1 + l3)` and tail, so the same bits.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]

@@ -532,7 +532,7 @@ fn mass_block(m: &FrameModel, inp: &FrameInput, s: &mut FrameScratch, dofs: &[i3
 /// [`mass_block`] when the island's dofs are one run whose rows of `M` follow each other and
 /// whose columns all lie in the run (a tree's dofs are consecutive, its ancestors before it): the
 /// blocks are then slices of `M` and `qLD` with the columns shifted, the entries the gather
-/// would keep, in its order. `None` (nothing written) otherwise.
+/// would keep, in its order (`docs/measurements.md` N42). `None` (nothing written) otherwise.
 fn mass_run(m: &FrameModel, inp: &FrameInput, s: &mut FrameScratch, dofs: &[i32]) -> Option<f64> {
     let (nv, d0) = (dofs.len(), *dofs.first()? as usize);
     if dofs.iter().enumerate().any(|(k, &d)| d as usize != d0 + k) {
