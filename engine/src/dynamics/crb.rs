@@ -1,6 +1,8 @@
 //! `mj_crb`: composite rigid-body inertias and the joint-space inertia matrix `M` (lower
 //! triangle, row-sparse), as MuJoCo 4.0.0 computes them (`docs/measurements.md` D1).
 
+#[cfg(target_arch = "x86_64")]
+use super::spatial::dot6_ymm;
 use super::spatial::{dot6, mul_inert_vec};
 use super::TreeModel;
 
@@ -33,6 +35,31 @@ pub fn actuator_armature(m: &TreeModel, joint: usize) -> f64 {
 /// `d->M`) from the com-based body inertias `cinert` and dof axes `cdof` (all bodies and dofs:
 /// the awake-only variant under sleep is the library's).
 pub fn crb(m: &TreeModel, cinert: &[f64], cdof: &[f64], crb: &mut [f64], mass: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, just checked; the function is safe code otherwise.
+        return unsafe { crb_avx(m, cinert, cdof, crb, mass) };
+    }
+    crb_with(m, cinert, cdof, crb, mass, dot6);
+}
+
+/// [`crb`] compiled for AVX, the rows' 6-vector dots on `ymm` registers ([`dot6_ymm`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn crb_avx(m: &TreeModel, cinert: &[f64], cdof: &[f64], crb: &mut [f64], mass: &mut [f64]) {
+    crb_with(m, cinert, cdof, crb, mass, |a, b| dot6_ymm(a, b));
+}
+
+/// [`crb`]'s body, with its 6-vector dot.
+#[inline(always)]
+fn crb_with(
+    m: &TreeModel,
+    cinert: &[f64],
+    cdof: &[f64],
+    crb: &mut [f64],
+    mass: &mut [f64],
+    dot6: impl Fn(&[f64], &[f64; 6]) -> f64,
+) {
     let nbody = m.nbody();
     crb[..10 * nbody].copy_from_slice(&cinert[..10 * nbody]);
     // leaves to root: each body's composite inertia into its parent's (the world keeps none)

@@ -29,6 +29,27 @@ pub(crate) fn dot6(a: &[f64], b: &[f64; 6]) -> f64 {
     ((a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5])
 }
 
+/// [`dot6`] on AVX registers (the first four products in one `ymm` register, as the library's
+/// `mju_dot` holds them): the same products, sums and order, so the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+pub(crate) fn dot6_ymm(a: &[f64], b: &[f64; 6]) -> f64 {
+    use std::arch::x86_64::{
+        _mm256_castpd256_pd128, _mm256_extractf128_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm_add_pd, _mm_cvtsd_f64,
+        _mm_unpackhi_pd,
+    };
+    let a: &[f64; 6] = fixed(a);
+    // SAFETY: AVX is enabled for this function; the loads read entries 0..4 of the two 6-arrays.
+    let head = unsafe {
+        let p = _mm256_mul_pd(_mm256_loadu_pd(a.as_ptr()), _mm256_loadu_pd(b.as_ptr()));
+        // (p0 + p2, p1 + p3), then the two added
+        let half = _mm_add_pd(_mm256_castpd256_pd128(p), _mm256_extractf128_pd::<1>(p));
+        _mm_cvtsd_f64(half) + _mm_cvtsd_f64(_mm_unpackhi_pd(half, half))
+    };
+    head + (a[4] * b[4] + a[5] * b[5])
+}
+
 /// Cross product of the motion vectors `vel` and `v` (`mju_crossMotion`).
 #[inline]
 pub(crate) fn cross_motion(vel: &[f64; 6], v: &[f64]) -> [f64; 6] {

@@ -6,18 +6,32 @@
 
 use crate::dynamics::avx::avx_dispatch;
 use crate::dynamics::reference::dot;
+#[cfg(target_arch = "x86_64")]
+use crate::dynamics::reference::dot_ymm;
 use crate::math::MINVAL;
 
-avx_dispatch! {
-    /// `mju_cholFactor`: the lower triangle of the row-major `n x n` matrix `mat` becomes `L` with
-    /// `L L' = mat`, column by column; a pivot under `mindiag` is raised to it, its column below
-    /// zeroed and the rank lowered. The upper triangle is left as it was. Returns the rank.
-    pub fn chol_factor(mat: &mut [f64], n: usize, mindiag: f64) -> usize => chol_factor_any
+/// `mju_cholFactor`: the lower triangle of the row-major `n x n` matrix `mat` becomes `L` with
+/// `L L' = mat`, column by column; a pivot under `mindiag` is raised to it, its column below
+/// zeroed and the rank lowered. The upper triangle is left as it was. Returns the rank.
+pub fn chol_factor(mat: &mut [f64], n: usize, mindiag: f64) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, just checked; the function is safe code otherwise.
+        return unsafe { chol_factor_avx(mat, n, mindiag) };
+    }
+    chol_factor_with(mat, n, mindiag, dot)
 }
 
-/// [`chol_factor`]'s body.
+/// [`chol_factor`] compiled for AVX, its dots on `ymm` registers ([`dot_ymm`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn chol_factor_avx(mat: &mut [f64], n: usize, mindiag: f64) -> usize {
+    chol_factor_with(mat, n, mindiag, |a, b| dot_ymm(a, b))
+}
+
+/// [`chol_factor`]'s body, with its dot product.
 #[inline(always)]
-fn chol_factor_any(mat: &mut [f64], n: usize, mindiag: f64) -> usize {
+fn chol_factor_with(mat: &mut [f64], n: usize, mindiag: f64, dot: impl Fn(&[f64], &[f64]) -> f64) -> usize {
     let mut rank = n;
     for j in 0..n {
         let mut pivot = mat[j * (n + 1)];
@@ -47,16 +61,28 @@ fn chol_factor_any(mat: &mut [f64], n: usize, mindiag: f64) -> usize {
     rank
 }
 
-avx_dispatch! {
-    /// `mju_cholSolve`: `res = (L L') \ vec` with the factor in the lower triangle of the row-major
-    /// `n x n` `mat` (forward substitution with `mju_dot`'s order, then backward substitution
-    /// column by column from the last, D18).
-    pub fn chol_solve(res: &mut [f64], mat: &[f64], vec: &[f64]) => chol_solve_any
+/// `mju_cholSolve`: `res = (L L') \ vec` with the factor in the lower triangle of the row-major
+/// `n x n` `mat` (forward substitution with `mju_dot`'s order, then backward substitution column
+/// by column from the last, D18).
+pub fn chol_solve(res: &mut [f64], mat: &[f64], vec: &[f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, just checked; the function is safe code otherwise.
+        return unsafe { chol_solve_avx(res, mat, vec) };
+    }
+    chol_solve_with(res, mat, vec, dot);
 }
 
-/// [`chol_solve`]'s body.
+/// [`chol_solve`] compiled for AVX, its dots on `ymm` registers ([`dot_ymm`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn chol_solve_avx(res: &mut [f64], mat: &[f64], vec: &[f64]) {
+    chol_solve_with(res, mat, vec, |a, b| dot_ymm(a, b));
+}
+
+/// [`chol_solve`]'s body, with its dot product.
 #[inline(always)]
-fn chol_solve_any(res: &mut [f64], mat: &[f64], vec: &[f64]) {
+fn chol_solve_with(res: &mut [f64], mat: &[f64], vec: &[f64], dot: impl Fn(&[f64], &[f64]) -> f64) {
     let n = res.len();
     res.copy_from_slice(vec);
     for i in 0..n {

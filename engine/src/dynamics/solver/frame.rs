@@ -28,7 +28,7 @@ use super::update::{constraint_update, Rows};
 use super::NISLAND;
 use super::{SolverStat, NSOLVER};
 use crate::dynamics::constraint::super_sparse;
-use crate::dynamics::reference::{dot, sparse_dot, Jacobian};
+use crate::dynamics::reference::{dense_rows, dot, sparse_dot, Jacobian};
 use crate::dynamics::solve_ld;
 
 /// The model side of the call (MuJoCo's names).
@@ -360,34 +360,8 @@ fn island_start(
     for (k, &dof) in dofs.iter().enumerate() {
         s.local[dof as usize] = k as i32;
     }
-    let (b_m, b_qld) = (&mut s.block_m, &mut s.block_qld);
-    let (b_nnz, b_adr, b_col) = (&mut s.block_rownnz, &mut s.block_rowadr, &mut s.block_colind);
-    for v in [&mut *b_m, &mut *b_qld] {
-        v.clear();
-    }
-    for v in [&mut *b_nnz, &mut *b_adr, &mut *b_col] {
-        v.clear();
-    }
-    s.block_diag_inv.clear();
-    let mut trace = 0.0;
-    for &dof in dofs {
-        let (adr, nnz) = (m.m_rowadr[dof as usize] as usize, m.m_rownnz[dof as usize] as usize);
-        b_adr.push(b_m.len() as i32);
-        let mut count = 0;
-        for k in adr..adr + nnz {
-            let col = s.local[m.m_colind[k] as usize];
-            if col >= 0 {
-                b_col.push(col);
-                b_m.push(inp.mass[k]);
-                b_qld.push(inp.qld[k]);
-                count += 1;
-            }
-        }
-        b_nnz.push(count);
-        s.block_diag_inv.push(inp.qld_diag_inv[dof as usize]);
-        trace = trace + inp.mass[adr + nnz - 1];
-    }
-    let nc: usize = b_nnz.iter().map(|&n| n as usize).sum();
+    let trace = mass_block(m, inp, s, dofs);
+    let nc: usize = s.block_rownnz.iter().map(|&n| n as usize).sum();
     // the Jacobian block: the island's rows and dofs (sparse: columns renumbered, order kept)
     let sparse = matches!(inp.j, Jacobian::Sparse { .. });
     let nj = block_jacobian(&inp.j, isl, s, efcadr, nefc, dofs, nv_all);
@@ -517,6 +491,78 @@ fn island_start(
         out.solver_nnz[island] = nnz as i32;
     }
     Ok(())
+}
+
+/// The island's blocks of `M` and its factor `qLD` (the island's rows, columns renumbered
+/// within the island through `s.local`), the factor's inverse diagonal, and the trace of the `M`
+/// block (its diagonal summed in dof order).
+fn mass_block(m: &FrameModel, inp: &FrameInput, s: &mut FrameScratch, dofs: &[i32]) -> f64 {
+    for v in [&mut s.block_m, &mut s.block_qld, &mut s.block_diag_inv] {
+        v.clear();
+    }
+    for v in [&mut s.block_rownnz, &mut s.block_rowadr, &mut s.block_colind] {
+        v.clear();
+    }
+    if let Some(trace) = mass_run(m, inp, s, dofs) {
+        return trace;
+    }
+    let (b_m, b_qld) = (&mut s.block_m, &mut s.block_qld);
+    let (b_nnz, b_adr, b_col) = (&mut s.block_rownnz, &mut s.block_rowadr, &mut s.block_colind);
+    let mut trace = 0.0;
+    for &dof in dofs {
+        let (adr, nnz) = (m.m_rowadr[dof as usize] as usize, m.m_rownnz[dof as usize] as usize);
+        b_adr.push(b_m.len() as i32);
+        let mut count = 0;
+        for k in adr..adr + nnz {
+            let col = s.local[m.m_colind[k] as usize];
+            if col >= 0 {
+                b_col.push(col);
+                b_m.push(inp.mass[k]);
+                b_qld.push(inp.qld[k]);
+                count += 1;
+            }
+        }
+        b_nnz.push(count);
+        s.block_diag_inv.push(inp.qld_diag_inv[dof as usize]);
+        trace = trace + inp.mass[adr + nnz - 1];
+    }
+    trace
+}
+
+/// [`mass_block`] when the island's dofs are one run whose rows of `M` follow each other and
+/// whose columns all lie in the run (a tree's dofs are consecutive, its ancestors before it): the
+/// blocks are then slices of `M` and `qLD` with the columns shifted, the entries the gather
+/// would keep, in its order (`docs/measurements.md` N42). `None` (nothing written) otherwise.
+fn mass_run(m: &FrameModel, inp: &FrameInput, s: &mut FrameScratch, dofs: &[i32]) -> Option<f64> {
+    let (nv, d0) = (dofs.len(), *dofs.first()? as usize);
+    if dofs.iter().enumerate().any(|(k, &d)| d as usize != d0 + k) {
+        return None;
+    }
+    let (rownnz, rowadr) = (m.m_rownnz.get(d0..d0 + nv)?, m.m_rowadr.get(d0..d0 + nv)?);
+    let start = rowadr[0] as usize;
+    let mut end = start;
+    for (&adr, &nnz) in rowadr.iter().zip(rownnz) {
+        if adr as usize != end || nnz < 1 {
+            return None;
+        }
+        end += nnz as usize;
+    }
+    let cols = m.m_colind.get(start..end)?;
+    if cols.iter().any(|&c| (c as usize).wrapping_sub(d0) >= nv) {
+        return None;
+    }
+    let base = (d0 as i32, start as i32);
+    s.block_colind.extend(cols.iter().map(|&c| c - base.0));
+    s.block_m.extend_from_slice(&inp.mass[start..end]);
+    s.block_qld.extend_from_slice(&inp.qld[start..end]);
+    s.block_rownnz.extend_from_slice(rownnz);
+    s.block_rowadr.extend(rowadr.iter().map(|&a| a - base.1));
+    s.block_diag_inv.extend_from_slice(&inp.qld_diag_inv[d0..d0 + nv]);
+    let mut trace = 0.0;
+    for &adr in &rowadr[1..] {
+        trace = trace + inp.mass[adr as usize - 1];
+    }
+    Some(trace + inp.mass[end - 1])
 }
 
 /// One island's Jacobian block: dense `nefc x nv` values, or sparse rows (columns renumbered
@@ -708,13 +754,14 @@ fn block_jacobian(
 
 /// `Jaref = J iacc - iefc_aref` on the island's block (dense row dots or sparse row products).
 fn block_j_minus_aref(s: &mut FrameScratch, sparse: bool, nv: usize, qacc: &[f64], aref: &[f64]) {
-    for r in 0..s.jaref.len() {
-        s.jaref[r] = if sparse {
+    if sparse {
+        for r in 0..s.jaref.len() {
             let (adr, n) = (s.bj.rowadr[r] as usize, s.bj.rownnz[r] as usize);
-            sparse_dot(&s.bj.j[adr..adr + n], &s.bj.colind[adr..adr + n], qacc)
-        } else {
-            dot(&s.bj.j[r * nv..(r + 1) * nv], qacc)
-        };
+            s.jaref[r] = sparse_dot(&s.bj.j[adr..adr + n], &s.bj.colind[adr..adr + n], qacc);
+        }
+    } else {
+        // each row's dot in `dot`'s order, compiled for AVX as the library's `mju_dot`
+        dense_rows(nv, &s.bj.j, qacc, &mut s.jaref);
     }
     for r in 0..s.jaref.len() {
         s.jaref[r] = s.jaref[r] - aref[r];

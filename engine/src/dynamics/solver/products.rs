@@ -20,8 +20,11 @@ pub fn norm(v: &[f64]) -> f64 {
 /// from the diagonal, then, from the last off-diagonal to the first, adds to itself and to the
 /// column's entry.
 pub fn mul_sym_vec_sparse(res: &mut [f64], mat: &[f64], vec: &[f64], rownnz: &[i32], rowadr: &[i32], colind: &[i32]) {
+    // `vec` cut to `res`'s length: one bound for both, so one check per column read below
+    let n = res.len();
+    let vec = &vec[..n];
     res.fill(0.0);
-    for i in 0..res.len() {
+    for i in 0..n {
         let (adr, nnz) = (rowadr[i] as usize, rownnz[i] as usize);
         let (vi, off) = (vec[i], nnz.saturating_sub(1));
         let mut ri = vi * mat[adr + nnz - 1];
