@@ -47,6 +47,10 @@ pub struct FuzzArgs {
     /// mechanisms, no actuator damping or armature); for `--route native`.
     #[arg(long)]
     pub native_subset: bool,
+    /// Draw each seed's speculative-stress variant: speculative contacts on, native CCD off in
+    /// 40 % of the scenes, `override`, margins and gaps, thin plates, faster bodies.
+    #[arg(long)]
+    pub speculative_stress: bool,
     /// Test hook: add 1e-3 to every Rust contact's distance (shows that a wrong collider is caught).
     #[arg(long, hide = true)]
     pub break_collider: bool,
@@ -137,6 +141,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         native,
         subset: args.native_subset,
         native_tamper,
+        stress: args.speculative_stress,
     };
     if args.print {
         outln!("{}", fuzz::scene(args.seeds.start, &opts).to_mjcf());

@@ -15,6 +15,7 @@ pub mod mutate_child;
 pub mod mutate_tree;
 pub mod native;
 pub mod scene;
+pub mod stress;
 pub mod subset;
 
 use std::path::{Path, PathBuf};
@@ -117,6 +118,8 @@ pub struct FuzzOptions {
     /// Test hook of the native comparison: flips a bit of the native `qvel` before this step.
     #[doc(hidden)]
     pub native_tamper: Option<usize>,
+    /// Draw the speculative-stress variant of each scene ([`stress::speculative_stress`]).
+    pub stress: bool,
 }
 
 impl Default for FuzzOptions {
@@ -130,14 +133,18 @@ impl Default for FuzzOptions {
             native: false,
             subset: false,
             native_tamper: None,
+            stress: false,
         }
     }
 }
 
-/// The scene of `seed` as `opts` asks: [`gen::generate`], restricted to the native subset with
-/// [`FuzzOptions::subset`].
+/// The scene of `seed` as `opts` asks: [`gen::generate`], its speculative-stress variant with
+/// [`FuzzOptions::stress`], restricted to the native subset with [`FuzzOptions::subset`].
 pub fn scene(seed: u64, opts: &FuzzOptions) -> Scene {
-    let sc = gen::generate(seed, opts.steps);
+    let mut sc = gen::generate(seed, opts.steps);
+    if opts.stress {
+        sc = stress::speculative_stress(seed, sc);
+    }
     if opts.subset {
         subset::native_subset(sc)
     } else {

@@ -16,7 +16,8 @@
 //!    the row boxes overlap at every margin.
 //! 3. Per collidable non-world body, an axis-aligned box in that frame: per geom the
 //!    intersection of its bounding-sphere interval and its rotated local box, padded by the geom's
-//!    margin + gap (half the override margin under `override`), united over the body's geoms.
+//!    margin + gap (half the override margin under `override`), united over the body's geoms;
+//!    with speculative contacts and native CCD on, a moving geom's box covers its step (S13).
 //! 4. Sweep and prune along the first principal axis (end points rounded to `f32` and sorted
 //!    with MuJoCo's stable sort, minima before maxima on ties), pruning with the other two axes
 //!    in `f64`.
@@ -25,7 +26,7 @@
 //!    steps 1 and 4) are left for the driver to skip.
 
 use super::filter::{filter_bitmask, filter_body_pair};
-use super::model::{CollisionModel, DSBL_FILTERPARENT, ENBL_OVERRIDE};
+use super::model::{CollisionModel, DSBL_FILTERPARENT, DSBL_NATIVECCD, ENBL_OVERRIDE};
 use super::sort::mj_sort;
 use super::state::{State, SLEEP_ASLEEP};
 use crate::math::{dot3, mul_mat_mat3, mul_mat_t_mat3, mul_mat_vec3, mul_quat, normalize4, quat2mat, transpose3};
@@ -461,9 +462,12 @@ pub fn broadphase(
     sc.ids.extend((1..nbody).filter(|&b| body_can_collide(m, b)));
     if sc.ids.len() > 1 {
         sc.aamm.clear();
+        // MuJoCo sweeps the boxes only with its own GJK/EPA on (S13): without it a moving
+        // geom's box stays where the geom is (robust mode, specula's own, always sweeps)
+        let sweep = spec.filter(|_| m.opt.robust || !m.opt.disabled(DSBL_NATIVECCD));
         for k in 0..sc.ids.len() {
             let b = sc.ids[k];
-            let aamm = make_aamm(m, s, spec, b, &frame);
+            let aamm = make_aamm(m, s, sweep, b, &frame);
             sc.aamm.push(aamm);
         }
 

@@ -418,8 +418,9 @@ impl CollisionStage {
                 // inf, speculative or not (measured, `tests/bad_state.rs`: every GJK/EPA type
                 // pair with one body at `pos="nan 0 1"` or a NaN `quat`), where specula's GJK
                 // returns one NaN contact after running to its iteration limit; the analytic
-                // pairs give MuJoCo's NaN contacts unchanged
-                return Ok(());
+                // pairs give MuJoCo's NaN contacts unchanged. The speculative stage still runs
+                // on the pair: a fast partner advances onto it (S14)
+                Some(0)
             }
             (Some(a), Some(b)) => table::collide(a, b, margin + gap, &ctx.opt, &mut self.points),
             _ => None,

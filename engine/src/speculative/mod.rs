@@ -18,7 +18,7 @@
 //! Where MuJoCo 4.0.0 differs from its documentation (gating, spheres, the effective distance,
 //! the discrete integrator, the contact position, advancement, several contacts, line of
 //! sight, the swept filters) is written down once, with ids and how each was found, in
-//! `docs/measurements.md` (S1 to S10).
+//! `docs/measurements.md` (S1 to S14).
 //!
 //! Known differences from MuJoCo 4.0.0: none on the project's scenes and on the route
 //! comparison of every sweep preset; mesh pairs share the hull-polygon gap of the narrowphase.
@@ -208,8 +208,8 @@ pub fn pair_contacts(p: &Pair, found: usize, points: &mut [ContactPoint]) -> (us
         return if found == 0 { (robust_points(p, points), true) } else { robust_touching(p, found, points) };
     }
     let margin = p.params.margin;
-    // (`all`, not `any`: a NaN distance stops speculation too)
-    if m.opt.disabled(DSBL_NATIVECCD) || !points[..found].iter().all(|c| c.dist >= margin) {
+    // a contact closer than the margin stops speculation; a NaN distance does not (S14)
+    if m.opt.disabled(DSBL_NATIVECCD) || points[..found].iter().any(|c| margin > c.dist) {
         return (found, false);
     }
     // the gap-band contacts stay if speculation finds nothing
