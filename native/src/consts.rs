@@ -58,6 +58,9 @@ pub struct Consts {
     /// Norm of `M^-1` times each actuator's moment (`nactuator`; zero for transmissions
     /// outside `mj_transmission`'s subset), a muscle's force scale.
     pub actuator_acc0: Vec<f64>,
+    /// Mean over each actuator's outputs of `moment M^-1 moment` (`nactuator`), the inverse of
+    /// the mass a damping ratio refers to.
+    pub actuator_invmass: Vec<f64>,
 }
 
 /// `(a + b) + c` divided by 3: the mean of three diagonal entries, in the library's order.
@@ -164,8 +167,18 @@ impl Consts {
         }
 
         let actuator_acc0 = crate::lengthrange::actuator_acc0(nm, &d, &solve);
+        let actuator_invmass = crate::lengthrange::actuator_invmass(nm, &d, &solve);
         let (stat, dof_length) = statistic(nm, &d);
-        Consts { dof_m0, body_invweight0, dof_invweight0, tendon_invweight0, dof_length, stat, actuator_acc0 }
+        Consts {
+            dof_m0,
+            body_invweight0,
+            dof_invweight0,
+            tendon_invweight0,
+            dof_length,
+            stat,
+            actuator_acc0,
+            actuator_invmass,
+        }
     }
 }
 

@@ -118,12 +118,14 @@ fn selected(m: &Model, o: &LengthRangeOpt, i: usize) -> bool {
     wanted && !(o.useexisting && r[0] < r[1])
 }
 
-/// Computes the length range of every actuator `m.lropt` selects, in place. A model whose
-/// actuators were not compiled (`actuator_unsupported`) is left alone.
+/// Computes the length range of every actuator `m.lropt` selects, in place, after the damping
+/// ratios ([`set_dampratio`]). A model whose actuators were not compiled
+/// (`actuator_unsupported`) is left alone.
 pub fn set_length_ranges(m: &mut Model) -> Result<(), LengthRangeError> {
     if m.actuator_unsupported.is_some() || m.actuator_trntype.len() != m.nactuator {
         return Ok(());
     }
+    set_dampratio(m);
     let o = m.lropt.clone();
     let todo: Vec<usize> = (0..m.nactuator).filter(|&i| selected(m, &o, i)).collect();
     if todo.is_empty() {
@@ -165,8 +167,33 @@ fn simulation_model(m: &Model, o: &LengthRangeOpt) -> Result<NativeModel, Native
     if sm.opt.integrator == Integrator::Rk4 {
         sm.opt.integrator = Integrator::Euler;
     }
+    inert_actuators(&mut sm);
     crate::scope::check(&sm)?;
     Ok(NativeModel::new(sm))
+}
+
+/// Makes every actuator of `sm` a stateless one-control motor on its transmission. With
+/// actuation off, MuJoCo's step leaves the actuators out of the forces: their activations and
+/// controls never reach the positions the simulation measures, and only the transmissions (the
+/// lengths and moments `eval` reads) matter, so DC motors, PID controllers and multi-input
+/// actuators beside the one measured need no dynamics of their own here.
+fn inert_actuators(sm: &mut Model) {
+    let n = sm.nactuator;
+    sm.actuator_dyntype = vec![0; n];
+    sm.actuator_gaintype = vec![0; n];
+    sm.actuator_biastype = vec![0; n];
+    sm.actuator_actadr = vec![-1; n];
+    sm.actuator_actnum = vec![0; n];
+    sm.actuator_ctrladr = (0..n as i32).collect();
+    sm.actuator_ctrlnum = vec![1; n];
+    sm.actuator_ctrlrange = vec![[0.0; 2]; n];
+    sm.actuator_ctrllimited = vec![false; n];
+    sm.actuator_actlimited = vec![false; n];
+    sm.actuator_actearly = vec![false; n];
+    sm.na = 0;
+    sm.nu = n;
+    sm.key_act = Vec::new();
+    sm.key_ctrl = vec![0.0; sm.nkey * n];
 }
 
 /// The two simulations of actuator `i`: `[lo, hi]`, checked for size and convergence.
@@ -275,6 +302,63 @@ pub(crate) fn actuator_acc0(nm: &NativeModel, d: &Data, solve: &dyn Fn(&mut [f64
             dot(&x, &x).sqrt()
         })
         .collect()
+}
+
+/// `moment M^-1 moment` of each actuator at the pose of `d`, averaged over its outputs (the
+/// inverse mass `mj_setCompiledConst` converts a damping ratio with); zeros when a
+/// transmission is outside `mj_transmission`'s subset.
+pub(crate) fn actuator_invmass(nm: &NativeModel, d: &Data, solve: &dyn Fn(&mut [f64])) -> Vec<f64> {
+    let n = nm.model.nactuator;
+    let Some(ad) = (n > 0).then(|| crate::actuation::transmission_at(nm, d)).flatten() else {
+        return vec![0.0; n];
+    };
+    (0..n)
+        .map(|i| {
+            let (adr, num) = (nm.model.actuator_outadr[i] as usize, nm.model.actuator_outnum[i]);
+            let mut sum = 0.0;
+            for k in adr..adr + num.max(0) as usize {
+                let mut moment = vec![0.0; nm.model.nv];
+                let r = ad.moment_rowadr[k] as usize;
+                for j in r..r + ad.moment_rownnz[k] as usize {
+                    moment[ad.moment_colind[j] as usize] = ad.actuator_moment[j];
+                }
+                let mut x = moment.clone();
+                solve(&mut x);
+                sum += dot(&moment, &x);
+            }
+            sum / f64::from(num)
+        })
+        .collect()
+}
+
+/// `mjGAIN_PID`.
+const GAIN_PID: i32 = 5;
+
+/// Converts the damping ratio of every position-like servo (`gainprm[0] = -biasprm[1]`) and
+/// PID (stiffness `-biasprm[1]`) with a positive `biasprm[2]` into the damping
+/// `-2 ratio sqrt(kp mass)` (stored negated, as a `kv`), the mass the inverse of
+/// [`actuator_invmass`] at `qpos0` (0 below `mjMINVAL`), as 4.0.0's `mj_setCompiledConst` does.
+/// The compiler leaves the ratio in `biasprm[2]`; this runs before the length ranges.
+pub fn set_dampratio(m: &mut Model) {
+    let wants = |m: &Model, i: usize| {
+        let (g, b) = (&m.actuator_gainprm[i], &m.actuator_biasprm[i]);
+        #[allow(clippy::float_cmp)]
+        let servo = m.actuator_gaintype[i] == GAIN_PID || g[0] == -b[1];
+        servo && b[2] > 0.0
+    };
+    if !(0..m.actuator_biasprm.len()).any(|i| wants(m, i)) {
+        return;
+    }
+    let invmass = NativeModel::new(m.clone()).consts.actuator_invmass;
+    for (i, &inv) in invmass.iter().enumerate() {
+        if !wants(m, i) {
+            continue;
+        }
+        let mass = if inv > MINVAL { 1.0 / inv } else { 0.0 };
+        let kp = if m.actuator_gaintype[i] == GAIN_PID { -m.actuator_biasprm[i][1] } else { m.actuator_gainprm[i][0] };
+        let b2 = m.actuator_biasprm[i][2];
+        m.actuator_biasprm[i][2] = (b2 + b2) * -(kp * mass).sqrt();
+    }
 }
 
 #[cfg(test)]

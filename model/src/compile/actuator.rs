@@ -305,7 +305,8 @@ impl ActuatorSpec {
             // probed with MuJoCo 4.0.0: under a class with dyntype="filter", <adhesion> has
             // actuator_dyntype 0 and na 0
             "adhesion" => self.set_types(DynType::None, GainType::Fixed, BiasType::None),
-            "dcmotor" => self.apply_dcmotor(el)?,
+            // (its parameters and states: actuator_dcmotor, after the common attributes)
+            "dcmotor" => self.set_types(DynType::DcMotor, GainType::DcMotor, BiasType::DcMotor),
             _ => {}
         }
         super::actuator_params::apply(self, el, &prev)
@@ -339,75 +340,13 @@ impl ActuatorSpec {
         Ok(())
     }
 
-    /// `dcmotor`: one state per electrical time constant, slew limit, integral term, thermal
-    /// model and LuGre bristle. A default that already is a DC motor passes its values on.
-    fn apply_dcmotor(&mut self, el: &Element) -> Res<()> {
-        let inh = self.gaintype == GainType::DcMotor;
-        let pick = |v: f64| if inh { v } else { 0.0 };
-        let mut resistance = pick(self.gainprm[0]);
-        let mut inductance = [0.0, pick(self.dynprm[0])];
-        let mut controller = [
-            pick(self.gainprm[4]),
-            pick(self.gainprm[5]),
-            pick(self.gainprm[6]),
-            pick(self.dynprm[7]),
-            pick(self.dynprm[8]),
-            0.0,
-        ];
-        let mut thermal = [pick(self.dynprm[2]), pick(self.dynprm[3]), 0.0, 0.0, 0.0, 0.0];
-        let mut lugre = [pick(self.dynprm[5]), pick(self.dynprm[6]), 0.0, 0.0, 0.0];
-        num(el, "resistance", &mut resistance)?;
-        // probed with MuJoCo 4.0.0: an inductance attribute replaces both inherited entries
-        // (under a class with inductance="0 0.1", inductance="0" gives na 0, while
-        // resistance="3" alone keeps te = 0.1), unlike thermal and lugre
-        if el.attr("inductance").is_some() {
-            inductance = [0.0; 2];
-            arr(el, "inductance", &mut inductance, false)?;
-        }
-        arr(el, "controller", &mut controller, false)?;
-        arr(el, "thermal", &mut thermal, false)?;
-        arr(el, "lugre", &mut lugre, false)?;
-
-        let mut actdim = 0;
-        // the electrical time constant: L/R from an inductance, else given directly
-        // (a NaN resistance passes MuJoCo's checks and gives te = NaN, no state: measured,
-        // resistance="nan" inductance="0.001" compiles to na 0 and dynprm[0] NaN)
-        let te = if inductance[0] > 0.0 && (resistance > 0.0 || resistance.is_nan()) {
-            inductance[0] / resistance
-        } else if inductance[0] > 0.0 {
-            // R derived from the nominal point; only the sign of te matters here
-            inductance[0]
+    /// A PID's input bits (`mjtInputBit`; default `pos vel`).
+    pub fn input_bits(&self) -> i32 {
+        if self.ctrlspec != 0 {
+            self.ctrlspec
         } else {
-            inductance[1]
-        };
-        self.dynprm[0] = te;
-        actdim += i32::from(te > 0.0);
-        self.gainprm[0] = resistance;
-        self.gainprm[4] = controller[0];
-        self.gainprm[5] = controller[1];
-        self.gainprm[6] = controller[2];
-        self.dynprm[7] = controller[3];
-        self.dynprm[8] = controller[4];
-        actdim += i32::from(controller[3] > 0.0) + i32::from(controller[1] > 0.0);
-        let (mut rt, mut cap, tth) = (thermal[0], thermal[1], thermal[2]);
-        if rt > 0.0 || cap > 0.0 || tth > 0.0 {
-            if tth > 0.0 && rt > 0.0 && cap == 0.0 {
-                cap = tth / rt;
-            } else if tth > 0.0 && cap > 0.0 && rt == 0.0 {
-                rt = tth / cap;
-            }
-            self.dynprm[2] = rt;
-            self.dynprm[3] = cap;
-            actdim += 1;
+            INPUT_POS | INPUT_VEL
         }
-        if lugre[0] > 0.0 {
-            self.dynprm[5] = lugre[0];
-            self.dynprm[6] = lugre[1];
-            actdim += 1;
-        }
-        self.set_types(DynType::DcMotor, GainType::DcMotor, BiasType::DcMotor);
-        self.actdim = actdim;
-        Ok(())
     }
 
     /// Number of controls the compiled actuator takes: 3 or 4 for an SO3 servo (exponential

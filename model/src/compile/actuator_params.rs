@@ -39,8 +39,12 @@ pub struct Params {
     pub group: i32,
     /// Control, force and activation limits: 0 false, 1 true, 2 auto.
     pub limited: [u8; 3],
-    /// Control range.
+    /// Control range (a PID's position-setpoint range).
     pub ctrlrange: [f64; 2],
+    /// A PID's velocity-setpoint range.
+    pub velrange: [f64; 2],
+    /// A PID's feedforward range.
+    pub ffrange: [f64; 2],
     /// Force range.
     pub forcerange: [f64; 2],
     /// Activation range.
@@ -73,6 +77,8 @@ impl Default for Params {
             group: 0,
             limited: [2; 3],
             ctrlrange: [0.0; 2],
+            velrange: [0.0; 2],
+            ffrange: [0.0; 2],
             forcerange: [0.0; 2],
             actrange: [0.0; 2],
             lengthrange: [0.0; 2],
@@ -118,6 +124,9 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
         }
     }
     arr(el, "ctrlrange", &mut p.ctrlrange, true)?;
+    arr(el, "posrange", &mut p.ctrlrange, true)?;
+    arr(el, "velrange", &mut p.velrange, true)?;
+    arr(el, "ffrange", &mut p.ffrange, true)?;
     arr(el, "forcerange", &mut p.forcerange, true)?;
     arr(el, "actrange", &mut p.actrange, true)?;
     arr(el, "lengthrange", &mut p.lengthrange, true)?;
@@ -185,6 +194,8 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
             spec.gainprm[0] = if diameter >= 0.0 { PI / 4.0 * diameter * diameter } else { area };
         }
         "muscle" => muscle(spec, el, prev, src)?,
+        "dcmotor" => super::actuator_dcmotor::dcmotor(spec, el, prev, src)?,
+        "pid" => super::actuator_dcmotor::pid(spec, el, prev, src)?,
         "adhesion" => {
             let mut gain = if src { prev.gainprm[0] } else { 1.0 };
             num(el, "gain", &mut gain)?;
@@ -269,19 +280,11 @@ fn servo(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) 
 
 /// Why actuator `spec` cannot be compiled here yet, if it cannot.
 fn unsupported(spec: &ActuatorSpec, trn: &str) -> Option<String> {
-    if !matches!(spec.gaintype, GainType::Fixed | GainType::Affine | GainType::Muscle | GainType::User)
-        || !matches!(spec.biastype, BiasType::None | BiasType::Affine | BiasType::Muscle | BiasType::User)
-        || matches!(spec.dyntype, DynType::DcMotor | DynType::Pid)
-    {
-        return Some(format!("a {:?}/{:?}/{:?} actuator", spec.dyntype, spec.gaintype, spec.biastype));
+    if spec.gaintype == GainType::So3 || spec.biastype == BiasType::So3 {
+        return Some("an orientation (SO3) servo (3 force outputs)".into());
     }
-    // a position-like servo (fixed gain kp, bias -kp) reads a positive biasprm[2] as a damping ratio
-    let b = &spec.params.biasprm;
-    #[allow(clippy::float_cmp)]
-    let servo_like = spec.gaintype == GainType::Fixed && spec.biastype == BiasType::Affine && b[1] == -spec.gainprm[0];
-    if servo_like && b[2] > 0.0 {
-        return Some("a position servo with dampratio (needs the effective mass at qpos0)".into());
-    }
+    // (a servo's or a PID's dampratio, a positive biasprm[2], is converted to a damping by
+    // the native pass at qpos0: specula_native::lengthrange::set_dampratio)
     if !matches!(trn, "joint" | "jointinparent" | "tendon" | "body" | "site" | "cranksite") {
         return Some(format!("a {trn} transmission (its length0 needs {trn} kinematics)"));
     }
@@ -440,6 +443,8 @@ struct Compiled {
     limited: Vec<[bool; 3]>,
     prm: Vec<[[f64; 10]; 3]>,
     ranges: Vec<[[f64; 2]; 4]>,
+    /// Range and limited flag of each control (`nu` entries).
+    ctrl_ranges: Vec<([f64; 2], bool)>,
     gear: Vec<[f64; 6]>,
     scalars: Vec<[f64; 4]>,
     actearly: Vec<bool>,
@@ -480,12 +485,30 @@ impl Compiled {
         self.na += actnum;
         self.ctrl.push([self.nu, ctrlnum]);
         self.nu += ctrlnum;
+        let ctrl_limited = limited(p.limited[0], ctrlrange, autolimits);
+        if spec.gaintype == GainType::Pid {
+            // a PID's controls are its inputs in the order pos, vel, ff, each with its own
+            // range; the velocity and feedforward ones are limited when their range is a proper
+            // interval (measured: ctrllimited="false" leaves them limited)
+            let bits = spec.input_bits();
+            for (bit, range) in [(1, ctrlrange), (2, p.velrange), (4, p.ffrange)] {
+                if bits & bit != 0 {
+                    let lim = if bit == 1 { ctrl_limited } else { range[0] < range[1] };
+                    self.ctrl_ranges.push((range, lim));
+                }
+            }
+        } else {
+            // every other actuator's controls share the control range (measured: a DC motor's)
+            for _ in 0..ctrlnum {
+                self.ctrl_ranges.push((ctrlrange, ctrl_limited));
+            }
+        }
         self.trntype.push(trntype);
         self.types.push([dyn_code(spec.dyntype), gain_code(spec.gaintype), bias_code(spec.biastype)]);
         self.trnid.push([id as i32, id2]);
         self.group.push(p.group);
         self.limited.push([
-            limited(p.limited[0], ctrlrange, autolimits),
+            ctrl_limited,
             limited(p.limited[1], p.forcerange, autolimits),
             limited(p.limited[2], actrange, autolimits),
         ]);
@@ -528,13 +551,13 @@ impl Compiled {
         m.actuator_outadr = (0..n as i32).collect();
         m.actuator_outnum = vec![1; n];
         m.actuator_group = self.group;
-        m.actuator_ctrllimited = self.limited.iter().map(|l| l[0]).collect();
+        m.actuator_ctrllimited = self.ctrl_ranges.iter().map(|c| c.1).collect();
         m.actuator_forcelimited = self.limited.iter().map(|l| l[1]).collect();
         m.actuator_actlimited = self.limited.iter().map(|l| l[2]).collect();
         m.actuator_dynprm = self.prm.iter().map(|p| p[0]).collect();
         m.actuator_gainprm = self.prm.iter().map(|p| p[1]).collect();
         m.actuator_biasprm = self.prm.iter().map(|p| p[2]).collect();
-        m.actuator_ctrlrange = self.ranges.iter().map(|r| r[0]).collect();
+        m.actuator_ctrlrange = self.ctrl_ranges.iter().map(|c| c.0).collect();
         m.actuator_forcerange = self.ranges.iter().map(|r| r[1]).collect();
         m.actuator_actrange = self.ranges.iter().map(|r| r[2]).collect();
         m.actuator_lengthrange = self.ranges.iter().map(|r| r[3]).collect();

@@ -21,6 +21,7 @@
 //! BVHs (joint `springdamper` is resolved with its own qpos0 inertia, [`springdamper`]).
 
 pub mod actuator;
+mod actuator_dcmotor;
 pub mod actuator_params;
 pub mod actuator_values;
 pub mod assemble;
