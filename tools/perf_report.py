@@ -120,21 +120,27 @@ def file_hash(path):
         return hashlib.sha256(f.read()).hexdigest()[:16]
 
 
-def callgrind(binary, path, key, mode, states, side):
-    """One callgrind run; returns (per-call total, calls, {function: inclusive per call})."""
-    root = C_ROOT if side == "c" else R_ROOT
-    toggle = "mj_collision" if side == "c" else "*RustStage*replace*"
+def valgrind(toggle, cmd, key):
+    """Runs `cmd` (plus `--key KEY`) under callgrind collecting only inside functions matching
+    `toggle`; returns callgrind_annotate's inclusive caller tree and flat listing."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", f"--toggle-collect={toggle}",
-               binary, "bench", path, "--speculative", mode, "--steps", str(states), "--passes", "1"]
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", f"--toggle-collect={toggle}"] + cmd
         if key is not None:
             cmd += ["--key", key]
         r = sh(cmd)
         if r.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)}: {r.stderr[-2000:]}")
-        tree = sh(["callgrind_annotate", "--inclusive=yes", "--tree=caller", "--threshold=100", out]).stdout
-        flat = sh(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out]).stdout
+        ann = ["callgrind_annotate", "--inclusive=yes", "--threshold=100"]
+        return sh(ann + ["--tree=caller", out]).stdout, sh(ann + [out]).stdout
+
+
+def callgrind(binary, path, key, mode, states, side):
+    """One callgrind run; returns (per-call total, calls, {function: inclusive per call})."""
+    root = C_ROOT if side == "c" else R_ROOT
+    toggle = "mj_collision" if side == "c" else "*RustStage*replace*"
+    tree, flat = valgrind(toggle, [binary, "bench", path, "--speculative", mode, "--steps", str(states),
+                                   "--passes", "1"], key)
     # the root's cost and calls from the bench's loop (the C route's record steps call
     # mj_collision through mj_fwdPosition: not counted)
     total, calls, callers = None, None, []
@@ -175,16 +181,7 @@ STEP_SCENES = [
 def callgrind_step(binary, path, key, route, steps):
     """Instructions per `mj_step` on one route (`specula run --route ROUTE`, collecting only
     inside mj_step): (per step, steps)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "cg.out")
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--toggle-collect=mj_step",
-               binary, "run", path, "--route", route, "--steps", str(steps)]
-        if key is not None:
-            cmd += ["--key", key]
-        r = sh(cmd)
-        if r.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)}: {r.stderr[-2000:]}")
-        tree = sh(["callgrind_annotate", "--inclusive=yes", "--tree=caller", "--threshold=100", out]).stdout
+    tree, _ = valgrind("mj_step", [binary, "run", path, "--route", route, "--steps", str(steps)], key)
     total, calls, callers = 0, 0, []
     for line in tree.splitlines():
         m = TREE.match(line)
