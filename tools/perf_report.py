@@ -92,7 +92,7 @@ GROUPS = [
 ]
 
 LINE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(?:\S*?:)?(.+?) \[(.*)\]\s*$")
-TREE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+([<*>])\s+(?:\S*?:)?(.+?)(?: \((\d+)x\))? \[.*$")
+TREE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+([<*>])\s+(?:\S*?:)?(.+?)(?: \(([\d,]+)x\))? \[.*$")
 
 
 def sh(cmd, **kw):
@@ -150,7 +150,7 @@ def callgrind(binary, path, key, mode, states, side):
             continue
         cost, mark, fn = int(m.group(1).replace(",", "")), m.group(2), m.group(3).strip()
         if mark == "<":
-            callers.append((cost, fn, int(m.group(4) or 0)))
+            callers.append((cost, fn, int((m.group(4) or "0").replace(",", ""))))
         elif mark == "*":
             if fn == root:
                 for c, f, n in callers:
@@ -188,7 +188,7 @@ def callgrind_step(binary, path, key, route, steps):
         if not m:
             continue
         if m.group(2) == "<":
-            callers.append((int(m.group(1).replace(",", "")), int(m.group(4) or 0)))
+            callers.append((int(m.group(1).replace(",", "")), int((m.group(4) or "0").replace(",", ""))))
         elif m.group(2) == "*":
             if m.group(3).strip() == "mj_step":
                 total, calls = sum(c for c, _ in callers), sum(n for _, n in callers)
