@@ -29,6 +29,7 @@ use super::filter::{filter_bitmask, filter_body_pair};
 use super::model::{CollisionModel, DSBL_FILTERPARENT, DSBL_NATIVECCD, ENBL_OVERRIDE};
 use super::sort::mj_sort;
 use super::state::{State, SLEEP_ASLEEP};
+use crate::dynamics::avx::avx_dispatch;
 use crate::math::{dot3, mul_mat_mat3, mul_mat_t_mat3, mul_mat_vec3, mul_quat, normalize4, quat2mat, transpose3};
 use crate::narrowphase::GeomType;
 use crate::speculative::sweep::{rotation_radius, swept_interval, Motions};
@@ -193,6 +194,7 @@ pub fn body_geoms(m: &CollisionModel, b: usize) -> std::ops::Range<usize> {
 }
 
 /// Box of body `b` in the sweep frame, as (min x, y, z, max x, y, z) (`makeAAMM`).
+#[inline(always)]
 fn make_aamm(m: &CollisionModel, s: &State, spec: Option<&Motions>, b: usize, frame: &[f64; 9]) -> [f64; 6] {
     let override_margin = if m.opt.enabled(ENBL_OVERRIDE) { 0.5 * m.opt.o_margin } else { 0.0 };
     let mut aamm = [0.0; 6];
@@ -383,8 +385,21 @@ fn sweep_and_prune(sc: &mut BroadphaseScratch) {
     }
 }
 
-/// Fill `sc.pairs` with the candidate body pairs of MuJoCo's broadphase (see the module doc).
-pub fn broadphase(
+avx_dispatch! {
+    /// Fill `sc.pairs` with the candidate body pairs of MuJoCo's broadphase (see the module doc).
+    /// Compiled for AVX when the CPU has it (its boxes are arithmetic; same source, same bits).
+    pub fn broadphase(
+        m: &CollisionModel,
+        s: &State,
+        sleep_filter: bool,
+        spec: Option<&Motions>,
+        sc: &mut BroadphaseScratch,
+    ) => broadphase_any
+}
+
+/// [`broadphase`]'s body.
+#[inline(always)]
+fn broadphase_any(
     m: &CollisionModel,
     s: &State,
     sleep_filter: bool,

@@ -20,7 +20,9 @@
 //! follows MuJoCo's operation order so the results agree to the last bit.
 
 use super::{CollideOptions, ContactPoint, Geom};
-use crate::math::{add3, add_scl3, clip, col3, cross, dot3, mul_mat_vec3, normalize3, scl3, sub3, MINVAL};
+use crate::math::{
+    add3, add_scl3, clip, col3, cross, dot3, frame_from_normal, mul_mat_vec3, normalize3, scl3, sub3, MINVAL,
+};
 
 /// Most contacts any function in this file produces (plane-box and plane-cylinder).
 const MAX_PRIMITIVE: usize = 4;
@@ -199,9 +201,15 @@ pub fn plane_box(g1: &Geom, g2: &Geom, margin: f64, _opt: &CollideOptions, out: 
     let size = &g2.size;
     let center_height = dot3(&sub3(&g2.pos, &g1.pos), &normal);
 
-    let mut pre = [PreContact::default(); MAX_PRIMITIVE];
+    // every contact has the plane's normal and no preferred tangent: one frame serves them all
+    // (the same bits as completing it per contact), made when the first corner is kept
+    let mut frame = None;
+    let cap = out.len().min(MAX_PRIMITIVE);
     let mut n = 0;
     for i in 0..8 {
+        if n == cap {
+            break;
+        }
         let local = [
             if i & 1 != 0 { size[0] } else { -size[0] },
             if i & 2 != 0 { size[1] } else { -size[1] },
@@ -216,13 +224,12 @@ pub fn plane_box(g1: &Geom, g2: &Geom, margin: f64, _opt: &CollideOptions, out: 
         }
         let dist = center_height + ldist;
         let corner = add3(&corner, &g2.pos);
-        pre[n] = PreContact { dist, pos: add3(&corner, &scl3(&normal, -dist / 2.0)), normal, tangent: [0.0; 3] };
+        let pos = add3(&corner, &scl3(&normal, -dist / 2.0));
+        let frame = *frame.get_or_insert_with(|| frame_from_normal(&normal));
+        out[n] = ContactPoint { dist, pos, frame };
         n += 1;
-        if n == MAX_PRIMITIVE {
-            break;
-        }
     }
-    emit(&pre[..n], out)
+    n
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -209,6 +209,10 @@ pub struct Motions {
     cvel: Vec<[f64; 6]>,
     cvel_end: Vec<[f64; 6]>,
     moves: Vec<bool>,
+    /// The two largest geom sweeps of this call (largest first), for [`Motions::robust_idle`].
+    top: (f64, f64),
+    /// The smallest safe depth over all geoms of the model, for [`Motions::robust_idle`].
+    depth: f64,
 }
 
 impl Motions {
@@ -218,18 +222,11 @@ impl Motions {
     /// (a resting scene then costs what the compatible mode costs). Conservative: false when any
     /// contact reference is a direct (negative) one, whose mixing is not bounded this way.
     pub fn robust_idle(&self, m: &CollisionModel) -> bool {
-        let (mut top1, mut top2) = (0.0f64, 0.0f64);
-        let mut depth = f64::INFINITY;
-        for g in 0..m.ngeom().min(self.sweep.len()) {
-            let sw = self.sweep[g];
-            if sw > top1 {
-                top2 = top1;
-                top1 = sw;
-            } else if sw > top2 {
-                top2 = sw;
-            }
-            depth = depth.min(robust::safe_depth(half_extent(m, g), f64::INFINITY));
+        if self.sweep.len() != m.ngeom() {
+            return false;
         }
+        // the geom loop of `compute` found the sweeps' top two and the smallest depth
+        let ((top1, top2), depth) = (self.top, self.depth);
         let h = m.opt.timestep;
         let refsafe = !m.opt.disabled(DSBL_REFSAFE);
         let override_ref = m.opt.enabled(ENBL_OVERRIDE).then_some(m.opt.o_solref);
@@ -333,34 +330,47 @@ impl Motions {
                 }
             }
         }
+        let (mut top1, mut top2) = (0.0f64, 0.0f64);
+        let mut depth = f64::INFINITY;
         for g in 0..ng {
             let b = m.geom_bodyid[g];
+            let (ty, r) = (m.geom_type[g], m.geom_rbound[g]);
             let mut motion = GeomMotion::ZERO;
+            // each motion's sweep is computed once and kept with it (the same value the
+            // comparison and the stored sweep would recompute)
+            let mut sweep = None;
             if have_dofs && b > 0 && self.moves[b] {
                 let root = m.body_rootid[b];
                 if let Some(com) = spec.subtree_com.get(root) {
                     motion = geom_motion(&self.cvel[b], com, &s.geom_xpos[g], h);
+                    let now = sweep_distance(&motion, ty, r);
+                    sweep = Some(now);
                     if end {
                         let moved = geom_motion(&self.cvel_end[b], com, &s.geom_xpos[g], h);
-                        let ty = m.geom_type[g];
-                        let r = m.geom_rbound[g];
-                        if crate::speculative::sweep_distance(&moved, ty, r)
-                            > crate::speculative::sweep_distance(&motion, ty, r)
-                        {
-                            motion = moved;
+                        let later = sweep_distance(&moved, ty, r);
+                        if later > now {
+                            (motion, sweep) = (moved, Some(later));
                         }
                     }
                 }
             }
-            let ty = m.geom_type[g];
-            let sweep = crate::speculative::sweep_distance(&motion, ty, m.geom_rbound[g]);
+            let sweep = sweep.unwrap_or_else(|| sweep_distance(&motion, ty, r));
+            let half = half_extent(m, g);
             if solid(ty) {
-                self.body_half[b] = self.body_half[b].min(half_extent(m, g));
+                self.body_half[b] = self.body_half[b].min(half);
                 self.body_sweep[b] = self.body_sweep[b].max(sweep);
             }
+            if sweep > top1 {
+                top2 = top1;
+                top1 = sweep;
+            } else if sweep > top2 {
+                top2 = sweep;
+            }
+            depth = depth.min(robust::safe_depth(half, f64::INFINITY));
             self.motion.push(motion);
             self.sweep.push(sweep);
         }
+        (self.top, self.depth) = ((top1, top2), depth);
         true
     }
 
