@@ -14,7 +14,10 @@
 //!   it and the contact distance is `margin + depth`, as for other convex pairs;
 //! - the bounding box of the geom is grown by the margin before the cell range is computed, and
 //!   a prism is skipped when its three top elevations are all below `zmin - margin`;
-//! - GJK starts from the prism's centroid (corners summed from zero, scaled by 1/6).
+//! - GJK starts from the prism's centroid (corners summed from zero, scaled by 1/6; C8).
+//!
+//! Which prisms and in which order (C9): rows from the bottom, columns left to right, per cell
+//! the triangle through the upper row's new corner first; one contact per prism, at most 50.
 //!
 //! The order of the pieces follows MuJoCo's exactly (same rounding, same early exits), because
 //! the prisms a geom meets and the order of its contacts are visible in the contact list.

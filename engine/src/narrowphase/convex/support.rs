@@ -158,7 +158,7 @@ impl<'a> ConvexObj<'a> {
     /// A height-field prism's support (`mjc_prism_support`): the corner farthest along `dir`
     /// among the top three when `dir` points up or sideways (`dir[2] >= 0`, NaN included),
     /// the bottom three otherwise; the first of equals wins. No frame change: the prism and
-    /// the query share the height field's frame.
+    /// the query share the height field's frame (`docs/measurements.md`, C8).
     fn prism_support(&self, dir: &[f64; 3]) -> [f64; 3] {
         let start = if dir[2] < 0.0 { 0 } else { 3 };
         let (mut best, mut ibest) = (dot(&self.prism[start], dir), start);
