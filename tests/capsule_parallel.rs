@@ -145,6 +145,7 @@ fn run(sizes: ([f64; 2], [f64; 2]), seed: u64, poses: usize, tally: &mut Tally) 
             mat: std::array::from_fn(|k| xm[9 * g + k]),
             rbound: size[0] + size[1],
             hull: None,
+            hfield: None,
         };
         let mut buf = [ContactPoint::default(); MAX_CONTACTS];
         let n = primitive::capsule_capsule(&geom(0, [r1, h1, 0.0]), &geom(1, [r2, h2, 0.0]), margin, &opt, &mut buf);

@@ -106,6 +106,7 @@ fn run_pair(t1: GeomType, t2: GeomType, seed: u64, tol: f64, mujocos_hulls: bool
             mat: std::array::from_fn(|k| xm[9 * g + k]),
             rbound: cm.geom_rbound[g],
             hull: if cm.geom_type[g] == GeomType::Mesh { cm.hulls[cm.geom_dataid[g] as usize].as_ref() } else { None },
+            hfield: None,
         };
         let mut buf = [ContactPoint::default(); MAX_CONTACTS];
         let n = table::collide(&geom(0), &geom(1), margin, &opt, &mut buf).expect("a Rust function");

@@ -7,7 +7,7 @@ use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, 
 use std::f64::consts::FRAC_1_SQRT_2;
 
 fn boxg(size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {
-    Geom { ty: GeomType::Box, size, pos, mat, rbound: 0.0, hull: None }
+    Geom { ty: GeomType::Box, size, pos, mat, rbound: 0.0, hull: None, hfield: None }
 }
 
 fn collide(g1: &Geom, g2: &Geom, margin: f64) -> Vec<ContactPoint> {

@@ -10,7 +10,7 @@ use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, 
 const ALONG_X: [f64; 9] = [0.0, 0.0, 1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 0.0];
 
 fn geom(ty: GeomType, size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {
-    Geom { ty, size, pos, mat, rbound: 0.0, hull: None }
+    Geom { ty, size, pos, mat, rbound: 0.0, hull: None, hfield: None }
 }
 
 fn capsule(radius: f64, half: f64, pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {

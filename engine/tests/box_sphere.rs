@@ -6,7 +6,7 @@ use specula_engine::narrowphase::r#box::sphere_box;
 use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, MAX_CONTACTS};
 
 fn geom(ty: GeomType, size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {
-    Geom { ty, size, pos, mat, rbound: 0.0, hull: None }
+    Geom { ty, size, pos, mat, rbound: 0.0, hull: None, hfield: None }
 }
 
 /// Sphere of radius `r` at `centre` against the box `b`.

@@ -16,7 +16,7 @@ use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, MAX_CONTAC
 /// Geom `g` of the compiled scene at the given pose.
 fn posed<'a>(m: &'a CollisionModel, g: usize, pos: [f64; 3], mat: [f64; 9]) -> Geom<'a> {
     let hull = usize::try_from(m.geom_dataid[g]).ok().and_then(|i| m.hulls.get(i)).and_then(|h| h.as_ref());
-    Geom { ty: m.geom_type[g], size: m.geom_size[g], pos, mat, rbound: m.geom_rbound[g], hull }
+    Geom { ty: m.geom_type[g], size: m.geom_size[g], pos, mat, rbound: m.geom_rbound[g], hull, hfield: None }
 }
 
 /// MuJoCo 4.0.0's options for these scenes (defaults: multi-contact on).

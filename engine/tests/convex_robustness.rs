@@ -75,6 +75,7 @@ fn random_poses_all_convex_pairs() {
                         mat: rot(r),
                         rbound: 0.7,
                         hull: Some(&hull),
+                        hfield: None,
                     };
                     let g1 = mk(&mut r, t1, 0.3);
                     let g2 = mk(&mut r, t2, 0.3);
@@ -96,7 +97,7 @@ fn coincident_and_degenerate_geoms() {
     let i3 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
     let opt = CollideOptions { multiccd: true, ..CollideOptions::default() };
     let mut out = [ContactPoint::default(); MAX_CONTACTS];
-    let g = |ty, hull| Geom { ty, size: [0.2, 0.2, 0.2], pos: [0.0; 3], mat: i3, rbound: 0.35, hull };
+    let g = |ty, hull| Geom { ty, size: [0.2, 0.2, 0.2], pos: [0.0; 3], mat: i3, rbound: 0.35, hull, hfield: None };
     for (a, b) in [
         (g(GeomType::Box, Some(&hull)), g(GeomType::Mesh, Some(&hull))),
         (g(GeomType::Mesh, Some(&hull)), g(GeomType::Mesh, Some(&hull))),
@@ -116,7 +117,8 @@ fn coincident_and_degenerate_geoms() {
     let mut nan = g(GeomType::Box, None);
     nan.pos = [f64::NAN; 3];
     let _ = collide_convex(&nan, &g(GeomType::Mesh, Some(&hull)), 0.0, &opt, &mut out);
-    let plane = Geom { ty: GeomType::Plane, size: [0.0; 3], pos: [0.0; 3], mat: i3, rbound: 0.0, hull: None };
+    let plane =
+        Geom { ty: GeomType::Plane, size: [0.0; 3], pos: [0.0; 3], mat: i3, rbound: 0.0, hull: None, hfield: None };
     let _ = plane_convex(&plane, &g(GeomType::Mesh, Some(&empty)), 0.0, &opt, &mut out);
     let n = plane_convex(&plane, &g(GeomType::Mesh, Some(&hull)), 0.0, &opt, &mut out);
     check(&out[..n]);

@@ -20,7 +20,7 @@ const Z_ALONG_Y: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -1.0, 0.0];
 const FRAME_UP: [f64; 9] = [0.0, 0.0, 1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 0.0];
 
 fn geom(ty: GeomType, size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {
-    Geom { ty, size, pos, mat, rbound: 0.0, hull: None }
+    Geom { ty, size, pos, mat, rbound: 0.0, hull: None, hfield: None }
 }
 
 fn plane() -> Geom<'static> {

@@ -20,7 +20,7 @@ fn geom(ty: GeomType, size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'sta
         GeomType::Capsule => size[0] + size[1],
         _ => 0.0,
     };
-    Geom { ty, size, pos, mat, rbound, hull: None }
+    Geom { ty, size, pos, mat, rbound, hull: None, hfield: None }
 }
 
 fn plate(pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {

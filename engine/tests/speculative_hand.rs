@@ -14,7 +14,7 @@ use specula_engine::speculative::{effective_distance, step_damping_stiffness, In
 const H: f64 = 0.00125;
 
 fn geom(ty: GeomType, size: [f64; 3], pos: [f64; 3], rbound: f64) -> Geom<'static> {
-    Geom { ty, size, pos, mat: IDENTITY9, rbound, hull: None }
+    Geom { ty, size, pos, mat: IDENTITY9, rbound, hull: None, hfield: None }
 }
 
 #[test]
@@ -175,8 +175,15 @@ fn ray_casts_on_every_type() {
     ];
     let hull =
         ConvexHull { vert, adjacency: vec![], face, polygons: None, mesh_id: Vec::new(), mesh_nvert: 0, nhull: 0 };
-    let mesh =
-        Geom { ty: GeomType::Mesh, size: [0.0; 3], pos: [0.0; 3], mat: IDENTITY9, rbound: 0.9, hull: Some(&hull) };
+    let mesh = Geom {
+        ty: GeomType::Mesh,
+        size: [0.0; 3],
+        pos: [0.0; 3],
+        mat: IDENTITY9,
+        rbound: 0.9,
+        hull: Some(&hull),
+        hfield: None,
+    };
     assert!((ray_geom(&mesh, &p, &v) - 0.5).abs() < 1e-12);
     assert_eq!(ray_geom(&mesh, &[2.0, 0.0, 1.0], &v), -1.0);
 }

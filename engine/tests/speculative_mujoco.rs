@@ -26,7 +26,7 @@ fn geom(ty: GeomType, size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'sta
         GeomType::Cylinder => (size[0] * size[0] + size[1] * size[1]).sqrt(),
         _ => 0.0,
     };
-    Geom { ty, size, pos, mat, rbound, hull: None }
+    Geom { ty, size, pos, mat, rbound, hull: None, hfield: None }
 }
 
 fn swept(g: Geom<'static>, dx: [f64; 3], dw: [f64; 3]) -> SweptGeom<'static> {

@@ -21,8 +21,8 @@ fn vectors<const N: usize>(v: &[f64]) -> &[[f64; N]] {
 }
 
 /// The contacts of the current positions into `d.collided` (the engine's records) and
-/// `d.contacts` (the constraint stages' records). A pair the engine has no collider for (height
-/// fields, SDFs) is refused.
+/// `d.contacts` (the constraint stages' records). A pair the engine has no collider for (SDFs)
+/// is refused.
 pub fn collision(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     let mut state = State::new(vectors(&d.geom_xpos), vectors(&d.geom_xmat));
     state.body_xipos = Some(vectors(&d.xipos));
@@ -47,7 +47,7 @@ pub fn collision(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
                 p.geom[1],
                 t(p.geom[1])
             ),
-            needs: "a Rust collider for this geom pair (height fields, SDFs)",
+            needs: "a Rust collider for this geom pair (SDFs)",
         });
     }
     d.contacts.clear();

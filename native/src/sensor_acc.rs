@@ -168,6 +168,7 @@ fn touch(nm: &NativeModel, d: &Data, site: usize) -> f64 {
         mat: crate::sensor::m9(&d.site_xmat, site),
         rbound: 0.0,
         hull: None,
+        hfield: None,
     };
     let pyramidal = m.opt.cone == Cone::Pyramidal;
     let mut sum = 0.0;

@@ -288,6 +288,14 @@ pub fn refresh(cm: &mut CollisionModel, m: &sys::mjModel) -> Result<(), FromCErr
         fill(&mut cm.pair_friction, rows::<f64, 5>(m.pair_friction, np).iter().copied());
 
         fill(&mut cm.exclude_signature, slice(m.exclude_signature, nx).iter().map(|&s| s as u32));
+
+        // height fields are re-read too: a program may edit `hfield_data` between steps
+        let nh = count(m.nhfield);
+        fill(&mut cm.hfield_size, rows::<f64, 4>(m.hfield_size, nh).iter().copied());
+        fill(&mut cm.hfield_nrow, slice(m.hfield_nrow, nh).iter().map(|&n| id(n)));
+        fill(&mut cm.hfield_ncol, slice(m.hfield_ncol, nh).iter().map(|&n| id(n)));
+        fill(&mut cm.hfield_adr, slice(m.hfield_adr, nh).iter().map(|&a| id(a)));
+        fill(&mut cm.hfield_data, slice(m.hfield_data, count(m.nhfielddata)).iter().copied());
     }
     Ok(())
 }
@@ -420,6 +428,11 @@ mod tests {
             assert!(close(from_c.geom_solimp.as_flattened(), rust.geom_solimp.as_flattened()), "{file}");
             assert!(close(&from_c.body_margin, &rust.body_margin), "{file}");
             assert_eq!(from_c.hulls.len(), rust.hulls.len(), "{file}");
+            assert_eq!(from_c.hfield_nrow, rust.hfield_nrow, "{file}");
+            assert_eq!(from_c.hfield_ncol, rust.hfield_ncol, "{file}");
+            assert_eq!(from_c.hfield_adr, rust.hfield_adr, "{file}");
+            assert_eq!(from_c.hfield_data, rust.hfield_data, "{file}");
+            assert!(close(from_c.hfield_size.as_flattened(), rust.hfield_size.as_flattened()), "{file}");
             assert!(from_c.validate().is_ok());
         }
     }

@@ -502,7 +502,8 @@ fn push_contacts(
     }
 }
 
-/// The narrowphase view of geom `g`; `None` for a mesh without a hull.
+/// The narrowphase view of geom `g`; `None` for a mesh without a hull or a height field
+/// without a grid.
 #[inline(always)]
 fn geom<'a>(ctx: &Ctx<'a>, g: usize) -> Option<Geom<'a>> {
     let m = ctx.m;
@@ -518,6 +519,7 @@ fn geom<'a>(ctx: &Ctx<'a>, g: usize) -> Option<Geom<'a>> {
         mat: ctx.s.geom_xmat[g],
         rbound: m.geom_rbound[g],
         hull,
+        hfield: if m.geom_type[g] == GeomType::Hfield { Some(m.hfield(m.geom_dataid[g])?) } else { None },
     })
 }
 

@@ -8,7 +8,7 @@
 use specula_model::Model;
 
 use super::bvh::{build_body_tree, TreeLeaf};
-use crate::narrowphase::{ConvexHull, GeomType, PolygonTable, HILLCLIMB_MIN};
+use crate::narrowphase::{ConvexHull, GeomType, HFieldView, PolygonTable, HILLCLIMB_MIN};
 use crate::speculative::mesh_ray::MeshSurface;
 
 /// `mjDSBL_CONSTRAINT`: the whole constraint solver is off (no contacts are generated).
@@ -137,7 +137,8 @@ pub struct CollisionModel {
     pub geom_surfacevel: Vec<[f64; 6]>,
     /// Adhesive force contributed to each of the geom's contacts.
     pub geom_adhesion: Vec<f64>,
-    /// Mesh id for meshes (index into `hulls`), -1 otherwise.
+    /// Mesh id for meshes (index into `hulls`), height-field id for height fields (index into
+    /// `hfield_size`), -1 otherwise.
     pub geom_dataid: Vec<i32>,
 
     /// Parent body (world: 0).
@@ -205,6 +206,16 @@ pub struct CollisionModel {
 
     /// Convex hull per mesh (indexed by `geom_dataid`); `None` for meshes without one.
     pub hulls: Vec<Option<ConvexHull>>,
+    /// Per height field: half extents in x and y, elevation scale, base depth.
+    pub hfield_size: Vec<[f64; 4]>,
+    /// Per height field: number of rows (along y).
+    pub hfield_nrow: Vec<usize>,
+    /// Per height field: number of columns (along x).
+    pub hfield_ncol: Vec<usize>,
+    /// Per height field: first entry in `hfield_data`.
+    pub hfield_adr: Vec<usize>,
+    /// Every height field's elevations in [0, 1], row-major, one field after another.
+    pub hfield_data: Vec<f32>,
     /// Per mesh, its triangles for line-of-sight rays (`mesh_face`, `mesh_vert`; `None` when
     /// unknown, and then rays use the hull).
     pub surfaces: Vec<Option<MeshSurface>>,
@@ -239,14 +250,22 @@ impl CollisionModel {
     }
 
     /// Whether some pair may have no Rust collider, so that `collide` would hand it to the
-    /// state's fallback: a height field, an SDF, a mesh without a hull, or native CCD disabled.
+    /// state's fallback: an SDF, a mesh without a hull, or native CCD disabled.
     pub fn may_fall_back(&self) -> bool {
         self.opt.disabled(DSBL_NATIVECCD)
             || self.geom_type.iter().zip(&self.geom_dataid).any(|(t, &id)| match t {
-                GeomType::Hfield | GeomType::Sdf => true,
+                GeomType::Sdf => true,
                 GeomType::Mesh => usize::try_from(id).ok().and_then(|i| self.hulls.get(i)).is_none_or(Option::is_none),
                 _ => false,
             })
+    }
+
+    /// Height field `id`'s grid, or `None` when the id or its arrays are out of range.
+    pub fn hfield(&self, id: i32) -> Option<HFieldView<'_>> {
+        let i = usize::try_from(id).ok()?;
+        let (nrow, ncol, adr) = (*self.hfield_nrow.get(i)?, *self.hfield_ncol.get(i)?, *self.hfield_adr.get(i)?);
+        let data = self.hfield_data.get(adr..adr.checked_add(nrow.checked_mul(ncol)?)?)?;
+        Some(HFieldView { size: *self.hfield_size.get(i)?, nrow, ncol, data })
     }
 
     /// Check every array length and every id the driver follows, so that `collide` cannot
@@ -322,6 +341,9 @@ impl CollisionModel {
             let id = self.geom_dataid[g];
             if self.geom_type[g] == GeomType::Mesh && (id < 0 || id as usize >= self.hulls.len()) {
                 return err(format!("mesh geom {g} has dataid {id}, {} hulls", self.hulls.len()));
+            }
+            if self.geom_type[g] == GeomType::Hfield && self.hfield(id).is_none() {
+                return err(format!("height-field geom {g} has dataid {id}, no such height field"));
             }
         }
         for b in 0..nb {
@@ -600,6 +622,11 @@ impl From<&Model> for CollisionModel {
             pair_friction: m.pair_friction.clone(),
             exclude_signature: m.exclude_signature.iter().map(|&s| s as u32).collect(),
             hulls,
+            hfield_size: m.hfield_size.clone(),
+            hfield_nrow: m.hfield_nrow.clone(),
+            hfield_ncol: m.hfield_ncol.clone(),
+            hfield_adr: m.hfield_adr.clone(),
+            hfield_data: m.hfield_data.clone(),
             surfaces,
         }
     }

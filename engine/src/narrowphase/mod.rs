@@ -8,6 +8,7 @@
 
 pub mod r#box;
 pub mod convex;
+pub mod hfield;
 pub mod primitive;
 pub mod table;
 
@@ -83,6 +84,22 @@ pub struct Geom<'a> {
     pub rbound: f64,
     /// The convex hull, for meshes.
     pub hull: Option<&'a ConvexHull>,
+    /// The elevation grid, for height fields.
+    pub hfield: Option<HFieldView<'a>>,
+}
+
+/// A height field's grid as the narrowphase sees it (`hfield_size`, `hfield_nrow`,
+/// `hfield_ncol` and the field's slice of `hfield_data`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HFieldView<'a> {
+    /// Half extents in x and y, top elevation scale, base depth (`hfield_size`).
+    pub size: [f64; 4],
+    /// Number of rows (along y).
+    pub nrow: usize,
+    /// Number of columns (along x).
+    pub ncol: usize,
+    /// `nrow * ncol` elevations in [0, 1], row-major (row 0 at `y = -size[1]`).
+    pub data: &'a [f32],
 }
 
 /// Collision options that change narrowphase results (from `mjOption`).

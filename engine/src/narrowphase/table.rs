@@ -4,14 +4,14 @@
 //! can be read side by side: row = type of geom 1, column = type of geom 2, upper triangle only
 //! (geom 1 always has the lower type number). Primitive pairs have analytic colliders
 //! ([`primitive`], `box`); everything else convex goes to the GJK/EPA fallback
-//! ([`convex`]). Height fields and SDFs are not implemented: their entries are `None`, and
-//! [`collide`] reports them as unsupported rather than returning zero contacts.
+//! ([`convex`]); a height field against any of them is cut into prisms ([`hfield`]). SDFs are
+//! not implemented: their entries are `None`, and [`collide`] reports them as unsupported
+//! rather than returning zero contacts.
 //!
-//! Two MuJoCo entries that exist but are `None` here: the whole height-field row
-//! (`mjc_ConvexHField`, `mjc_HFieldSDF`) and the SDF column (`mjc_SDF`, `mjc_MeshSDF`, and
-//! plane-SDF, which MuJoCo sends to `mjc_PlaneConvex`).
+//! MuJoCo entries that exist but are `None` here: the SDF column (`mjc_SDF`, `mjc_MeshSDF`,
+//! `mjc_HFieldSDF`, and plane-SDF, which MuJoCo sends to `mjc_PlaneConvex`).
 
-use super::{convex, primitive, r#box};
+use super::{convex, hfield, primitive, r#box};
 use super::{CollideOptions, ContactPoint, Geom, GeomType};
 
 /// The signature every pair function shares (MuJoCo's `mjfCollision` on plain data): geom 1,
@@ -32,7 +32,7 @@ const N: usize = GeomType::COUNT;
 pub const COLLISION_TABLE: [[Option<CollideFn>; N]; N] = [
     //              PLANE  HFIELD  SPHERE                       CAPSULE                        ELLIPSOID                  CYLINDER                       BOX                        MESH                       SDF
     /* PLANE */    [None,  None,   f(primitive::plane_sphere),  f(primitive::plane_capsule),   f(convex::plane_convex),   f(primitive::plane_cylinder),  f(primitive::plane_box),   f(convex::plane_convex),   None],
-    /* HFIELD */   [None,  None,   None,                        None,                          None,                      None,                          None,                      None,                      None],
+    /* HFIELD */   [None,  None,   f(hfield::convex_hfield),    f(hfield::convex_hfield),      f(hfield::convex_hfield),  f(hfield::convex_hfield),      f(hfield::convex_hfield),  f(hfield::convex_hfield),  None],
     /* SPHERE */   [None,  None,   f(primitive::sphere_sphere), f(primitive::sphere_capsule),  f(convex::collide_convex), f(primitive::sphere_cylinder), f(r#box::sphere_box),      f(convex::collide_convex), None],
     /* CAPSULE */  [None,  None,   None,                        f(primitive::capsule_capsule), f(convex::collide_convex), f(convex::collide_convex),     f(r#box::capsule_box),     f(convex::collide_convex), None],
     /* ELLIPSOID */[None,  None,   None,                        None,                          f(convex::collide_convex), f(convex::collide_convex),     f(convex::collide_convex), f(convex::collide_convex), None],
@@ -61,8 +61,15 @@ fn is_convex_fn(func: CollideFn) -> bool {
     std::ptr::fn_addr_eq(func, convex)
 }
 
-/// Whether the pair has a collider here: false for height fields and SDFs, and for plane-plane
-/// and plane-height-field, which MuJoCo never collides.
+/// Whether the pair function runs MuJoCo's CCD per call (GJK/EPA, or libccd's MPR when native
+/// CCD is off): the general convex pair and the height-field prisms.
+fn uses_ccd(func: CollideFn) -> bool {
+    let prisms: CollideFn = hfield::convex_hfield;
+    is_convex_fn(func) || std::ptr::fn_addr_eq(func, prisms)
+}
+
+/// Whether the pair has a collider here: false for SDFs, and for plane-plane, plane-height-field
+/// and height-field pairs, which MuJoCo never collides.
 pub fn is_supported(t1: GeomType, t2: GeomType) -> bool {
     lookup(t1, t2).is_some()
 }
@@ -75,12 +82,12 @@ pub fn is_supported(t1: GeomType, t2: GeomType) -> bool {
 /// the pair has no collider (see [`is_supported`]) so callers can report it instead of silently
 /// dropping it, otherwise the number of contacts written to `out`.
 ///
-/// With MuJoCo's native CCD disabled (`nativeccd="disable"`) MuJoCo's convex pairs run libccd's
-/// MPR with its own multi-run contacts, which specula does not reproduce: those pairs are `None`
-/// too, so the caller computes them with MuJoCo's own pair function and counts them.
+/// With MuJoCo's native CCD disabled (`nativeccd="disable"`) MuJoCo's convex and height-field
+/// pairs run libccd's MPR, which specula does not reproduce: those pairs are `None` too, so the
+/// caller computes them with MuJoCo's own pair function and counts them.
 pub fn collide(g1: &Geom, g2: &Geom, margin: f64, opt: &CollideOptions, out: &mut [ContactPoint]) -> Option<usize> {
     let (func, swap) = lookup(g1.ty, g2.ty)?;
-    if !opt.nativeccd && is_convex_fn(func) {
+    if !opt.nativeccd && uses_ccd(func) {
         return None;
     }
     let n = if swap { func(g2, g1, margin, opt, out) } else { func(g1, g2, margin, opt, out) };
@@ -114,11 +121,12 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_pairs_are_hfield_sdf_and_plane_plane() {
+    fn unsupported_pairs_are_sdf_and_plane_hfield_among_themselves() {
         use GeomType::*;
         for a in ALL {
             for b in ALL {
-                let expect_none = matches!(a, Hfield | Sdf) || matches!(b, Hfield | Sdf) || (a == Plane && b == Plane);
+                let flat = |t: GeomType| matches!(t, Plane | Hfield);
+                let expect_none = a == Sdf || b == Sdf || (flat(a) && flat(b));
                 assert_eq!(!is_supported(a, b), expect_none, "{a:?}-{b:?}");
             }
         }
@@ -148,6 +156,10 @@ mod tests {
         same(Box, Box, r#box::box_box);
         same(Capsule, Cylinder, convex::collide_convex);
         same(Mesh, Mesh, convex::collide_convex);
+        for t in [Sphere, Capsule, Ellipsoid, Cylinder, Box, Mesh] {
+            same(Hfield, t, hfield::convex_hfield);
+            assert!(!is_convex(Hfield, t));
+        }
     }
 
     #[test]

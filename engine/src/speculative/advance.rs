@@ -490,7 +490,7 @@ mod tests {
     use crate::math::IDENTITY9;
 
     fn sphere(pos: [f64; 3], r: f64) -> Geom<'static> {
-        Geom { ty: GeomType::Sphere, size: [r, 0.0, 0.0], pos, mat: IDENTITY9, rbound: r, hull: None }
+        Geom { ty: GeomType::Sphere, size: [r, 0.0, 0.0], pos, mat: IDENTITY9, rbound: r, hull: None, hfield: None }
     }
 
     #[test]

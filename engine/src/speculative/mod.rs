@@ -63,7 +63,8 @@ impl SweptGeom<'_> {
     }
 
     /// Whether the speculative stages can handle this geom: height fields and SDFs have no
-    /// support function for the advancement.
+    /// support function for the advancement (for height fields MuJoCo 4.0.0 makes none
+    /// either, `docs/measurements.md` C10).
     pub fn supported(&self) -> bool {
         !matches!(self.geom.ty, GeomType::Hfield | GeomType::Sdf)
     }

@@ -374,7 +374,15 @@ fn box_face_plane<'a>(a1: &Geom<'a>, a2: &Geom<'a>, normal: &[f64; 3]) -> Option
             let f = frame_from_normal(&n);
             // a plane's normal is its frame's z axis (third column of the row-major matrix)
             let mat = [f[3], f[6], f[0], f[4], f[7], f[1], f[5], f[8], f[2]];
-            let plane = Geom { ty: GeomType::Plane, size: [0.0, 0.0, 1.0], pos: centre, mat, rbound: 0.0, hull: None };
+            let plane = Geom {
+                ty: GeomType::Plane,
+                size: [0.0, 0.0, 1.0],
+                pos: centre,
+                mat,
+                rbound: 0.0,
+                hull: None,
+                hfield: None,
+            };
             return Some((plane, box_first));
         }
     }

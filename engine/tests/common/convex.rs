@@ -93,7 +93,7 @@ pub fn geom<'a>(
     rbound: f64,
     hull: Option<&'a ConvexHull>,
 ) -> Geom<'a> {
-    Geom { ty, size, pos, mat, rbound, hull }
+    Geom { ty, size, pos, mat, rbound, hull, hfield: None }
 }
 
 /// The unit mesh cube at a pose.

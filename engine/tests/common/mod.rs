@@ -13,7 +13,7 @@ use specula_engine::narrowphase::{CollideOptions, ContactPoint, Geom, GeomType, 
 /// A geom from MuJoCo's type number and its compiled size and world pose.
 pub fn geom(ty: usize, size: [f64; 3], pos: [f64; 3], mat: [f64; 9]) -> Geom<'static> {
     let ty = GeomType::from_index(ty).expect("valid geom type");
-    Geom { ty, size, pos, mat, rbound: 0.0, hull: None }
+    Geom { ty, size, pos, mat, rbound: 0.0, hull: None, hfield: None }
 }
 
 /// Run the primitive collider for the pair and compare with MuJoCo's contacts exactly.

@@ -79,16 +79,16 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
 pub(crate) type PointPairs = ([([f64; 3], [f64; 3]); 4], usize);
 
 /// The outcome of one CCD run: smallest distance plus the witness pairs behind it.
-struct CcdResult {
+pub(crate) struct CcdResult {
     /// Smallest witness distance (`MAX_LIMIT` when separated beyond the cutoff).
-    dist: f64,
+    pub dist: f64,
     /// Run state with the witness points.
-    status: Status,
+    pub status: Status,
 }
 
 /// MuJoCo's `mjc_ccd`: distance (positive) or penetration (negative) between two objects, and
 /// with `max_contacts > 1` the multi-contact witnesses.
-fn ccd(
+pub(crate) fn ccd(
     o1: &mut ConvexObj,
     o2: &mut ConvexObj,
     opt: &CollideOptions,
@@ -108,8 +108,9 @@ fn ccd_in(
     scratch: &mut Scratch,
 ) -> CcdResult {
     let mut st = Status::new(opt.ccd_iterations, opt.ccd_tolerance, dist_cutoff);
-    st.x1[0] = o1.pos;
-    st.x2[0] = o2.pos;
+    // the centres (`mjc_center`: a height-field prism starts from its centroid)
+    st.x1[0] = o1.center();
+    st.x2[0] = o2.center();
     let maxc = max_contacts.min(gjk::MAX_WITNESS);
 
     let round = |t: GeomType| matches!(t, GeomType::Sphere | GeomType::Capsule);
@@ -170,8 +171,8 @@ fn ccd_in(
         }
         // cores overlap: start again on the full shapes
         st.gjk_iterations = 0;
-        st.x1[0] = o1.pos;
-        st.x2[0] = o2.pos;
+        st.x1[0] = o1.center();
+        st.x2[0] = o2.center();
     }
     st.nsimplex = 0;
     gjk::gjk(&mut st, o1, o2);

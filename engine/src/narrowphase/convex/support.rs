@@ -50,6 +50,9 @@ pub(crate) struct ConvexObj<'a> {
     pub data: Option<Rc<HullData>>,
     /// Which core the support function describes.
     pub core: Core,
+    /// For a height-field prism (`ty == Hfield`): its six corners in the height field's frame,
+    /// bottom triangle first, then the top one above it (MuJoCo's `data.hfield.prism`).
+    pub prism: [[f64; 3]; 6],
 }
 
 impl<'a> ConvexObj<'a> {
@@ -66,7 +69,22 @@ impl<'a> ConvexObj<'a> {
             meshindex: -1,
             data: g.hull.map(data_of),
             core: Core::Full,
+            prism: [[0.0; 3]; 6],
         }
+    }
+
+    /// The point GJK starts from: the geom's position, or a prism's centroid (`mjc_center`).
+    pub fn center(&self) -> [f64; 3] {
+        if self.ty != GeomType::Hfield {
+            return self.pos;
+        }
+        // summed corner by corner from zero, then scaled by 1/6 (not divided), as 4.0.0 does
+        let mut c = [0.0; 3];
+        for v in &self.prism {
+            c = [c[0] + v[0], c[1] + v[1], c[2] + v[2]];
+        }
+        let sixth = 1.0 / 6.0;
+        [c[0] * sixth, c[1] * sixth, c[2] * sixth]
     }
 
     /// Support point along the unit direction `dir` (world frame), without margin.
@@ -80,6 +98,9 @@ impl<'a> ConvexObj<'a> {
                 return [m[2] * h + self.pos[0], m[5] * h + self.pos[1], m[8] * h + self.pos[2]];
             }
             Core::Full => {}
+        }
+        if self.ty == GeomType::Hfield {
+            return self.prism_support(dir);
         }
         let l = to_local(&self.mat, dir);
         let s = &self.size;
@@ -132,6 +153,23 @@ impl<'a> ConvexObj<'a> {
             _ => [0.0; 3],
         };
         to_global(&self.mat, &self.pos, &local)
+    }
+
+    /// A height-field prism's support (`mjc_prism_support`): the corner farthest along `dir`
+    /// among the top three when `dir` points up or sideways (`dir[2] >= 0`, NaN included),
+    /// the bottom three otherwise; the first of equals wins. No frame change: the prism and
+    /// the query share the height field's frame (`docs/measurements.md`, C8).
+    fn prism_support(&self, dir: &[f64; 3]) -> [f64; 3] {
+        let start = if dir[2] < 0.0 { 0 } else { 3 };
+        let (mut best, mut ibest) = (dot(&self.prism[start], dir), start);
+        for i in start + 1..start + 3 {
+            let d = dot(&self.prism[i], dir);
+            if d > best {
+                best = d;
+                ibest = i;
+            }
+        }
+        self.prism[ibest]
     }
 
     /// Index of the hull vertex farthest along the local direction `l`.
@@ -283,6 +321,7 @@ mod tests {
                 mat: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
                 rbound: 2.0,
                 hull: Some(&hull),
+                hfield: None,
             };
             let mut o = ConvexObj::new(&g, 0.0);
             o.support(&[1.0, 0.0, 0.0]);
