@@ -183,6 +183,8 @@ impl NativeModel {
             actuator_biastype: biastype,
             actuator_ctrladr: ctrladr,
             actuator_ctrlnum: ctrlnum,
+            // the compiler does not give input signatures yet: DC motors stay out of scope
+            actuator_ctrlspec: &[],
             actuator_outadr: outadr,
             actuator_outnum: outnum,
             actuator_actadr: actadr,

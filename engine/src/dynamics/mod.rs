@@ -22,6 +22,7 @@ pub mod com_pos;
 pub mod com_vel;
 pub mod constraint;
 pub mod crb;
+pub mod dcmotor;
 pub mod derivative;
 pub mod factor;
 pub mod fluid;
