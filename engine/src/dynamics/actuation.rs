@@ -7,6 +7,7 @@
 use super::dcmotor::{self, BIAS_DCMOTOR, DYN_DCMOTOR, GAIN_DCMOTOR};
 use super::jnt;
 use super::muscle::{muscle_bias, muscle_dynamics, muscle_gain};
+use super::pid::{self, DYN_PID, GAIN_PID};
 use crate::math::{clip, MINVAL};
 
 /// `mjDSBL_GRAVITY`.
@@ -38,10 +39,6 @@ mod dyn_type {
 
 /// `mjGAIN_MUSCLE` and `mjBIAS_MUSCLE`.
 const MUSCLE: i32 = 2;
-
-/// `mjGAIN_PID`: a gain type whose actuators wrap their setpoint (outside this stage's scope, but
-/// part of the wrap rule).
-const GAIN_PID: i32 = 5;
 
 /// The model arrays `mj_transmission` and `mj_fwdActuation` read (MuJoCo's names; booleans as
 /// bytes, compared with 1 as the library does).
@@ -259,6 +256,8 @@ fn actuator_in_scope(m: &ActuatorModel, i: usize) -> bool {
     // a DC motor's states and control block follow its parameters and input signature
     let (dynamics_ok, controls_ok) = if dc {
         (dcmotor::in_scope(m, i), true)
+    } else if dyntype == DYN_PID || m.actuator_gaintype[i] == GAIN_PID {
+        (pid::in_scope(m, i), true)
     } else {
         let dynamics_ok = match dyntype {
             dyn_type::NONE => stateless,
@@ -445,6 +444,7 @@ fn activation_rate(m: &ActuatorModel, input: &ActuationInput, ctrl: &mut [f64], 
             act_dot[last] = muscle_dynamics(ctrl[u], input.act[last], &m.actuator_dynprm[10 * i..10 * i + 3]);
         }
         DYN_DCMOTOR => dcmotor::rates(m, input, ctrl, act_dot, i),
+        DYN_PID => pid::rates(m, input, ctrl, act_dot, i),
         _ => {}
     }
 }
@@ -494,6 +494,11 @@ fn actuator_force(m: &ActuatorModel, input: &ActuationInput, ctrl: &mut [f64], o
     let (length, velocity) = (input.actuator_length[k], input.actuator_velocity[k]);
     let gp = &m.actuator_gainprm[10 * i..10 * i + 9];
     let lengthrange = &m.actuator_lengthrange[2 * k..2 * k + 2];
+    if m.actuator_gaintype[i] == GAIN_PID {
+        out.actuator_force[k] = pid::force(m, input, ctrl, out.act_dot, i);
+        add_bias(m, input, out, i, 0.0);
+        return;
+    }
     // a DC motor's input is its terminal voltage unless its current is a state
     let (gain, voltage) = match m.actuator_gaintype[i] {
         0 => (gp[0], None),
@@ -518,8 +523,17 @@ fn actuator_force(m: &ActuatorModel, input: &ActuationInput, ctrl: &mut [f64], o
     if period > 0.0 {
         x = wrap(x, length, period);
     }
+    out.actuator_force[k] = x * gain;
+    add_bias(m, input, out, i, gain);
+}
+
+/// Adds actuator `i`'s bias to its force; `gain` is its gain, which a DC motor's back-EMF uses.
+#[inline]
+fn add_bias(m: &ActuatorModel, input: &ActuationInput, out: &mut ActuationOutput, i: usize, gain: f64) {
+    let k = m.actuator_outadr[i] as usize;
+    let (length, velocity) = (input.actuator_length[k], input.actuator_velocity[k]);
+    let lengthrange = &m.actuator_lengthrange[2 * k..2 * k + 2];
     let force = &mut out.actuator_force[k];
-    *force = x * gain;
     let bp = &m.actuator_biasprm[10 * i..10 * i + 9];
     // bias type none still adds +0, which turns a -0 force into +0
     let bias = match m.actuator_biastype[i] {

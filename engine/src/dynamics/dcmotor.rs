@@ -111,6 +111,28 @@ pub fn in_scope(m: &ActuatorModel, i: usize) -> bool {
     states_ok && controls_ok
 }
 
+/// The rate of an integral state `xi` of position error `error` with anti-windup at `imax`
+/// (off unless `> 0`): at or beyond the limit only an error back towards zero integrates.
+pub(super) fn anti_windup(xi: f64, imax: f64, error: f64) -> f64 {
+    if !on(imax) {
+        error
+    } else if xi >= imax {
+        if error <= 0.0 {
+            error
+        } else {
+            0.0
+        }
+    } else if -imax >= xi {
+        if 0.0 <= error {
+            error
+        } else {
+            0.0
+        }
+    } else {
+        error
+    }
+}
+
 /// The terminal voltage: the controller's drive voltage (torque command over `K/R` plus back-EMF
 /// compensation, clamped to `Vmax`) when a controller input is present, plus the raw voltage
 /// input. `block` is the actuator's control block, `xi` the integral state.
@@ -176,24 +198,7 @@ pub fn rates(m: &ActuatorModel, input: &ActuationInput, ctrl: &mut [f64], act_do
         xi = input.act[adr];
         let imax = dp[8];
         let error = ctrl[u] - length;
-        // anti-windup: a saturated integral only moves back towards zero
-        act_dot[adr] = if !on(imax) {
-            error
-        } else if xi >= imax {
-            if error <= 0.0 {
-                error
-            } else {
-                0.0
-            }
-        } else if -imax >= xi {
-            if 0.0 <= error {
-                error
-            } else {
-                0.0
-            }
-        } else {
-            error
-        };
+        act_dot[adr] = anti_windup(xi, imax, error);
         adr += 1;
     }
     let nctrl = m.actuator_ctrlnum[i] as usize;

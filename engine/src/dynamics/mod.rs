@@ -38,6 +38,7 @@ pub mod passive;
 pub mod passive_adhesion;
 pub mod passive_body;
 pub mod passive_deriv;
+pub mod pid;
 pub mod project;
 pub mod project_sparse;
 pub mod reference;
