@@ -269,7 +269,7 @@ pub fn mechanical(m: &ActuatorModel, input: &ActuationInput, act_dot: &[f64], fo
     let bp = &m.actuator_biasprm[10 * i..10 * i + 10];
     #[allow(clippy::float_cmp)]
     if bp[0] != 0.0 {
-        force[k] = (bp[1] * input.actuator_length[k] + bp[2]).sin() * bp[0] + force[k];
+        force[k] += (bp[1] * input.actuator_length[k] + bp[2]).sin() * bp[0];
     }
     let dp = &m.actuator_dynprm[10 * i..10 * i + 10];
     if on(dp[5]) {

@@ -94,7 +94,8 @@ pub(super) fn advance_out_of_scope(m: &sys::mjModel) -> Option<Fallback> {
         // DC motors and PID states are never wrapped; a DC motor's bristle needs the actuator
         // velocity, which the advance does not see (D90)
         let own = match dyntype[a] {
-            DYN_DCMOTOR => dynprm[10 * a + 5] <= 0.0,
+            // (a NaN stiffness is no bristle, as the library's `> 0` test)
+            DYN_DCMOTOR => dynprm[10 * a + 5].partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater),
             DYN_PID => true,
             _ => false,
         };
