@@ -155,3 +155,18 @@ fn the_corpus_dc_motor_scene_runs_in_rust_under_every_integrator() {
         assert!(r.compared[i] >= 100 && r.skipped[i] == 0, "integrator {integrator}: {r:?}");
     }
 }
+
+#[test]
+fn pid_actuators_run_in_rust_under_the_implicit_integrators() {
+    let actuators = r#"<pid joint="j" kp="20" kv="1" ki="8" imax="0.05" slewmax="0.8" forcerange="-0.5 0.5"/>"#;
+    for integrator in [2, 3] {
+        let mut m = Model::from_xml_str(&scene(actuators, "-0.4 0.2")).unwrap();
+        m.set_integrator(integrator).unwrap();
+        let stages = StageSet::NONE.with(Stage::FwdActuation).with(Stage::Implicit);
+        let r = diff_stages(&m, &StageDiffOptions { steps: 200, start: Start::Key("go".into()), stages, tamper: None })
+            .unwrap();
+        let (a, i) = (Stage::FwdActuation.index(), Stage::Implicit.index());
+        assert!(r.matches(), "integrator {integrator}: {:?} {:?}", r.first, r.trajectory);
+        assert_eq!((r.compared[a], r.skipped[a], r.compared[i], r.skipped[i]), (200, 0, 200, 0), "{r:?}");
+    }
+}
