@@ -189,7 +189,7 @@ pub struct ActuationOutput<'a> {
 
 /// `max(mjMINVAL, x)` as the library evaluates it: `x` unless `mjMINVAL > x` (NaN is kept).
 #[inline]
-fn at_least_minval(x: f64) -> f64 {
+pub(super) fn at_least_minval(x: f64) -> f64 {
     if MINVAL > x {
         MINVAL
     } else {

@@ -4,7 +4,7 @@
 //! the gain `K` or `K/R`, the back-EMF bias, and cogging and bristle friction added after the
 //! force limits.
 
-use super::actuation::{ActuationInput, ActuatorModel};
+use super::actuation::{at_least_minval, ActuationInput, ActuatorModel};
 use crate::math::{clip, MINVAL};
 
 /// `mjDYN_DCMOTOR`.
@@ -23,16 +23,6 @@ mod input {
     pub const NONE: i32 = 16;
     /// The controller's inputs (position and velocity setpoints, feedforward).
     pub const CONTROLLER: i32 = POS | VEL | FF;
-}
-
-/// `max(mjMINVAL, x)` as the library evaluates it (NaN is kept).
-#[inline]
-fn at_least_minval(x: f64) -> f64 {
-    if MINVAL > x {
-        MINVAL
-    } else {
-        x
-    }
 }
 
 /// Whether a parameter switches its feature on (`> 0`; NaN does not).
