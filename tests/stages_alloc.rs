@@ -118,6 +118,39 @@ fn the_rust_stages_allocate_nothing_per_step() {
     let solver = Stage::FwdConstraint.index();
     assert!(counts.rust[solver] >= 100, "chain: {counts:?}");
     assert_eq!(allocations, 0, "chain: heap allocations in 100 steps with the Rust stages");
+    // DC motors (current, temperature, controller with slew and integral, cogging) and PID
+    // actuators (slew, integral): the actuation stage and the Euler and RK4 steps in Rust
+    for integrator in ["Euler", "RK4"] {
+        let xml = format!(
+            r#"<mujoco><option integrator="{integrator}"/><worldbody>
+          <body><joint name="a" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .2 0 0" size=".02" mass="2"/></body>
+          <body pos="0 .3 0"><joint name="b" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .2 0 0" size=".02" mass="2"/></body>
+        </worldbody><actuator>
+          <dcmotor joint="a" motorconst="0.2" resistance="1" inductance="0 0.003" thermal="5 0 10 0.004 25 22"
+                   input="pos vel" controller="3 2 0.2 4 0.3 8" cogging="0.01 3 0.1"/>
+          <pid joint="b" kp="20" kv="1" ki="5" imax="0.2" slewmax="2"/>
+        </actuator><keyframe><key ctrl="0.5 0.1 -0.3 0.2"/></keyframe></mujoco>"#
+        );
+        let model = Model::from_xml_str(&xml).unwrap();
+        let mut data = Data::new(&model).unwrap();
+        data.reset_keyframe(0).unwrap();
+        let (allocations, counts) = with_stages(StageSet::all(), || {
+            for _ in 0..100 {
+                data.step().unwrap();
+            }
+            let region = Region::new(GLOBAL);
+            for _ in 0..100 {
+                data.step().unwrap();
+            }
+            let change = region.change();
+            change.allocations + change.reallocations
+        });
+        let step = if integrator == "RK4" { Stage::RungeKutta } else { Stage::Euler };
+        for s in [Stage::FwdActuation, step] {
+            assert!(counts.rust[s.index()] >= 200 && counts.fallback[s.index()] == 0, "{integrator}: {counts:?}");
+        }
+        assert_eq!(allocations, 0, "{integrator}: heap allocations in 100 steps with DC motors and PID");
+    }
     // the PGS solver with rows (dense and sparse efc_AR, islands, elliptic with the condim-6
     // box, noslip after it): every call in Rust
     for option in [

@@ -82,6 +82,7 @@ impl Hinge {
             actuator_biastype: biastype,
             actuator_ctrladr: ctrladr,
             actuator_ctrlnum: ctrlnum,
+            actuator_ctrlspec: &[],
             actuator_outadr: outadr,
             actuator_outnum: outnum,
             actuator_actadr: actadr,

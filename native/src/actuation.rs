@@ -183,6 +183,8 @@ impl NativeModel {
             actuator_biastype: biastype,
             actuator_ctrladr: ctrladr,
             actuator_ctrlnum: ctrlnum,
+            // the compiler does not give input signatures yet: DC motors stay out of scope
+            actuator_ctrlspec: &[],
             actuator_outadr: outadr,
             actuator_outnum: outnum,
             actuator_actadr: actadr,
@@ -261,8 +263,10 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
     if let Some(why) = &m.actuator_unsupported {
         return refuse(format!("actuators specula's compiler does not compile: {why}"));
     }
-    if m.actuator_trntype.len() != m.nactuator || m.nu != m.nactuator {
-        return refuse("actuators without one control each".into());
+    // each actuator's control block is checked against nu by the engine's scope below (DC motors
+    // and PID actuators take several)
+    if m.actuator_trntype.len() != m.nactuator || m.actuator_ctrlnum.len() != m.nactuator {
+        return refuse("actuators without compiled arrays".into());
     }
     if let Some(j) = m.jnt_actuatorid.iter().position(|&a| a != -1) {
         return refuse(format!("actuator armature or damping on joint {j}"));
@@ -276,6 +280,23 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         return Err(NativeError::Unsupported {
             what: "a muscle actuator under an implicit integrator".into(),
             needs: "the muscle gain's velocity derivative of mjd_actuator_vel",
+        });
+    }
+    // DC motors and PID actuators (D88-D91): mjd_actuator_vel has terms of its own for them, and
+    // the advance integrates a DC motor's bristle with the actuator velocity (D90)
+    let dc_or_pid = |i: usize| {
+        matches!(m.actuator_dyntype[i], 5 | 6) || matches!(m.actuator_gaintype[i], 3 | 5) || m.actuator_biastype[i] == 3
+    };
+    if implicit && (0..m.nactuator).any(dc_or_pid) {
+        return Err(NativeError::Unsupported {
+            what: "a DC motor or PID actuator under an implicit integrator".into(),
+            needs: "their velocity derivatives in mjd_actuator_vel",
+        });
+    }
+    if let Some(i) = (0..m.nactuator).find(|&i| m.actuator_dyntype[i] == 5 && m.actuator_dynprm[i][5] > 0.0) {
+        return Err(NativeError::Unsupported {
+            what: format!("a DC motor with a LuGre bristle (actuator {i})"),
+            needs: "the actuator velocity in the advance's mj_nextActivation",
         });
     }
     let nm = NativeModel::new(m.clone());
@@ -297,6 +318,10 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         qfrc_gravcomp: &qfrc_gravcomp,
     };
     if !actuation_in_scope(&am, &input) {
+        if (0..m.nactuator).any(dc_or_pid) {
+            // the engine follows them (D88-D91) once the view carries their input signatures
+            return refuse("a DC motor or PID actuator without its input signature (actuator_ctrlspec)".into());
+        }
         return refuse("dynamics, gain or bias outside mj_fwdActuation's affine and muscle subset".into());
     }
     Ok(())

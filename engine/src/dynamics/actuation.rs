@@ -4,8 +4,10 @@
 //! exact-filter / muscle dynamics; `docs/measurements.md`, "Dynamics stages", D63, D64). The
 //! view of the actuator model here is shared with [`transmission`](super::transmission).
 
+use super::dcmotor::{self, BIAS_DCMOTOR, DYN_DCMOTOR, GAIN_DCMOTOR};
 use super::jnt;
 use super::muscle::{muscle_bias, muscle_dynamics, muscle_gain};
+use super::pid::{self, DYN_PID, GAIN_PID};
 use crate::math::{clip, MINVAL};
 
 /// `mjDSBL_GRAVITY`.
@@ -37,10 +39,6 @@ mod dyn_type {
 
 /// `mjGAIN_MUSCLE` and `mjBIAS_MUSCLE`.
 const MUSCLE: i32 = 2;
-
-/// `mjGAIN_PID`: a gain type whose actuators wrap their setpoint (outside this stage's scope, but
-/// part of the wrap rule).
-const GAIN_PID: i32 = 5;
 
 /// The model arrays `mj_transmission` and `mj_fwdActuation` read (MuJoCo's names; booleans as
 /// bytes, compared with 1 as the library does).
@@ -96,6 +94,9 @@ pub struct ActuatorModel<'a> {
     pub actuator_ctrladr: &'a [i32],
     /// Number of controls of each actuator (`nactuator`).
     pub actuator_ctrlnum: &'a [i32],
+    /// Input signature of each actuator (`mjINPUT_*` bits for DC motors; `nactuator`, may be
+    /// empty when no actuator needs it).
+    pub actuator_ctrlspec: &'a [i32],
     /// First force output of each actuator (`nactuator`).
     pub actuator_outadr: &'a [i32],
     /// Number of force outputs of each actuator (`nactuator`).
@@ -188,7 +189,7 @@ pub struct ActuationOutput<'a> {
 
 /// `max(mjMINVAL, x)` as the library evaluates it: `x` unless `mjMINVAL > x` (NaN is kept).
 #[inline]
-fn at_least_minval(x: f64) -> f64 {
+pub(super) fn at_least_minval(x: f64) -> f64 {
     if MINVAL > x {
         MINVAL
     } else {
@@ -251,12 +252,23 @@ fn actuator_in_scope(m: &ActuatorModel, i: usize) -> bool {
     let dyntype = m.actuator_dyntype[i];
     let (actadr, actnum) = (m.actuator_actadr[i], m.actuator_actnum[i]);
     let stateless = actadr == -1 && actnum == 0;
-    let dynamics_ok = match dyntype {
-        dyn_type::NONE => stateless,
-        dyn_type::INTEGRATOR | dyn_type::FILTER | dyn_type::FILTEREXACT | dyn_type::MUSCLE => {
-            actnum == 1 && fits(actadr, 1, m.na)
-        }
-        _ => false,
+    let dc = dyntype == DYN_DCMOTOR || m.actuator_gaintype[i] == GAIN_DCMOTOR || m.actuator_biastype[i] == BIAS_DCMOTOR;
+    // a DC motor's states and control block follow its parameters and input signature
+    let (dynamics_ok, controls_ok) = if dc {
+        (dcmotor::in_scope(m, i), true)
+    } else if dyntype == DYN_PID || m.actuator_gaintype[i] == GAIN_PID {
+        (pid::in_scope(m, i), true)
+    } else {
+        let dynamics_ok = match dyntype {
+            dyn_type::NONE => stateless,
+            dyn_type::INTEGRATOR | dyn_type::FILTER | dyn_type::FILTEREXACT | dyn_type::MUSCLE => {
+                actnum == 1 && fits(actadr, 1, m.na)
+            }
+            _ => false,
+        };
+        let types_ok =
+            matches!(m.actuator_gaintype[i], 0 | 1 | MUSCLE) && matches!(m.actuator_biastype[i], 0 | 1 | MUSCLE);
+        (dynamics_ok && types_ok, m.actuator_ctrlnum[i] == 1 && fits(m.actuator_ctrladr[i], 1, m.nu))
     };
     // a delayed control is read from the history buffer (`mj_readCtrl`); NaN counts as a delay
     #[allow(clippy::float_cmp)]
@@ -271,13 +283,10 @@ fn actuator_in_scope(m: &ActuatorModel, i: usize) -> bool {
         _ => false,
     };
     dynamics_ok
+        && controls_ok
         && undelayed
         && target_ok
-        && matches!(m.actuator_gaintype[i], 0 | 1 | MUSCLE)
-        && matches!(m.actuator_biastype[i], 0 | 1 | MUSCLE)
         && m.actuator_plugin[i] < 0
-        && m.actuator_ctrlnum[i] == 1
-        && fits(m.actuator_ctrladr[i], 1, m.nu)
         && m.actuator_outnum[i] == 1
         && fits(m.actuator_outadr[i], 1, m.nout)
 }
@@ -350,6 +359,10 @@ pub fn wrap(x: f64, reference: f64, period: f64) -> f64 {
 /// integration of the filter for `filterexact`, explicit Euler otherwise, clamped to the
 /// activation range when limited.
 pub fn next_activation(m: &ActuatorModel, act: &[f64], i: usize, adr: usize, act_dot: f64) -> f64 {
+    if m.actuator_dyntype[i] == DYN_DCMOTOR {
+        // the bristle slot needs the actuator's velocity, which only its own callers have
+        return dcmotor::next_activation(m, act, f64::NAN, i, adr, act_dot);
+    }
     let a = act[adr];
     let next = if m.actuator_dyntype[i] == dyn_type::FILTEREXACT {
         let tau = at_least_minval(m.actuator_dynprm[10 * i]);
@@ -404,7 +417,7 @@ pub fn fwd_actuation(
 
 /// `act_dot` of every stateful actuator: the control for an integrator, `(ctrl - act) / tau` for
 /// a filter (its control wrapped around the activation when the actuator has a period).
-fn activation_rates(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], act_dot: &mut [f64]) {
+fn activation_rates(m: &ActuatorModel, input: &ActuationInput, ctrl: &mut [f64], act_dot: &mut [f64]) {
     for i in 0..m.nactuator() {
         if m.actuator_actadr[i] >= 0 {
             activation_rate(m, input, ctrl, act_dot, i);
@@ -414,31 +427,36 @@ fn activation_rates(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], act
 
 /// [`activation_rates`] for stateful actuator `i`.
 #[inline(never)]
-fn activation_rate(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], act_dot: &mut [f64], i: usize) {
+fn activation_rate(m: &ActuatorModel, input: &ActuationInput, ctrl: &mut [f64], act_dot: &mut [f64], i: usize) {
     let (adr, num) = (m.actuator_actadr[i] as usize, m.actuator_actnum[i] as usize);
     act_dot[adr..adr + num].fill(0.0);
     let last = adr + num - 1;
-    let c = ctrl[m.actuator_ctrladr[i] as usize];
+    let u = m.actuator_ctrladr[i] as usize;
     match m.actuator_dyntype[i] {
-        dyn_type::INTEGRATOR => act_dot[last] = c,
+        dyn_type::INTEGRATOR => act_dot[last] = ctrl[u],
         dyn_type::FILTER | dyn_type::FILTEREXACT => {
             let period = wrap_period(m, i);
             let a = input.act[last];
-            let target = if period > 0.0 { wrap(c, a, period) } else { c };
+            let target = if period > 0.0 { wrap(ctrl[u], a, period) } else { ctrl[u] };
             act_dot[last] = (target - a) / at_least_minval(m.actuator_dynprm[10 * i]);
         }
-        dyn_type::MUSCLE => act_dot[last] = muscle_dynamics(c, input.act[last], &m.actuator_dynprm[10 * i..10 * i + 3]),
+        dyn_type::MUSCLE => {
+            act_dot[last] = muscle_dynamics(ctrl[u], input.act[last], &m.actuator_dynprm[10 * i..10 * i + 3]);
+        }
+        DYN_DCMOTOR => dcmotor::rates(m, input, ctrl, act_dot, i),
+        DYN_PID => pid::rates(m, input, ctrl, act_dot, i),
         _ => {}
     }
 }
 
 /// `actuator_force`: gain times input plus bias per enabled actuator, then the force limits.
-fn forces(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: &mut ActuationOutput) {
+fn forces(m: &ActuatorModel, input: &ActuationInput, ctrl: &mut [f64], out: &mut ActuationOutput) {
+    let mut dc = false;
     for i in 0..m.nactuator() {
-        let group = m.actuator_group[i];
-        if (group as u32) <= 30 && (m.disableactuator >> group) & 1 != 0 {
+        if disabled(m, i) {
             continue;
         }
+        dc |= m.actuator_biastype[i] == BIAS_DCMOTOR;
         actuator_force(m, input, ctrl, out, i);
     }
     let force = &mut *out.actuator_force;
@@ -452,22 +470,46 @@ fn forces(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: &mut Act
             }
         }
     }
+    // a DC motor's cogging and bristle friction are not subject to its force limit
+    if dc {
+        for i in 0..m.nactuator() {
+            if m.actuator_biastype[i] == BIAS_DCMOTOR && !disabled(m, i) {
+                dcmotor::mechanical(m, input, out.act_dot, force, i);
+            }
+        }
+    }
+}
+
+/// Whether actuator `i`'s group is switched off by `opt.disableactuator`.
+#[inline]
+fn disabled(m: &ActuatorModel, i: usize) -> bool {
+    let group = m.actuator_group[i];
+    (group as u32) <= 30 && (m.disableactuator >> group) & 1 != 0
 }
 
 /// [`forces`] for enabled actuator `i`: its force before the limits.
 #[inline(never)]
-fn actuator_force(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: &mut ActuationOutput, i: usize) {
+fn actuator_force(m: &ActuatorModel, input: &ActuationInput, ctrl: &mut [f64], out: &mut ActuationOutput, i: usize) {
     let k = m.actuator_outadr[i] as usize;
     let (length, velocity) = (input.actuator_length[k], input.actuator_velocity[k]);
     let gp = &m.actuator_gainprm[10 * i..10 * i + 9];
     let lengthrange = &m.actuator_lengthrange[2 * k..2 * k + 2];
-    let gain = match m.actuator_gaintype[i] {
-        0 => gp[0],
-        MUSCLE => muscle_gain(length, velocity, lengthrange, m.actuator_acc0[k], gp),
-        _ => gp[2] * velocity + (gp[1] * length + gp[0]),
+    if m.actuator_gaintype[i] == GAIN_PID {
+        out.actuator_force[k] = pid::force(m, input, ctrl, out.act_dot, i);
+        add_bias(m, input, out, i, 0.0);
+        return;
+    }
+    // a DC motor's input is its terminal voltage unless its current is a state
+    let (gain, voltage) = match m.actuator_gaintype[i] {
+        0 => (gp[0], None),
+        MUSCLE => (muscle_gain(length, velocity, lengthrange, m.actuator_acc0[k], gp), None),
+        GAIN_DCMOTOR => dcmotor::gain(m, input, ctrl, i),
+        _ => (gp[2] * velocity + (gp[1] * length + gp[0]), None),
     };
     let actnum = m.actuator_actnum[i];
-    let mut x = if actnum != 0 {
+    let mut x = if let Some(v) = voltage {
+        v
+    } else if actnum != 0 {
         let last = (m.actuator_actadr[i] + actnum - 1) as usize;
         if m.actuator_actearly[i] == 1 {
             next_activation(m, input.act, i, last, out.act_dot[last])
@@ -481,13 +523,23 @@ fn actuator_force(m: &ActuatorModel, input: &ActuationInput, ctrl: &[f64], out: 
     if period > 0.0 {
         x = wrap(x, length, period);
     }
+    out.actuator_force[k] = x * gain;
+    add_bias(m, input, out, i, gain);
+}
+
+/// Adds actuator `i`'s bias to its force; `gain` is its gain, which a DC motor's back-EMF uses.
+#[inline]
+fn add_bias(m: &ActuatorModel, input: &ActuationInput, out: &mut ActuationOutput, i: usize, gain: f64) {
+    let k = m.actuator_outadr[i] as usize;
+    let (length, velocity) = (input.actuator_length[k], input.actuator_velocity[k]);
+    let lengthrange = &m.actuator_lengthrange[2 * k..2 * k + 2];
     let force = &mut out.actuator_force[k];
-    *force = x * gain;
     let bp = &m.actuator_biasprm[10 * i..10 * i + 9];
     // bias type none still adds +0, which turns a -0 force into +0
     let bias = match m.actuator_biastype[i] {
         0 => 0.0,
         MUSCLE => muscle_bias(length, lengthrange, m.actuator_acc0[k], bp),
+        BIAS_DCMOTOR => dcmotor::bias(m, velocity, gain, i),
         _ => bp[2] * velocity + (bp[1] * length + bp[0]),
     };
     *force += bias;

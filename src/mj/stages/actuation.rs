@@ -56,6 +56,7 @@ pub(super) fn actuator_model(m: &sys::mjModel) -> ActuatorModel<'_> {
             actuator_biastype: slice(m.actuator_biastype, nact),
             actuator_ctrladr: slice(m.actuator_ctrladr, nact),
             actuator_ctrlnum: slice(m.actuator_ctrlnum, nact),
+            actuator_ctrlspec: slice(m.actuator_ctrlspec, nact),
             actuator_outadr: slice(m.actuator_outadr, nact),
             actuator_outnum: slice(m.actuator_outnum, nact),
             actuator_actadr: slice(m.actuator_actadr, nact),

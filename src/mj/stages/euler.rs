@@ -20,6 +20,10 @@ thread_local! {
 /// `mjDYN_INTEGRATOR ..= mjDYN_MUSCLE`: the activation dynamics in the rigid subset (a muscle's
 /// activation advances as an integrator's, `mj_nextActivation`, D64).
 const DYN_RIGID: std::ops::RangeInclusive<i32> = 1..=4;
+/// `mjDYN_DCMOTOR`.
+const DYN_DCMOTOR: i32 = 5;
+/// `mjDYN_PID`.
+const DYN_PID: i32 = 6;
 
 /// The stage's view of MuJoCo's model (besides the mass-matrix and damping views).
 pub(super) fn integrator_model(m: &sys::mjModel) -> IntegratorModel<'_> {
@@ -54,7 +58,7 @@ pub(super) fn refresh(view: &mut IntegratorModel<'_>, m: &sys::mjModel) {
 
 /// Why the advance is left to the library: sleep (its bookkeeping and `mj_sleep`), history
 /// buffers (control delays, sensor intervals), plugins, plasticity, activation dynamics other than
-/// integrator, filters and muscle, and activated actuators whose activation the library wraps or
+/// integrator, filters, muscle, PID and DC motors without a bristle, and activated actuators whose activation the library wraps or
 /// normalises (ball-joint, site and SO3 servos: K5).
 pub(super) fn advance_out_of_scope(m: &sys::mjModel) -> Option<Fallback> {
     if m.opt.enableflags & sys::mjENBL_SLEEP as i32 != 0 {
@@ -81,11 +85,21 @@ pub(super) fn advance_out_of_scope(m: &sys::mjModel) -> Option<Fallback> {
             slice(m.jnt_type, m.njnt as usize),
         )
     };
+    // SAFETY: the dynamics parameters, of their documented length, read only.
+    let dynprm = unsafe { slice(m.actuator_dynprm, 10 * nact) };
     let odd = (0..nact).any(|a| {
         let dynamic = DYN_RIGID.contains(&dyntype[a]);
         let joint = matches!(trntype[a], 0 | 1)
             && usize::try_from(trnid[2 * a]).is_ok_and(|j| jnt_type.get(j).is_some_and(|&t| t != 1));
-        (actnum[a] > 0 && !dynamic) || (dynamic && (!joint || !matches!(gaintype[a], 0..=2)))
+        // DC motors and PID states are never wrapped; a DC motor's bristle needs the actuator
+        // velocity, which the advance does not see (D90)
+        let own = match dyntype[a] {
+            // (a NaN stiffness is no bristle, as the library's `> 0` test)
+            DYN_DCMOTOR => dynprm[10 * a + 5].partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater),
+            DYN_PID => true,
+            _ => false,
+        };
+        (actnum[a] > 0 && !dynamic && !own) || (dynamic && (!joint || !matches!(gaintype[a], 0..=2)))
     });
     odd.then_some(Fallback::Actuator)
 }

@@ -26,8 +26,9 @@ pub enum Fallback {
     /// than one per actuator for `transmission`, any other than a joint's for the implicit
     /// integrators.
     Transmission,
-    /// An actuator outside the built-in types the stage covers (DC motor, PID, user types, control
-    /// delays, tendon force limits) or asleep.
+    /// An actuator outside the built-in types the stage covers (SO3 servos, user types, control
+    /// delays, tendon force limits; for the integrators DC motors with a bristle, and under RK4
+    /// any DC motor) or asleep.
     Actuator,
     /// Tendon or flex equality constraints (connect, weld and joint ones are in Rust).
     Equality,

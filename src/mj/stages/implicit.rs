@@ -18,6 +18,9 @@ use super::{byte, clock, slice, slice_mut, views, Fallback};
 use specula_engine::dynamics::arena::{Arena, StackOverflow};
 use specula_engine::math::MINVAL;
 
+/// `mjGAIN_PID`.
+const GAIN_PID: i32 = 5;
+
 thread_local! {
     /// The force and the acceleration of the solve (MuJoCo's are on its stack).
     static SCRATCH: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
@@ -50,7 +53,8 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData) -> Option<Fallback
     if trntype.iter().any(|&t| !matches!(t, 0 | 1)) {
         return Some(Fallback::Transmission);
     }
-    if (0..nact).any(|a| !matches!(gaintype[a], 0 | 1) || !matches!(biastype[a], 0 | 1)) {
+    // a PID gain has no velocity term: mjd_actuatorVelDeriv takes its affine bias alone (D91)
+    if (0..nact).any(|a| !matches!(gaintype[a], 0 | 1 | GAIN_PID) || !matches!(biastype[a], 0 | 1)) {
         return Some(Fallback::Actuator);
     }
     // SAFETY: the flag's byte, read as a byte.

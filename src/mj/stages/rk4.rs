@@ -20,16 +20,26 @@ const DYN_DCMOTOR: i32 = 5;
 const ORDER: i32 = 4;
 
 /// The sizes of the stage's stack vectors in the library's order (bytes): `dX`, then each
-/// stage's state and rates.
-fn stack_sizes(m: &sys::mjModel) -> [usize; 9] {
+/// stage's state and rates, then with a DC motor the actuator velocities kept aside; and how
+/// many there are.
+fn stack_sizes(m: &sys::mjModel) -> ([usize; 10], usize) {
     let (nq, nv, na) = (m.nq as usize, m.nv as usize, m.na as usize);
     let (x, f) = (8 * (nq + nv + na), 8 * (nv + na));
-    [8 * (2 * nv + na), x, f, x, f, x, f, x, f]
+    let sizes = [8 * (2 * nv + na), x, f, x, f, x, f, x, f, 8 * m.nout as usize];
+    (sizes, if has_dcmotor(m) { 10 } else { 9 })
+}
+
+/// Whether some actuator has DC-motor dynamics (the library then keeps `actuator_velocity`
+/// aside over the stages, K9).
+fn has_dcmotor(m: &sys::mjModel) -> bool {
+    // SAFETY: the actuator array of its documented length, read only.
+    unsafe { slice(m.actuator_dyntype, m.nactuator as usize) }.contains(&DYN_DCMOTOR)
 }
 
 /// Why `mj_RungeKutta` is left to the library: an order other than 4 (the library reports an
 /// error), the advance's reasons (history buffers also make it compute sensors, plasticity
-/// keep poses aside; K9), DC-motor actuators (their velocities kept aside), the locked stack and
+/// keep poses aside; K9; a DC motor's bristle, which the advance integrates with the velocity
+/// kept aside, through the advance's reasons), the locked stack and
 /// a stack too small for the stage's vectors.
 pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData, order: i32) -> Option<Fallback> {
     if order != ORDER {
@@ -38,16 +48,12 @@ pub(super) fn out_of_scope(m: &sys::mjModel, d: &sys::mjData, order: i32) -> Opt
     if let Some(why) = advance_out_of_scope(m) {
         return Some(why);
     }
-    // SAFETY: the actuator array of its documented length, read only.
-    let dyntype = unsafe { slice(m.actuator_dyntype, m.nactuator as usize) };
-    if dyntype.contains(&DYN_DCMOTOR) {
-        return Some(Fallback::Actuator);
-    }
     // SAFETY: the flag's byte, read as a byte.
     if unsafe { byte(&raw const d.threadlock) } != 0 {
         return Some(Fallback::ThreadLock);
     }
-    stack_marks(d, &stack_sizes(m)).is_none().then_some(Fallback::StackFull)
+    let (sizes, n) = stack_sizes(m);
+    stack_marks(d, &sizes[..n]).is_none().then_some(Fallback::StackFull)
 }
 
 /// A vector of MuJoCo's stack as a slice.
@@ -68,7 +74,7 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
     let dp: *mut sys::mjData = d;
     // the library's vectors, in its order, on its stack
     // SAFETY: MuJoCo's stack functions on its data; the scope test made sure they fit.
-    let (dxp, xp, fp) = unsafe {
+    let (dxp, xp, fp, aside) = unsafe {
         sys::mj_markStack(dp);
         let dxp = sys::mj_stackAllocNum(dp, 2 * nv + na);
         let (mut xp, mut fp) = ([std::ptr::null_mut(); 4], [std::ptr::null_mut(); 4]);
@@ -76,7 +82,15 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
             xp[i] = sys::mj_stackAllocNum(dp, nx);
             fp[i] = sys::mj_stackAllocNum(dp, nf);
         }
-        (dxp, xp, fp)
+        // a DC motor's velocities are kept aside and put back before the advance (K9)
+        let aside = if has_dcmotor(m) {
+            let p = sys::mj_stackAllocNum(dp, m.nout as usize);
+            vector(p, m.nout as usize).copy_from_slice(slice(d.actuator_velocity, m.nout as usize));
+            Some(p)
+        } else {
+            None
+        };
+        (dxp, xp, fp, aside)
     };
     let t = stage_times(d.time, h);
     // SAFETY (every block below): the stack vectors are distinct allocations of the lengths
@@ -119,6 +133,10 @@ pub(super) fn replace(m: &sys::mjModel, d: &mut sys::mjData) {
         slice_mut(d.qpos, nq).copy_from_slice(&x[0][..nq]);
         slice_mut(d.qvel, nv).copy_from_slice(&x[0][nq..nq + nv]);
         slice_mut(d.act, na).copy_from_slice(&x[0][nq + nv..]);
+        if let Some(p) = aside {
+            let nout = m.nout as usize;
+            slice_mut(d.actuator_velocity, nout).copy_from_slice(vector(p, nout));
+        }
         let (vel, rest) = dx.split_at(nv);
         let (acc, act_dot) = rest.split_at(nv);
         let nc = m.nC as usize;
@@ -152,6 +170,8 @@ pub(super) fn outputs(m: &sys::mjModel, d: &sys::mjData) -> Vec<Field> {
         Field::f64("qpos", d.qpos, nq),
         Field::f64("qacc", d.qacc, nv),
         Field::f64("qacc_warmstart", d.qacc_warmstart, nv),
+        // put back for a DC motor, as the last forward pass left it otherwise
+        Field::f64("actuator_velocity", d.actuator_velocity, m.nout as usize),
         // last: the test hooks move its last element
         Field::f64("qvel", d.qvel, nv),
     ]
