@@ -87,6 +87,8 @@ fn stages(nm: &NativeModel, d: &mut Data, sc: &mut Rk4Scratch) -> Result<(), Nat
     }
     d.time = time;
     set_state(d, &x[0], (nq, nv));
+    // mj_advance's sleep count: the restored velocities, the last stage's islands
+    crate::sleep::count(nm, d)?;
     let (vel, rest) = dx.split_at(nv);
     let (acc, act_dot) = rest.split_at(nv);
     let mut s = EulerState {

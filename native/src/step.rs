@@ -125,6 +125,7 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if nm.model.opt.integrator == Integrator::Rk4 {
         return crate::rk4::rk4(nm, d);
     }
+    crate::sleep::count(nm, d)?;
     crate::implicit::integrate(nm, d);
     Ok(())
 }
