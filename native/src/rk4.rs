@@ -88,7 +88,9 @@ fn stages(nm: &NativeModel, d: &mut Data, sc: &mut Rk4Scratch) -> Result<(), Nat
     d.time = time;
     set_state(d, &x[0], (nq, nv));
     // mj_advance's sleep count: the restored velocities, the last stage's islands
-    crate::sleep::count(nm, d)?;
+    if crate::sleep::count(nm, d) {
+        return Err(crate::sleep::refused("a tree falling asleep under RK4", d));
+    }
     let (vel, rest) = dx.split_at(nv);
     let (acc, act_dot) = rest.split_at(nv);
     let mut s = EulerState {

@@ -1,8 +1,9 @@
 //! Sleep (`mjENBL_SLEEP`) on the native route: each tree's sleep policy as MuJoCo 4.0.0's
 //! compiler sets it (N13), the sleep counters `tree_asleep` and the awake lists of
-//! `mj_updateSleep` (N14), counted after the forward pass as `mj_sleep` does (N15). The stages
-//! themselves run on awake trees only: a tree that would fall asleep is refused by name (N16),
-//! so every compared step has all trees awake and the usual stages are exact.
+//! `mj_updateSleep` (N14), counted after the forward pass as `mj_sleep` does (N15), and the step
+//! in which trees fall asleep (N16). The stages themselves are not filtered: a step that starts
+//! with a tree asleep is refused by name, so in every step taken all trees are awake in the
+//! forward pass and the usual stages are exact.
 
 use specula_model::Model;
 
@@ -58,6 +59,14 @@ pub struct SleepData {
     pub nv_awake: usize,
     /// Each tree's sleep policy ([`policies`]; all allowed where the scope refused the model).
     pub policy: Vec<SleepPolicy>,
+    /// The trees [`count`] plans to put to sleep: the next tree of the cycle, -1 for none.
+    pub(crate) next: Vec<i32>,
+    /// The positions before the step in which trees fall asleep.
+    pub(crate) qpos: Vec<f64>,
+    /// The velocities before it.
+    pub(crate) qvel: Vec<f64>,
+    /// The warm start before it.
+    pub(crate) warmstart: Vec<f64>,
 }
 
 impl SleepData {
@@ -71,6 +80,10 @@ impl SleepData {
             parent_awake_ind: vec![0; m.nbody],
             dof_awake_ind: vec![0; m.nv],
             policy: policies(m).unwrap_or_else(|| vec![SleepPolicy::AutoAllowed; m.ntree]),
+            next: vec![-1; m.ntree],
+            qpos: vec![0.0; m.nq],
+            qvel: vec![0.0; m.nv],
+            warmstart: vec![0.0; m.nv],
             ..SleepData::default()
         };
         s.update(m);
@@ -164,7 +177,7 @@ pub fn policies(m: &Model) -> Option<Vec<SleepPolicy>> {
 /// Whether tree `t` may count towards sleep (`mj_sleep`'s test): its policy allows it, no force
 /// is applied to its dofs, and its largest velocity, scaled by `dof_length`, is below `tol`
 /// (every velocity exactly zero, bit for bit, when `tol` is 0).
-fn tree_can_sleep(nm: &NativeModel, d: &Data, t: usize, tol: f64) -> bool {
+fn tree_can_sleep(d: &Data, nm: &NativeModel, t: usize, tol: f64) -> bool {
     if d.sleep.policy[t] != SleepPolicy::AutoAllowed {
         return false;
     }
@@ -189,17 +202,34 @@ fn tree_can_sleep(nm: &NativeModel, d: &Data, t: usize, tol: f64) -> bool {
     true
 }
 
-/// `mj_sleep` before the advance: counts each awake tree towards sleep (or back to fully awake),
-/// then refuses the step if an island, or a tree without constraints, is ready to sleep (the
-/// stages on asleep trees are not implemented). Nothing happens with rows but no islands.
-pub(crate) fn count(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+/// The refusal of a step with `what` (time and awake count named).
+pub(crate) fn refused(what: &str, d: &Data) -> NativeError {
+    NativeError::Unsupported {
+        what: format!("{what} (time {}, {} trees awake)", d.time, d.sleep.ntree_awake),
+        needs: "asleep trees in the stages (kinematics, collision, constraints and integrators on awake trees only)",
+    }
+}
+
+/// Refuses a step or forward pass that starts with a tree asleep.
+pub(crate) fn all_awake(nm: &NativeModel, d: &Data) -> Result<(), NativeError> {
+    if d.sleep.ntree_awake < nm.model.ntree {
+        return Err(refused("asleep trees", d));
+    }
+    Ok(())
+}
+
+/// `mj_sleep`'s count before the advance: each awake tree one step closer to sleep, or back to
+/// fully awake; then the islands whose trees are all ready, and the ready trees without
+/// constraints, are planned to sleep in `next` (each island a cycle in its tree order). Returns
+/// whether any tree falls asleep in this step. Nothing happens with rows but no islands.
+pub(crate) fn count(nm: &NativeModel, d: &mut Data) -> bool {
     let m = &nm.model;
     if m.opt.enableflags & ENBL_SLEEP == 0 {
-        return Ok(());
+        return false;
     }
     let nisland = d.efc.nisland;
     if d.efc.nefc > 0 && nisland == 0 {
-        return Ok(());
+        return false;
     }
     let tol = m.opt.sleep_tolerance;
     for t in 0..m.ntree {
@@ -207,29 +237,90 @@ pub(crate) fn count(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         if now >= 0 {
             continue;
         }
-        d.sleep.tree_asleep[t] = if tree_can_sleep(nm, d, t, tol) { now + i32::from(now < -1) } else { AWAKE };
+        d.sleep.tree_asleep[t] = if tree_can_sleep(d, nm, t, tol) { now + i32::from(now < -1) } else { AWAKE };
     }
     let e = &d.efc;
-    let asleep = &d.sleep.tree_asleep;
+    let s = &mut d.sleep;
+    s.next.fill(-1);
     let tree = |j: usize| if nisland > 0 { e.map_itree2tree[j] as usize } else { j };
-    let mut ready = None;
+    let mut falls = false;
     for i in 0..nisland {
-        let start = e.island_itreeadr[i] as usize;
-        let trees = start..start + e.island_ntree[i] as usize;
-        if trees.clone().all(|j| asleep[tree(j)] >= -1) {
-            ready = Some(tree(start));
-            break;
+        let (start, n) = (e.island_itreeadr[i] as usize, e.island_ntree[i] as usize);
+        if (start..start + n).all(|j| s.tree_asleep[tree(j)] >= -1) {
+            for k in 0..n {
+                s.next[tree(start + k)] = tree(start + (k + 1) % n) as i32;
+            }
+            falls = true;
         }
     }
     let free = if nisland > 0 { (e.island_itreeadr[nisland - 1] + e.island_ntree[nisland - 1]) as usize } else { 0 };
-    let ready = ready.or_else(|| (free..m.ntree).map(tree).find(|&t| asleep[t] == -1));
-    match ready {
-        Some(t) => Err(NativeError::Unsupported {
-            what: format!("tree {t} falling asleep at time {}", d.time),
-            needs: "asleep trees in the step (stages on awake trees only)",
-        }),
-        None => Ok(()),
+    for j in free..m.ntree {
+        let t = tree(j);
+        if s.tree_asleep[t] == -1 {
+            s.next[t] = t as i32;
+            falls = true;
+        }
     }
+    falls
+}
+
+/// The step in which trees fall asleep (after [`count`] planned them), as `mj_advance` takes
+/// it: the integrator's acceleration and activations as usual; then the trees' cycles set and
+/// their velocities and accelerations zeroed, the velocity and acceleration stages and the
+/// sensors run again on the new velocities, the awake lists updated, and only the awake dofs'
+/// velocities and the awake bodies' positions advanced; the warm start is the new `qacc`.
+pub(crate) fn fall_asleep(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    let m = &nm.model;
+    let h = m.opt.timestep;
+    // the integrator's own pass gives the acceleration it advances by (`euler_qacc`) and the
+    // new activations; the state it moved is put back
+    d.sleep.qpos.copy_from_slice(&d.qpos);
+    d.sleep.qvel.copy_from_slice(&d.qvel);
+    d.sleep.warmstart.copy_from_slice(&d.qacc_warmstart);
+    let time = d.time;
+    crate::implicit::integrate(nm, d);
+    d.qpos.copy_from_slice(&d.sleep.qpos);
+    d.qvel.copy_from_slice(&d.sleep.qvel);
+    // the solve below starts from the same warm start as the forward pass's
+    d.qacc_warmstart.copy_from_slice(&d.sleep.warmstart);
+    d.time = time;
+    for t in 0..m.ntree {
+        let next = d.sleep.next[t];
+        if next < 0 {
+            continue;
+        }
+        d.sleep.tree_asleep[t] = next;
+        let dofs = m.tree_dofadr[t]..m.tree_dofadr[t] + m.tree_dofnum[t];
+        d.qvel[dofs.clone()].fill(0.0);
+        d.qacc[dofs].fill(0.0);
+    }
+    crate::step::forward_velocity(nm, d)?;
+    crate::sensor::sensors(nm, d);
+    d.sleep.update(m);
+    let s = &d.sleep;
+    for &i in &s.dof_awake_ind[..s.nv_awake] {
+        let i = i as usize;
+        d.qvel[i] += d.euler_qacc[i] * h;
+    }
+    specula_engine::dynamics::integrate::integrate_pos(&nm.integrator(), &mut d.qpos, &d.qvel, h);
+    // the asleep trees' positions stay as they were, bit for bit (no renormalised quaternion)
+    for t in (0..m.ntree).filter(|&t| s.tree_awake[t] == 0) {
+        for b in m.tree_bodyadr[t]..m.tree_bodyadr[t] + m.tree_bodynum[t] {
+            let adr = m.body_jntadr[b].max(0) as usize;
+            for j in adr..adr + m.body_jntnum[b] {
+                let q = m.jnt_qposadr[j];
+                let n = match m.jnt_type[j] {
+                    specula_model::JointType::Free => 7,
+                    specula_model::JointType::Ball => 4,
+                    _ => 1,
+                };
+                d.qpos[q..q + n].copy_from_slice(&s.qpos[q..q + n]);
+            }
+        }
+    }
+    d.time += h;
+    d.qacc_warmstart.copy_from_slice(&d.qacc);
+    Ok(())
 }
 
 /// Refuses sleep where the native route would differ from MuJoCo with every tree awake: a

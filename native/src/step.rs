@@ -60,6 +60,7 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
 /// `mj_forward` on the native subset (the caller checked the model with
 /// [`crate::scope::check`], which [`crate::Native::new`] does).
 pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    crate::sleep::all_awake(nm, d)?;
     check("qpos", &d.qpos)?;
     check("qvel", &d.qvel)?;
     forward_skip(nm, d)?;
@@ -82,6 +83,14 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
     arena_check(nm, d)?;
     island(nm, d)?;
     project_exact(nm, d);
+    forward_velocity(nm, d)
+}
+
+/// The velocity and acceleration stages of [`forward_skip`] (`mj_forwardSkip` from
+/// `mjSTAGE_POS`, without the sensors): body velocities, passive and bias forces, actuation,
+/// the smooth acceleration and the constraint solve.
+pub(crate) fn forward_velocity(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    let tree = nm.tree();
     // velocity: body velocities, passive forces, bias forces
     com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
     crate::tendon::tendon_velocity(nm, &d.qvel, &mut d.tendon);
@@ -125,7 +134,9 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if nm.model.opt.integrator == Integrator::Rk4 {
         return crate::rk4::rk4(nm, d);
     }
-    crate::sleep::count(nm, d)?;
+    if crate::sleep::count(nm, d) {
+        return crate::sleep::fall_asleep(nm, d);
+    }
     crate::implicit::integrate(nm, d);
     Ok(())
 }
