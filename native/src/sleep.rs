@@ -67,6 +67,8 @@ pub struct SleepData {
     pub(crate) qvel: Vec<f64>,
     /// The warm start before it.
     pub(crate) warmstart: Vec<f64>,
+    /// The time before it.
+    pub(crate) time: f64,
 }
 
 impl SleepData {
@@ -202,18 +204,13 @@ fn tree_can_sleep(d: &Data, nm: &NativeModel, t: usize, tol: f64) -> bool {
     true
 }
 
-/// The refusal of a step with `what` (time and awake count named).
-pub(crate) fn refused(what: &str, d: &Data) -> NativeError {
-    NativeError::Unsupported {
-        what: format!("{what} (time {}, {} trees awake)", d.time, d.sleep.ntree_awake),
-        needs: "asleep trees in the stages (kinematics, collision, constraints and integrators on awake trees only)",
-    }
-}
-
-/// Refuses a step or forward pass that starts with a tree asleep.
+/// Refuses a step or forward pass that starts with a tree asleep (time and awake count named).
 pub(crate) fn all_awake(nm: &NativeModel, d: &Data) -> Result<(), NativeError> {
     if d.sleep.ntree_awake < nm.model.ntree {
-        return Err(refused("asleep trees", d));
+        return Err(NativeError::Unsupported {
+            what: format!("asleep trees (time {}, {} of {} trees awake)", d.time, d.sleep.ntree_awake, nm.model.ntree),
+            needs: "asleep trees in the stages (kinematics, collision, constraints and integrators on awake trees only)",
+        });
     }
     Ok(())
 }
@@ -264,26 +261,29 @@ pub(crate) fn count(nm: &NativeModel, d: &mut Data) -> bool {
     falls
 }
 
-/// The step in which trees fall asleep (after [`count`] planned them), as `mj_advance` takes
-/// it: the integrator's acceleration and activations as usual; then the trees' cycles set and
-/// their velocities and accelerations zeroed, the velocity and acceleration stages and the
-/// sensors run again on the new velocities, the awake lists updated, and only the awake dofs'
-/// velocities and the awake bodies' positions advanced; the warm start is the new `qacc`.
-pub(crate) fn fall_asleep(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
-    let m = &nm.model;
-    let h = m.opt.timestep;
-    // the integrator's own pass gives the acceleration it advances by (`euler_qacc`) and the
-    // new activations; the state it moved is put back
+/// Keeps the state the integrator's own advance is about to move ([`fall_asleep`] puts it
+/// back).
+pub(crate) fn save(d: &mut Data) {
     d.sleep.qpos.copy_from_slice(&d.qpos);
     d.sleep.qvel.copy_from_slice(&d.qvel);
     d.sleep.warmstart.copy_from_slice(&d.qacc_warmstart);
-    let time = d.time;
-    crate::implicit::integrate(nm, d);
+    d.sleep.time = d.time;
+}
+
+/// The step in which trees fall asleep (after [`count`] planned them and [`save`]), as
+/// `mj_advance` takes it. The integrator's own advance gave the acceleration `acc` and the new
+/// activations; its state is put back, then the trees' cycles are set and their velocities
+/// and accelerations zeroed, the velocity and acceleration stages and the sensors run again on
+/// the new velocities (from the same warm start), the awake lists are updated, and only the
+/// awake dofs' velocities and the awake bodies' positions advance (positions by `pos_vel` when
+/// given, RK4's); the warm start is the new `qacc`.
+pub(crate) fn fall_asleep(nm: &NativeModel, d: &mut Data, acc: &[f64], pos_vel: Option<&[f64]>) -> Result<(), NativeError> {
+    let m = &nm.model;
+    let h = m.opt.timestep;
     d.qpos.copy_from_slice(&d.sleep.qpos);
     d.qvel.copy_from_slice(&d.sleep.qvel);
-    // the solve below starts from the same warm start as the forward pass's
     d.qacc_warmstart.copy_from_slice(&d.sleep.warmstart);
-    d.time = time;
+    d.time = d.sleep.time;
     for t in 0..m.ntree {
         let next = d.sleep.next[t];
         if next < 0 {
@@ -300,9 +300,9 @@ pub(crate) fn fall_asleep(nm: &NativeModel, d: &mut Data) -> Result<(), NativeEr
     let s = &d.sleep;
     for &i in &s.dof_awake_ind[..s.nv_awake] {
         let i = i as usize;
-        d.qvel[i] += d.euler_qacc[i] * h;
+        d.qvel[i] += acc[i] * h;
     }
-    specula_engine::dynamics::integrate::integrate_pos(&nm.integrator(), &mut d.qpos, &d.qvel, h);
+    specula_engine::dynamics::integrate::integrate_pos(&nm.integrator(), &mut d.qpos, pos_vel.unwrap_or(&d.qvel), h);
     // the asleep trees' positions stay as they were, bit for bit (no renormalised quaternion)
     for t in (0..m.ntree).filter(|&t| s.tree_awake[t] == 0) {
         for b in m.tree_bodyadr[t]..m.tree_bodyadr[t] + m.tree_bodynum[t] {

@@ -135,7 +135,13 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         return crate::rk4::rk4(nm, d);
     }
     if crate::sleep::count(nm, d) {
-        return crate::sleep::fall_asleep(nm, d);
+        crate::sleep::save(d);
+        crate::implicit::integrate(nm, d);
+        // the acceleration the integrator advanced by
+        let acc = std::mem::take(&mut d.euler_qacc);
+        let result = crate::sleep::fall_asleep(nm, d, &acc, None);
+        d.euler_qacc = acc;
+        return result;
     }
     crate::implicit::integrate(nm, d);
     Ok(())
