@@ -209,7 +209,8 @@ pub(crate) fn all_awake(nm: &NativeModel, d: &Data) -> Result<(), NativeError> {
     if d.sleep.ntree_awake < nm.model.ntree {
         return Err(NativeError::Unsupported {
             what: format!("asleep trees (time {}, {} of {} trees awake)", d.time, d.sleep.ntree_awake, nm.model.ntree),
-            needs: "asleep trees in the stages (kinematics, collision, constraints and integrators on awake trees only)",
+            needs:
+                "asleep trees in the stages (kinematics, collision, constraints and integrators on awake trees only)",
         });
     }
     Ok(())
@@ -277,7 +278,12 @@ pub(crate) fn save(d: &mut Data) {
 /// the new velocities (from the same warm start), the awake lists are updated, and only the
 /// awake dofs' velocities and the awake bodies' positions advance (positions by `pos_vel` when
 /// given, RK4's); the warm start is the new `qacc`.
-pub(crate) fn fall_asleep(nm: &NativeModel, d: &mut Data, acc: &[f64], pos_vel: Option<&[f64]>) -> Result<(), NativeError> {
+pub(crate) fn fall_asleep(
+    nm: &NativeModel,
+    d: &mut Data,
+    acc: &[f64],
+    pos_vel: Option<&[f64]>,
+) -> Result<(), NativeError> {
     let m = &nm.model;
     let h = m.opt.timestep;
     d.qpos.copy_from_slice(&d.sleep.qpos);
