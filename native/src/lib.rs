@@ -30,6 +30,7 @@
 //! refused at that step.
 
 pub mod actuation;
+mod asleep;
 pub mod collision;
 pub mod constraint;
 pub mod consts;

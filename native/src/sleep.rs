@@ -1,9 +1,7 @@
 //! Sleep (`mjENBL_SLEEP`) on the native route: each tree's sleep policy as MuJoCo 4.0.0's
 //! compiler sets it (N13), the sleep counters `tree_asleep` and the awake lists of
 //! `mj_updateSleep` (N14), counted after the forward pass as `mj_sleep` does (N15), and the step
-//! in which trees fall asleep (N16). The stages themselves are not filtered: a step that starts
-//! with a tree asleep is refused by name, so in every step taken all trees are awake in the
-//! forward pass and the usual stages are exact.
+//! in which trees fall asleep (N16); the steps with trees asleep are [`crate::asleep`]'s.
 
 use specula_model::Model;
 
@@ -204,18 +202,6 @@ fn tree_can_sleep(d: &Data, nm: &NativeModel, t: usize, tol: f64) -> bool {
     true
 }
 
-/// Refuses a step or forward pass that starts with a tree asleep (time and awake count named).
-pub(crate) fn all_awake(nm: &NativeModel, d: &Data) -> Result<(), NativeError> {
-    if d.sleep.ntree_awake < nm.model.ntree {
-        return Err(NativeError::Unsupported {
-            what: format!("asleep trees (time {}, {} of {} trees awake)", d.time, d.sleep.ntree_awake, nm.model.ntree),
-            needs:
-                "asleep trees in the stages (kinematics, collision, constraints and integrators on awake trees only)",
-        });
-    }
-    Ok(())
-}
-
 /// `mj_sleep`'s count before the advance: each awake tree one step closer to sleep, or back to
 /// fully awake; then the islands whose trees are all ready, and the ready trees without
 /// constraints, are planned to sleep in `next` (each island a cycle in its tree order). Returns
@@ -309,21 +295,8 @@ pub(crate) fn fall_asleep(
         d.qvel[i] += acc[i] * h;
     }
     specula_engine::dynamics::integrate::integrate_pos(&nm.integrator(), &mut d.qpos, pos_vel.unwrap_or(&d.qvel), h);
-    // the asleep trees' positions stay as they were, bit for bit (no renormalised quaternion)
-    for t in (0..m.ntree).filter(|&t| s.tree_awake[t] == 0) {
-        for b in m.tree_bodyadr[t]..m.tree_bodyadr[t] + m.tree_bodynum[t] {
-            let adr = m.body_jntadr[b].max(0) as usize;
-            for j in adr..adr + m.body_jntnum[b] {
-                let q = m.jnt_qposadr[j];
-                let n = match m.jnt_type[j] {
-                    specula_model::JointType::Free => 7,
-                    specula_model::JointType::Ball => 4,
-                    _ => 1,
-                };
-                d.qpos[q..q + n].copy_from_slice(&s.qpos[q..q + n]);
-            }
-        }
-    }
+    // the asleep trees' positions stay as they were
+    crate::asleep::restore_qpos(nm, d);
     d.time += h;
     d.qacc_warmstart.copy_from_slice(&d.qacc);
     Ok(())

@@ -60,7 +60,7 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
 /// `mj_forward` on the native subset (the caller checked the model with
 /// [`crate::scope::check`], which [`crate::Native::new`] does).
 pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
-    crate::sleep::all_awake(nm, d)?;
+    crate::asleep::check(nm, d)?;
     check("qpos", &d.qpos)?;
     check("qvel", &d.qvel)?;
     forward_skip(nm, d)?;
@@ -74,11 +74,17 @@ pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeE
     let tree = nm.tree();
     // position: poses, com frames, the inertia and its factor
     position(nm, d);
+    crate::asleep::subtree_com(nm, d);
     crb(&tree, &d.cinert, &d.cdof, &mut d.crb, &mut d.m);
     crate::tendon_armature::add(nm, &tree, &d.tendon.ten_j, &mut d.m);
     factor_m(&tree, &d.m, &mut d.qld, &mut d.qld_diag_inv);
     // contacts and constraint rows, their islands
     collision(nm, d)?;
+    if crate::asleep::wake_collision(nm, d) {
+        // the woken trees' contacts with the world and each other, skipped while asleep
+        d.sleep.update(&nm.model);
+        collision(nm, d)?;
+    }
     make_constraint(nm, d);
     arena_check(nm, d)?;
     island(nm, d)?;
@@ -142,6 +148,12 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
         let result = crate::sleep::fall_asleep(nm, d, &acc, None);
         d.euler_qacc = acc;
         return result;
+    }
+    if crate::asleep::any(nm, d) {
+        crate::asleep::keep(d);
+        crate::implicit::integrate(nm, d);
+        crate::asleep::restore(nm, d);
+        return Ok(());
     }
     crate::implicit::integrate(nm, d);
     Ok(())
