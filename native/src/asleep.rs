@@ -39,25 +39,43 @@ pub(crate) fn check(nm: &NativeModel, d: &Data) -> Result<(), NativeError> {
         Some("limit and friction-loss rows")
     } else if d.eq_active.iter().any(|&a| a != 0) {
         Some("active equalities")
-    } else if m.opt.integrator == Integrator::Euler && damped_differs(nm, d) {
-        Some("Euler's damping test on the awake dofs")
     } else {
         None
     };
     match why {
         Some(why) => Err(NativeError::Unsupported {
-            what: format!("{why} with trees asleep (time {}, {} of {} trees awake)", d.time, d.sleep.ntree_awake, m.ntree),
+            what: format!(
+                "{why} with trees asleep (time {}, {} of {} trees awake)",
+                d.time, d.sleep.ntree_awake, m.ntree
+            ),
             needs: "sleep filtering of this stage",
         }),
         None => Ok(()),
     }
 }
 
+/// Whether Euler's joint-damping test finds damping on some dof but on no awake one, where
+/// `mj_Euler` (which tests the awake dofs) advances by `qacc` explicitly while the engine's
+/// Euler step on every dof solves; refused with activations (the explicit advance here has
+/// none).
+pub(crate) fn euler_explicit(nm: &NativeModel, d: &Data) -> Result<bool, NativeError> {
+    let explicit = nm.model.opt.integrator == Integrator::Euler && any(nm, d) && damped_differs(nm, d);
+    if explicit && nm.model.na > 0 {
+        return Err(NativeError::Unsupported {
+            what: format!("activations under Euler with only asleep dofs damped (time {})", d.time),
+            needs: "the explicit advance with activations",
+        });
+    }
+    Ok(explicit)
+}
+
 /// Whether Euler's test for joint damping gives another answer on the awake dofs than on all.
 fn damped_differs(nm: &NativeModel, d: &Data) -> bool {
     let m = &nm.model;
     let damped = |i: usize| {
-        m.dof_damping[i] > 0.0 || m.dof_dampingpoly[i].iter().any(|&x| x != 0.0) || m.jnt_actuatorid[m.dof_jntid[i]] != -1
+        m.dof_damping[i] > 0.0
+            || m.dof_dampingpoly[i].iter().any(|&x| x != 0.0)
+            || m.jnt_actuatorid[m.dof_jntid[i]] != -1
     };
     let s = &d.sleep;
     s.nv_awake > 0 && (0..m.nv).any(damped) != s.dof_awake_ind[..s.nv_awake].iter().any(|&i| damped(i as usize))
@@ -155,6 +173,22 @@ pub(crate) fn wake_collision(nm: &NativeModel, d: &mut Data) -> bool {
         woke |= wake_island(&mut s.tree_asleep, asleep, value);
     }
     woke
+}
+
+/// `mj_advance` with trees asleep after the integrator gave `acc`: the awake dofs' velocities
+/// and the awake bodies' positions (by `pos_vel` when given, RK4's) advance, the asleep ones
+/// stay as [`keep`] or [`crate::sleep::save`] kept them; then time, and the warm start.
+pub(crate) fn advance(nm: &NativeModel, d: &mut Data, acc: &[f64], pos_vel: Option<&[f64]>) {
+    let h = nm.model.opt.timestep;
+    let s = &d.sleep;
+    for &i in &s.dof_awake_ind[..s.nv_awake] {
+        let i = i as usize;
+        d.qvel[i] += acc[i] * h;
+    }
+    specula_engine::dynamics::integrate::integrate_pos(&nm.integrator(), &mut d.qpos, pos_vel.unwrap_or(&d.qvel), h);
+    restore_qpos(nm, d);
+    d.time += h;
+    d.qacc_warmstart.copy_from_slice(&d.qacc);
 }
 
 /// Keeps the state before the integrator's advance ([`restore`] puts the asleep part back).

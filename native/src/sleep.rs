@@ -271,7 +271,6 @@ pub(crate) fn fall_asleep(
     pos_vel: Option<&[f64]>,
 ) -> Result<(), NativeError> {
     let m = &nm.model;
-    let h = m.opt.timestep;
     d.qpos.copy_from_slice(&d.sleep.qpos);
     d.qvel.copy_from_slice(&d.sleep.qvel);
     d.qacc_warmstart.copy_from_slice(&d.sleep.warmstart);
@@ -289,16 +288,7 @@ pub(crate) fn fall_asleep(
     crate::step::forward_velocity(nm, d)?;
     crate::sensor::sensors(nm, d);
     d.sleep.update(m);
-    let s = &d.sleep;
-    for &i in &s.dof_awake_ind[..s.nv_awake] {
-        let i = i as usize;
-        d.qvel[i] += acc[i] * h;
-    }
-    specula_engine::dynamics::integrate::integrate_pos(&nm.integrator(), &mut d.qpos, pos_vel.unwrap_or(&d.qvel), h);
-    // the asleep trees' positions stay as they were
-    crate::asleep::restore_qpos(nm, d);
-    d.time += h;
-    d.qacc_warmstart.copy_from_slice(&d.qacc);
+    crate::asleep::advance(nm, d, acc, pos_vel);
     Ok(())
 }
 

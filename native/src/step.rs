@@ -140,9 +140,16 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     if nm.model.opt.integrator == Integrator::Rk4 {
         return crate::rk4::rk4(nm, d);
     }
+    // with only asleep dofs damped, mj_Euler advances by qacc itself
+    let explicit = crate::asleep::euler_explicit(nm, d)?;
+    if explicit {
+        d.euler_qacc.copy_from_slice(&d.qacc);
+    }
     if crate::sleep::count(nm, d) {
         crate::sleep::save(d);
-        crate::implicit::integrate(nm, d);
+        if !explicit {
+            crate::implicit::integrate(nm, d);
+        }
         // the acceleration the integrator advanced by
         let acc = std::mem::take(&mut d.euler_qacc);
         let result = crate::sleep::fall_asleep(nm, d, &acc, None);
@@ -151,8 +158,14 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     }
     if crate::asleep::any(nm, d) {
         crate::asleep::keep(d);
-        crate::implicit::integrate(nm, d);
-        crate::asleep::restore(nm, d);
+        if explicit {
+            let acc = std::mem::take(&mut d.euler_qacc);
+            crate::asleep::advance(nm, d, &acc, None);
+            d.euler_qacc = acc;
+        } else {
+            crate::implicit::integrate(nm, d);
+            crate::asleep::restore(nm, d);
+        }
         return Ok(());
     }
     crate::implicit::integrate(nm, d);
