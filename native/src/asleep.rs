@@ -124,6 +124,33 @@ pub(crate) fn subtree_com(nm: &NativeModel, d: &mut Data) {
     }
 }
 
+/// `mj_wake` at the start of the forward pass: an asleep tree with a velocity or an applied
+/// force not zero byte for byte wakes with its island. A position changed while asleep (which
+/// MuJoCo finds by the poses) is refused. Returns whether any tree woke.
+pub(crate) fn wake(nm: &NativeModel, d: &mut Data) -> Result<bool, NativeError> {
+    let m = &nm.model;
+    if !any(nm, d) {
+        return Ok(false);
+    }
+    let mut woke = false;
+    for t in 0..m.ntree {
+        if d.sleep.tree_asleep[t] < 0 {
+            continue;
+        }
+        let q = tree_qpos(m, t);
+        if d.qpos[q.clone()].iter().zip(&d.sleep.qpos[q]).any(|(a, b)| a.to_bits() != b.to_bits()) {
+            return Err(NativeError::Unsupported {
+                what: format!("a position of asleep tree {t} changed (time {})", d.time),
+                needs: "mj_kinematics's pose test of asleep bodies",
+            });
+        }
+        if !crate::sleep::tree_can_sleep(d, nm, t, 0.0) {
+            woke |= wake_island(&mut d.sleep.tree_asleep, t, AWAKE);
+        }
+    }
+    Ok(woke)
+}
+
 /// `mj_wakeIsland`: wakes tree `i` and the trees of its cycle with counter `value` (an awake
 /// tree keeps the smaller of its counter and `value`); returns whether a tree woke.
 fn wake_island(tree_asleep: &mut [i32], i: usize, value: i32) -> bool {
@@ -209,22 +236,27 @@ pub(crate) fn restore(nm: &NativeModel, d: &mut Data) {
     restore_qpos(nm, d);
 }
 
+/// The `qpos` entries of tree `t` (its joints are consecutive).
+fn tree_qpos(m: &specula_model::Model, t: usize) -> std::ops::Range<usize> {
+    let (b0, b1) = (m.tree_bodyadr[t], m.tree_bodyadr[t] + m.tree_bodynum[t]);
+    let joints = (b0..b1).flat_map(|b| {
+        let adr = m.body_jntadr[b].max(0) as usize;
+        adr..adr + m.body_jntnum[b]
+    });
+    let size = |j: usize| match m.jnt_type[j] {
+        specula_model::JointType::Free => 7,
+        specula_model::JointType::Ball => 4,
+        _ => 1,
+    };
+    joints.fold(usize::MAX..0, |r, j| r.start.min(m.jnt_qposadr[j])..r.end.max(m.jnt_qposadr[j] + size(j)))
+}
+
 /// The asleep trees' positions as kept (bit for bit: no quaternion renormalised).
 pub(crate) fn restore_qpos(nm: &NativeModel, d: &mut Data) {
     let m = &nm.model;
     let s = &d.sleep;
     for t in (0..m.ntree).filter(|&t| s.tree_awake[t] == 0) {
-        for b in m.tree_bodyadr[t]..m.tree_bodyadr[t] + m.tree_bodynum[t] {
-            let adr = m.body_jntadr[b].max(0) as usize;
-            for j in adr..adr + m.body_jntnum[b] {
-                let q = m.jnt_qposadr[j];
-                let n = match m.jnt_type[j] {
-                    specula_model::JointType::Free => 7,
-                    specula_model::JointType::Ball => 4,
-                    _ => 1,
-                };
-                d.qpos[q..q + n].copy_from_slice(&s.qpos[q..q + n]);
-            }
-        }
+        let q = tree_qpos(m, t);
+        d.qpos[q.clone()].copy_from_slice(&s.qpos[q]);
     }
 }

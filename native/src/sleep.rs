@@ -177,7 +177,7 @@ pub fn policies(m: &Model) -> Option<Vec<SleepPolicy>> {
 /// Whether tree `t` may count towards sleep (`mj_sleep`'s test): its policy allows it, no force
 /// is applied to its dofs, and its largest velocity, scaled by `dof_length`, is below `tol`
 /// (every velocity exactly zero, bit for bit, when `tol` is 0).
-fn tree_can_sleep(d: &Data, nm: &NativeModel, t: usize, tol: f64) -> bool {
+pub(crate) fn tree_can_sleep(d: &Data, nm: &NativeModel, t: usize, tol: f64) -> bool {
     if d.sleep.policy[t] != SleepPolicy::AutoAllowed {
         return false;
     }

@@ -73,7 +73,11 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
 pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     let tree = nm.tree();
     // position: poses, com frames, the inertia and its factor
+    let woke = crate::asleep::wake(nm, d)?;
     position(nm, d);
+    if woke {
+        d.sleep.update(&nm.model);
+    }
     crate::asleep::subtree_com(nm, d);
     crb(&tree, &d.cinert, &d.cdof, &mut d.crb, &mut d.m);
     crate::tendon_armature::add(nm, &tree, &d.tendon.ten_j, &mut d.m);
