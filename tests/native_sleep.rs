@@ -144,12 +144,15 @@ fn sleep_policies_are_the_compilers() {
     assert_eq!(ours[3], SleepPolicy::AutoNever, "the actuated hinge never sleeps");
 }
 
+/// A named change of the native model.
+type Tamper = (&'static str, fn(&mut Native));
+
 #[test]
 fn tampered_sleep_inputs_make_the_comparison_fail() {
     let xml = with_integrator("Euler");
     let k = first_sleep(&xml);
     let c = CModel::from_xml_str(&xml).unwrap();
-    let tampers: [(&str, fn(&mut Native)); 2] = [
+    let tampers: [Tamper; 2] = [
         ("tolerance", |n| n.model.model.opt.sleep_tolerance *= 4.0),
         ("dof_length", |n| n.model.consts.dof_length.iter_mut().for_each(|l| *l *= 0.25)),
     ];

@@ -248,7 +248,10 @@ fn tree_qpos(m: &specula_model::Model, t: usize) -> std::ops::Range<usize> {
         specula_model::JointType::Ball => 4,
         _ => 1,
     };
-    joints.fold(usize::MAX..0, |r, j| r.start.min(m.jnt_qposadr[j])..r.end.max(m.jnt_qposadr[j] + size(j)))
+    let (start, end) =
+        joints.fold((usize::MAX, 0), |(a, b), j| (a.min(m.jnt_qposadr[j]), b.max(m.jnt_qposadr[j] + size(j))));
+    // a tree has a joint: the range is not empty
+    start..end
 }
 
 /// The asleep trees' positions as kept (bit for bit: no quaternion renormalised).
