@@ -79,7 +79,10 @@ impl SleepData {
             body_awake_ind: vec![0; m.nbody],
             parent_awake_ind: vec![0; m.nbody],
             dof_awake_ind: vec![0; m.nv],
-            policy: policies(m).unwrap_or_else(|| vec![SleepPolicy::AutoAllowed; m.ntree]),
+            policy: (m.opt.enableflags & ENBL_SLEEP != 0)
+                .then(|| policies(m))
+                .flatten()
+                .unwrap_or_else(|| vec![SleepPolicy::AutoAllowed; m.ntree]),
             next: vec![-1; m.ntree],
             qpos: vec![0.0; m.nq],
             qvel: vec![0.0; m.nv],
@@ -135,41 +138,54 @@ impl SleepData {
 /// listed in the model).
 pub fn policies(m: &Model) -> Option<Vec<SleepPolicy>> {
     let mut never = vec![false; m.ntree];
-    let mut mark = |b: usize| {
-        if let Ok(t) = usize::try_from(m.body_treeid[b]) {
+    // an id out of range (an actuator the compiler left unfinished) marks nothing
+    let mut mark = |b: Option<&usize>| {
+        if let Some(t) = b.and_then(|&b| m.body_treeid.get(b)).and_then(|&t| usize::try_from(t).ok()) {
             never[t] = true;
         }
     };
     let tendon_trees = |t: usize| -> Option<Vec<usize>> {
-        let n = usize::try_from(m.tendon_treenum[t]).unwrap_or(0);
-        (n <= 2).then(|| m.tendon_treeid[t][..n].iter().filter_map(|&x| usize::try_from(x).ok()).collect())
+        let n = m.tendon_treenum.get(t).map_or(0, |&n| usize::try_from(n).unwrap_or(0));
+        (n <= 2).then(|| {
+            m.tendon_treeid
+                .get(t)
+                .map_or(&[][..], |ids| &ids[..n])
+                .iter()
+                .filter_map(|&x| usize::try_from(x).ok())
+                .collect()
+        })
     };
     let mut trees = Vec::new();
     for a in 0..m.nactuator {
         let [id, ref_id] = m.actuator_trnid[a].map(|x| usize::try_from(x).unwrap_or(usize::MAX));
         match m.actuator_trntype[a] {
-            0 | 1 => mark(m.jnt_bodyid[id]),
-            2 | 4 => mark(m.site_bodyid[id]),
-            5 => mark(id),
-            6 if ref_id != usize::MAX => mark(m.site_bodyid[id]),
-            6 => mark(m.jnt_bodyid[id]),
+            0 | 1 => mark(m.jnt_bodyid.get(id)),
+            2 | 4 => mark(m.site_bodyid.get(id)),
+            5 => mark(Some(&id)),
+            6 if ref_id != usize::MAX => mark(m.site_bodyid.get(id)),
+            6 => mark(m.jnt_bodyid.get(id)),
             3 => trees.extend(tendon_trees(id)?),
             _ => {}
         }
     }
-    for t in 0..m.ntendon {
+    let nonzero = |v: Option<&f64>| v.is_some_and(|&x| x != 0.0);
+    let poly = |v: Option<&[f64; 2]>| v.is_some_and(|p| p.iter().any(|&x| x != 0.0));
+    for t in 0..m.tendon_treenum.len() {
         if m.tendon_treenum[t] < 2 {
             continue;
         }
-        let stiff = m.tendon_stiffness[t] != 0.0 || m.tendon_stiffnesspoly[t].iter().any(|&x| x != 0.0);
-        let damped = m.tendon_damping[t] != 0.0 || m.tendon_dampingpoly[t].iter().any(|&x| x != 0.0);
-        if m.tendon_treenum[t] == 2 && !stiff && !damped && m.tendon_actuatorid[t] == -1 {
+        let stiff = nonzero(m.tendon_stiffness.get(t)) || poly(m.tendon_stiffnesspoly.get(t));
+        let damped = nonzero(m.tendon_damping.get(t)) || poly(m.tendon_dampingpoly.get(t));
+        let actuated = m.tendon_actuatorid.get(t).is_some_and(|&a| a != -1);
+        if m.tendon_treenum[t] == 2 && !stiff && !damped && !actuated {
             continue;
         }
         trees.extend(tendon_trees(t)?);
     }
     for t in trees {
-        never[t] = true;
+        if let Some(n) = never.get_mut(t) {
+            *n = true;
+        }
     }
     Some(never.into_iter().map(|n| if n { SleepPolicy::AutoNever } else { SleepPolicy::AutoAllowed }).collect())
 }
