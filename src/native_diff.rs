@@ -180,6 +180,11 @@ pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> 
         ))
         .into());
     }
+    if c.mj().ntree as usize != m.ntree {
+        let msg =
+            format!("the two compilations differ in ntree: {} in MuJoCo's, {} in specula's", c.mj().ntree, m.ntree);
+        return Err(crate::native::Error::Invalid(msg).into());
+    }
     let mut cd = Data::new(c)?;
     crate::sim::start(&mut cd, &opts.start)?;
     crate::native::start(native, &opts.start)?;
@@ -252,6 +257,51 @@ pub fn diff_native(c: &Model, native: &mut Native, opts: &NativeDiffOptions) -> 
             report.first = Some(NativeDifference { step, field: "time", index: 0, native: tn, c: tc });
             return Ok(report);
         }
+        if let Some(first) = sleep_difference(&native.data.sleep, &cd, step, &mut report.values) {
+            report.first = Some(first);
+            return Ok(report);
+        }
     }
     Ok(report)
+}
+
+/// The first difference in the sleep state (`tree_asleep`, `body_awake`, `dof_awake_ind` and
+/// the awake counts), counting the values compared into `values`.
+fn sleep_difference(
+    s: &specula_native::sleep::SleepData,
+    cd: &Data,
+    step: usize,
+    values: &mut u64,
+) -> Option<NativeDifference> {
+    let raw = cd.mj();
+    let counts = [
+        ("ntree_awake", s.ntree_awake, raw.ntree_awake),
+        ("nbody_awake", s.nbody_awake, raw.nbody_awake),
+        ("nparent_awake", s.nparent_awake, raw.nparent_awake),
+        ("nv_awake", s.nv_awake, raw.nv_awake),
+    ];
+    for (field, n, c) in counts {
+        *values += 1;
+        if n as i64 != c as i64 {
+            return Some(NativeDifference { step, field, index: 0, native: n as f64, c: c as f64 });
+        }
+    }
+    let arrays: [(&'static str, &[i32], *const i32); 3] = [
+        ("tree_asleep", &s.tree_asleep, raw.tree_asleep),
+        ("body_awake", &s.body_awake, raw.body_awake),
+        ("dof_awake_ind", &s.dof_awake_ind[..s.nv_awake], raw.dof_awake_ind),
+    ];
+    for (field, ours, p) in arrays {
+        if ours.is_empty() || p.is_null() {
+            continue;
+        }
+        // SAFETY: ntree, nbody and nv are the same in both compilations (checked by
+        // diff_native), and MuJoCo sizes these arrays by them
+        let theirs = unsafe { std::slice::from_raw_parts(p, ours.len()) };
+        *values += ours.len() as u64;
+        if let Some(i) = ours.iter().zip(theirs).position(|(a, b)| a != b) {
+            return Some(NativeDifference { step, field, index: i, native: ours[i] as f64, c: theirs[i] as f64 });
+        }
+    }
+    None
 }

@@ -27,6 +27,9 @@ pub fn collision(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     let mut state = State::new(vectors(&d.geom_xpos), vectors(&d.geom_xmat));
     state.body_xipos = Some(vectors(&d.xipos));
     state.body_ximat = Some(vectors(&d.ximat));
+    let sl = &d.sleep;
+    state.sleep =
+        Some(specula_engine::collision::SleepState { body_awake: &sl.body_awake, nbody_awake: sl.nbody_awake });
     state.speculative = Some(SpeculativeInput {
         qvel: &d.qvel,
         subtree_com: vectors(&d.subtree_com),

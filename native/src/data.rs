@@ -141,6 +141,8 @@ pub struct Data {
     pub(crate) implicit_full: specula_engine::dynamics::implicit_full::FullImplicitScratch,
     /// `mj_passive`'s buffers.
     pub(crate) passive: crate::passive::PassiveData,
+    /// The trees' sleep state and the awake lists.
+    pub sleep: crate::sleep::SleepData,
 }
 
 impl Data {
@@ -224,6 +226,7 @@ impl Data {
             rk4: crate::rk4::Rk4Scratch::new(m.nq, nv, m.na),
             implicit_full: Default::default(),
             passive: Default::default(),
+            sleep: crate::sleep::SleepData::new(m),
         }
     }
 }

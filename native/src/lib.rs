@@ -23,12 +23,14 @@
 //! ([`tendon::check`]), actuator armature on tendons ([`tendon_armature::check`]),
 //! sensors outside [`sensor::check`]'s subset, tendon or flex equalities (specula's compiler does
 //! not produce their parameters yet), noslip on a sparse Jacobian and the other solver options the
-//! Rust solver does not cover, adhesion, gravity compensation, fluid forces, sleep, discrete
+//! Rust solver does not cover, adhesion, gravity compensation, fluid forces, a tree falling asleep
+//! ([`sleep`] counts towards it), discrete
 //! integration, and (from the MJCF, [`Native::load_file`]) plasticity. A step the engine cannot
 //! finish (Newton iterations on a sparse Jacobian, a geom pair without a Rust collider) is
 //! refused at that step.
 
 pub mod actuation;
+mod asleep;
 pub mod collision;
 pub mod constraint;
 pub mod consts;
@@ -45,6 +47,7 @@ mod rk4;
 pub mod scope;
 pub mod sensor;
 pub mod sensor_acc;
+pub mod sleep;
 pub mod step;
 pub mod tendon;
 pub mod tendon_armature;

@@ -87,6 +87,11 @@ fn stages(nm: &NativeModel, d: &mut Data, sc: &mut Rk4Scratch) -> Result<(), Nat
     }
     d.time = time;
     set_state(d, &x[0], (nq, nv));
+    // mj_advance's sleep count: the restored velocities, the last stage's islands
+    let falls = crate::sleep::count(nm, d);
+    if falls {
+        crate::sleep::save(d);
+    }
     let (vel, rest) = dx.split_at(nv);
     let (acc, act_dot) = rest.split_at(nv);
     let mut s = EulerState {
@@ -104,6 +109,9 @@ fn stages(nm: &NativeModel, d: &mut Data, sc: &mut Rk4Scratch) -> Result<(), Nat
         qacc_warmstart: &mut d.qacc_warmstart,
     };
     advance_with(&nm.tree(), &nm.actuator_model(), &im, &mut s, acc, Some(vel));
+    if falls {
+        crate::sleep::fall_asleep(nm, d, acc, Some(vel))?;
+    }
     // K9: the step's acceleration is the weighted one, the warm start the last stage's
     d.qacc.copy_from_slice(acc);
     d.qacc_warmstart.copy_from_slice(&f[3][..nv]);

@@ -32,8 +32,8 @@ pub(crate) const DSBL_REFSAFE: u32 = 1 << 12;
 pub(crate) const DSBL_ISLAND: u32 = 1 << 18;
 /// `mjENBL_DIAGEXACT`.
 pub(crate) const ENBL_DIAGEXACT: u32 = 1 << 5;
-/// `mjENBL_SLEEP | mjENBL_IPC`: enable flags that change the smooth step.
-const ENBL_REFUSED: u32 = 16 | 64;
+/// `mjENBL_IPC`: an enable flag that changes the smooth step (sleep is [`crate::sleep`]'s).
+const ENBL_REFUSED: u32 = 64;
 
 /// Why the native route cannot run a model or a step.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -103,15 +103,27 @@ fn colliding_pair(m: &Model) -> Option<(usize, usize)> {
 }
 
 /// Refuses MJCF that sets what specula's compiler reads but leaves out of [`Model`], where it
-/// can change the step: a non-zero `springyield` (plasticity: MuJoCo then moves the spring's
+/// can change the step: a non-zero `springdamper` (its step differs), a non-zero `springyield`
+/// (plasticity: MuJoCo then moves the spring's
 /// reference, `jnt_plasticadr`), on a joint or in a default; and engine plugins (`<plugin>`
 /// anywhere: their passive forces, sensors and actuators).
 pub fn check_mjcf(root: &specula_model::xml::Element) -> Result<(), NativeError> {
+    crate::sleep::check_mjcf_body(root)?;
     if root.name == "plugin" {
         unsupported(
             format!("<plugin> ({}:{})", root.pos.line, root.pos.col),
             "engine plugins, which specula's compiler reads but does not compile",
         )?;
+    }
+    // sleep/equality.xml steps unlike mj_step from step 1 with it (with its stiffness or its
+    // damping alone it matches): refused until understood
+    if let Some(a) = root.attrs.iter().find(|a| a.name == "springdamper") {
+        if !a.value.split_whitespace().all(|v| v.parse::<f64>().is_ok_and(|x| x == 0.0)) {
+            unsupported(
+                format!("springdamper=\"{}\" on <{}> ({}:{})", a.value, root.name, a.pos.line, a.pos.col),
+                "a springdamper joint's step as mj_step takes it",
+            )?;
+        }
     }
     if let Some(a) = root.attrs.iter().find(|a| a.name == "springyield") {
         let zero = a.value.split_whitespace().all(|v| v.parse::<f64>().is_ok_and(|x| x == 0.0));
@@ -184,8 +196,9 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         other => unsupported(format!("integrator {other:?}"), "the discrete integrator")?,
     }
     if m.opt.enableflags & ENBL_REFUSED != 0 {
-        unsupported(format!("enable flags {:#x}", m.opt.enableflags & ENBL_REFUSED), "sleep and IPC")?;
+        unsupported(format!("enable flags {:#x}", m.opt.enableflags & ENBL_REFUSED), "IPC")?;
     }
+    crate::sleep::check(m)?;
     crate::actuation::check(m)?;
     crate::tendon::check(m)?;
     crate::sensor::check(m)?;

@@ -60,6 +60,7 @@ pub(crate) fn position(nm: &NativeModel, d: &mut Data) {
 /// `mj_forward` on the native subset (the caller checked the model with
 /// [`crate::scope::check`], which [`crate::Native::new`] does).
 pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    crate::asleep::check(nm, d)?;
     check("qpos", &d.qpos)?;
     check("qvel", &d.qvel)?;
     forward_skip(nm, d)?;
@@ -72,16 +73,34 @@ pub fn forward(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
 pub(crate) fn forward_skip(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     let tree = nm.tree();
     // position: poses, com frames, the inertia and its factor
+    let woke = crate::asleep::wake(nm, d)?;
     position(nm, d);
+    if woke {
+        d.sleep.update(&nm.model);
+    }
+    crate::asleep::subtree_com(nm, d);
     crb(&tree, &d.cinert, &d.cdof, &mut d.crb, &mut d.m);
     crate::tendon_armature::add(nm, &tree, &d.tendon.ten_j, &mut d.m);
     factor_m(&tree, &d.m, &mut d.qld, &mut d.qld_diag_inv);
     // contacts and constraint rows, their islands
     collision(nm, d)?;
+    if crate::asleep::wake_collision(nm, d) {
+        // the woken trees' contacts with the world and each other, skipped while asleep
+        d.sleep.update(&nm.model);
+        collision(nm, d)?;
+    }
     make_constraint(nm, d);
     arena_check(nm, d)?;
     island(nm, d)?;
     project_exact(nm, d);
+    forward_velocity(nm, d)
+}
+
+/// The velocity and acceleration stages of [`forward_skip`] (`mj_forwardSkip` from
+/// `mjSTAGE_POS`, without the sensors): body velocities, passive and bias forces, actuation,
+/// the smooth acceleration and the constraint solve.
+pub(crate) fn forward_velocity(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
+    let tree = nm.tree();
     // velocity: body velocities, passive forces, bias forces
     com_vel(&tree, &d.cdof, &d.qvel, &mut d.cvel, &mut d.cdof_dot);
     crate::tendon::tendon_velocity(nm, &d.qvel, &mut d.tendon);
@@ -124,6 +143,34 @@ pub fn step(nm: &NativeModel, d: &mut Data) -> Result<(), NativeError> {
     forward(nm, d)?;
     if nm.model.opt.integrator == Integrator::Rk4 {
         return crate::rk4::rk4(nm, d);
+    }
+    // with only asleep dofs damped, mj_Euler advances by qacc itself
+    let explicit = crate::asleep::euler_explicit(nm, d)?;
+    if explicit {
+        d.euler_qacc.copy_from_slice(&d.qacc);
+    }
+    if crate::sleep::count(nm, d) {
+        crate::sleep::save(d);
+        if !explicit {
+            crate::implicit::integrate(nm, d);
+        }
+        // the acceleration the integrator advanced by
+        let acc = std::mem::take(&mut d.euler_qacc);
+        let result = crate::sleep::fall_asleep(nm, d, &acc, None);
+        d.euler_qacc = acc;
+        return result;
+    }
+    if crate::asleep::any(nm, d) {
+        crate::asleep::keep(d);
+        if explicit {
+            let acc = std::mem::take(&mut d.euler_qacc);
+            crate::asleep::advance(nm, d, &acc, None);
+            d.euler_qacc = acc;
+        } else {
+            crate::implicit::integrate(nm, d);
+            crate::asleep::restore(nm, d);
+        }
+        return Ok(());
     }
     crate::implicit::integrate(nm, d);
     Ok(())

@@ -62,6 +62,59 @@ fn native_step_allocates_nothing_after_the_first() {
     }
     // in the same test: the counter is global, so a second test running beside it would count
     constrained_step_allocates_nothing_once_its_buffers_have_grown();
+    sleep_steps_allocate_nothing();
+}
+
+/// Boxes that fall asleep (step 20), are woken by a ball's contact (step 133) and sleep again.
+const SLEEPERS: &str = r#"<mujoco model="wake_by_impact">
+  <option timestep="0.002" sleep_tolerance="2e-3">
+    <flag sleep="enable"/>
+  </option>
+  <default><geom type="box" size="0.1 0.1 0.1"/></default>
+  <worldbody>
+    <geom type="plane" size="3 3 0.1"/>
+    <body pos="0 0 0.1"><freejoint/><geom/></body>
+    <body pos="0.2 0 0.1"><freejoint/><geom/></body>
+    <body pos="1 1 0.5">
+      <joint type="hinge" axis="1 0 0" damping="2"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/>
+    </body>
+    <body pos="-1 1 0.5">
+      <joint name="motor" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" contype="0" conaffinity="0"/>
+    </body>
+    <body pos="-0.8 0 0.1"><freejoint/><geom type="sphere" size="0.05" mass="2"/></body>
+  </worldbody>
+  <actuator><motor joint="motor"/></actuator>
+  <keyframe><key qpos="0 0 0.1 1 0 0 0  0.2 0 0.1 1 0 0 0  0  0  -0.8 0 0.1 1 0 0 0" qvel="0 0 0 0 0 0  0 0 0 0 0 0  2  0  3 0 0 0 0 0"/></keyframe>
+</mujoco>"#;
+
+/// The steps in which trees fall asleep and stay asleep allocate nothing once the buffers have
+/// grown: steps 11 to 130 (asleep from 20) and 141 to 300 (asleep again from 169); the steps
+/// around the ball's impact grow the contact and row buffers.
+fn sleep_steps_allocate_nothing() {
+    for integrator in ["Euler", "implicitfast", "implicit"] {
+        let xml = SLEEPERS.replace("<option ", &format!("<option integrator=\"{integrator}\" "));
+        let mut native = Native::load_str(&xml, Path::new("."), "sleepers.xml").unwrap();
+        native.reset_keyframe(0).unwrap();
+        for _ in 0..10 {
+            native.step().unwrap();
+        }
+        for (from, to) in [(10, 130), (140, 300)] {
+            let region = Region::new(GLOBAL);
+            let mut slept = false;
+            for _ in from..to {
+                native.step().unwrap();
+                slept |= native.data.sleep.ntree_awake < native.model.model.ntree;
+            }
+            let stats = region.change();
+            assert!(slept, "{integrator}: no tree slept");
+            assert_eq!(stats.allocations + stats.reallocations, 0, "{integrator}, steps {from}..{to}: {stats:?}");
+            for _ in to..to + 10 {
+                native.step().unwrap();
+            }
+        }
+    }
 }
 
 /// Steps `xml` once, then 100 times counting allocations.
