@@ -253,8 +253,11 @@ fn factor_numeric_any(
                 }
             }
         }
-        // The rows below: aligned ones into the chain's rows, the others into dense (row r)
+        // The rows below: aligned ones into the chain's rows, the others into dense (row r); the
+        // others' places in LT order (row c's start and entry `at`), for a chain's second pass
         let (tadr, tnnz) = (p.t_rowadr[r] as usize, p.t_rownnz[r] as usize);
+        let mut unaligned = [(0usize, 0usize); 32];
+        let mut nun = 0;
         for k in tadr + 1..tadr + tnnz {
             let (c, at) = (p.t_colind[k] as usize, p.t_map[k] as usize);
             let cadr = p.rowadr[c] as usize;
@@ -284,12 +287,26 @@ fn factor_numeric_any(
             } else {
                 touched = true;
                 add_row(dense, l, p, cadr, at);
+                // kept for the chain's other rows (a long list falls back to the scan below)
+                if nun < unaligned.len() {
+                    unaligned[nun] = (cadr, at);
+                }
+                nun += 1;
             }
         }
         if touched {
             combine(dense, l, p, r);
             // the chain's other rows take their dense terms now, row after row
             for t in 1..m {
+                if nun <= unaligned.len() {
+                    for &(cadr, at) in &unaligned[..nun] {
+                        if at - cadr >= t {
+                            add_row(dense, l, p, cadr, at - t);
+                        }
+                    }
+                    combine(dense, l, p, r - t);
+                    continue;
+                }
                 for k in tadr + 1..tadr + tnnz {
                     let (c, at) = (p.t_colind[k] as usize, p.t_map[k] as usize);
                     let cadr = p.rowadr[c] as usize;
