@@ -395,10 +395,21 @@ fn add_row(dense: &mut [f64], l: &[f64], p: &Pattern, cadr: usize, at: usize) {
 }
 
 /// `dense[cols[i]] += neg * vals[i]`: a small function of its own, so that its pointers stay in
-/// registers (inlined into the factor they were reloaded from the stack at every entry).
+/// registers (inlined into the factor they were reloaded from the stack at every entry); four
+/// entries per loop turn (each entry its own column, so their order does not matter).
 #[inline(never)]
 fn scatter_scl(dense: &mut [f64], vals: &[f64], cols: &[i32], neg: f64) {
-    for (&v, &col) in vals.iter().zip(cols) {
+    let n = vals.len().min(cols.len());
+    let (vals, cols) = (&vals[..n], &cols[..n]);
+    let (v4, c4) = (vals.chunks_exact(4), cols.chunks_exact(4));
+    let (vr, cr) = (v4.remainder(), c4.remainder());
+    for (v, c) in v4.zip(c4) {
+        for i in 0..4 {
+            let d = &mut dense[c[i] as usize];
+            *d = neg * v[i] + *d;
+        }
+    }
+    for (&v, &col) in vr.iter().zip(cr) {
         let d = &mut dense[col as usize];
         *d = neg * v + *d;
     }
