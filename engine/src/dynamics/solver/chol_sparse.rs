@@ -36,7 +36,6 @@ pub struct Pattern {
     parent: Vec<i32>,
     flag: Vec<i32>,
     cursor: Vec<i32>,
-    t_write: Vec<i32>,
 }
 
 /// The number of entries of a pattern (`rowadr[n-1] + rownnz[n-1]`, 0 when empty).
@@ -72,52 +71,71 @@ impl Pattern {
     /// elimination tree from `i` until a node already reached from `r`, each node `i` on the way
     /// gaining the entry `L[i, r]` (counted, or written from its row's end back).
     fn walk(&mut self, n: usize, rownnz: &[i32], rowadr: &[i32], colind: &[i32], fill: bool) {
-        for v in [&mut self.parent, &mut self.flag, &mut self.cursor, &mut self.t_write] {
+        for v in [&mut self.parent, &mut self.flag, &mut self.cursor] {
             v.clear();
             v.resize(n, 0);
         }
-        if fill {
-            for r in 0..n {
-                self.cursor[r] = self.rowadr[r] + self.rownnz[r] - 2;
-                self.t_write[r] = self.t_rowadr[r];
+        // the two passes apart, on local slices: one walk each, no test of the pass per node
+        let (parent, flag) = (&mut self.parent[..], &mut self.flag[..]);
+        let upper = |r: usize| {
+            let adr = rowadr[r] as usize;
+            &colind[adr..adr + rownnz[r] as usize]
+        };
+        if !fill {
+            let (lnnz, tnnz) = (&mut self.rownnz[..n], &mut self.t_rownnz[..n]);
+            for r in (0..n).rev() {
+                (parent[r], flag[r], lnnz[r]) = (-1, r as i32, 1);
+                let mut count = 1;
+                for &i0 in upper(r) {
+                    let mut i = i0;
+                    if i <= r as i32 {
+                        continue;
+                    }
+                    while flag[i as usize] != r as i32 {
+                        let iu = i as usize;
+                        if parent[iu] == -1 {
+                            parent[iu] = r as i32;
+                        }
+                        lnnz[iu] += 1;
+                        count += 1;
+                        flag[iu] = r as i32;
+                        i = parent[iu];
+                    }
+                }
+                tnnz[r] = count;
             }
+            return;
+        }
+        let cursor = &mut self.cursor[..];
+        let (lcol, tcol, tmap) = (&mut self.colind[..], &mut self.t_colind[..], &mut self.t_map[..]);
+        for r in 0..n {
+            cursor[r] = self.rowadr[r] + self.rownnz[r] - 2;
         }
         for r in (0..n).rev() {
-            self.parent[r] = -1;
-            self.flag[r] = r as i32;
-            if fill {
-                let diag = self.rowadr[r] + self.rownnz[r] - 1;
-                self.colind[diag as usize] = r as i32;
-                let w = self.t_write[r] as usize;
-                (self.t_colind[w], self.t_map[w]) = (r as i32, diag);
-                self.t_write[r] += 1;
-            } else {
-                (self.rownnz[r], self.t_rownnz[r]) = (1, 1);
-            }
-            let adr = rowadr[r] as usize;
-            for k in adr..adr + rownnz[r] as usize {
-                let mut i = colind[k];
+            (parent[r], flag[r]) = (-1, r as i32);
+            let diag = self.rowadr[r] + self.rownnz[r] - 1;
+            lcol[diag as usize] = r as i32;
+            // row r of LT is written only while r is walked: its cursor stays local
+            let mut w = self.t_rowadr[r] as usize;
+            (tcol[w], tmap[w]) = (r as i32, diag);
+            w += 1;
+            for &i0 in upper(r) {
+                let mut i = i0;
                 if i <= r as i32 {
                     continue;
                 }
-                while self.flag[i as usize] != r as i32 {
+                while flag[i as usize] != r as i32 {
                     let iu = i as usize;
-                    if self.parent[iu] == -1 {
-                        self.parent[iu] = r as i32;
+                    if parent[iu] == -1 {
+                        parent[iu] = r as i32;
                     }
-                    if fill {
-                        let at = self.cursor[iu];
-                        self.cursor[iu] -= 1;
-                        self.colind[at as usize] = r as i32;
-                        let w = self.t_write[r] as usize;
-                        (self.t_colind[w], self.t_map[w]) = (i, at);
-                        self.t_write[r] += 1;
-                    } else {
-                        self.rownnz[iu] += 1;
-                        self.t_rownnz[r] += 1;
-                    }
-                    self.flag[iu] = r as i32;
-                    i = self.parent[iu];
+                    let at = cursor[iu];
+                    cursor[iu] -= 1;
+                    lcol[at as usize] = r as i32;
+                    (tcol[w], tmap[w]) = (i, at);
+                    w += 1;
+                    flag[iu] = r as i32;
+                    i = parent[iu];
                 }
             }
         }
@@ -205,6 +223,11 @@ fn factor_numeric_any(
         let m = if leaf { 1 } else { chain(p, r) };
         next -= m;
         let (ladr, lnnz) = (p.rowadr[r] as usize, p.rownnz[r] as usize);
+        // the chain rows' addresses, row r - t at `base[t]`
+        let mut base = [0; 3];
+        for t in 0..m {
+            base[t] = p.rowadr[r - t] as usize;
+        }
         // Load: h's rows into l (a single row with another pattern: into dense)
         let mut touched = false;
         for t in 0..m {
@@ -215,22 +238,26 @@ fn factor_numeric_any(
                 l[la..la + ln].copy_from_slice(&h[ha..ha + ln]);
                 continue;
             }
-            l[la..la + ln].fill(0.0);
             if m == 1 {
+                l[la..la + ln].fill(0.0);
                 touched = true;
                 scatter_row(dense, h, h_colind, ha, hn, row);
             } else {
-                // through dense and back at once: h's values at their places in l
+                // through dense and back at once: h's values at their places in l (every entry
+                // of the row written, so no clearing first)
                 scatter_row(dense, h, h_colind, ha, hn, row);
-                for i in la..la + ln {
-                    let col = p.colind[i] as usize;
-                    l[i] = dense[col];
-                    dense[col] = 0.0;
+                for (v, &col) in l[la..la + ln].iter_mut().zip(&p.colind[la..la + ln]) {
+                    let d = &mut dense[col as usize];
+                    *v = *d;
+                    *d = 0.0;
                 }
             }
         }
-        // The rows below: aligned ones into the chain's rows, the others into dense (row r)
+        // The rows below: aligned ones into the chain's rows, the others into dense (row r); the
+        // others' places in LT order (row c's start and entry `at`), for a chain's second pass
         let (tadr, tnnz) = (p.t_rowadr[r] as usize, p.t_rownnz[r] as usize);
+        let mut unaligned = [(0usize, 0usize); 32];
+        let mut nun = 0;
         for k in tadr + 1..tadr + tnnz {
             let (c, at) = (p.t_colind[k] as usize, p.t_map[k] as usize);
             let cadr = p.rowadr[c] as usize;
@@ -247,26 +274,39 @@ fn factor_numeric_any(
                     l[off] = neg * l[cadr] + l[off];
                     continue;
                 }
-                for t in 0..m {
-                    if at - cadr < t {
-                        break;
-                    }
-                    let target = p.rowadr[r - t] as usize + (off - ladr);
-                    let neg = -l[at - t];
-                    // row r - t lies wholly before row c
-                    let len = at - t - cadr + 1;
-                    let (before, row_c) = l.split_at_mut(cadr);
-                    add_to_scl(&mut before[target..target + len], &row_c[..len], neg);
+                // the chain's rows lie wholly before row c; row t takes row c up to column
+                // `r - t` (its last entry the factor), at the same offset in its own row
+                let (before, rest) = l.split_at_mut(cadr);
+                let row_c = &rest[..=at - cadr];
+                let shift = off - ladr;
+                for t in 0..m.min(row_c.len()) {
+                    let len = row_c.len() - t;
+                    let target = base[t] + shift;
+                    add_to_scl(&mut before[target..target + len], &row_c[..len], -row_c[len - 1]);
                 }
             } else {
                 touched = true;
                 add_row(dense, l, p, cadr, at);
+                // kept for the chain's other rows (a long list falls back to the scan below)
+                if nun < unaligned.len() {
+                    unaligned[nun] = (cadr, at);
+                }
+                nun += 1;
             }
         }
         if touched {
             combine(dense, l, p, r);
             // the chain's other rows take their dense terms now, row after row
             for t in 1..m {
+                if nun <= unaligned.len() {
+                    for &(cadr, at) in &unaligned[..nun] {
+                        if at - cadr >= t {
+                            add_row(dense, l, p, cadr, at - t);
+                        }
+                    }
+                    combine(dense, l, p, r - t);
+                    continue;
+                }
                 for k in tadr + 1..tadr + tnnz {
                     let (c, at) = (p.t_colind[k] as usize, p.t_map[k] as usize);
                     let cadr = p.rowadr[c] as usize;
@@ -332,12 +372,11 @@ pub fn chain(p: &Pattern, r: usize) -> usize {
 /// `h`'s row `row` into `dense` (its entries up to the diagonal).
 #[inline(always)]
 fn scatter_row(dense: &mut [f64], h: &[f64], h_colind: &[i32], adr: usize, nnz: usize, row: usize) {
-    for k in adr..adr + nnz {
-        let col = h_colind[k] as usize;
-        if col > row {
+    for (&v, &col) in h[adr..adr + nnz].iter().zip(&h_colind[adr..adr + nnz]) {
+        if col as usize > row {
             break;
         }
-        dense[col] = h[k];
+        dense[col as usize] = v;
     }
 }
 
@@ -356,10 +395,21 @@ fn add_row(dense: &mut [f64], l: &[f64], p: &Pattern, cadr: usize, at: usize) {
 }
 
 /// `dense[cols[i]] += neg * vals[i]`: a small function of its own, so that its pointers stay in
-/// registers (inlined into the factor they were reloaded from the stack at every entry).
+/// registers (inlined into the factor they were reloaded from the stack at every entry); four
+/// entries per loop turn (each entry its own column, so their order does not matter).
 #[inline(never)]
 fn scatter_scl(dense: &mut [f64], vals: &[f64], cols: &[i32], neg: f64) {
-    for (&v, &col) in vals.iter().zip(cols) {
+    let n = vals.len().min(cols.len());
+    let (vals, cols) = (&vals[..n], &cols[..n]);
+    let (v4, c4) = (vals.chunks_exact(4), cols.chunks_exact(4));
+    let (vr, cr) = (v4.remainder(), c4.remainder());
+    for (v, c) in v4.zip(c4) {
+        for i in 0..4 {
+            let d = &mut dense[c[i] as usize];
+            *d = neg * v[i] + *d;
+        }
+    }
+    for (&v, &col) in vr.iter().zip(cr) {
         let d = &mut dense[col as usize];
         *d = neg * v + *d;
     }

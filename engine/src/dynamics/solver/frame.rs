@@ -696,31 +696,33 @@ fn block_jacobian(
             nefc * nv
         }
         Jacobian::Sparse { rownnz, rowadr, colind, j, .. } => {
-            s.bj.j.clear();
-            s.bj.rownnz.clear();
-            s.bj.rowadr.clear();
-            s.bj.colind.clear();
+            let (bj, local) = (&mut s.bj, &s.local[..]);
+            bj.j.clear();
+            bj.rownnz.clear();
+            bj.rowadr.clear();
+            bj.colind.clear();
             for r in 0..nefc {
                 let efc = isl.iefc2efc[efcadr + r] as usize;
                 let adr = rowadr[efc] as usize;
-                s.bj.rowadr.push(s.bj.j.len() as i32);
-                let mut count = 0;
-                for k in adr..adr + rownnz[efc].max(0) as usize {
-                    let col = s.local[colind[k] as usize];
+                let start = bj.j.len();
+                bj.rowadr.push(start as i32);
+                let n = rownnz[efc].max(0) as usize;
+                for (&c, &v) in colind[adr..adr + n].iter().zip(&j[adr..adr + n]) {
+                    let col = local[c as usize];
                     if col >= 0 {
-                        s.bj.colind.push(col);
-                        s.bj.j.push(j[k]);
-                        count += 1;
+                        bj.colind.push(col);
+                        bj.j.push(v);
                     }
                 }
-                s.bj.rownnz.push(count);
+                bj.rownnz.push((bj.j.len() - start) as i32);
             }
             // the transpose: each dof's entries in row order
             let nj = s.bj.j.len();
             s.bj.t_rownnz.clear();
             s.bj.t_rownnz.resize(nv, 0);
+            let t_rownnz = &mut s.bj.t_rownnz[..];
             for &c in &s.bj.colind {
-                s.bj.t_rownnz[c as usize] += 1;
+                t_rownnz[c as usize] += 1;
             }
             s.bj.t_rowadr.clear();
             let mut at = 0;
@@ -732,14 +734,17 @@ fn block_jacobian(
             s.bj.t_colind.resize(nj, 0);
             s.local_fill.clear();
             s.local_fill.extend_from_slice(&s.bj.t_rowadr);
+            // on local slices, so that the stores do not reload the vectors' addresses
+            let (bj, fill) = (&mut s.bj, &mut s.local_fill[..]);
+            let (t, t_colind) = (&mut bj.t[..], &mut bj.t_colind[..]);
+            let (jv, jcol) = (&bj.j[..], &bj.colind[..]);
             for r in 0..nefc {
-                let adr = s.bj.rowadr[r] as usize;
-                for k in adr..adr + s.bj.rownnz[r] as usize {
-                    let c = s.bj.colind[k] as usize;
-                    let at = s.local_fill[c] as usize;
-                    s.bj.t[at] = s.bj.j[k];
-                    s.bj.t_colind[at] = r as i32;
-                    s.local_fill[c] += 1;
+                let (adr, n) = (bj.rowadr[r] as usize, bj.rownnz[r] as usize);
+                for (&c, &v) in jcol[adr..adr + n].iter().zip(&jv[adr..adr + n]) {
+                    let at = &mut fill[c as usize];
+                    t[*at as usize] = v;
+                    t_colind[*at as usize] = r as i32;
+                    *at += 1;
                 }
             }
             let b = &mut s.bj;

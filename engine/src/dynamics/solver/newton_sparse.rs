@@ -426,18 +426,19 @@ impl SparseHessian {
             let (vals, cols) = (&b.j[adr..adr + n], &b.j_colind[adr..adr + n]);
             // H += (+-D_i J_ip) J_iq over the row's lower pairs
             let di = if plus { b.efc_d[i] } else { -b.efc_d[i] };
+            // H's arrays as local slices: its stores then leave their addresses in registers
+            let (h, h_colind, h_rowadr) = (&mut self.h[..], &self.h_colind[..], &self.h_rowadr[..]);
             for p in 0..n {
                 let v = di * vals[p];
                 if v == 0.0 {
                     continue;
                 }
-                let ha = self.h_rowadr[cols[p] as usize] as usize;
-                let mut e = ha;
-                for q in 0..=p {
-                    while self.h_colind[e] < cols[q] {
+                let mut e = h_rowadr[cols[p] as usize] as usize;
+                for (&cq, &vq) in cols[..=p].iter().zip(vals) {
+                    while h_colind[e] < cq {
                         e += 1;
                     }
-                    self.h[e] = v * vals[q] + self.h[e];
+                    h[e] = v * vq + h[e];
                 }
             }
             if !plus {
