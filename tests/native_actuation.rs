@@ -320,9 +320,8 @@ fn actuators_outside_the_native_subset_are_refused() {
     let refused = [
         // no length range, none found: MuJoCo's compile error
         (r#"<muscle joint="h"/>"#, "did not converge"),
-        (r#"<dcmotor joint="h" motorconst="1" resistance="1"/>"#, "compile"),
+        (r#"<dcmotor joint="h" motorconst="0.05" resistance="1" lugre="100 1 0.05 0.08 0.3"/>"#, "LuGre"),
         (r#"<motor joint="h" damping="0.2"/>"#, "damping"),
-        (r#"<position joint="h" dampratio="1"/>"#, "dampratio"),
     ];
     for (act, what) in refused {
         let xml = format!(
@@ -406,4 +405,113 @@ fn the_adhesion_scene_has_rows_from_solver_and_gap_contacts_on_both_bodies() {
         solver += n.data.contacts.iter().filter(|c| c.exclude == 0 && c.efc_address >= 0).count();
     }
     assert!(rows.iter().all(|&r| r > 100) && gap > 0 && solver > 0, "rows {rows:?}, gap {gap}, solver {solver}");
+}
+
+/// DC motors (stateless, with a current state and controller, with a winding temperature) and
+/// PID controllers (integral with imax, slew with feedforward) on hinges and slides (D88-D91),
+/// driven through `ctrl`.
+const DC_PID: &str = r#"<mujoco model="dc_pid">
+  <option timestep="0.002"/>
+  <default><geom contype="0" conaffinity="0" size="0.05"/></default>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="h0" type="hinge" axis="0 1 0" damping="0.01"/>
+      <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="2"/>
+      <body pos="0.2 0 0">
+        <joint name="s1" type="slide" axis="0 0 1"/>
+        <geom type="sphere" mass="0.5"/>
+      </body>
+    </body>
+    <body name="b" pos="1 0 1">
+      <joint name="h2" type="hinge" axis="1 0 0"/>
+      <geom type="box" size="0.1 0.05 0.03" pos="0 0.1 0"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <dcmotor joint="h0" motorconst="0.3" resistance="2"/>
+    <dcmotor joint="s1" motorconst="0.2" resistance="1" inductance="0.004 0" input="pos vel" controller="5 3 0.2 0 0.05 4"/>
+    <dcmotor joint="h2" motorconst="0.3" resistance="0.5" thermal="40 0.5 0 0.05 25 35"/>
+    PID
+  </actuator>
+</mujoco>"#;
+
+/// The PID controllers of [`DC_PID`] (alone: the implicit integrators take them).
+const PIDS: &str = r#"<pid joint="h0" kp="20" kv="1" ki="8" imax="0.05" slewmax="0.8"/>
+    <pid joint="h2" kp="10" kv="0.5" input="pos ff"/>"#;
+
+/// [`DC_PID`] with `actuators` for its DC motors and PID controllers and `integrator`.
+fn dc_pid(actuators: &str, integrator: &str) -> String {
+    let dc = DC_PID.replacen("PID", PIDS, 1);
+    let xml = if actuators.is_empty() {
+        dc
+    } else {
+        dc.replace(&dc[dc.find("<dcmotor").unwrap()..dc.find("  </actuator>").unwrap()], actuators)
+    };
+    with_integrator(&xml, integrator)
+}
+
+#[test]
+fn dc_motors_and_pid_controllers_step_like_mj_step_and_their_input_signature_is_live() {
+    let mut cases: Vec<(String, &str)> = ["Euler", "RK4"].iter().map(|i| (dc_pid("", i), *i)).collect();
+    cases.extend(["implicit", "implicitfast"].iter().map(|i| (dc_pid(&format!("{PIDS}\n"), i), *i)));
+    for (xml, integrator) in &cases {
+        let c = CModel::from_xml_str(xml).expect("MuJoCo compiles it");
+        let native = Native::load_str(xml, Path::new("."), "dc.xml").expect("inside the native subset");
+        // SAFETY: actuator_ctrlspec holds nactuator values.
+        let theirs = unsafe { std::slice::from_raw_parts(c.mj().actuator_ctrlspec, c.mj().nactuator as usize) };
+        assert_eq!(native.model.model.actuator_ctrlspec[..], theirs[..], "{integrator}");
+        assert_eq!(step_both(native, &c, 1000), None, "{integrator}: first difference (step, field, index)");
+    }
+    // DC motors stay out under the implicit integrators, by name
+    match Native::load_str(&dc_pid("", "implicitfast"), Path::new("."), "dc.xml") {
+        Err(e) => assert!(e.to_string().contains("DC motor actuator under an implicit integrator"), "{e}"),
+        Ok(_) => panic!("a DC motor under implicitfast was not refused"),
+    }
+    // a signature with as many controls but another meaning: the DC motor's "pos vel" read as
+    // "pos voltage", the PID's "pos ff" as "pos vel"
+    let xml = dc_pid("", "Euler");
+    let c = CModel::from_xml_str(&xml).unwrap();
+    let tampers: [fn(&mut specula_model::Model); 2] = [|m| m.actuator_ctrlspec[1] = 9, |m| m.actuator_ctrlspec[4] = 3];
+    for (k, tamper) in tampers.iter().enumerate() {
+        let mut m = specula_model::load_str(&xml, Path::new("."), "dc.xml").unwrap();
+        tamper(&mut m);
+        let native = Native::new(m).expect("still inside the subset");
+        assert!(step_both(native, &c, 1000).is_some(), "tamper {k} went unseen");
+    }
+}
+
+#[test]
+fn the_compiled_input_signature_follows_the_shortcuts_and_defaults_as_mujoco() {
+    // each shortcut writes its own input; <general> inherits it; PID and DC motor defaults (the
+    // compiler leaves SO3 servos out)
+    let xml = r#"<mujoco>
+  <default>
+    <default class="pos"><position/></default>
+    <default class="cyl"><cylinder/></default>
+    <default class="vel"><general input="vel"/></default>
+    <default class="pidff"><pid kp="1" input="pos ff"/></default>
+  </default>
+  <worldbody>
+    <body><joint name="j" type="hinge"/><geom size=".1"/></body>
+  </worldbody>
+  <actuator>
+    <motor joint="j"/><position joint="j"/><velocity joint="j"/><intvelocity joint="j" actrange="-1 1"/>
+    <cylinder joint="j"/><damper joint="j" kv="1" ctrlrange="0 1"/><general joint="j"/>
+    <general joint="j" input="pressure"/><general class="pos" joint="j"/><general class="cyl" joint="j"/>
+    <motor class="vel" joint="j"/><position class="vel" joint="j"/><pid class="vel" joint="j" kp="1"/>
+    <pid class="pidff" joint="j"/><general class="pidff" joint="j"/><position class="pidff" joint="j"/>
+    <pid joint="j" kp="1" ki="1"/><pid joint="j" kp="1" input="pos"/>
+    <dcmotor joint="j" motorconst="1" resistance="1"/><dcmotor joint="j" motorconst="1" resistance="1" input="none"/>
+    <dcmotor class="pos" joint="j" motorconst="1" resistance="1" input="pos vel"/>
+  </actuator>
+</mujoco>"#;
+    let c = CModel::from_xml_str(xml).expect("MuJoCo compiles it");
+    let ours = specula_model::load_str(xml, Path::new("."), "inline.xml").unwrap().actuator_ctrlspec;
+    // SAFETY: actuator_ctrlspec holds nactuator values.
+    let theirs = unsafe { std::slice::from_raw_parts(c.mj().actuator_ctrlspec, c.mj().nactuator as usize) };
+    assert_eq!(ours[..], theirs[..]);
+    // every value MuJoCo gives appears, so each rule above is exercised
+    for v in [0, 1, 2, 3, 5, 8, 16, 32] {
+        assert!(ours.contains(&v), "{v}: {ours:?}");
+    }
 }

@@ -640,6 +640,8 @@ pub struct Model {
     pub actuator_ctrladr: Vec<i32>,
     /// Number of controls.
     pub actuator_ctrlnum: Vec<i32>,
+    /// Input signature (`mjtInputBit` flags, or the SO3 chart), its type's default resolved.
+    pub actuator_ctrlspec: Vec<i32>,
     /// First force output.
     pub actuator_outadr: Vec<i32>,
     /// Number of force outputs.

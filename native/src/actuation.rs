@@ -3,8 +3,9 @@
 //!
 //! What is taken: actuators specula's compiler compiles (`Model::actuator_unsupported` is
 //! `None`) on joints or tendons, with affine or muscle gain and bias and no, integrator, filter,
-//! exact-filter or muscle dynamics (a muscle gain not under an implicit integrator), one control
-//! each, adding neither armature nor damping to their joint
+//! exact-filter or muscle dynamics (a muscle gain not under an implicit integrator), PID
+//! controllers, and DC motors (not under an implicit integrator, no LuGre bristle), adding
+//! neither armature nor damping to their joint
 //! (`jnt_actuatorid` all -1). Everything else is refused by [`check`].
 //!
 //! Per step ([`forward_actuation`]): lengths and moments from `qpos` (`mj_transmission`), then
@@ -183,8 +184,7 @@ impl NativeModel {
             actuator_biastype: biastype,
             actuator_ctrladr: ctrladr,
             actuator_ctrlnum: ctrlnum,
-            // the compiler does not give input signatures yet: DC motors stay out of scope
-            actuator_ctrlspec: &[],
+            actuator_ctrlspec: &m.actuator_ctrlspec,
             actuator_outadr: outadr,
             actuator_outnum: outnum,
             actuator_actadr: actadr,
@@ -282,14 +282,13 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
             needs: "the muscle gain's velocity derivative of mjd_actuator_vel",
         });
     }
-    // DC motors and PID actuators (D88-D91): mjd_actuator_vel has terms of its own for them, and
-    // the advance integrates a DC motor's bristle with the actuator velocity (D90)
-    let dc_or_pid = |i: usize| {
-        matches!(m.actuator_dyntype[i], 5 | 6) || matches!(m.actuator_gaintype[i], 3 | 5) || m.actuator_biastype[i] == 3
-    };
-    if implicit && (0..m.nactuator).any(dc_or_pid) {
+    // DC motors (D88-D90): mjd_actuator_vel has terms of its own for them, and the advance
+    // integrates a DC motor's bristle with the actuator velocity (D90); a PID's velocity
+    // derivative is its affine bias's alone (D91), which the implicit stage takes
+    let dc = |i: usize| m.actuator_dyntype[i] == 5 || m.actuator_gaintype[i] == 3 || m.actuator_biastype[i] == 3;
+    if implicit && (0..m.nactuator).any(dc) {
         return Err(NativeError::Unsupported {
-            what: "a DC motor or PID actuator under an implicit integrator".into(),
+            what: "a DC motor actuator under an implicit integrator".into(),
             needs: "their velocity derivatives in mjd_actuator_vel",
         });
     }
@@ -318,10 +317,6 @@ pub fn check(m: &Model) -> Result<(), NativeError> {
         qfrc_gravcomp: &qfrc_gravcomp,
     };
     if !actuation_in_scope(&am, &input) {
-        if (0..m.nactuator).any(dc_or_pid) {
-            // the engine follows them (D88-D91) once the view carries their input signatures
-            return refuse("a DC motor or PID actuator without its input signature (actuator_ctrlspec)".into());
-        }
         return refuse("dynamics, gain or bias outside mj_fwdActuation's affine and muscle subset".into());
     }
     Ok(())

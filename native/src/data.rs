@@ -223,7 +223,7 @@ impl Data {
             equality: Default::default(),
             euler_qacc: z(nv),
             implicit_qfrc: z(nv),
-            rk4: crate::rk4::Rk4Scratch::new(m.nq, nv, m.na),
+            rk4: crate::rk4::Rk4Scratch::new(m.nq, nv, m.na, m.nactuator),
             implicit_full: Default::default(),
             passive: Default::default(),
             sleep: crate::sleep::SleepData::new(m),

@@ -186,6 +186,7 @@ fn inert_actuators(sm: &mut Model) {
     sm.actuator_actnum = vec![0; n];
     sm.actuator_ctrladr = (0..n as i32).collect();
     sm.actuator_ctrlnum = vec![1; n];
+    sm.actuator_ctrlspec = vec![0; n];
     sm.actuator_ctrlrange = vec![[0.0; 2]; n];
     sm.actuator_ctrllimited = vec![false; n];
     sm.actuator_actlimited = vec![false; n];

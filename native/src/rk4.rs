@@ -10,21 +10,25 @@ use crate::model::NativeModel;
 use crate::scope::NativeError;
 
 /// RK4's vectors, kept from step to step: `dX` (`2 nv + na`), the four stage states
-/// (`nq + nv + na`) and the four stage rates (`nv + na`).
+/// (`nq + nv + na`), the four stage rates (`nv + na`) and the first pass's actuator velocities.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Rk4Scratch {
     dx: Vec<f64>,
     x: [Vec<f64>; 4],
     f: [Vec<f64>; 4],
+    /// `actuator_velocity` of the caller's forward pass (`nactuator`), put back for DC motors.
+    vel0: Vec<f64>,
 }
 
 impl Rk4Scratch {
-    /// The vectors for a model of `nq` positions, `nv` dofs and `na` activations.
-    pub(crate) fn new(nq: usize, nv: usize, na: usize) -> Rk4Scratch {
+    /// The vectors for a model of `nq` positions, `nv` dofs, `na` activations and `nact`
+    /// actuators.
+    pub(crate) fn new(nq: usize, nv: usize, na: usize, nact: usize) -> Rk4Scratch {
         Rk4Scratch {
             dx: vec![0.0; 2 * nv + na],
             x: std::array::from_fn(|_| vec![0.0; nq + nv + na]),
             f: std::array::from_fn(|_| vec![0.0; nv + na]),
+            vel0: vec![0.0; nact],
         }
     }
 }
@@ -58,7 +62,14 @@ fn stages(nm: &NativeModel, d: &mut Data, sc: &mut Rk4Scratch) -> Result<(), Nat
     let h = m.opt.timestep;
     let time = d.time;
     let t = stage_times(time, h);
-    let Rk4Scratch { dx, x, f } = sc;
+    let Rk4Scratch { dx, x, f, vel0 } = sc;
+    // K9: with a DC motor the advance sees the first pass's actuator velocities, not the last
+    // stage's
+    let dc = m.actuator_dyntype.contains(&5) || m.actuator_gaintype.contains(&3) || m.actuator_biastype.contains(&3);
+    let dc = dc && vel0.len() == d.actuation.actuator_velocity.len();
+    if dc {
+        vel0.copy_from_slice(&d.actuation.actuator_velocity);
+    }
     x[0][..nq].copy_from_slice(&d.qpos);
     x[0][nq..nq + nv].copy_from_slice(&d.qvel);
     x[0][nq + nv..].copy_from_slice(&d.act);
@@ -87,6 +98,9 @@ fn stages(nm: &NativeModel, d: &mut Data, sc: &mut Rk4Scratch) -> Result<(), Nat
     }
     d.time = time;
     set_state(d, &x[0], (nq, nv));
+    if dc {
+        d.actuation.actuator_velocity.copy_from_slice(vel0);
+    }
     // mj_advance's sleep count: the restored velocities, the last stage's islands
     let falls = crate::sleep::count(nm, d);
     if falls {

@@ -77,7 +77,8 @@ pub fn rust_model_fields(m: &specula_model::Model) -> Vec<Field> {
     if m.actuator_trntype.len() == m.nactuator && m.actuator_unsupported.is_none() {
         out.extend(rust_arrays!(m;
             actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid,
-            actuator_actadr, actuator_actnum, actuator_ctrladr, actuator_ctrlnum, actuator_outadr,
+            actuator_actadr, actuator_actnum, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec,
+            actuator_outadr,
             actuator_outnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited,
             actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange,
             actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_armature,

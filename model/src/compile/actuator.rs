@@ -164,6 +164,7 @@ const INPUT_POS: i32 = 1;
 const INPUT_VEL: i32 = 2;
 const INPUT_FF: i32 = 4;
 const INPUT_VOLTAGE: i32 = 8;
+const INPUT_PRESSURE: i32 = 32;
 
 /// Reads `input` into `ctrlspec` as MuJoCo numbers it: a chart keyword (`expmap` 1, `quat` 2),
 /// `none` (16), or the OR of the listed input bits (`pos`, `vel`, `ff`, `voltage`, `pressure`).
@@ -182,7 +183,7 @@ fn read_input(el: &Element, ctrlspec: &mut i32) -> Res<()> {
                     "vel" => INPUT_VEL,
                     "ff" => INPUT_FF,
                     "voltage" => INPUT_VOLTAGE,
-                    "pressure" => 32,
+                    "pressure" => INPUT_PRESSURE,
                     _ => {
                         return Err(err_attr(
                             a,
@@ -269,6 +270,16 @@ impl ActuatorSpec {
             self.ctrlspec = 0;
         }
         read_input(el, &mut self.ctrlspec)?;
+        // probed with MuJoCo 4.0.0 (M20): the one-input shortcuts write their input whatever the
+        // default held (motor, damper, adhesion and muscle none, position pos, velocity and
+        // intvelocity vel, cylinder pressure), and a <general> under them inherits it
+        match el.name.as_str() {
+            "motor" | "damper" | "adhesion" | "muscle" => self.ctrlspec = 0,
+            "position" => self.ctrlspec = INPUT_POS,
+            "velocity" | "intvelocity" => self.ctrlspec = INPUT_VEL,
+            "cylinder" => self.ctrlspec = INPUT_PRESSURE,
+            _ => {}
+        }
         match el.name.as_str() {
             "motor" => self.set_types(DynType::None, GainType::Fixed, BiasType::None),
             "velocity" => self.set_types(DynType::None, GainType::Fixed, BiasType::Affine),
@@ -346,6 +357,22 @@ impl ActuatorSpec {
             self.ctrlspec
         } else {
             INPUT_POS | INPUT_VEL
+        }
+    }
+
+    /// `actuator_ctrlspec`: the input signature with an unset one resolved to its type's
+    /// default (SO3 the exponential map, PID `pos vel`, DC motor `voltage`; others stay 0).
+    pub fn compiled_ctrlspec(&self) -> i32 {
+        if self.ctrlspec != 0 {
+            return self.ctrlspec;
+        }
+        if self.gaintype == GainType::So3 || self.biastype == BiasType::So3 {
+            return 1;
+        }
+        match self.gaintype {
+            GainType::Pid => INPUT_POS | INPUT_VEL,
+            GainType::DcMotor => INPUT_VOLTAGE,
+            _ => 0,
         }
     }
 

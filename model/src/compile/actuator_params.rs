@@ -439,6 +439,7 @@ struct Compiled {
     trnid: Vec<[i32; 2]>,
     act: Vec<[i32; 2]>,
     ctrl: Vec<[i32; 2]>,
+    ctrlspec: Vec<i32>,
     group: Vec<i32>,
     limited: Vec<[bool; 3]>,
     prm: Vec<[[f64; 10]; 3]>,
@@ -484,6 +485,7 @@ impl Compiled {
         self.act.push([if actnum > 0 { self.na } else { -1 }, actnum]);
         self.na += actnum;
         self.ctrl.push([self.nu, ctrlnum]);
+        self.ctrlspec.push(spec.compiled_ctrlspec());
         self.nu += ctrlnum;
         let ctrl_limited = limited(p.limited[0], ctrlrange, autolimits);
         if spec.gaintype == GainType::Pid {
@@ -548,6 +550,7 @@ impl Compiled {
         m.actuator_actnum = self.act.iter().map(|a| a[1]).collect();
         m.actuator_ctrladr = self.ctrl.iter().map(|a| a[0]).collect();
         m.actuator_ctrlnum = self.ctrl.iter().map(|a| a[1]).collect();
+        m.actuator_ctrlspec = self.ctrlspec;
         m.actuator_outadr = (0..n as i32).collect();
         m.actuator_outnum = vec![1; n];
         m.actuator_group = self.group;
