@@ -1,6 +1,6 @@
 //! `specula run --route rust`: the same options as the C route, the same results where the stages
-//! agree, and height-field pairs said to be MuJoCo's (both on corpus scenes: skipped, saying so,
-//! without the corpus).
+//! agree, and height-field pairs in Rust except without native CCD (both on corpus scenes:
+//! skipped, saying so, without the corpus).
 
 mod common;
 
@@ -35,10 +35,21 @@ fn rust_route_reproduces_the_c_route_on_the_box_stack() {
 }
 
 #[test]
-fn height_field_pairs_are_reported_as_mujocos() {
+fn height_field_pairs_are_rusts_unless_native_ccd_is_off() {
     let Some(scene) = corpus("test/engine/testdata/collision_convex/perf/mixed.xml") else { return };
+    // specula's height-field colliders (C7 to C10): no pair left to MuJoCo, the same bits
     let r = specula(&["run", &scene, "--json", "--route", "rust", "--steps", "100"]);
-    assert!(r["fallback_pairs"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["fallback_pairs"], 0, "{r}");
     let c = specula(&["run", &scene, "--json", "--route", "c", "--steps", "100"]);
     assert_eq!(c["fallback_pairs"], 0);
+    assert_eq!(c["bodies"], r["bodies"]);
+    // without native CCD MuJoCo collides height fields through libccd, which specula hands back
+    let text = std::fs::read_to_string(&scene).unwrap();
+    assert!(text.contains("iterations=\"20\"/>"), "mixed.xml's option changed");
+    let text = text.replacen("iterations=\"20\"/>", "iterations=\"20\"><flag nativeccd=\"disable\"/></option>", 1);
+    let file = std::env::temp_dir().join(format!("specula-route-hfield-{}.xml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let r = specula(&["run", file.to_str().unwrap(), "--json", "--route", "rust", "--steps", "100"]);
+    let _ = std::fs::remove_file(&file);
+    assert!(r["fallback_pairs"].as_u64().unwrap() > 0, "{r}");
 }
