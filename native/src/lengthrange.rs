@@ -197,7 +197,7 @@ fn inert_actuators(sm: &mut Model) {
     sm.key_ctrl = vec![0.0; sm.nkey * n];
 }
 
-/// Removes every sensor of `sm`: sensor values never reach the positions the simulations
+/// Removes every sensor of `sm` (M18): sensor values never reach the positions the simulations
 /// measure, so a sensor the native step does not cover (history buffers, energy, ...) must not
 /// keep MuJoCo's verdict on the ranges from being reproduced.
 fn drop_sensors(sm: &mut Model) {

@@ -69,7 +69,7 @@ pub(super) fn dcmotor(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec
     let s = attributes(el, prev, src)?;
     set(spec, &s);
     // a saturation attribute without a positive torque or current clears an inherited limit
-    // (measured: under a class with saturation="3", saturation="0" compiles unlimited, range 0)
+    // (M19: under a class with saturation="3", saturation="0" compiles unlimited, range 0)
     let sat = &s.saturation;
     if el.attr("saturation").is_some() && !(sat[0] > 0.0 || sat[1] > 0.0) {
         spec.params.forcerange = [0.0; 2];

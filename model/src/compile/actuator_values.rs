@@ -256,7 +256,7 @@ pub(super) fn check_dcmotor_default(a: &Element, prev: &ActuatorSpec, raw_input:
     Ok(())
 }
 
-/// An actuator's `dcmotor` element: its parameters through its class chain (measured: a class
+/// An actuator's `dcmotor` element: its parameters through its class chain (M19: a class
 /// `<dcmotor thermal="1 3"/>` lets `<dcmotor class=".." thermal="2"/>` load); then its
 /// saturation, a valid force range; and controller gains or a slew limit only with a pos, vel or
 /// ff input.

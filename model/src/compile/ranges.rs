@@ -161,7 +161,7 @@ fn check_cameras(root: &Element, defs: &Defaults) -> Res<()> {
                 }
                 "camera" => {
                     let given = |n: &str| numbers(c, defs, own, "camera", n);
-                    // a sensor size counts only when both sides are positive (measured: "NaN 0.01",
+                    // a sensor size counts only when both sides are positive (M17: "NaN 0.01",
                     // "0.01 0" and "-0.01 0.01" leave focal unusable, "inf 0.01" counts)
                     let sensorsize = given("sensorsize").is_some_and(|v| v.len() == 2 && v.iter().all(|&x| x > 0.0));
                     let intrinsic = ["focal", "focalpixel", "principal", "principalpixel"];
