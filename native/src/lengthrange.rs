@@ -168,6 +168,7 @@ fn simulation_model(m: &Model, o: &LengthRangeOpt) -> Result<NativeModel, Native
         sm.opt.integrator = Integrator::Euler;
     }
     inert_actuators(&mut sm);
+    drop_sensors(&mut sm);
     crate::scope::check(&sm)?;
     Ok(NativeModel::new(sm))
 }
@@ -195,6 +196,29 @@ fn inert_actuators(sm: &mut Model) {
     sm.nu = n;
     sm.key_act = Vec::new();
     sm.key_ctrl = vec![0.0; sm.nkey * n];
+}
+
+/// Removes every sensor of `sm` (M18): sensor values never reach the positions the simulations
+/// measure, so a sensor the native step does not cover (history buffers, energy, ...) must not
+/// keep MuJoCo's verdict on the ranges from being reproduced.
+fn drop_sensors(sm: &mut Model) {
+    sm.nsensor = 0;
+    sm.nsensordata = 0;
+    sm.sensor_unsupported = None;
+    sm.sensor_type.clear();
+    sm.sensor_datatype.clear();
+    sm.sensor_needstage.clear();
+    sm.sensor_objtype.clear();
+    sm.sensor_objid.clear();
+    sm.sensor_reftype.clear();
+    sm.sensor_refid.clear();
+    sm.sensor_intprm.clear();
+    sm.sensor_dim.clear();
+    sm.sensor_adr.clear();
+    sm.sensor_cutoff.clear();
+    sm.sensor_noise.clear();
+    sm.sensor_user.clear();
+    sm.sensor_names.clear();
 }
 
 /// The two simulations of actuator `i`: `[lo, hi]`, checked for size and convergence.

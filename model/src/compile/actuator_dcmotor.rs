@@ -21,15 +21,23 @@ use crate::xml::Element;
 
 /// The `dcmotor` shortcut's attributes.
 #[derive(Default)]
-struct Dc {
-    motorconst: [f64; 2],
-    resistance: f64,
-    nominal: [f64; 3],
-    saturation: [f64; 3],
-    inductance: [f64; 2],
+pub(super) struct Dc {
+    /// Torque and back-EMF constants.
+    pub(super) motorconst: [f64; 2],
+    /// Armature resistance.
+    pub(super) resistance: f64,
+    /// Nominal voltage, stall torque, no-load speed.
+    pub(super) nominal: [f64; 3],
+    /// Saturation torque, current, current rate.
+    pub(super) saturation: [f64; 3],
+    /// Inductance and electrical time constant.
+    pub(super) inductance: [f64; 2],
     cogging: [f64; 3],
-    controller: [f64; 6],
-    thermal: [f64; 6],
+    /// kp, ki, kd, slew rate, integral limit, voltage limit.
+    pub(super) controller: [f64; 6],
+    /// Thermal resistance, capacitance, time constant, temperature coefficient, reference and
+    /// ambient temperatures.
+    pub(super) thermal: [f64; 6],
     lugre: [f64; 5],
 }
 
@@ -58,6 +66,20 @@ impl Dc {
 /// Applies a `dcmotor` element on `spec` (types already set, common attributes read); `prev`
 /// is its parameter source when `src`.
 pub(super) fn dcmotor(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) -> Res<()> {
+    let s = attributes(el, prev, src)?;
+    set(spec, &s);
+    // a saturation attribute without a positive torque or current clears an inherited limit
+    // (M19: under a class with saturation="3", saturation="0" compiles unlimited, range 0)
+    let sat = &s.saturation;
+    if el.attr("saturation").is_some() && !(sat[0] > 0.0 || sat[1] > 0.0) {
+        spec.params.forcerange = [0.0; 2];
+        spec.params.limited[1] = 0;
+    }
+    Ok(())
+}
+
+/// The attributes of a `dcmotor` element after its parameter source `prev` (used when `src`).
+pub(super) fn attributes(el: &Element, prev: &ActuatorSpec, src: bool) -> Res<Dc> {
     let mut s = if src { Dc::from_default(prev) } else { Dc::default() };
     arr(el, "motorconst", &mut s.motorconst, false)?;
     num(el, "resistance", &mut s.resistance)?;
@@ -72,8 +94,7 @@ pub(super) fn dcmotor(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec
     arr(el, "controller", &mut s.controller, false)?;
     arr(el, "thermal", &mut s.thermal, false)?;
     arr(el, "lugre", &mut s.lugre, false)?;
-    set(spec, &s);
-    Ok(())
+    Ok(s)
 }
 
 /// The motor constant from `motorconst` and the nominal point (`damping`: the actuator's

@@ -113,6 +113,15 @@ fn inherits(slot: &ActuatorSpec, kind: &str) -> bool {
     slot.gaintype == gain
 }
 
+/// Where a shortcut `kind` under the class default `prev` takes its parameters: whether it has
+/// a source, and the source (the class's own default or the nearest ancestor it inherits from).
+pub(super) fn param_source<'a>(prev: &'a ActuatorSpec, kind: &str) -> (bool, &'a ActuatorSpec) {
+    match std::iter::once(prev).chain(prev.params.ancestors.iter()).find(|s| inherits(s, kind)) {
+        Some(s) => (true, s),
+        None => (false, prev),
+    }
+}
+
 /// Applies the attributes every actuator has, then the shortcut's parameters, on top of `spec`;
 /// `prev` is the state before this element (its class default).
 pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) -> Res<()> {
@@ -140,11 +149,7 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
     // the parameter source: the class's own default, else the nearest ancestor's, that was
     // written by this shortcut or by `general` with its gain type (measured: a <velocity> in a
     // class whose default is a <position>, under a class with <velocity kv="4">, gets kv 4)
-    let source = std::iter::once(prev).chain(prev.params.ancestors.iter()).find(|s| inherits(s, kind));
-    let (src, prev) = match source {
-        Some(s) => (true, s),
-        None => (false, prev),
-    };
+    let (src, prev) = param_source(prev, kind);
     // the affine shortcuts start from the built-in parameters, not their class's (measured:
     // <motor>, <velocity> and <position> under <general gainprm="2 3" dynprm="0.5 0.25"
     // biasprm="0.5"> compile to gainprm[1] 0, dynprm[0] 1, biasprm[0] 0); a servo keeps the

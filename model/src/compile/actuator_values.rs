@@ -4,6 +4,7 @@
 //! (`model/tests/verdict_cases/`); the quoted phrase of each message is MuJoCo's.
 
 use super::actuator::{transmission, ActuatorSpec, BiasType, DynType, GainType};
+use super::actuator_dcmotor::Dc;
 use super::attrs::{err_at, Res};
 use super::ranges::{at, numbers};
 use super::spec::Defaults;
@@ -186,17 +187,15 @@ fn check_muscle(a: &Element, defs: &Defaults, class: usize, spec: &ActuatorSpec)
     Ok(())
 }
 
-/// `dcmotor` parameters, in MuJoCo's order: motor constants not negative; a positive constant
-/// K (from `motorconst`, else from `nominal`) unless `input="none"`; a positive resistance R
-/// (else from `nominal`); inductance and electrical time constant not negative; a thermal
-/// model with positive resistance and capacitance once any of its first three entries is
-/// positive; and controller gains or a slew limit only with a pos, vel or ff input. A NaN
-/// passes where MuJoCo's comparisons let it (probes: `docs/measurements.md`, "DC motor checks").
-fn check_dcmotor(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
-    let get = |name: &str| numbers(a, defs, class, "actuator", name).unwrap_or_default();
-    let entry = |v: &[f64], k: usize| v.get(k).copied().unwrap_or(0.0);
-    let mc = get("motorconst");
-    let (kt, ke) = (entry(&mc, 0), entry(&mc, 1));
+/// `dcmotor` parameters as the shortcut reads them, in MuJoCo's order: motor constants not
+/// negative; a positive constant K (from `motorconst`, else from `nominal`) unless
+/// `input="none"`; a positive resistance R (else from `nominal`); inductance and electrical time
+/// constant not negative; a thermal model with positive resistance and capacitance once any of
+/// its first three entries is positive. A default's `dcmotor` is checked too (`check_dcmotor_default`).
+/// Returns K. A NaN passes where MuJoCo's comparisons let it (probes: `docs/measurements.md`,
+/// "DC motor checks").
+fn check_dcmotor_params(a: &Element, dc: &Dc, input: &str) -> Res<f64> {
+    let [kt, ke] = dc.motorconst;
     if kt < 0.0 || ke < 0.0 {
         return Err(at(a, "motorconst", "DC motor: motor constants must be non-negative".into()));
     }
@@ -207,49 +206,28 @@ fn check_dcmotor(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
     } else {
         ke
     };
-    let nominal = get("nominal");
-    let (volt, stall, noload) = (entry(&nominal, 0), entry(&nominal, 1), entry(&nominal, 2));
+    let [volt, stall, noload] = dc.nominal;
     if (k <= 0.0 || k.is_nan()) && noload > 0.0 {
         k = volt / noload;
     }
-    let input = a
-        .attr("input")
-        .map(|v| v.value.trim().to_string())
-        .or_else(|| defs.classes[class].raw_attr("actuator", "input").map(|v| v.trim().to_string()))
-        .unwrap_or_default();
     if input != "none" && k <= 0.0 {
         return Err(at(a, "motorconst", "DC motor: motor constant K must be positive".into()));
     }
-    let mut r = entry(&get("resistance"), 0);
+    let mut r = dc.resistance;
     if r == 0.0 && stall > 0.0 {
         r = k * volt / stall;
     }
     if r <= 0.0 {
         return Err(at(a, "resistance", "DC motor: resistance R must be positive".into()));
     }
-    // saturation = "torque current rate": a positive torque or current limits the force to
-    // [-t, t], t the torque if nonzero, else K times the current (measured: "-1 1" is an
-    // invalid force range, "-1" alone sets none)
-    let sat = get("saturation");
-    if entry(&sat, 0) > 0.0 || entry(&sat, 1) > 0.0 {
-        let t = if entry(&sat, 0) != 0.0 { entry(&sat, 0) } else { k * entry(&sat, 1) };
-        if -t >= t {
-            return Err(at(
-                a,
-                "saturation",
-                "invalid force range for actuator: saturation torque must be positive".into(),
-            ));
-        }
-    }
-    let ind = get("inductance");
-    if entry(&ind, 0) < 0.0 {
+    let [ind, te] = dc.inductance;
+    if ind < 0.0 {
         return Err(at(a, "inductance", "DC motor: inductance must be non-negative".into()));
     }
-    if entry(&ind, 1) < 0.0 {
+    if te < 0.0 {
         return Err(at(a, "inductance", "DC motor: electrical time constant must be non-negative".into()));
     }
-    let th = get("thermal");
-    let (mut rth, mut cth, tau) = (entry(&th, 0), entry(&th, 1), entry(&th, 2));
+    let (mut rth, mut cth, tau) = (dc.thermal[0], dc.thermal[1], dc.thermal[2]);
     if rth > 0.0 || cth > 0.0 || tau > 0.0 {
         // any two of resistance, capacitance and time constant give the third; with all
         // three, the capacitance is replaced
@@ -265,16 +243,56 @@ fn check_dcmotor(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
             return Err(at(a, "thermal", "DC motor: thermal capacitance must be positive".into()));
         }
     }
-    let ctl = get("controller");
+    Ok(k)
+}
+
+/// A default class's `dcmotor` element `a` (`prev`: the class's actuator default before it): its
+/// parameters are checked when the default is read (measured: `<default><dcmotor
+/// motorconst="1"/></default>` alone is refused, "resistance R must be positive").
+pub(super) fn check_dcmotor_default(a: &Element, prev: &ActuatorSpec, raw_input: Option<&str>) -> Res<()> {
+    let (src, source) = super::actuator_params::param_source(prev, "dcmotor");
+    let dc = super::actuator_dcmotor::attributes(a, source, src)?;
+    check_dcmotor_params(a, &dc, raw_input.unwrap_or_default().trim())?;
+    Ok(())
+}
+
+/// An actuator's `dcmotor` element: its parameters through its class chain (M19: a class
+/// `<dcmotor thermal="1 3"/>` lets `<dcmotor class=".." thermal="2"/>` load); then its
+/// saturation, a valid force range; and controller gains or a slew limit only with a pos, vel or
+/// ff input.
+fn check_dcmotor(a: &Element, defs: &Defaults, class: usize) -> Res<()> {
+    let (src, prev) = super::actuator_params::param_source(&defs.classes[class].actuator, "dcmotor");
+    let dc = super::actuator_dcmotor::attributes(a, prev, src)?;
+    let input = a
+        .attr("input")
+        .map(|v| v.value.trim().to_string())
+        .or_else(|| defs.classes[class].raw_attr("actuator", "input").map(|v| v.trim().to_string()))
+        .unwrap_or_default();
+    let k = check_dcmotor_params(a, &dc, &input)?;
+    // saturation = "torque current rate": a positive torque or current limits the force to
+    // [-t, t], t the torque if nonzero, else K times the current (measured: "-1 1" is an
+    // invalid force range, "-1" alone sets none)
+    let sat = dc.saturation;
+    if sat[0] > 0.0 || sat[1] > 0.0 {
+        let t = if sat[0] != 0.0 { sat[0] } else { k * sat[1] };
+        if -t >= t {
+            return Err(at(
+                a,
+                "saturation",
+                "invalid force range for actuator: saturation torque must be positive".into(),
+            ));
+        }
+    }
+    let ctl = dc.controller;
     let controlled = values::tokens(&input).any(|t| matches!(t, "pos" | "vel" | "ff"));
-    if !controlled && (0..3).any(|i| entry(&ctl, i) != 0.0) {
+    if !controlled && ctl[..3].iter().any(|&g| g != 0.0) {
         return Err(at(
             a,
             "controller",
             "dcmotor controller gains require a controller input [pos, vel, ff] in actuator".into(),
         ));
     }
-    if !controlled && entry(&ctl, 3) != 0.0 {
+    if !controlled && ctl[3] != 0.0 {
         return Err(at(
             a,
             "controller",

@@ -161,7 +161,9 @@ fn check_cameras(root: &Element, defs: &Defaults) -> Res<()> {
                 }
                 "camera" => {
                     let given = |n: &str| numbers(c, defs, own, "camera", n);
-                    let sensorsize = given("sensorsize").is_some_and(|v| v.iter().any(|&x| x != 0.0));
+                    // a sensor size counts only when both sides are positive (M17: "NaN 0.01",
+                    // "0.01 0" and "-0.01 0.01" leave focal unusable, "inf 0.01" counts)
+                    let sensorsize = given("sensorsize").is_some_and(|v| v.len() == 2 && v.iter().all(|&x| x > 0.0));
                     let intrinsic = ["focal", "focalpixel", "principal", "principalpixel"];
                     // all-zero intrinsics count as unset (measured: focal="0 0" loads, "0 1" and
                     // "nan 0" need sensorsize)

@@ -497,7 +497,16 @@ impl Defaults {
                 "site" => c.site.read(ch)?,
                 "pair" => c.pair.read(ch)?,
                 "mesh" => super::mesh::read_mesh_defaults(ch, &mut c.mesh)?,
-                n if super::actuator::is_actuator(n) => c.actuator.apply(ch)?,
+                n if super::actuator::is_actuator(n) => {
+                    if n == "dcmotor" {
+                        super::actuator_values::check_dcmotor_default(
+                            ch,
+                            &c.actuator,
+                            c.raw_attr("actuator", "input"),
+                        )?;
+                    }
+                    c.actuator.apply(ch)?
+                }
                 _ => {}
             }
         }
