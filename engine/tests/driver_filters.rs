@@ -182,9 +182,9 @@ fn sleeping_bodies_skip_the_world_and_each_other() {
 
 #[test]
 fn unsupported_pairs_are_reported_where_their_contacts_belong() {
-    // a height field in the world under two spheres; the sphere pair itself collides
+    // an SDF in the world under two spheres; the sphere pair itself collides
     let mut s = Scene::new();
-    s.geom(0, GeomType::Hfield, [1.0, 1.0, 0.1], [0.0; 3]);
+    s.geom(0, GeomType::Sdf, [1.0, 1.0, 0.1], [0.0; 3]);
     let b1 = s.body(0, 6);
     s.sphere(b1, 0.1, [0.0, 0.0, 0.05]);
     let b2 = s.body(0, 6);
@@ -193,10 +193,11 @@ fn unsupported_pairs_are_reported_where_their_contacts_belong() {
     let state = State::new(&s.xpos, &s.xmat);
     let mut out = Vec::new();
     let rep = CollisionStage::new().collide(&s.m, &state, &mut out).expect("collide");
-    // body pairs (0,1), (0,2), (1,2): hfield pairs have no Rust collider
+    // body pairs (0,1), (0,2), (1,2): SDF pairs have no Rust collider
     assert_eq!(geoms(&out), vec![[1, 2]]);
     let un: Vec<([usize; 2], usize)> = rep.unsupported.iter().map(|u| (u.geom, u.index)).collect();
-    assert_eq!(un, vec![([0, 1], 0), ([0, 2], 0)]);
+    // the pair in MuJoCo's type order: the sphere (type 2) before the SDF (type 8)
+    assert_eq!(un, vec![([1, 0], 0), ([2, 0], 0)]);
     assert_eq!(rep.pairs_tested, 3);
     assert_eq!(rep.body_pairs, 3);
 }

@@ -309,10 +309,11 @@ fn short_output_buffer_keeps_the_first_contacts() {
 
 #[test]
 fn unsupported_pairs_are_reported_not_dropped() {
-    let h = geom(GeomType::Hfield, [1.0; 3], [0.0; 3], IDENTITY);
     let s = geom(GeomType::Sphere, [0.5, 0.0, 0.0], [0.0; 3], IDENTITY);
     let mut out = [ContactPoint::default(); 4];
-    assert_eq!(collide(&h, &s, 0.0, &CollideOptions::default(), &mut out), None);
     let sdf = geom(GeomType::Sdf, [1.0; 3], [0.0; 3], IDENTITY);
     assert_eq!(collide(&s, &sdf, 0.0, &CollideOptions::default(), &mut out), None);
+    assert_eq!(collide(&sdf, &s, 0.0, &CollideOptions::default(), &mut out), None);
+    let p = plane();
+    assert_eq!(collide(&p, &p, 0.0, &CollideOptions::default(), &mut out), None);
 }
