@@ -166,6 +166,17 @@ pub(super) fn apply(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec) 
             spec.dynprm[0] = tc;
         }
     }
+    // every shortcut but `general` and `dcmotor` clears `actearly` and sets `actlimited` to
+    // auto, whatever the class held (measured: under <general actearly="true"> or a <dcmotor>
+    // default they compile to actuator_actearly 0; under <general actlimited="false">,
+    // <intvelocity actrange="0 1"> has actlimited 1; under <general actlimited="true">, a
+    // <motor> loads with actlimited 0; M21)
+    const SETTERS: [&str; 9] =
+        ["motor", "position", "intvelocity", "velocity", "damper", "cylinder", "adhesion", "muscle", "pid"];
+    if SETTERS.contains(&kind) {
+        spec.params.actearly = false;
+        spec.params.limited[2] = 2;
+    }
     match kind {
         "motor" => spec.gainprm[0] = 1.0,
         "position" | "intvelocity" => servo(spec, el, prev, src)?,

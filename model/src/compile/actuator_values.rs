@@ -58,9 +58,7 @@ pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -
         }
     }
     check_muscle(a, defs, class, &spec)?;
-    if a.name == "general" {
-        check_general_actrange(a, defs, class, &spec)?;
-    }
+    check_resolved_ranges(a, &spec)?;
     let trn = transmission(a).map(|(t, _)| t.name.as_str());
     // measured: armature and damping allow a jointinparent transmission, inheritrange does not
     let transmission_is_joint_or_tendon = matches!(trn, Some("joint" | "jointinparent" | "tendon"));
@@ -124,12 +122,37 @@ pub(super) fn check_actuator(a: &Element, defs: &Defaults, items: &[BodyItem]) -
     Ok(())
 }
 
-/// `general` with `dyntype="none"` (stateless): a limiting `actrange` (increasing, not turned
-/// off by `actlimited="false"`) is refused.
-fn check_general_actrange(a: &Element, defs: &Defaults, class: usize, spec: &ActuatorSpec) -> Res<()> {
-    let off = a.attr("actlimited").map(|v| v.value.trim()) == Some("false");
-    let r = numbers(a, defs, class, "actuator", "actrange").unwrap_or_default();
-    if spec.dyntype == DynType::None && !off && r.len() == 2 && r[0] < r[1] {
+/// The limits the actuator ends with, its class's and its shortcut's included: a control, force
+/// or activation range limited (`true`, or a setter's: `damper` and `adhesion` limit their
+/// control, a DC motor's saturation its force) must increase, and a stateless actuator (`dyntype` none) must
+/// not have an increasing `actrange` unless `actlimited` is off (measured: under <damper kv="1">
+/// or <general ctrllimited="true">, a <motor> is "invalid control range"; under <general
+/// actrange="0 1"> or <intvelocity actrange="0 1">, a <motor> or <position> is "actrange
+/// specified but dyntype is 'none'"; M21).
+fn check_resolved_ranges(a: &Element, spec: &ActuatorSpec) -> Res<()> {
+    let p = &spec.params;
+    if p.limited[0] == 1 && p.ctrlrange[0] >= p.ctrlrange[1] {
+        return Err(at(
+            a,
+            "ctrlrange",
+            "invalid control range for actuator: ctrlrange[0] must be smaller than ctrlrange[1]".into(),
+        ));
+    }
+    if p.limited[1] == 1 && p.forcerange[0] >= p.forcerange[1] {
+        return Err(at(
+            a,
+            "forcerange",
+            "invalid force range for actuator: forcerange[0] must be smaller than forcerange[1]".into(),
+        ));
+    }
+    if p.limited[2] == 1 && p.actrange[0] >= p.actrange[1] {
+        return Err(at(
+            a,
+            "actrange",
+            "invalid actrange for actuator: actrange[0] must be smaller than actrange[1]".into(),
+        ));
+    }
+    if spec.dyntype == DynType::None && p.limited[2] != 0 && p.actrange[0] < p.actrange[1] {
         return Err(at(a, "actrange", "actrange specified but dyntype is 'none' in actuator".into()));
     }
     Ok(())

@@ -486,6 +486,11 @@ fn check_actuators(root: &Element, els: &[super::copies::Placed], defs: &Default
             ("forcelimited", "forcerange", "invalid force range for actuator"),
             ("actlimited", "actrange", "invalid actrange for actuator"),
         ] {
+            // the shortcuts set `actlimited` themselves (auto, or off for a DC motor): their
+            // resolved range is checked with the actuator's values (actuator_values.rs)
+            if limited == "actlimited" && a.name != "general" {
+                continue;
+            }
             if bad_limits(a, defs, class, "actuator", limited, range) {
                 return Err(err_at(a, format!("{what}: {range}[0] must be smaller than {range}[1]")));
             }
