@@ -167,7 +167,8 @@ fn prism_contact(
 ) -> Option<(f64, [f64; 3], [f64; 3])> {
     let r = ccd(obj1, obj2, opt, 1, 0.0);
     let st = &r.status;
-    if r.dist >= 0.0 || st.nx == 0 {
+    // a NaN distance (a prism of NaN elevations) makes no contact, as in MuJoCo (C11)
+    if r.dist.is_nan() || r.dist >= 0.0 || st.nx == 0 {
         return None;
     }
     let pos = scl3(&add3(&st.x1[0], &st.x2[0]), 0.5);
