@@ -17,12 +17,6 @@ use common::Rng;
 
 const POSES: usize = 400;
 
-fn quat(rng: &mut Rng) -> [f64; 4] {
-    let v = [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)];
-    let n = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-6);
-    v.map(|x| x / n)
-}
-
 fn geom_xml(t: GeomType, rng: &mut Rng) -> String {
     let s = |rng: &mut Rng| rng.range(0.04, 0.2);
     match t {
@@ -70,10 +64,10 @@ fn run(t: GeomType, seed: u64, mujocos_model: bool, tol: f64) -> (usize, usize, 
             let q = d.qpos_mut();
             // the terrain: near the origin, level on half the poses, anyhow on the others
             q[..3].copy_from_slice(&[rng.range(-0.05, 0.05), rng.range(-0.05, 0.05), rng.range(-0.05, 0.05)]);
-            let tq = if i % 2 == 0 { [1.0, 0.0, 0.0, 0.0] } else { quat(&mut rng) };
+            let tq = if i % 2 == 0 { [1.0, 0.0, 0.0, 0.0] } else { rng.quat() };
             q[3..7].copy_from_slice(&tq);
             q[7..10].copy_from_slice(&[rng.range(-0.6, 0.6), rng.range(-0.6, 0.6), rng.range(-0.15, 0.35)]);
-            let gq = quat(&mut rng);
+            let gq = rng.quat();
             q[10..14].copy_from_slice(&gq);
         }
         d.kinematics().unwrap();

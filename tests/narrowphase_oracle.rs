@@ -22,19 +22,6 @@ const POSES: usize = 1500;
 mod common;
 use common::Rng;
 
-/// Extra draws this test needs.
-trait Quat {
-    fn quat(&mut self) -> [f64; 4];
-}
-
-impl Quat for Rng {
-    fn quat(&mut self) -> [f64; 4] {
-        let v = [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)];
-        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-6);
-        v.map(|x| x / n)
-    }
-}
-
 fn geom_xml(t: GeomType, rng: &mut Rng) -> String {
     let s = |rng: &mut Rng| rng.range(0.05, 0.3);
     match t {

@@ -14,28 +14,7 @@ use specula_native::Native;
 /// to sleep), a swinging damped pendulum, an actuated hinge (never sleeps) and a ball the
 /// keyframe launches at the boxes: it wakes them by contact at step 133, and they fall asleep
 /// again.
-const SCENE: &str = r#"<mujoco model="wake_by_impact">
-  <option timestep="0.002" sleep_tolerance="2e-3">
-    <flag sleep="enable"/>
-  </option>
-  <default><geom type="box" size="0.1 0.1 0.1"/></default>
-  <worldbody>
-    <geom type="plane" size="3 3 0.1"/>
-    <body pos="0 0 0.1"><freejoint/><geom/></body>
-    <body pos="0.2 0 0.1"><freejoint/><geom/></body>
-    <body pos="1 1 0.5">
-      <joint type="hinge" axis="1 0 0" damping="2"/>
-      <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/>
-    </body>
-    <body pos="-1 1 0.5">
-      <joint name="motor" type="hinge" axis="0 1 0"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" contype="0" conaffinity="0"/>
-    </body>
-    <body pos="-0.8 0 0.1"><freejoint/><geom type="sphere" size="0.05" mass="2"/></body>
-  </worldbody>
-  <actuator><motor joint="motor"/></actuator>
-  <keyframe><key qpos="0 0 0.1 1 0 0 0  0.2 0 0.1 1 0 0 0  0  0  -0.8 0 0.1 1 0 0 0" qvel="0 0 0 0 0 0  0 0 0 0 0 0  2  0  3 0 0 0 0 0"/></keyframe>
-</mujoco>"#;
+const SCENE: &str = include_str!("../native/tests/scenes/wake_by_impact.xml");
 
 /// The integrators the grid runs.
 const INTEGRATORS: [&str; 4] = ["Euler", "implicitfast", "implicit", "RK4"];

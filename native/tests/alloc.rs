@@ -66,28 +66,7 @@ fn native_step_allocates_nothing_after_the_first() {
 }
 
 /// Boxes that fall asleep (step 20), are woken by a ball's contact (step 133) and sleep again.
-const SLEEPERS: &str = r#"<mujoco model="wake_by_impact">
-  <option timestep="0.002" sleep_tolerance="2e-3">
-    <flag sleep="enable"/>
-  </option>
-  <default><geom type="box" size="0.1 0.1 0.1"/></default>
-  <worldbody>
-    <geom type="plane" size="3 3 0.1"/>
-    <body pos="0 0 0.1"><freejoint/><geom/></body>
-    <body pos="0.2 0 0.1"><freejoint/><geom/></body>
-    <body pos="1 1 0.5">
-      <joint type="hinge" axis="1 0 0" damping="2"/>
-      <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/>
-    </body>
-    <body pos="-1 1 0.5">
-      <joint name="motor" type="hinge" axis="0 1 0"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" contype="0" conaffinity="0"/>
-    </body>
-    <body pos="-0.8 0 0.1"><freejoint/><geom type="sphere" size="0.05" mass="2"/></body>
-  </worldbody>
-  <actuator><motor joint="motor"/></actuator>
-  <keyframe><key qpos="0 0 0.1 1 0 0 0  0.2 0 0.1 1 0 0 0  0  0  -0.8 0 0.1 1 0 0 0" qvel="0 0 0 0 0 0  0 0 0 0 0 0  2  0  3 0 0 0 0 0"/></keyframe>
-</mujoco>"#;
+const SLEEPERS: &str = include_str!("scenes/wake_by_impact.xml");
 
 /// The steps in which trees fall asleep and stay asleep allocate nothing once the buffers have
 /// grown: steps 11 to 130 (asleep from 20) and 141 to 300 (asleep again from 169); the steps

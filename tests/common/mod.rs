@@ -73,6 +73,14 @@ impl Rng {
         lo + (hi - lo) * self.next()
     }
 
+    /// A unit quaternion from four uniform draws in [-1, 1), normalised (the norm floored at
+    /// 1e-6).
+    pub fn quat(&mut self) -> [f64; 4] {
+        let v = [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)];
+        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-6);
+        v.map(|x| x / n)
+    }
+
     /// Standard normal (Box-Muller, cosine branch).
     pub fn normal(&mut self) -> f64 {
         let (u, v) = (self.next().max(1e-300), self.next());

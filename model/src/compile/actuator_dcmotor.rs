@@ -210,16 +210,7 @@ pub(super) fn pid(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, sr
         if src { ((b[2] < 0.0).then_some(-b[2]), (b[2] > 0.0).then_some(b[2])) } else { (None, None) };
     let mut inheritrange = if src { prev.params.inheritrange } else { 0.0 };
     num(el, "kp", &mut kp)?;
-    let mut v = 0.0;
-    if num(el, "kv", &mut v)? {
-        kv = Some(v);
-        dampratio = None;
-    }
-    if num(el, "dampratio", &mut v)? {
-        dampratio = Some(v);
-        kv = None;
-    }
-    num(el, "inheritrange", &mut inheritrange)?;
+    super::actuator_params::read_damping(el, &mut kv, &mut dampratio, &mut inheritrange)?;
     let ki = spec.gainprm[0];
     spec.gainprm[1..].fill(0.0);
     spec.dynprm[2..].fill(0.0);

@@ -270,16 +270,7 @@ fn servo(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) 
     let (mut kv, mut dampratio) = ((b2 < 0.0).then_some(-b2), (b2 > 0.0).then_some(b2));
     let mut inheritrange = if src { prev.params.inheritrange } else { 0.0 };
     num(el, "kp", &mut kp)?;
-    let mut v = 0.0;
-    if num(el, "kv", &mut v)? {
-        kv = Some(v);
-        dampratio = None;
-    }
-    if num(el, "dampratio", &mut v)? {
-        dampratio = Some(v);
-        kv = None;
-    }
-    num(el, "inheritrange", &mut inheritrange)?;
+    read_damping(el, &mut kv, &mut dampratio, &mut inheritrange)?;
     spec.gainprm[0] = kp;
     spec.params.biasprm[1] = -kp;
     if let Some(kv) = kv {
@@ -291,6 +282,27 @@ fn servo(spec: &mut ActuatorSpec, el: &Element, prev: &ActuatorSpec, src: bool) 
     // intvelocity leaves `actlimited` to its range (measured: an <intvelocity> without actrange
     // compiles to actuator_actlimited 0)
     spec.params.inheritrange = inheritrange;
+    Ok(())
+}
+
+/// A servo's or a PID's damping, each starting from the class's: `kv` (a damping) or
+/// `dampratio` (a ratio), the one read last replacing the other, then `inheritrange`.
+pub(super) fn read_damping(
+    el: &Element,
+    kv: &mut Option<f64>,
+    dampratio: &mut Option<f64>,
+    inheritrange: &mut f64,
+) -> Res<()> {
+    let mut v = 0.0;
+    if num(el, "kv", &mut v)? {
+        *kv = Some(v);
+        *dampratio = None;
+    }
+    if num(el, "dampratio", &mut v)? {
+        *dampratio = Some(v);
+        *kv = None;
+    }
+    num(el, "inheritrange", inheritrange)?;
     Ok(())
 }
 
