@@ -6,7 +6,7 @@
 
 use std::alloc::System;
 
-use specula::mj::stages::{with_stages, Stage, StageSet};
+use specula::mj::stages::{with_stages, Stage, StageCounts, StageSet};
 use specula::mj::{Data, Model};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 
@@ -16,6 +16,23 @@ const WARMUP: usize = 300;
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// Steps `data` `warmup` times with every stage in Rust (the buffers grow to the scene's largest
+/// row and contact counts), then 100 more under the counter: the allocations and reallocations of
+/// those 100, and the stages' call counts over all of them.
+fn counted_steps(data: &mut Data, warmup: usize) -> (usize, StageCounts) {
+    with_stages(StageSet::all(), || {
+        for _ in 0..warmup {
+            data.step().unwrap();
+        }
+        let region = Region::new(GLOBAL);
+        for _ in 0..100 {
+            data.step().unwrap();
+        }
+        let change = region.change();
+        change.allocations + change.reallocations
+    })
+}
 
 /// Free, ball, hinge and slide joints with limits, friction loss and damping, two actuators, and
 /// boxes resting on the floor: every stage has work on every step.
@@ -65,18 +82,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
         let model = Model::from_xml_str(&xml).unwrap();
         let mut data = Data::new(&model).unwrap();
         data.reset_keyframe(0).unwrap();
-        let (allocations, counts) = with_stages(StageSet::all(), || {
-            // warm up: the buffers grow to the scene's largest row and contact counts
-            for _ in 0..100 {
-                data.step().unwrap();
-            }
-            let region = Region::new(GLOBAL);
-            for _ in 0..100 {
-                data.step().unwrap();
-            }
-            let change = region.change();
-            change.allocations + change.reallocations
-        });
+        let (allocations, counts) = counted_steps(&mut data, 100);
         // the Euler step or implicitfast's, as the integrator says; the solver's calls with
         // the solver's calls are counted below
         let integrator = if implicit {
@@ -104,17 +110,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
     // certified or iterated, run in Rust, and allocate nothing either
     let model = Model::from_xml_str(include_str!("../scenes/chain.xml")).unwrap();
     let mut data = Data::new(&model).unwrap();
-    let (allocations, counts) = with_stages(StageSet::all(), || {
-        for _ in 0..150 {
-            data.step().unwrap();
-        }
-        let region = Region::new(GLOBAL);
-        for _ in 0..100 {
-            data.step().unwrap();
-        }
-        let change = region.change();
-        change.allocations + change.reallocations
-    });
+    let (allocations, counts) = counted_steps(&mut data, 150);
     let solver = Stage::FwdConstraint.index();
     assert!(counts.rust[solver] >= 100, "chain: {counts:?}");
     assert_eq!(allocations, 0, "chain: heap allocations in 100 steps with the Rust stages");
@@ -134,17 +130,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
         let model = Model::from_xml_str(&xml).unwrap();
         let mut data = Data::new(&model).unwrap();
         data.reset_keyframe(0).unwrap();
-        let (allocations, counts) = with_stages(StageSet::all(), || {
-            for _ in 0..100 {
-                data.step().unwrap();
-            }
-            let region = Region::new(GLOBAL);
-            for _ in 0..100 {
-                data.step().unwrap();
-            }
-            let change = region.change();
-            change.allocations + change.reallocations
-        });
+        let (allocations, counts) = counted_steps(&mut data, 100);
         let step = if integrator == "RK4" { Stage::RungeKutta } else { Stage::Euler };
         for s in [Stage::FwdActuation, step] {
             assert!(counts.rust[s.index()] >= 200 && counts.fallback[s.index()] == 0, "{integrator}: {counts:?}");
@@ -164,17 +150,7 @@ fn the_rust_stages_allocate_nothing_per_step() {
         let model = Model::from_xml_str(&xml).unwrap();
         let mut data = Data::new(&model).unwrap();
         data.reset_keyframe(0).unwrap();
-        let (allocations, counts) = with_stages(StageSet::all(), || {
-            for _ in 0..WARMUP {
-                data.step().unwrap();
-            }
-            let region = Region::new(GLOBAL);
-            for _ in 0..100 {
-                data.step().unwrap();
-            }
-            let change = region.change();
-            change.allocations + change.reallocations
-        });
+        let (allocations, counts) = counted_steps(&mut data, WARMUP);
         assert_eq!((counts.rust[solver], counts.fallback[solver]), (WARMUP as u64 + 100, 0), "{option}: {counts:?}");
         assert!(data.mj().nefc > 0, "{option}: constraint rows");
         assert_eq!(allocations, 0, "{option}: heap allocations in 100 steps with PGS in Rust");
